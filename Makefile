@@ -1,0 +1,62 @@
+# syncfab front door. `make test` is what CI runs.
+BUILD   ?= build
+JOBS    ?= $(shell nproc)
+CMAKE_FLAGS ?=
+PY      := .venv/bin/python
+CTEST   := ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+.PHONY: all deps configure build run test regress lint waves bench docs format clean help
+
+all: build
+
+help:
+	@echo "make run        route, simulate and summarise the default scenario"
+	@echo "make test       build and run the test suite (what CI runs)"
+	@echo "make regress    all tests, every seed, slow ones included"
+	@echo "make lint       verilator --lint-only -Wall on all RTL, clang-tidy on C++"
+	@echo "make waves TEST=<name> SEED=<n>   re-run one test with FST tracing"
+	@echo "make bench      benchmarks"
+	@echo "make docs       format and register references into $(BUILD)/docs"
+	@echo "make deps       install the pinned toolchain (scripts/toolchain.txt)"
+
+deps:
+	@scripts/deps.sh
+
+$(BUILD)/build.ninja: CMakeLists.txt
+	@cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS) >$(BUILD).configure.log 2>&1 || \
+	  { cat $(BUILD).configure.log; exit 1; }
+
+configure: deps $(BUILD)/build.ninja
+
+build: configure
+	@cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	@scripts/run.sh $(BUILD)
+
+test: build
+	@mkdir -p $(BUILD)/test-results
+	@$(CTEST) -LE slow --output-junit test-results/ctest.xml
+
+regress: build
+	@mkdir -p $(BUILD)/test-results
+	@SYNCFAB_REGRESS=1 $(CTEST) --output-junit test-results/regress.xml
+
+lint: configure
+	@scripts/lint.sh $(BUILD)
+
+waves: build
+	@$(PY) scripts/waves.py --build $(BUILD) --test "$(TEST)" --seed "$(SEED)"
+
+bench: build
+	@scripts/bench.sh $(BUILD)
+
+docs: build
+	@cmake --build $(BUILD) --target docs
+	@echo "docs: $(BUILD)/docs"
+
+format:
+	@git ls-files '*.cpp' '*.hpp' '*.h' | xargs -r clang-format -i
+
+clean:
+	rm -rf $(BUILD) $(BUILD).configure.log

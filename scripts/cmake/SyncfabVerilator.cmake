@@ -1,0 +1,111 @@
+# One verilated static library per RTL top, from that top's .f file list.
+#
+#   syncfab_verilate(<lib> TOP <module> FILELIST <file.f>
+#                    [PARAMS Name=Value ...] [ARGS <extra verilator args> ...])
+#
+# The .f format (read identically by CMake, cocotb and lint): one path per line,
+# relative to the .f file's folder; `+incdir+<dir>` adds an include folder;
+# `-F <other.f>` includes another list; `//` and `#` start comments;
+# `${SYNCFAB_GEN}` stands for the build tree's generated/ folder (generated
+# packages and register blocks). Files are verilated in list order (packages
+# first).
+#
+# Every model is built with FST tracing and struct fields compiled in; tracing
+# is switched on at run time by the harness, not by rebuilding. The Verilator
+# runtime (verilated.cpp and friends) is compiled once, into
+# syncfab_verilated_rt, instead of once per model.
+
+find_package(verilator 5.006 REQUIRED HINTS $ENV{VERILATOR_ROOT} /usr/share/verilator)
+find_package(ZLIB REQUIRED)
+find_package(Threads REQUIRED)
+
+set(SYNCFAB_VL_RUNTIME_SOURCES
+    ${VERILATOR_ROOT}/include/verilated.cpp
+    ${VERILATOR_ROOT}/include/verilated_fst_c.cpp
+    ${VERILATOR_ROOT}/include/verilated_threads.cpp)
+
+if(NOT TARGET syncfab_verilated_rt)
+  add_library(syncfab_verilated_rt STATIC ${SYNCFAB_VL_RUNTIME_SOURCES})
+  target_include_directories(syncfab_verilated_rt SYSTEM
+    PUBLIC ${VERILATOR_ROOT}/include ${VERILATOR_ROOT}/include/vltstd)
+  target_compile_definitions(syncfab_verilated_rt PUBLIC
+    VM_COVERAGE=0 VM_SC=0 VM_TRACE=1 VM_TRACE_VCD=0 VM_TRACE_FST=1)
+  target_compile_options(syncfab_verilated_rt PRIVATE ${VERILATOR_CFLAGS} -O2)
+  target_link_libraries(syncfab_verilated_rt PUBLIC ZLIB::ZLIB Threads::Threads)
+endif()
+
+# Parses a .f file list into absolute sources and include folders.
+function(syncfab_read_filelist filelist out_srcs out_incdirs)
+  get_filename_component(_dir "${filelist}" DIRECTORY)
+  if(NOT EXISTS "${filelist}")
+    message(FATAL_ERROR "syncfab: file list ${filelist} does not exist")
+  endif()
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${filelist}")
+  file(STRINGS "${filelist}" _lines)
+  set(_srcs)
+  set(_incs)
+  foreach(_raw IN LISTS _lines)
+    string(REGEX REPLACE "(//|#).*$" "" _line "${_raw}")
+    string(STRIP "${_line}" _line)
+    string(REPLACE "\${SYNCFAB_GEN}" "${SYNCFAB_GEN_DIR}" _line "${_line}")
+    if(_line STREQUAL "")
+      continue()
+    elseif(_line MATCHES "^\\+incdir\\+(.+)$")
+      get_filename_component(_inc "${CMAKE_MATCH_1}" ABSOLUTE BASE_DIR "${_dir}")
+      list(APPEND _incs "${_inc}")
+    elseif(_line MATCHES "^-F[ \t]+(.+)$")
+      get_filename_component(_sub "${CMAKE_MATCH_1}" ABSOLUTE BASE_DIR "${_dir}")
+      syncfab_read_filelist("${_sub}" _s _i)
+      list(APPEND _srcs ${_s})
+      list(APPEND _incs ${_i})
+    else()
+      get_filename_component(_src "${_line}" ABSOLUTE BASE_DIR "${_dir}")
+      if(NOT EXISTS "${_src}" AND NOT _src MATCHES "^${CMAKE_BINARY_DIR}")
+        message(FATAL_ERROR "syncfab: ${filelist} lists ${_line}, which does not exist")
+      endif()
+      list(APPEND _srcs "${_src}")
+    endif()
+  endforeach()
+  list(REMOVE_DUPLICATES _srcs)
+  list(REMOVE_DUPLICATES _incs)
+  set(${out_srcs} "${_srcs}" PARENT_SCOPE)
+  set(${out_incdirs} "${_incs}" PARENT_SCOPE)
+endfunction()
+
+function(syncfab_verilate lib)
+  cmake_parse_arguments(SV "" "TOP;FILELIST" "PARAMS;ARGS" ${ARGN})
+  if(NOT SV_TOP OR NOT SV_FILELIST)
+    message(FATAL_ERROR "syncfab_verilate(${lib}) needs TOP and FILELIST")
+  endif()
+  syncfab_read_filelist("${SV_FILELIST}" _srcs _incs)
+  set(_args -Wall --assert -O3 --x-assign unique --x-initial unique
+      "${SYNCFAB_LINT_WAIVERS}")
+  foreach(_inc IN LISTS _incs)
+    list(APPEND _args "+incdir+${_inc}")
+  endforeach()
+  foreach(_p IN LISTS SV_PARAMS)
+    list(APPEND _args "-G${_p}")
+  endforeach()
+  list(APPEND _args ${SV_ARGS})
+
+  add_library(${lib} STATIC)
+  verilate(${lib}
+    SOURCES ${_srcs}
+    TOP_MODULE ${SV_TOP}
+    PREFIX V${SV_TOP}
+    TRACE_FST TRACE_STRUCTS
+    VERILATOR_ARGS ${_args}
+    OPT_FAST -O2
+    OPT_SLOW -O1
+    OPT_GLOBAL -O2)
+
+  # Drop the per-model copy of the runtime; link the shared one instead.
+  get_target_property(_all ${lib} SOURCES)
+  list(FILTER _all EXCLUDE REGEX "/include/verilated[a-z_]*\\.cpp$")
+  set_property(TARGET ${lib} PROPERTY SOURCES "${_all}")
+  target_link_libraries(${lib} PUBLIC syncfab_verilated_rt)
+  # The generated model header includes verilated headers; keep their warnings
+  # out of our -Werror builds.
+  get_target_property(_vinc ${lib} INTERFACE_INCLUDE_DIRECTORIES)
+  set_property(TARGET ${lib} PROPERTY INTERFACE_SYSTEM_INCLUDE_DIRECTORIES "${_vinc}")
+endfunction()
