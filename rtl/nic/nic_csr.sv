@@ -1,0 +1,168 @@
+// NIC control and status registers: the PeakRDL-generated register block
+// (nic_csr_reg_top, from rtl/nic/nic_csr.rdl) behind lowRISC-style ports.
+//
+// The rest of the NIC instantiates this module, never the generated one, so
+// that it sees clk_i/rst_ni/_i/_o names and one place states the APB rules.
+// Register fields come and go as structs of the generated package:
+//   hwif_o.<REG>.<FIELD>.value   software-written value; singlepulse fields
+//                                (CTRL.SOFT_RESET, CTRL.CNT_CLEAR, HDQ_POST.POST)
+//                                are high for the one cycle after the write
+//   hwif_o.<REG>.<FIELD>.swmod   (SDQ_PROD, CQ_TAIL) one-cycle pulse in the
+//                                cycle the write lands; .value has the new
+//                                index from the next cycle on
+//   hwif_i.<REG>.<FIELD>.next    hardware-driven value of a read-only field,
+//                                or the set pulse of an interrupt cause
+//   hwif_i.CNT_*.COUNT.incr      counter increment strobe
+// The field list is in build/docs/registers/nic_csr.md (and the hwif report
+// next to the generated SV).
+//
+// The HDQ descriptor window is an external memory of the generated block
+// (Verilator 5.006 cannot build regblock's register arrays, which live in
+// unpacked structs): its storage is here, and the engine reads it as the
+// packed array hdq_window_o, word 0 at index 0. hwif_o.HDQ_WINDOW (the
+// block's request to that memory) is for this wrapper only; the engine ties
+// hwif_i.HDQ_WINDOW to 0, the wrapper answers it.
+//
+// APB4 completer, zero wait states: PREADY rises in the access phase of every
+// transfer. PSLVERR is raised for an address outside the map, a write to a
+// register without writable fields and a read of one without readable fields
+// (the write is then ignored). PPROT is accepted and ignored: the block makes
+// no privilege or security distinction.
+
+`include "syncfab_assert.svh"
+
+module nic_csr
+  import nic_csr_reg_pkg::*;
+(
+  input  logic                                      clk_i,
+  input  logic                                      rst_ni,
+
+  // APB4 completer
+  input  logic                                      psel_i,
+  input  logic                                      penable_i,
+  input  logic                                      pwrite_i,
+  input  logic [2:0]                                pprot_i,
+  input  logic [NIC_CSR_REG_TOP_MIN_ADDR_WIDTH-1:0] paddr_i,
+  input  logic [NIC_CSR_REG_TOP_DATA_WIDTH-1:0]     pwdata_i,
+  input  logic [NIC_CSR_REG_TOP_DATA_WIDTH/8-1:0]   pstrb_i,
+  output logic [NIC_CSR_REG_TOP_DATA_WIDTH-1:0]     prdata_o,
+  output logic                                      pready_o,
+  output logic                                      pslverr_o,
+
+  // Register fields to and from the engine
+  input  nic_csr__in_t                              hwif_i,
+  output nic_csr__out_t                             hwif_o,
+
+  // HDQ descriptor window as written by software
+  output logic [HDQ_WORDS-1:0][31:0]                hdq_window_o,
+
+  // Interrupt line: any INTR_STATUS cause set whose INTR_ENABLE bit is set
+  output logic                                      intr_o
+);
+
+  localparam int unsigned AddrWidth = NIC_CSR_REG_TOP_MIN_ADDR_WIDTH;
+  localparam int unsigned HdqWords = HDQ_WORDS;
+  localparam int unsigned WinAddrWidth = $bits(hwif_o.HDQ_WINDOW.addr);
+  localparam int unsigned WinIdxWidth = WinAddrWidth - 2;
+
+  `SF_STATIC_ASSERT(a_map_fits_addr, NIC_CSR_REG_TOP_SIZE <= (1 << AddrWidth))
+  `SF_STATIC_ASSERT(a_window_index_width, $clog2(HdqWords) == WinIdxWidth)
+
+  // ---------------------------------------------------------------------------
+  // HDQ window storage (external memory of the register block)
+  // ---------------------------------------------------------------------------
+  nic_csr__in_t                   reg_hwif_in;
+  logic [HdqWords-1:0][31:0]      hdq_window_d, hdq_window_q;
+  logic [WinIdxWidth-1:0]         win_idx;
+  logic                           win_wr, win_rd;
+
+  assign win_idx = hwif_o.HDQ_WINDOW.addr[WinAddrWidth-1:2];
+  assign win_wr  = hwif_o.HDQ_WINDOW.req && hwif_o.HDQ_WINDOW.req_is_wr;
+  assign win_rd  = hwif_o.HDQ_WINDOW.req && !hwif_o.HDQ_WINDOW.req_is_wr;
+
+  always_comb begin
+    hdq_window_d = hdq_window_q;
+    if (win_wr) begin
+      hdq_window_d[win_idx] = (hdq_window_q[win_idx] & ~hwif_o.HDQ_WINDOW.wr_biten) |
+                              (hwif_o.HDQ_WINDOW.wr_data & hwif_o.HDQ_WINDOW.wr_biten);
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      hdq_window_q <= '0;
+    end else begin
+      hdq_window_q <= hdq_window_d;
+    end
+  end
+
+  // Zero wait states: the window answers in the cycle it is asked.
+  always_comb begin
+    reg_hwif_in = hwif_i;
+    reg_hwif_in.HDQ_WINDOW.wr_ack  = win_wr;
+    reg_hwif_in.HDQ_WINDOW.rd_ack  = win_rd;
+    reg_hwif_in.HDQ_WINDOW.rd_data = hdq_window_q[win_idx];
+  end
+
+  assign hdq_window_o = hdq_window_q;
+
+  nic_csr_reg_top u_reg_top (
+    .clk           (clk_i),
+    .arst_n        (rst_ni),
+    .s_apb_psel    (psel_i),
+    .s_apb_penable (penable_i),
+    .s_apb_pwrite  (pwrite_i),
+    .s_apb_pprot   (pprot_i),
+    .s_apb_paddr   (paddr_i),
+    .s_apb_pwdata  (pwdata_i),
+    .s_apb_pstrb   (pstrb_i),
+    .s_apb_pready  (pready_o),
+    .s_apb_prdata  (prdata_o),
+    .s_apb_pslverr (pslverr_o),
+    .hwif_in       (reg_hwif_in),
+    .hwif_out      (hwif_o)
+  );
+
+  assign intr_o = hwif_o.INTR_STATUS.intr;
+
+  // ---------------------------------------------------------------------------
+  // APB4 protocol rules (requester side is checked too: a broken requester is
+  // reported here, by name, instead of as a wrong register value later)
+  // ---------------------------------------------------------------------------
+
+  // The access phase only follows a setup phase of the same transfer.
+  `SF_ASSERT(a_apb_penable_needs_psel, penable_i |-> psel_i)
+  // A transfer starts with one setup cycle (PSEL without PENABLE) ...
+  `SF_ASSERT(a_apb_setup_before_access,
+             psel_i && !penable_i |=> psel_i && penable_i)
+  // ... and its address, direction and write data hold until PREADY.
+  `SF_ASSERT(a_apb_stable_until_ready,
+             psel_i && penable_i && !pready_o |=>
+               $stable(paddr_i) && $stable(pwrite_i) && $stable(pwdata_i) &&
+               $stable(pstrb_i))
+  // PREADY and PSLVERR only answer an access phase.
+  `SF_ASSERT(a_apb_ready_in_access, pready_o |-> psel_i && penable_i)
+  `SF_ASSERT(a_apb_err_with_ready, pslverr_o |-> pready_o)
+  `SF_ASSERT_KNOWN(a_apb_psel_known, psel_i)
+  `SF_ASSERT_KNOWN(a_apb_ready_known, pready_o)
+
+  // Single-pulse controls stay high for exactly one cycle: the engine counts
+  // each pulse as one event (one descriptor posted, one counter clear).
+  `SF_ASSERT(a_hdq_post_one_cycle,
+             hwif_o.HDQ_POST.POST.value |=> !hwif_o.HDQ_POST.POST.value)
+  `SF_ASSERT(a_soft_reset_one_cycle,
+             hwif_o.CTRL.SOFT_RESET.value |=> !hwif_o.CTRL.SOFT_RESET.value)
+  `SF_ASSERT(a_cnt_clear_one_cycle,
+             hwif_o.CTRL.CNT_CLEAR.value |=> !hwif_o.CTRL.CNT_CLEAR.value)
+  `SF_ASSERT_KNOWN(a_intr_known, intr_o)
+
+  // The window is served here; the engine must leave its hwif inputs at 0 (a
+  // non-zero value means it tries to serve the window too).
+  `SF_ASSERT(a_hdq_window_inputs_tied,
+             !hwif_i.HDQ_WINDOW.rd_ack && !hwif_i.HDQ_WINDOW.wr_ack &&
+             hwif_i.HDQ_WINDOW.rd_data == '0)
+  // The register block asks the window only for addresses inside it.
+  `SF_ASSERT(a_hdq_window_index_in_range,
+             hwif_o.HDQ_WINDOW.req |-> 32'(win_idx) < HdqWords)
+
+endmodule

@@ -1,0 +1,135 @@
+// The NIC's registers and fields as C++ constants, every number taken from
+// the C header PeakRDL generates from rtl/nic/nic_csr.rdl: offsets from the
+// layout struct nic_csr_t (offsetof), masks/positions/widths and identity
+// values from its macros. No offset or mask is written here by hand; a
+// register renamed or removed in the RDL fails this header's compilation.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "syncfab/regs/nic_csr.h"
+
+namespace syncfab::driver::nic {
+
+struct Reg {
+  std::uint32_t offset;  // bytes from the start of the block
+  std::string_view name;
+};
+
+struct Field {
+  Reg reg;
+  std::uint32_t mask;  // in register position
+  unsigned shift;
+  unsigned width;
+  std::string_view name;  // "REG.FIELD"
+
+  [[nodiscard]] constexpr std::uint32_t get(std::uint32_t reg_value) const noexcept {
+    return (reg_value & mask) >> shift;
+  }
+  [[nodiscard]] constexpr bool fits(std::uint32_t value) const noexcept {
+    return width >= 32 || (value >> width) == 0;
+  }
+  // value placed at the field's position; std::invalid_argument naming the
+  // field if it does not fit.
+  [[nodiscard]] std::uint32_t put(std::uint32_t value) const;
+};
+
+// Block identity the driver was built with.
+inline constexpr std::uint32_t kMagic = NIC_CSR__ID__MAGIC_reset;
+inline constexpr std::uint32_t kVersionMajor = NIC_CSR__VERSION__MAJOR_reset;
+inline constexpr std::uint32_t kVersionMinor = NIC_CSR__VERSION__MINOR_reset;
+
+// Whole block, and the HDQ descriptor window inside it.
+inline constexpr std::size_t kBlockBytes = sizeof(nic_csr_t);
+inline constexpr std::uint32_t kHdqWindowOffset = offsetof(nic_csr_t, HDQ_WINDOW);
+inline constexpr std::size_t kHdqWindowWords =
+    sizeof(nic_csr__HDQ_WINDOW_t) / sizeof(std::uint32_t);
+
+#define SYNCFAB_NIC_REG(R) \
+  inline constexpr Reg R { static_cast<std::uint32_t>(offsetof(nic_csr_t, R)), #R }
+#define SYNCFAB_NIC_FIELD(R, F)                                                        \
+  inline constexpr Field R##_##F {                                                     \
+    R, static_cast<std::uint32_t>(NIC_CSR__##R##__##F##_bm), NIC_CSR__##R##__##F##_bp, \
+        NIC_CSR__##R##__##F##_bw, #R "." #F                                            \
+  }
+
+SYNCFAB_NIC_REG(ID);
+SYNCFAB_NIC_FIELD(ID, MAGIC);
+SYNCFAB_NIC_REG(VERSION);
+SYNCFAB_NIC_FIELD(VERSION, MINOR);
+SYNCFAB_NIC_FIELD(VERSION, MAJOR);
+SYNCFAB_NIC_REG(HW_CFG);
+SYNCFAB_NIC_FIELD(HW_CFG, NUM_CTX);
+SYNCFAB_NIC_FIELD(HW_CFG, K_MAX);
+SYNCFAB_NIC_FIELD(HW_CFG, MAX_ROUNDS);
+SYNCFAB_NIC_FIELD(HW_CFG, HDQ_DEPTH);
+SYNCFAB_NIC_REG(SCRATCH);
+SYNCFAB_NIC_FIELD(SCRATCH, VALUE);
+SYNCFAB_NIC_REG(CTRL);
+SYNCFAB_NIC_FIELD(CTRL, ENABLE);
+SYNCFAB_NIC_FIELD(CTRL, SOFT_RESET);
+SYNCFAB_NIC_FIELD(CTRL, CNT_CLEAR);
+SYNCFAB_NIC_REG(STATUS);
+SYNCFAB_NIC_FIELD(STATUS, BUSY);
+SYNCFAB_NIC_FIELD(STATUS, RESETTING);
+SYNCFAB_NIC_FIELD(STATUS, ACTIVE_CTX);
+SYNCFAB_NIC_REG(INTR_STATUS);
+SYNCFAB_NIC_FIELD(INTR_STATUS, DONE);
+SYNCFAB_NIC_FIELD(INTR_STATUS, ERROR);
+SYNCFAB_NIC_FIELD(INTR_STATUS, HDQ_OVERFLOW);
+SYNCFAB_NIC_FIELD(INTR_STATUS, DMA_ERROR);
+SYNCFAB_NIC_REG(INTR_ENABLE);
+SYNCFAB_NIC_FIELD(INTR_ENABLE, DONE);
+SYNCFAB_NIC_FIELD(INTR_ENABLE, ERROR);
+SYNCFAB_NIC_FIELD(INTR_ENABLE, HDQ_OVERFLOW);
+SYNCFAB_NIC_FIELD(INTR_ENABLE, DMA_ERROR);
+SYNCFAB_NIC_REG(RETRY_DELAY);
+SYNCFAB_NIC_FIELD(RETRY_DELAY, CYCLES);
+SYNCFAB_NIC_REG(RETRY_LIMIT);
+SYNCFAB_NIC_FIELD(RETRY_LIMIT, LIMIT);
+SYNCFAB_NIC_REG(SDQ_BASE_LO);
+SYNCFAB_NIC_FIELD(SDQ_BASE_LO, ADDR);
+SYNCFAB_NIC_REG(SDQ_BASE_HI);
+SYNCFAB_NIC_FIELD(SDQ_BASE_HI, ADDR);
+SYNCFAB_NIC_REG(SDQ_SIZE);
+SYNCFAB_NIC_FIELD(SDQ_SIZE, ENTRIES);
+SYNCFAB_NIC_REG(SDQ_PROD);
+SYNCFAB_NIC_FIELD(SDQ_PROD, INDEX);
+SYNCFAB_NIC_REG(SDQ_CONS);
+SYNCFAB_NIC_FIELD(SDQ_CONS, INDEX);
+SYNCFAB_NIC_REG(CQ_BASE_LO);
+SYNCFAB_NIC_FIELD(CQ_BASE_LO, ADDR);
+SYNCFAB_NIC_REG(CQ_BASE_HI);
+SYNCFAB_NIC_FIELD(CQ_BASE_HI, ADDR);
+SYNCFAB_NIC_REG(CQ_SIZE);
+SYNCFAB_NIC_FIELD(CQ_SIZE, ENTRIES);
+SYNCFAB_NIC_REG(CQ_HEAD);
+SYNCFAB_NIC_FIELD(CQ_HEAD, INDEX);
+SYNCFAB_NIC_REG(CQ_TAIL);
+SYNCFAB_NIC_FIELD(CQ_TAIL, INDEX);
+SYNCFAB_NIC_REG(HDQ_POST);
+SYNCFAB_NIC_FIELD(HDQ_POST, POST);
+SYNCFAB_NIC_FIELD(HDQ_POST, LEVEL);
+SYNCFAB_NIC_FIELD(HDQ_POST, FULL);
+SYNCFAB_NIC_REG(CNT_NOTIF_SENT);
+SYNCFAB_NIC_REG(CNT_NOTIF_RECV);
+SYNCFAB_NIC_REG(CNT_NACK_SENT);
+SYNCFAB_NIC_REG(CNT_NACK_RECV);
+SYNCFAB_NIC_REG(CNT_RETRY);
+SYNCFAB_NIC_REG(CNT_COMPLETION);
+SYNCFAB_NIC_REG(CNT_ERROR);
+SYNCFAB_NIC_REG(CNT_DROP);
+SYNCFAB_NIC_REG(CNT_DUP);
+
+#undef SYNCFAB_NIC_REG
+#undef SYNCFAB_NIC_FIELD
+
+// Every counter register, in map order (all have one field, COUNT, of the
+// width NIC_CSR__CNT_<name>__COUNT_bw).
+inline constexpr Reg kCounters[] = {CNT_NOTIF_SENT, CNT_NOTIF_RECV, CNT_NACK_SENT,
+                                    CNT_NACK_RECV,  CNT_RETRY,      CNT_COMPLETION,
+                                    CNT_ERROR,      CNT_DROP,       CNT_DUP};
+
+}  // namespace syncfab::driver::nic
