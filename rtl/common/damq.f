@@ -1,0 +1,3 @@
+// Sources of the damq top (read by CMake, cocotb and scripts/lint.sh).
++incdir+.  // syncfab_assert.svh
+damq.sv

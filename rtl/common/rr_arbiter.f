@@ -1,0 +1,3 @@
+// Sources of the rr_arbiter top (read by CMake, cocotb and scripts/lint.sh).
++incdir+.  // syncfab_assert.svh
+rr_arbiter.sv

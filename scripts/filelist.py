@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Reads a syncfab .f file list: the Python twin of syncfab_read_filelist().
+
+CMake (scripts/cmake/SyncfabVerilator.cmake), the cocotb runner and
+scripts/lint.sh must see exactly the same sources for a top, so this parser
+follows the CMake function rule for rule:
+
+* one entry per line; `//` or `#` starts a comment (anywhere on the line);
+  surrounding blanks are ignored;
+* `${SYNCFAB_GEN}` stands for the build tree's generated/ folder;
+* `+incdir+<dir>` adds an include folder;
+* `-F <other.f>` (at least one blank after -F) reads another list in place;
+* anything else is a source file;
+* relative paths are relative to the folder of the .f that names them;
+* a listed source must exist, unless it lies under the generated folder
+  (generated sources may not be built yet);
+* sources and include folders keep list order, first occurrence wins.
+
+As a command:  filelist.py [--gen DIR] [--format verilator|sources] LIST.f
+prints one argument per line: `+incdir+<dir>` lines then the sources
+(verilator), or only the sources.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+GEN_VAR = "${SYNCFAB_GEN}"
+_COMMENT = re.compile(r"(//|#).*$")
+_INCDIR = re.compile(r"^\+incdir\+(.+)$")
+_NESTED = re.compile(r"^-F[ \t]+(.+)$")
+
+
+class FileListError(Exception):
+    """A file list is missing, malformed or names a missing source."""
+
+
+@dataclass
+class FileList:
+    sources: list[Path] = field(default_factory=list)
+    incdirs: list[Path] = field(default_factory=list)
+
+    def verilator_args(self) -> list[str]:
+        return [f"+incdir+{d}" for d in self.incdirs] + [str(s) for s in self.sources]
+
+
+def _absolute(entry: str, base: Path) -> Path:
+    # Like CMake's get_filename_component(ABSOLUTE): joins and collapses `..`
+    # without resolving symlinks.
+    return Path(os.path.normpath(base / entry))
+
+
+def _append_unique(items: list[Path], new: list[Path]) -> None:
+    for item in new:
+        if item not in items:
+            items.append(item)
+
+
+def _read(path: Path, gen_dir: Path | None, stack: tuple[Path, ...]) -> FileList:
+    if path in stack:
+        chain = " -> ".join(str(p) for p in (*stack, path))
+        raise FileListError(f"file list cycle: {chain}")
+    if not path.is_file():
+        where = f" (named by {stack[-1]})" if stack else ""
+        raise FileListError(f"file list {path} does not exist{where}")
+
+    result = FileList()
+    base = path.parent
+    for lineno, raw in enumerate(path.read_text().splitlines(), start=1):
+        line = _COMMENT.sub("", raw).strip()
+        if GEN_VAR in line:
+            if gen_dir is None:
+                raise FileListError(
+                    f"{path}:{lineno}: uses {GEN_VAR} but no generated folder was given "
+                    "(pass gen_dir / --gen <build>/generated)")
+            line = line.replace(GEN_VAR, str(gen_dir))
+        if not line:
+            continue
+        if m := _INCDIR.match(line):
+            _append_unique(result.incdirs, [_absolute(m.group(1), base)])
+        elif m := _NESTED.match(line):
+            sub = _read(_absolute(m.group(1).strip(), base), gen_dir, (*stack, path))
+            _append_unique(result.sources, sub.sources)
+            _append_unique(result.incdirs, sub.incdirs)
+        else:
+            src = _absolute(line, base)
+            generated = gen_dir is not None and src.is_relative_to(gen_dir)
+            if not src.exists() and not generated:
+                raise FileListError(f"{path}:{lineno}: lists {line}, which does not exist")
+            _append_unique(result.sources, [src])
+    return result
+
+
+def read_filelist(path: str | os.PathLike[str], gen_dir: str | os.PathLike[str] | None = None) -> FileList:
+    """Parses `path` (and the lists it includes) into absolute sources and include folders."""
+    gen = Path(os.path.normpath(Path(gen_dir).absolute())) if gen_dir is not None else None
+    return _read(Path(os.path.normpath(Path(path).absolute())), gen, ())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("filelist", help="the .f file")
+    parser.add_argument("--gen", help="the build tree's generated/ folder (for ${SYNCFAB_GEN})")
+    parser.add_argument("--format", choices=("verilator", "sources"), default="verilator")
+    args = parser.parse_args(argv)
+    try:
+        fl = read_filelist(args.filelist, args.gen)
+    except FileListError as err:
+        print(f"filelist.py: {err}", file=sys.stderr)
+        return 1
+    lines = fl.verilator_args() if args.format == "verilator" else [str(s) for s in fl.sources]
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
