@@ -24,6 +24,7 @@ prints one argument per line: `+incdir+<dir>` lines then the sources
 from __future__ import annotations
 
 import argparse
+import shlex
 import os
 import re
 import sys
@@ -102,12 +103,38 @@ def read_filelist(path: str | os.PathLike[str], gen_dir: str | os.PathLike[str] 
     return _read(Path(os.path.normpath(Path(path).absolute())), gen, ())
 
 
+FLAGS_FILE = Path(__file__).resolve().parent.parent / "rtl" / "verilator_flags.f"
+
+
+def verilator_flags() -> list[str]:
+    """The build's Verilator flags (rtl/verilator_flags.f), as CMake reads them."""
+    flags: list[str] = []
+    for raw in FLAGS_FILE.read_text().splitlines():
+        line = raw.split("//", 1)[0].strip()
+        if not line:
+            continue
+        if line.startswith("-"):
+            flags += shlex.split(line)
+        else:
+            flags.append(str(FLAGS_FILE.parent / line))
+    if "-Wall" not in flags or "--assert" not in flags:
+        raise FileListError(f"{FLAGS_FILE}: the build flags must include -Wall and --assert")
+    return flags
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("filelist", help="the .f file")
+    parser.add_argument("filelist", nargs="?", help="the .f file")
+    parser.add_argument("--flags", action="store_true",
+                        help="print the build's Verilator flags (rtl/verilator_flags.f), one per line")
     parser.add_argument("--gen", help="the build tree's generated/ folder (for ${SYNCFAB_GEN})")
     parser.add_argument("--format", choices=("verilator", "sources"), default="verilator")
     args = parser.parse_args(argv)
+    if args.flags:
+        print("\n".join(verilator_flags()))
+        return 0
+    if not args.filelist:
+        parser.error("a .f file (or --flags) is required")
     try:
         fl = read_filelist(args.filelist, args.gen)
     except FileListError as err:

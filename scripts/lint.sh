@@ -22,8 +22,8 @@
 #     header it reads, flags, .clang-tidy) are unchanged since a clean run is
 #     not re-checked. LINT_NO_CACHE=1 checks everything.
 #
-# The Verilator flags are read from scripts/cmake/SyncfabVerilator.cmake (the
-# `set(_args ...)` of syncfab_verilate) so that lint and build cannot drift.
+# The Verilator flags come from rtl/verilator_flags.f, the file the build and
+# cocotb read too, so that lint and build cannot drift.
 
 set -euo pipefail
 
@@ -49,18 +49,7 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/jobs" "$work/srcs" "$work/cc"
 
 # --- the build's Verilator flags ---------------------------------------------
-mapfile -t vflags < <("$py" - "$root" <<'EOF'
-import re, shlex, sys
-root = sys.argv[1]
-text = open(f"{root}/scripts/cmake/SyncfabVerilator.cmake").read()
-m = re.search(r"set\(_args\s+([^)]*)\)", text)
-if not m:
-    sys.exit("lint: cannot find syncfab_verilate's set(_args ...) in "
-             "scripts/cmake/SyncfabVerilator.cmake; update scripts/lint.sh")
-for arg in shlex.split(m.group(1)):
-    print(arg.replace("${SYNCFAB_LINT_WAIVERS}", f"{root}/rtl/lint_waivers.vlt"))
-EOF
-)
+mapfile -t vflags < <("$py" "$root/scripts/filelist.py" --flags)
 [[ ${#vflags[@]} -gt 0 ]] || exit 2
 for need in -Wall --assert; do
   [[ " ${vflags[*]} " == *" $need "* ]] || { echo "lint: build flags lack $need" >&2; exit 2; }

@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from filelist import read_filelist  # noqa: E402  (needs the path above)
+from filelist import read_filelist, verilator_flags  # noqa: E402  (needs the path above)
 
 with warnings.catch_warnings():
     # cocotb 1.8 flags its runner as experimental on import; we pin 1.8.1.
@@ -35,15 +35,9 @@ with warnings.catch_warnings():
 
 DEFAULT_SEED = 1
 
-# The build's warning and X-handling flags (scripts/cmake/SyncfabVerilator.cmake):
-# the cocotb model must be the same RTL under the same rules, assertions on.
-VERILATOR_FLAGS = [
-    "-Wall",
-    "--assert",
-    "--x-assign", "unique",
-    "--x-initial", "unique",
-    str(ROOT / "rtl" / "lint_waivers.vlt"),
-]
+# The build's flags (rtl/verilator_flags.f, read by CMake and lint too): the
+# cocotb model is the same RTL under the same rules, assertions on.
+VERILATOR_FLAGS = verilator_flags()
 
 
 def build_root() -> Path:
