@@ -22,9 +22,13 @@ help:
 deps:
 	@scripts/deps.sh
 
+# A configure failure that the project diagnosed (a "syncfab:" line: missing
+# tool, bad spec) prints just that; anything else prints the whole log.
 $(BUILD)/build.ninja: CMakeLists.txt
 	@cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS) >$(BUILD).configure.log 2>&1 || \
-	  { cat $(BUILD).configure.log; exit 1; }
+	  { grep -q 'syncfab:' $(BUILD).configure.log && sed -n '/syncfab:/,/^$$/p' $(BUILD).configure.log \
+	    || cat $(BUILD).configure.log; \
+	    echo "(full log: $(BUILD).configure.log)"; exit 1; }
 
 configure: deps $(BUILD)/build.ninja
 
