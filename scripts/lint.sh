@@ -73,7 +73,7 @@ findings=()  # problems found while planning (not from a tool run)
 
 # --- RTL tops -------------------------------------------------------------------
 ntops=0
-mapfile -t flists < <(cd "$root" && find rtl tb tests -name '*.f' -type f 2>/dev/null | sort)
+mapfile -t flists < <(cd "$root" && find rtl tb tests -name '*.f' ! -path rtl/verilator_flags.f -type f 2>/dev/null | sort)
 for f in "${flists[@]}"; do
   top=$(basename "$f" .f)
   if ! args_out=$("$py" "$root/scripts/filelist.py" --gen "$gen" "$root/$f" 2>&1); then
