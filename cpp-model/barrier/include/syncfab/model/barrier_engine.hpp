@@ -1,0 +1,223 @@
+// Golden model of one NIC's barrier engine: descriptor queues (HDQ by PIO,
+// SDQ ring by DMA), the OF dispatcher, TE, SE, the request DAMQ with ACK/NACK,
+// response matching with NACK retry, and the completion unit (completion
+// write, completion-queue entry, interrupt). Transaction level and
+// cycle-counted, not cycle-exact: step() is one clock; per clock the engine
+// takes at most one packet from the network and puts at most one on it.
+//
+// The protocol rules it implements are in docs/barrier-protocol.md (DESIGN
+// §5a plus the decisions the spec left open); the RTL follows the same text.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <optional>
+#include <queue>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <syncfab/driver/device.hpp>
+#include <syncfab/fmt/formats.hpp>
+
+#include "syncfab/model/request_damq.hpp"
+
+namespace syncfab::model {
+
+struct EngineConfig {
+  std::uint16_t lid = 1;             // this NIC's LID (unicast, non-zero)
+  unsigned num_ctx = 8;              // barrier contexts, 1..255 (HW_CFG.NUM_CTX)
+  unsigned hdq_depth = 4;            // descriptors the HDQ holds, 1..255
+  unsigned req_damq_entries = 16;    // shared request-DAMQ capacity
+  unsigned hdq_dispatch_cycles = 2;  // OF: copy + validate an HDQ descriptor
+  unsigned sdq_fetch_cycles = 16;    // OF: DMA read of one SDQ descriptor
+  unsigned completion_cycles = 8;    // completion unit: DMA writes of one record
+};
+
+// Event counters, in the RDL's order (CNT_NOTIF_SENT .. CNT_DUP).
+enum class Counter : unsigned {
+  kNotifSent,
+  kNotifRecv,
+  kNackSent,
+  kNackRecv,
+  kRetry,
+  kCompletion,
+  kError,
+  kDrop,
+  kDup,
+};
+inline constexpr unsigned kNumCounters = 9;
+std::string_view counter_name(Counter c) noexcept;  // "CNT_NOTIF_SENT"
+
+// One completion as the engine produced it (also visible in memory/CQ).
+struct CompletionRecord {
+  std::uint8_t ctx = 0;
+  std::uint16_t epoch = 0;
+  fmt::CqStatus status = fmt::CqStatus::kOk;
+  fmt::ErrCode err = fmt::ErrCode::kNone;
+  std::uint64_t cycle = 0;  // when the completion unit finished it
+};
+
+class BarrierEngine {
+ public:
+  // std::invalid_argument naming the bad configuration value.
+  BarrierEngine(const EngineConfig& config, driver::DmaMemory& memory);
+
+  BarrierEngine(const BarrierEngine&) = delete;
+  BarrierEngine& operator=(const BarrierEngine&) = delete;
+
+  // CSR port, byte offsets of the RDL (rtl/nic/nic_csr.rdl). driver::BusError
+  // (the APB PSLVERR) for an unaligned or unmapped offset, a write to a
+  // register without writable fields.
+  std::uint32_t csr_read(std::uint32_t offset);
+  void csr_write(std::uint32_t offset, std::uint32_t value);
+
+  // Network side. receive() queues an arriving packet (processed one per
+  // step); transmit() takes the next packet the engine sent, oldest first.
+  void receive(const fmt::PktHdr& pkt);
+  std::optional<fmt::PktHdr> transmit();
+
+  // One clock cycle.
+  void step();
+  // Runs n cycles.
+  void run(std::uint64_t n);
+  // Lets n cycles pass on a quiescent engine in one go (what n step() calls
+  // would do: nothing). std::logic_error if the engine is not quiescent.
+  void skip(std::uint64_t n);
+
+  [[nodiscard]] std::uint64_t cycle() const noexcept { return cycle_; }
+  [[nodiscard]] bool irq() const noexcept { return (intr_status_ & intr_enable_) != 0; }
+  // Nothing queued, running, parked for transmission or waiting in rx: the
+  // engine would do nothing on step() until a packet or CSR write arrives.
+  [[nodiscard]] bool quiescent() const;
+  [[nodiscard]] std::uint32_t counter(Counter c) const noexcept {
+    return counters_[static_cast<unsigned>(c)];
+  }
+  [[nodiscard]] const EngineConfig& config() const noexcept { return cfg_; }
+  [[nodiscard]] const RequestDamq& request_damq() const noexcept { return damq_; }
+  [[nodiscard]] bool ctx_active(unsigned ctx) const { return ctxs_.at(ctx).active; }
+  // Every completion so far (tests and the network model's checks).
+  [[nodiscard]] const std::vector<CompletionRecord>& completions() const noexcept {
+    return completions_;
+  }
+
+  // Text trace of engine events ("cyc=120 te.send ctx=0 ep=3 r=1 dst=0x0005"),
+  // in the vocabulary of the RTL's blocks (of, te, se, damq, cq, net).
+  void set_trace(std::function<void(std::string_view)> sink) { trace_ = std::move(sink); }
+
+ private:
+  enum class SendState : std::uint8_t { kLocked, kQueued, kInFlight, kRetryWait, kAcked };
+  struct Send {
+    std::uint16_t dst = 0;
+    std::uint8_t round = 0;
+    SendState state = SendState::kLocked;
+    std::uint32_t retries = 0;
+    std::uint64_t retry_at = 0;
+  };
+  struct Context {
+    bool active = false;
+    bool has_last = false;         // last_epoch is valid
+    std::uint16_t last_epoch = 0;  // epoch of the last descriptor that finished here
+    fmt::BarrierDesc desc;
+    std::uint16_t epoch = 0;
+    unsigned num_rounds = 0;
+    std::vector<std::vector<std::uint16_t>> expect;  // per round, used non-NONE src LIDs
+    std::vector<std::vector<bool>> got;
+    unsigned heard = 0;     // leading rounds fully received (SE -> TE)
+    unsigned released = 0;  // rounds whose sends TE has released
+    std::vector<Send> sends;
+    unsigned unacked = 0;
+  };
+  struct PendingCompletion {
+    CompletionRecord rec;
+    bool write = false;
+    std::uint64_t addr = 0;
+    std::uint64_t value = 0;
+    bool cq_entry = false;
+    bool irq = false;
+  };
+  struct RetryTimer {
+    std::uint64_t at;
+    unsigned ctx;
+    std::uint16_t epoch;
+    std::size_t index;
+    friend bool operator>(const RetryTimer& a, const RetryTimer& b) noexcept { return a.at > b.at; }
+  };
+  struct ReadySend {
+    unsigned ctx;
+    std::uint16_t epoch;
+    std::size_t index;
+  };
+  enum class Source : std::uint8_t { kHdq, kSdq };
+
+  void process_rx(const fmt::PktHdr& pkt);
+  void on_notify(const fmt::PktHdr& pkt);
+  void on_response(const fmt::PktHdr& pkt, bool ack);
+  void respond(const fmt::PktHdr& notify, fmt::PktType type);
+  bool mark_received(Context& c, std::uint16_t src, unsigned round);  // false: not expected
+  void advance(unsigned ctx);  // SE -> TE: release rounds, check completion
+  void step_dispatch();
+  void dispatch(const fmt::BarrierDesc& d);
+  [[nodiscard]] fmt::ErrCode validate(const fmt::BarrierDesc& d) const;
+  void activate(const fmt::BarrierDesc& d);
+  void finish(unsigned ctx, fmt::CqStatus status, fmt::ErrCode err);
+  void complete_error(std::uint8_t ctx, std::uint16_t epoch, fmt::ErrCode err);
+  void step_completion();
+  void perform(PendingCompletion& pc);
+  void step_arbiter();
+  void step_retry_timers();
+  void soft_reset();
+  void count(Counter c);
+  void trace(const std::string& what);
+  [[nodiscard]] bool sdq_pending() const;
+  [[nodiscard]] bool cq_full() const;
+  [[nodiscard]] std::uint32_t status_reg() const;
+  [[nodiscard]] std::uint32_t hdq_post_reg() const;
+  [[nodiscard]] static bool serial_newer(std::uint16_t a, std::uint16_t b) noexcept;
+
+  EngineConfig cfg_;
+  driver::DmaMemory* mem_;
+  std::uint64_t cycle_ = 0;
+
+  // CSR state (register values the engine keeps).
+  std::uint32_t scratch_ = 0;
+  bool enable_ = false;
+  std::uint32_t intr_status_ = 0;
+  std::uint32_t intr_enable_ = 0;
+  std::uint32_t retry_delay_ = 64;
+  std::uint32_t retry_limit_ = 0;
+  std::uint64_t sdq_base_ = 0;
+  std::uint32_t sdq_size_ = 0;
+  std::uint32_t sdq_prod_ = 0;
+  std::uint32_t sdq_cons_ = 0;
+  std::uint64_t cq_base_ = 0;
+  std::uint32_t cq_size_ = 0;
+  std::uint32_t cq_head_ = 0;
+  std::uint32_t cq_tail_ = 0;
+  bool cq_phase_ = true;
+  std::vector<std::uint32_t> hdq_window_;
+  std::array<std::uint32_t, kNumCounters> counters_{};
+
+  // Engine state.
+  std::deque<fmt::BarrierDesc> hdq_;
+  Source next_source_ = Source::kHdq;
+  unsigned of_busy_ = 0;  // cycles left of the descriptor in flight in OF
+  std::optional<fmt::BarrierDesc> of_desc_;
+  bool of_dma_error_ = false;
+  std::vector<Context> ctxs_;
+  RequestDamq damq_;
+  std::deque<fmt::PktHdr> rx_;
+  std::deque<fmt::PktHdr> resp_q_;  // ACK/NACK waiting for the network arbiter
+  std::deque<ReadySend> ready_;     // notifications waiting for the network arbiter
+  std::priority_queue<RetryTimer, std::vector<RetryTimer>, std::greater<>> retries_;
+  bool arb_resp_first_ = true;
+  std::deque<fmt::PktHdr> tx_;
+  std::deque<PendingCompletion> cmpl_q_;
+  unsigned cmpl_busy_ = 0;
+  std::vector<CompletionRecord> completions_;
+  std::function<void(std::string_view)> trace_;
+};
+
+}  // namespace syncfab::model

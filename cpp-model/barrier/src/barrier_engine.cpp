@@ -1,0 +1,658 @@
+#include "syncfab/model/barrier_engine.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+#include <syncfab/driver/errors.hpp>
+#include <syncfab/driver/nic_regs.hpp>
+
+namespace syncfab::model {
+
+namespace {
+
+std::string hex16(std::uint16_t v) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "0x%04x", v);
+  return buf;
+}
+
+fmt::PktHdr make_pkt(fmt::PktType type, std::uint16_t src, std::uint16_t dst, std::uint8_t ctx,
+                     std::uint16_t epoch, std::uint8_t round) {
+  fmt::PktHdr p;
+  p.set_pkt_type(type)
+      .set_len_flits(1)
+      .set_src_lid(src)
+      .set_dst_lid(dst)
+      .set_ctx(ctx)
+      .set_epoch(epoch)
+      .set_round(round);
+  return p;
+}
+
+}  // namespace
+
+std::string_view counter_name(Counter c) noexcept {
+  switch (c) {
+    case Counter::kNotifSent:
+      return "CNT_NOTIF_SENT";
+    case Counter::kNotifRecv:
+      return "CNT_NOTIF_RECV";
+    case Counter::kNackSent:
+      return "CNT_NACK_SENT";
+    case Counter::kNackRecv:
+      return "CNT_NACK_RECV";
+    case Counter::kRetry:
+      return "CNT_RETRY";
+    case Counter::kCompletion:
+      return "CNT_COMPLETION";
+    case Counter::kError:
+      return "CNT_ERROR";
+    case Counter::kDrop:
+      return "CNT_DROP";
+    case Counter::kDup:
+      return "CNT_DUP";
+  }
+  return {};
+}
+
+BarrierEngine::BarrierEngine(const EngineConfig& config, driver::DmaMemory& memory)
+    : cfg_(config),
+      mem_(&memory),
+      hdq_window_(driver::nic::kHdqWindowWords, 0),
+      ctxs_(config.num_ctx),
+      damq_(config.num_ctx, std::max(config.req_damq_entries, 1U)) {
+  if (cfg_.lid == fmt::kLidNone || cfg_.lid >= fmt::kMlidBase) {
+    throw std::invalid_argument("engine LID " + hex16(cfg_.lid) + " is not a unicast LID");
+  }
+  // HW_CFG.NUM_CTX is 8 bits wide.
+  if (cfg_.num_ctx == 0 || cfg_.num_ctx > 255) {
+    throw std::invalid_argument("engine num_ctx " + std::to_string(cfg_.num_ctx) +
+                                " is out of range 1..255");
+  }
+  if (cfg_.hdq_depth == 0 || cfg_.hdq_depth > 255) {
+    throw std::invalid_argument("engine hdq_depth " + std::to_string(cfg_.hdq_depth) +
+                                " is out of range 1..255");
+  }
+  if (cfg_.req_damq_entries == 0) {
+    throw std::invalid_argument("engine req_damq_entries 0: the request DAMQ needs an entry");
+  }
+  static_assert(fmt::BarrierDesc::kSizeBytes <= driver::nic::kHdqWindowWords * 4,
+                "a descriptor fits the HDQ window");
+}
+
+bool BarrierEngine::serial_newer(std::uint16_t a, std::uint16_t b) noexcept {
+  // RFC 1982 serial-number order on 16 bits: a is after b.
+  return a != b && static_cast<std::uint16_t>(a - b) < 0x8000U;
+}
+
+void BarrierEngine::count(Counter c) {
+  auto& v = counters_[static_cast<unsigned>(c)];
+  if (v != 0xFFFF'FFFFU) {
+    ++v;
+  }
+}
+
+void BarrierEngine::trace(const std::string& what) {
+  if (trace_) {
+    trace_("cyc=" + std::to_string(cycle_) + " " + what);
+  }
+}
+
+void BarrierEngine::receive(const fmt::PktHdr& pkt) { rx_.push_back(pkt); }
+
+std::optional<fmt::PktHdr> BarrierEngine::transmit() {
+  if (tx_.empty()) {
+    return std::nullopt;
+  }
+  auto p = tx_.front();
+  tx_.pop_front();
+  return p;
+}
+
+bool BarrierEngine::quiescent() const {
+  if (!rx_.empty() || !tx_.empty() || !resp_q_.empty() || !ready_.empty() || !retries_.empty() ||
+      of_busy_ != 0 || cmpl_busy_ != 0) {
+    return false;
+  }
+  if (enable_ && (!hdq_.empty() || sdq_pending())) {
+    return false;
+  }
+  // A completion stalled on a full CQ waits for a CSR write, like the idle engine.
+  return cmpl_q_.empty() || cq_full();
+}
+
+void BarrierEngine::run(std::uint64_t n) {
+  for (std::uint64_t i = 0; i < n; ++i) {
+    step();
+  }
+}
+
+void BarrierEngine::skip(std::uint64_t n) {
+  if (!quiescent()) {
+    throw std::logic_error("BarrierEngine::skip: the engine at LID " + hex16(cfg_.lid) +
+                           " has work pending at cycle " + std::to_string(cycle_));
+  }
+  cycle_ += n;
+}
+
+void BarrierEngine::step() {
+  step_retry_timers();
+  if (!rx_.empty()) {
+    const auto pkt = rx_.front();
+    rx_.pop_front();
+    process_rx(pkt);
+  }
+  step_dispatch();
+  step_arbiter();
+  step_completion();
+  ++cycle_;
+}
+
+// ------------------------------------------------------------------ network in
+
+void BarrierEngine::process_rx(const fmt::PktHdr& pkt) {
+  const auto type = pkt.pkt_type();
+  const bool barrier_pkt =
+      type == fmt::PktType::kNotify || type == fmt::PktType::kAck || type == fmt::PktType::kNack;
+  if (!barrier_pkt || pkt.len_flits() != 1 || pkt.dst_lid() != cfg_.lid) {
+    // Unknown/unused type, wrong length or misrouted: nobody here can use it.
+    count(Counter::kDrop);
+    trace("net.drop type=" + std::to_string(static_cast<unsigned>(type)) +
+          " src=" + hex16(pkt.src_lid()) + " dst=" + hex16(pkt.dst_lid()));
+    return;
+  }
+  if (type == fmt::PktType::kNotify) {
+    on_notify(pkt);
+  } else {
+    on_response(pkt, type == fmt::PktType::kAck);
+  }
+}
+
+void BarrierEngine::respond(const fmt::PktHdr& n, fmt::PktType type) {
+  resp_q_.push_back(make_pkt(type, cfg_.lid, n.src_lid(), n.ctx(), n.epoch(), n.round()));
+  if (type == fmt::PktType::kNack) {
+    count(Counter::kNackSent);
+  }
+}
+
+bool BarrierEngine::mark_received(Context& c, std::uint16_t src, unsigned round) {
+  if (round >= c.num_rounds) {
+    return false;
+  }
+  const auto& e = c.expect[round];
+  const auto it = std::find(e.begin(), e.end(), src);
+  if (it == e.end()) {
+    return false;
+  }
+  c.got[round][static_cast<std::size_t>(it - e.begin())] = true;
+  return true;
+}
+
+void BarrierEngine::on_notify(const fmt::PktHdr& n) {
+  const unsigned ctx = n.ctx();
+  const std::uint16_t ep = n.epoch();
+  const std::string what = "se.notify ctx=" + std::to_string(ctx) + " ep=" + std::to_string(ep) +
+                           " r=" + std::to_string(n.round()) + " src=" + hex16(n.src_lid());
+  if (!enable_) {
+    respond(n, fmt::PktType::kNack);
+    trace(what + " -> NACK (disabled)");
+    return;
+  }
+  if (ctx >= cfg_.num_ctx) {
+    count(Counter::kDrop);
+    respond(n, fmt::PktType::kAck);
+    trace(what + " -> drop (no such context)");
+    return;
+  }
+  Context& c = ctxs_[ctx];
+  const bool stale =
+      c.active ? serial_newer(c.epoch, ep) : (c.has_last && !serial_newer(ep, c.last_epoch));
+  if (stale) {
+    count(Counter::kDrop);
+    respond(n, fmt::PktType::kAck);
+    trace(what + " -> drop (stale epoch)");
+    return;
+  }
+  if (c.active && c.epoch == ep) {
+    const unsigned r = n.round();
+    if (r < c.num_rounds) {
+      const auto& e = c.expect[r];
+      const auto it = std::find(e.begin(), e.end(), n.src_lid());
+      if (it != e.end()) {
+        const auto slot = static_cast<std::size_t>(it - e.begin());
+        if (c.got[r][slot]) {
+          count(Counter::kDup);
+          respond(n, fmt::PktType::kAck);
+          trace(what + " -> dup");
+          return;
+        }
+        c.got[r][slot] = true;
+        count(Counter::kNotifRecv);
+        respond(n, fmt::PktType::kAck);
+        trace(what + " -> match");
+        advance(ctx);
+        return;
+      }
+    }
+    count(Counter::kDrop);
+    respond(n, fmt::PktType::kAck);
+    trace(what + " -> drop (not expected)");
+    return;
+  }
+  // Not yet active, or a later epoch: park it.
+  const ParkedNotify pn{n.src_lid(), ep, n.round()};
+  if (damq_.contains(ctx, pn)) {
+    count(Counter::kDup);
+    respond(n, fmt::PktType::kAck);
+    trace(what + " -> dup (parked)");
+    return;
+  }
+  if (damq_.park(ctx, pn)) {
+    count(Counter::kNotifRecv);
+    respond(n, fmt::PktType::kAck);
+    trace(what + " -> park (damq " + std::to_string(damq_.used()) + "/" +
+          std::to_string(damq_.capacity()) + ")");
+    return;
+  }
+  respond(n, fmt::PktType::kNack);
+  trace(what + " -> NACK (damq full)");
+}
+
+void BarrierEngine::on_response(const fmt::PktHdr& p, bool ack) {
+  const unsigned ctx = p.ctx();
+  const std::string what = std::string(ack ? "te.ack" : "te.nack") + " ctx=" + std::to_string(ctx) +
+                           " ep=" + std::to_string(p.epoch()) + " r=" + std::to_string(p.round()) +
+                           " from=" + hex16(p.src_lid());
+  Send* s = nullptr;
+  std::size_t index = 0;
+  if (ctx < cfg_.num_ctx && ctxs_[ctx].active && ctxs_[ctx].epoch == p.epoch()) {
+    auto& sends = ctxs_[ctx].sends;
+    for (std::size_t i = 0; i < sends.size(); ++i) {
+      if (sends[i].round == p.round() && sends[i].dst == p.src_lid() &&
+          sends[i].state == SendState::kInFlight) {
+        s = &sends[i];
+        index = i;
+        break;
+      }
+    }
+  }
+  if (s == nullptr) {
+    // A response to nothing we have in flight (aborted barrier, or forged).
+    count(Counter::kDrop);
+    trace(what + " -> drop (no send in flight)");
+    return;
+  }
+  Context& c = ctxs_[ctx];
+  if (ack) {
+    s->state = SendState::kAcked;
+    --c.unacked;
+    trace(what);
+    advance(ctx);
+    return;
+  }
+  count(Counter::kNackRecv);
+  if (retry_limit_ != 0 && s->retries >= retry_limit_) {
+    trace(what + " -> retry limit " + std::to_string(retry_limit_));
+    finish(ctx, fmt::CqStatus::kNetError, fmt::ErrCode::kRetryLimit);
+    return;
+  }
+  s->state = SendState::kRetryWait;
+  s->retry_at = cycle_ + retry_delay_;
+  retries_.push(RetryTimer{s->retry_at, ctx, c.epoch, index});
+  trace(what + " -> retry at " + std::to_string(s->retry_at));
+}
+
+void BarrierEngine::step_retry_timers() {
+  while (!retries_.empty() && retries_.top().at <= cycle_) {
+    const auto t = retries_.top();
+    retries_.pop();
+    Context& c = ctxs_[t.ctx];
+    if (!c.active || c.epoch != t.epoch || t.index >= c.sends.size()) {
+      continue;
+    }
+    Send& s = c.sends[t.index];
+    if (s.state != SendState::kRetryWait || s.retry_at != t.at) {
+      continue;
+    }
+    s.state = SendState::kQueued;
+    ++s.retries;
+    count(Counter::kRetry);
+    ready_.push_back(ReadySend{t.ctx, t.epoch, t.index});
+  }
+}
+
+// --------------------------------------------------------------- SE -> TE, done
+
+void BarrierEngine::advance(unsigned ctx) {
+  Context& c = ctxs_[ctx];
+  if (!c.active) {
+    return;
+  }
+  while (c.heard < c.num_rounds &&
+         std::all_of(c.got[c.heard].begin(), c.got[c.heard].end(), [](bool b) { return b; })) {
+    ++c.heard;
+    trace("se.round_done ctx=" + std::to_string(ctx) + " heard=" + std::to_string(c.heard));
+  }
+  // TE may send round r once every notification of rounds < r is held.
+  while (c.released < c.num_rounds && c.released <= c.heard) {
+    for (std::size_t i = 0; i < c.sends.size(); ++i) {
+      if (c.sends[i].round == c.released && c.sends[i].state == SendState::kLocked) {
+        c.sends[i].state = SendState::kQueued;
+        ready_.push_back(ReadySend{ctx, c.epoch, i});
+      }
+    }
+    ++c.released;
+  }
+  if (c.heard == c.num_rounds && c.released == c.num_rounds && c.unacked == 0) {
+    finish(ctx, fmt::CqStatus::kOk, fmt::ErrCode::kNone);
+  }
+}
+
+void BarrierEngine::finish(unsigned ctx, fmt::CqStatus status, fmt::ErrCode err) {
+  Context& c = ctxs_[ctx];
+  c.active = false;
+  c.has_last = true;
+  c.last_epoch = c.epoch;
+  PendingCompletion pc;
+  pc.rec = CompletionRecord{static_cast<std::uint8_t>(ctx), c.epoch, status, err, 0};
+  pc.write = c.desc.flag_cmpl_write();
+  pc.addr = c.desc.cmpl_addr();
+  pc.value = c.desc.cmpl_value();
+  pc.cq_entry = c.desc.flag_cq_entry();
+  pc.irq = c.desc.flag_irq();
+  cmpl_q_.push_back(pc);
+  c.sends.clear();
+  trace("te.done ctx=" + std::to_string(ctx) + " ep=" + std::to_string(c.epoch) + " status=" +
+        std::string(fmt::to_string(status)) + " err=" + std::string(fmt::to_string(err)));
+}
+
+// ---------------------------------------------------------------- OF dispatcher
+
+bool BarrierEngine::sdq_pending() const {
+  return sdq_size_ != 0 && sdq_prod_ < sdq_size_ && sdq_cons_ != sdq_prod_;
+}
+
+void BarrierEngine::step_dispatch() {
+  if (of_busy_ != 0) {
+    if (--of_busy_ == 0) {
+      if (of_dma_error_) {
+        of_dma_error_ = false;
+        intr_status_ |= driver::nic::INTR_STATUS_DMA_ERROR.mask;
+        complete_error(0, 0, fmt::ErrCode::kDmaError);
+      } else {
+        dispatch(*of_desc_);
+      }
+      of_desc_.reset();
+    }
+    return;
+  }
+  if (!enable_) {
+    return;
+  }
+  const bool hdq = !hdq_.empty();
+  const bool sdq = sdq_pending();
+  if (!hdq && !sdq) {
+    return;
+  }
+  // Round-robin between the two queues when both have work.
+  const Source src = (hdq && sdq) ? next_source_ : (hdq ? Source::kHdq : Source::kSdq);
+  next_source_ = src == Source::kHdq ? Source::kSdq : Source::kHdq;
+  if (src == Source::kHdq) {
+    of_desc_ = hdq_.front();
+    hdq_.pop_front();
+    of_busy_ = std::max(cfg_.hdq_dispatch_cycles, 1U);
+    trace("of.fetch hdq");
+  } else {
+    const std::uint64_t addr = sdq_base_ + std::uint64_t{sdq_cons_} * fmt::BarrierDesc::kSizeBytes;
+    fmt::BarrierDesc::Bytes image{};
+    try {
+      mem_->read(addr, std::as_writable_bytes(std::span(image)));
+      of_desc_ = fmt::BarrierDesc(image);
+    } catch (const driver::DmaError&) {
+      of_dma_error_ = true;
+    }
+    sdq_cons_ = (sdq_cons_ + 1) % sdq_size_;
+    of_busy_ = std::max(cfg_.sdq_fetch_cycles, 1U);
+    trace("of.fetch sdq slot=" + std::to_string((sdq_cons_ + sdq_size_ - 1) % sdq_size_) +
+          (of_dma_error_ ? " DMA_ERROR" : ""));
+  }
+}
+
+fmt::ErrCode BarrierEngine::validate(const fmt::BarrierDesc& d) const {
+  if (d.opcode() != fmt::Opcode::kBarrier) {
+    return fmt::ErrCode::kBadOpcode;
+  }
+  if (d.version() != fmt::kDescVersion) {
+    return fmt::ErrCode::kBadVersion;
+  }
+  if (d.ctx() >= cfg_.num_ctx) {
+    return fmt::ErrCode::kBadContext;
+  }
+  if (d.num_rounds() > fmt::kMaxRounds) {
+    return fmt::ErrCode::kBadRounds;
+  }
+  if (d.fanout_k() == 0 || d.fanout_k() > fmt::kKMax) {
+    return fmt::ErrCode::kBadFanout;
+  }
+  if (d.flag_cmpl_write() && (d.cmpl_addr() == 0 || d.cmpl_addr() % 8 != 0)) {
+    return fmt::ErrCode::kBadAddr;
+  }
+  for (std::size_t r = 0; r < d.num_rounds(); ++r) {
+    for (std::size_t i = 0; i < d.fanout_k(); ++i) {
+      const auto dst = d.round_dst_lid(r, i);
+      const auto src = d.round_src_lid(r, i);
+      if (dst >= fmt::kMlidBase || src >= fmt::kMlidBase) {
+        return fmt::ErrCode::kBadLid;
+      }
+      for (std::size_t j = 0; j < i; ++j) {
+        if ((dst != fmt::kLidNone && d.round_dst_lid(r, j) == dst) ||
+            (src != fmt::kLidNone && d.round_src_lid(r, j) == src)) {
+          return fmt::ErrCode::kBadLid;  // a peer twice in one round is ambiguous
+        }
+      }
+    }
+  }
+  if (ctxs_[d.ctx()].active) {
+    return fmt::ErrCode::kCtxBusy;
+  }
+  return fmt::ErrCode::kNone;
+}
+
+void BarrierEngine::dispatch(const fmt::BarrierDesc& d) {
+  const auto err = validate(d);
+  if (err != fmt::ErrCode::kNone) {
+    trace("of.reject ctx=" + std::to_string(d.ctx()) + " ep=" + std::to_string(d.epoch()) +
+          " err=" + std::string(fmt::to_string(err)));
+    complete_error(d.ctx(), d.epoch(), err);
+    return;
+  }
+  activate(d);
+}
+
+void BarrierEngine::complete_error(std::uint8_t ctx, std::uint16_t epoch, fmt::ErrCode err) {
+  PendingCompletion pc;
+  pc.rec = CompletionRecord{ctx, epoch, fmt::CqStatus::kDescError, err, 0};
+  cmpl_q_.push_back(pc);
+}
+
+void BarrierEngine::activate(const fmt::BarrierDesc& d) {
+  const unsigned ctx = d.ctx();
+  Context& c = ctxs_[ctx];
+  c.active = true;
+  c.desc = d;
+  c.epoch = d.epoch();
+  c.num_rounds = d.num_rounds();
+  c.expect.assign(c.num_rounds, {});
+  c.got.assign(c.num_rounds, {});
+  c.sends.clear();
+  c.heard = 0;
+  c.released = 0;
+  for (unsigned r = 0; r < c.num_rounds; ++r) {
+    for (std::size_t i = 0; i < d.fanout_k(); ++i) {
+      if (const auto src = d.round_src_lid(r, i); src != fmt::kLidNone) {
+        c.expect[r].push_back(src);
+      }
+      if (const auto dst = d.round_dst_lid(r, i); dst != fmt::kLidNone) {
+        c.sends.push_back(Send{dst, static_cast<std::uint8_t>(r), SendState::kLocked, 0, 0});
+      }
+    }
+    c.got[r].assign(c.expect[r].size(), false);
+  }
+  c.unacked = static_cast<unsigned>(c.sends.size());
+  trace("of.activate ctx=" + std::to_string(ctx) + " ep=" + std::to_string(c.epoch) +
+        " rounds=" + std::to_string(c.num_rounds) + " k=" + std::to_string(d.fanout_k()));
+  // Parked notifications of this epoch are taken now; older ones can never be
+  // expected again (dropped); later epochs stay parked.
+  damq_.drain(ctx, [&](const ParkedNotify& n) {
+    if (n.epoch == c.epoch) {
+      if (!mark_received(c, n.src, n.round)) {
+        count(Counter::kDrop);
+        trace("damq.drop ctx=" + std::to_string(ctx) + " src=" + hex16(n.src) + " (not expected)");
+      } else {
+        trace("damq.take ctx=" + std::to_string(ctx) + " r=" + std::to_string(n.round) +
+              " src=" + hex16(n.src));
+      }
+      return true;
+    }
+    if (serial_newer(c.epoch, n.epoch)) {
+      count(Counter::kDrop);
+      trace("damq.drop ctx=" + std::to_string(ctx) + " src=" + hex16(n.src) + " (stale epoch)");
+      return true;
+    }
+    return false;
+  });
+  advance(ctx);
+}
+
+// -------------------------------------------------------------- network arbiter
+
+void BarrierEngine::step_arbiter() {
+  // Skip stale ready entries (their barrier was aborted or reset).
+  while (!ready_.empty()) {
+    const auto& r = ready_.front();
+    const Context& c = ctxs_[r.ctx];
+    if (c.active && c.epoch == r.epoch && r.index < c.sends.size() &&
+        c.sends[r.index].state == SendState::kQueued) {
+      break;
+    }
+    ready_.pop_front();
+  }
+  const bool have_resp = !resp_q_.empty();
+  const bool have_send = !ready_.empty();
+  if (!have_resp && !have_send) {
+    return;
+  }
+  const bool take_resp = have_resp && (!have_send || arb_resp_first_);
+  arb_resp_first_ = !take_resp;
+  if (take_resp) {
+    tx_.push_back(resp_q_.front());
+    resp_q_.pop_front();
+    return;
+  }
+  const auto r = ready_.front();
+  ready_.pop_front();
+  Context& c = ctxs_[r.ctx];
+  Send& s = c.sends[r.index];
+  s.state = SendState::kInFlight;
+  tx_.push_back(make_pkt(fmt::PktType::kNotify, cfg_.lid, s.dst, static_cast<std::uint8_t>(r.ctx),
+                         c.epoch, s.round));
+  count(Counter::kNotifSent);
+  trace("te.send ctx=" + std::to_string(r.ctx) + " ep=" + std::to_string(c.epoch) +
+        " r=" + std::to_string(s.round) + " dst=" + hex16(s.dst) +
+        (s.retries != 0 ? " retry=" + std::to_string(s.retries) : ""));
+}
+
+// ------------------------------------------------------------- completion unit
+
+bool BarrierEngine::cq_full() const {
+  return cq_size_ != 0 && (cq_head_ + 1) % cq_size_ == cq_tail_ % cq_size_;
+}
+
+void BarrierEngine::step_completion() {
+  if (cmpl_busy_ != 0) {
+    if (--cmpl_busy_ == 0) {
+      perform(cmpl_q_.front());
+      cmpl_q_.pop_front();
+    }
+    return;
+  }
+  if (cmpl_q_.empty()) {
+    return;
+  }
+  const auto& pc = cmpl_q_.front();
+  const bool wants_cq = pc.rec.status != fmt::CqStatus::kOk || pc.cq_entry;
+  if (wants_cq && cq_full()) {
+    return;  // never overwrite an unread entry
+  }
+  cmpl_busy_ = std::max(cfg_.completion_cycles, 1U);
+}
+
+void BarrierEngine::perform(PendingCompletion& pc) {
+  auto& rec = pc.rec;
+  if (rec.status == fmt::CqStatus::kOk && pc.write) {
+    try {
+      mem_->write64(pc.addr, pc.value);
+    } catch (const driver::DmaError&) {
+      intr_status_ |= driver::nic::INTR_STATUS_DMA_ERROR.mask;
+      rec.status = fmt::CqStatus::kNetError;
+      rec.err = fmt::ErrCode::kDmaError;
+    }
+  }
+  const bool ok = rec.status == fmt::CqStatus::kOk;
+  if ((pc.cq_entry || !ok) && cq_size_ != 0) {
+    fmt::CqEntry e;
+    e.set_ctx(rec.ctx)
+        .set_status(rec.status)
+        .set_err_code(rec.err)
+        .set_epoch(rec.epoch)
+        .set_phase(cq_phase_);
+    try {
+      mem_->write(cq_base_ + std::uint64_t{cq_head_} * fmt::CqEntry::kSizeBytes,
+                  std::as_bytes(std::span(e.bytes())));
+    } catch (const driver::DmaError&) {
+      intr_status_ |= driver::nic::INTR_STATUS_DMA_ERROR.mask;
+    }
+    cq_head_ = (cq_head_ + 1) % cq_size_;
+    if (cq_head_ == 0) {
+      cq_phase_ = !cq_phase_;
+    }
+  }
+  if (!ok) {
+    intr_status_ |= driver::nic::INTR_STATUS_ERROR.mask;
+    count(Counter::kError);
+  } else if (pc.irq) {
+    intr_status_ |= driver::nic::INTR_STATUS_DONE.mask;
+  }
+  count(Counter::kCompletion);
+  rec.cycle = cycle_;
+  completions_.push_back(rec);
+  trace("cq.complete ctx=" + std::to_string(rec.ctx) + " ep=" + std::to_string(rec.epoch) +
+        " status=" + std::string(fmt::to_string(rec.status)) +
+        " err=" + std::string(fmt::to_string(rec.err)));
+}
+
+void BarrierEngine::soft_reset() {
+  hdq_.clear();
+  of_busy_ = 0;
+  of_desc_.reset();
+  of_dma_error_ = false;
+  for (auto& c : ctxs_) {
+    c = Context{};
+  }
+  damq_.clear();
+  rx_.clear();
+  resp_q_.clear();
+  ready_.clear();
+  retries_ = {};
+  tx_.clear();
+  cmpl_q_.clear();
+  cmpl_busy_ = 0;
+  sdq_cons_ = 0;
+  cq_head_ = 0;
+  cq_phase_ = true;
+  trace("engine.soft_reset");
+}
+
+}  // namespace syncfab::model

@@ -1,0 +1,84 @@
+// A fabric of golden-model NICs on a 3D torus: node n has LID n + 1 and its
+// own host memory; a packet a NIC sends reaches its destination after
+// nic_latency + hops * hop_latency cycles (dimension-order route, fixed
+// per-hop latency, no link contention: the paper's evaluation network).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <queue>
+#include <vector>
+
+#include <syncfab/driver/host_memory.hpp>
+#include <syncfab/model/barrier_engine.hpp>
+
+#include "syncfab/model/torus.hpp"
+
+namespace syncfab::model {
+
+struct FabricConfig {
+  unsigned x = 4, y = 4, z = 8;
+  unsigned hop_latency = 10;  // cycles per link
+  unsigned nic_latency = 4;   // cycles of injection + ejection, per packet
+  EngineConfig engine;        // every NIC's parameters (lid is set per node)
+  driver::BusAddr mem_base = 0x1000'0000;
+  std::size_t mem_size = 1 << 16;
+};
+
+class Fabric {
+ public:
+  explicit Fabric(const FabricConfig& cfg);
+
+  [[nodiscard]] unsigned size() const noexcept { return torus_.nodes(); }
+  [[nodiscard]] const Torus3D& torus() const noexcept { return torus_; }
+  [[nodiscard]] const FabricConfig& config() const noexcept { return cfg_; }
+  [[nodiscard]] static std::uint16_t lid_of(unsigned node) noexcept {
+    return static_cast<std::uint16_t>(node + 1);
+  }
+  [[nodiscard]] BarrierEngine& nic(unsigned node) { return *nodes_.at(node).engine; }
+  [[nodiscard]] driver::HostMemory& memory(unsigned node) { return *nodes_.at(node).memory; }
+  [[nodiscard]] std::uint64_t now() const noexcept { return now_; }
+  // Longest one-way packet latency in cycles.
+  [[nodiscard]] std::uint64_t max_latency() const noexcept {
+    return cfg_.nic_latency + std::uint64_t{torus_.diameter()} * cfg_.hop_latency;
+  }
+
+  // One cycle: deliver due packets, step every NIC, launch what they sent.
+  void step();
+  // No packet in flight and every NIC quiescent.
+  [[nodiscard]] bool quiescent() const;
+  [[nodiscard]] std::optional<std::uint64_t> next_delivery() const;
+  // Advances a quiescent fabric to cycle t (> now) at once.
+  void skip_to(std::uint64_t t);
+
+  [[nodiscard]] std::uint64_t delivered() const noexcept { return delivered_; }
+  [[nodiscard]] std::uint64_t unroutable() const noexcept { return unroutable_; }
+
+ private:
+  struct Node {
+    std::unique_ptr<driver::HostMemory> memory;
+    std::unique_ptr<BarrierEngine> engine;
+  };
+  struct InFlight {
+    std::uint64_t at;
+    std::uint64_t seq;  // FIFO among packets due in the same cycle
+    unsigned dst;
+    fmt::PktHdr pkt;
+    friend bool operator>(const InFlight& a, const InFlight& b) noexcept {
+      return a.at != b.at ? a.at > b.at : a.seq > b.seq;
+    }
+  };
+
+  FabricConfig cfg_;
+  Torus3D torus_;
+  std::vector<Node> nodes_;
+  std::priority_queue<InFlight, std::vector<InFlight>, std::greater<>> flight_;
+  std::uint64_t now_ = 0;
+  std::uint64_t seq_ = 0;
+  std::uint64_t delivered_ = 0;
+  std::uint64_t unroutable_ = 0;
+};
+
+}  // namespace syncfab::model

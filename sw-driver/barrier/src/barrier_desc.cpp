@@ -1,0 +1,189 @@
+#include "syncfab/driver/barrier_desc.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace syncfab::driver {
+
+static_assert(fmt::BarrierDesc::kSizeBytes % 4 == 0, "descriptor is a whole number of words");
+
+namespace {
+
+std::string hex16(std::uint16_t v) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string s = "0x0000";
+  for (int i = 0; i < 4; ++i) {
+    s[static_cast<std::size_t>(5 - i)] = kDigits[(v >> (4 * i)) & 0xFU];
+  }
+  return s;
+}
+
+void check_completion(const BarrierCompletion& c) {
+  if (c.write && (c.addr == 0 || c.addr % 8 != 0)) {
+    throw std::invalid_argument("barrier completion write address " + std::to_string(c.addr) +
+                                " must be non-zero and 8-byte aligned");
+  }
+}
+
+void check_lids(std::span<const std::uint16_t> lids, std::uint32_t size) {
+  if (lids.size() != size) {
+    throw std::invalid_argument("barrier of " + std::to_string(size) + " ranks needs " +
+                                std::to_string(size) + " rank LIDs, got " +
+                                std::to_string(lids.size()));
+  }
+  std::vector<std::uint16_t> sorted(lids.begin(), lids.end());
+  for (std::size_t r = 0; r < lids.size(); ++r) {
+    if (lids[r] == fmt::kLidNone || lids[r] >= fmt::kMlidBase) {
+      throw std::invalid_argument("LID " + hex16(lids[r]) + " of rank " + std::to_string(r) +
+                                  " is not a unicast LID (1.." + hex16(fmt::kMlidBase - 1) + ")");
+    }
+  }
+  std::sort(sorted.begin(), sorted.end());
+  const auto dup = std::adjacent_find(sorted.begin(), sorted.end());
+  if (dup != sorted.end()) {
+    throw std::invalid_argument("LID " + hex16(*dup) + " is given to two ranks");
+  }
+}
+
+}  // namespace
+
+DecodedBarrier schedule_as_lids(const BarrierSchedule& schedule,
+                                std::span<const std::uint16_t> rank_lids, std::uint8_t ctx,
+                                std::uint16_t epoch, const BarrierCompletion& completion) {
+  check_lids(rank_lids, schedule.size);
+  check_completion(completion);
+  DecodedBarrier d{ctx, epoch, schedule.fanout, completion, {}};
+  if (!completion.write) {  // the descriptor carries no address or value then
+    d.completion.addr = 0;
+    d.completion.value = 0;
+  }
+  for (const auto& round : schedule.rounds) {
+    BarrierRoundLids lr;
+    for (auto r : round.send_to) {
+      lr.dst.push_back(rank_lids[r]);
+    }
+    for (auto r : round.expect_from) {
+      lr.src.push_back(rank_lids[r]);
+    }
+    d.rounds.push_back(std::move(lr));
+  }
+  return d;
+}
+
+fmt::BarrierDesc encode_barrier_desc(const BarrierSchedule& schedule,
+                                     std::span<const std::uint16_t> rank_lids, std::uint8_t ctx,
+                                     std::uint16_t epoch, const BarrierCompletion& completion) {
+  const DecodedBarrier lids = schedule_as_lids(schedule, rank_lids, ctx, epoch, completion);
+  if (schedule.fanout == 0 || schedule.fanout > fmt::kKMax ||
+      schedule.rounds.size() > fmt::kMaxRounds) {
+    throw std::invalid_argument("barrier schedule with fan-out " + std::to_string(schedule.fanout) +
+                                " and " + std::to_string(schedule.rounds.size()) +
+                                " rounds does not fit a descriptor");
+  }
+  fmt::BarrierDesc d;
+  d.set_opcode(fmt::Opcode::kBarrier)
+      .set_version(static_cast<std::uint8_t>(fmt::kDescVersion))
+      .set_ctx(ctx)
+      .set_flag_cmpl_write(completion.write)
+      .set_flag_cq_entry(completion.cq_entry)
+      .set_flag_irq(completion.irq)
+      .set_epoch(epoch)
+      .set_num_rounds(static_cast<std::uint8_t>(lids.rounds.size()))
+      .set_fanout_k(static_cast<std::uint8_t>(schedule.fanout))
+      .set_cmpl_addr(completion.write ? completion.addr : 0)
+      .set_cmpl_value(completion.write ? completion.value : 0);
+  for (std::size_t r = 0; r < lids.rounds.size(); ++r) {
+    const auto& lr = lids.rounds[r];
+    if (lr.dst.size() > schedule.fanout || lr.src.size() > schedule.fanout) {
+      throw std::invalid_argument("barrier schedule round " + std::to_string(r) +
+                                  " lists more peers than its fan-out " +
+                                  std::to_string(schedule.fanout));
+    }
+    for (std::size_t i = 0; i < lr.dst.size(); ++i) {
+      d.set_round_dst_lid(r, i, lr.dst[i]);
+    }
+    for (std::size_t i = 0; i < lr.src.size(); ++i) {
+      d.set_round_src_lid(r, i, lr.src[i]);
+    }
+  }
+  return d;
+}
+
+DecodedBarrier decode_barrier_desc(const fmt::BarrierDesc& desc) {
+  if (desc.opcode() != fmt::Opcode::kBarrier) {
+    throw std::invalid_argument("descriptor opcode " +
+                                std::to_string(static_cast<unsigned>(desc.opcode())) +
+                                " is not BARRIER (BAD_OPCODE)");
+  }
+  if (desc.version() != fmt::kDescVersion) {
+    throw std::invalid_argument("descriptor version " + std::to_string(desc.version()) +
+                                " differs from " + std::to_string(fmt::kDescVersion) +
+                                " (BAD_VERSION)");
+  }
+  if (desc.num_rounds() > fmt::kMaxRounds) {
+    throw std::invalid_argument("descriptor num_rounds " + std::to_string(desc.num_rounds()) +
+                                " exceeds " + std::to_string(fmt::kMaxRounds) + " (BAD_ROUNDS)");
+  }
+  if (desc.fanout_k() == 0 || desc.fanout_k() > fmt::kKMax) {
+    throw std::invalid_argument("descriptor fanout_k " + std::to_string(desc.fanout_k()) +
+                                " is out of range 1.." + std::to_string(fmt::kKMax) +
+                                " (BAD_FANOUT)");
+  }
+  DecodedBarrier d;
+  d.ctx = desc.ctx();
+  d.epoch = desc.epoch();
+  d.fanout = desc.fanout_k();
+  d.completion.write = desc.flag_cmpl_write();
+  d.completion.cq_entry = desc.flag_cq_entry();
+  d.completion.irq = desc.flag_irq();
+  d.completion.addr = desc.cmpl_addr();
+  d.completion.value = desc.cmpl_value();
+  if (d.completion.write && (d.completion.addr == 0 || d.completion.addr % 8 != 0)) {
+    throw std::invalid_argument("descriptor cmpl_addr " + std::to_string(d.completion.addr) +
+                                " must be non-zero and 8-byte aligned (BAD_ADDR)");
+  }
+  if (!d.completion.write) {
+    d.completion.addr = 0;
+    d.completion.value = 0;
+  }
+  for (std::size_t r = 0; r < desc.num_rounds(); ++r) {
+    BarrierRoundLids lr;
+    const auto take = [r](std::uint16_t lid, std::vector<std::uint16_t>& list, std::size_t slot,
+                          const char* what) {
+      if (lid == fmt::kLidNone) {
+        return;
+      }
+      if (lid >= fmt::kMlidBase) {
+        throw std::invalid_argument("descriptor round " + std::to_string(r) + " " + what +
+                                    " slot " + std::to_string(slot) + " holds multicast LID " +
+                                    hex16(lid) + " (BAD_LID)");
+      }
+      if (std::find(list.begin(), list.end(), lid) != list.end()) {
+        throw std::invalid_argument("descriptor round " + std::to_string(r) + " lists " + what +
+                                    " LID " + hex16(lid) + " twice (BAD_LID)");
+      }
+      list.push_back(lid);
+    };
+    for (std::size_t i = 0; i < d.fanout; ++i) {
+      take(desc.round_dst_lid(r, i), lr.dst, i, "dst");
+      take(desc.round_src_lid(r, i), lr.src, i, "src");
+    }
+    d.rounds.push_back(std::move(lr));
+  }
+  return d;
+}
+
+std::array<std::uint32_t, kBarrierDescWords> desc_words(const fmt::BarrierDesc& desc) {
+  std::array<std::uint32_t, kBarrierDescWords> words{};
+  const auto& b = desc.bytes();
+  for (std::size_t w = 0; w < words.size(); ++w) {
+    words[w] = static_cast<std::uint32_t>(b[4 * w]) |
+               (static_cast<std::uint32_t>(b[4 * w + 1]) << 8) |
+               (static_cast<std::uint32_t>(b[4 * w + 2]) << 16) |
+               (static_cast<std::uint32_t>(b[4 * w + 3]) << 24);
+  }
+  return words;
+}
+
+}  // namespace syncfab::driver
