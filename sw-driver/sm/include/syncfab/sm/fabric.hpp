@@ -1,0 +1,116 @@
+#pragma once
+// The fabric graph: switches (port 0 = management port, data ports 1..N as in
+// IB), end nodes (HCAs with one or more ports) and symmetric links. Nodes and
+// switches are integer ids into flat arrays (one slot per port, CSR offsets),
+// so a 45,000-node fabric is a few MB and walks stay cache friendly.
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace syncfab::sm {
+
+using NodeId = std::uint32_t;
+using SwitchIdx = std::uint32_t;  // 0..switch_count()-1, dense
+using PortNum = std::uint8_t;     // 1..254 data ports; 0 = switch management port
+using Lid = std::uint16_t;
+
+inline constexpr NodeId kNoNode = 0xFFFFFFFFu;
+inline constexpr SwitchIdx kNoSwitch = 0xFFFFFFFFu;
+inline constexpr Lid kFirstUnicastLid = 0x0001;
+inline constexpr Lid kLastUnicastLid = 0xBFFF;
+inline constexpr Lid kFirstMulticastLid = 0xC000;
+inline constexpr Lid kLastMulticastLid = 0xFFFE;  // 0xFFFF is the permissive LID
+inline constexpr int kMaxPorts = 254;
+
+enum class NodeType : std::uint8_t { kSwitch, kHca };
+
+struct PortPeer {
+  NodeId node = kNoNode;
+  PortNum port = 0;
+  [[nodiscard]] bool connected() const { return node != kNoNode; }
+  friend bool operator==(const PortPeer&, const PortPeer&) = default;
+};
+
+// Where a unicast LID lives.
+struct LidOwner {
+  NodeId node = kNoNode;
+  PortNum port = 0;
+};
+
+class Fabric {
+ public:
+  // guid 0 picks the next free one in ibsim's style (switches from 0x200000,
+  // HCAs from 0x100000 reserving one GUID per port). Names must be unique.
+  NodeId add_node(NodeType type, std::string name, int num_ports, std::uint64_t guid = 0);
+  // Links are symmetric: both ends are set. Throws FabricError if a port is out
+  // of range or already used, or a port is 0.
+  void connect(NodeId a, PortNum pa, NodeId b, PortNum pb);
+  // Gives every switch one LID (its port 0) and every connected HCA port one,
+  // in node order from 1. Keeps LIDs already set with set_lid().
+  void assign_lids();
+  // Sets a LID read from a file; throws FabricError if taken or out of range.
+  void set_lid(NodeId node, PortNum port, Lid lid);
+  // Throws FabricError naming a node that the first switch cannot reach.
+  void ensure_connected() const;
+
+  std::size_t node_count() const { return type_.size(); }
+  std::size_t switch_count() const { return switches_.size(); }
+  std::size_t hca_count() const { return hcas_.size(); }
+  NodeType type(NodeId n) const { return type_[n]; }
+  bool is_switch(NodeId n) const { return type_[n] == NodeType::kSwitch; }
+  const std::string& name(NodeId n) const { return name_[n]; }
+  std::uint64_t guid(NodeId n) const { return guid_[n]; }
+  // Switch ports share the node GUID; HCA port p has node GUID + p (ibsim).
+  std::uint64_t port_guid(NodeId n, PortNum p) const {
+    return is_switch(n) ? guid_[n] : guid_[n] + p;
+  }
+  int num_ports(NodeId n) const {
+    return static_cast<int>(port_offset_[n + 1] - port_offset_[n]) - 1;
+  }
+  PortPeer peer(NodeId n, PortNum p) const { return peer_[port_offset_[n] + p]; }
+  // A dense index over every (node, port) slot, for per-port arrays.
+  std::size_t port_slot(NodeId n, PortNum p) const { return port_offset_[n] + p; }
+  std::size_t port_slot_count() const { return peer_.size(); }
+  std::optional<NodeId> find(std::string_view name) const;
+
+  // Switches and HCAs in creation order (generators create end nodes in rank
+  // order: consecutive end nodes sit on neighbouring switches).
+  std::span<const NodeId> switches() const { return switches_; }
+  std::span<const NodeId> hcas() const { return hcas_; }
+  NodeId switch_node(SwitchIdx s) const { return switches_[s]; }
+  SwitchIdx switch_index(NodeId n) const { return switch_idx_[n]; }
+
+  // LID of a switch (port ignored: port 0's LID) or of an HCA port; 0 = none.
+  Lid lid(NodeId n, PortNum p = 0) const { return lid_[port_offset_[n] + (is_switch(n) ? 0 : p)]; }
+  Lid max_lid() const { return static_cast<Lid>(lid_owner_.size() - 1); }
+  LidOwner lid_owner(Lid lid) const {
+    return lid < lid_owner_.size() ? lid_owner_[lid] : LidOwner{};
+  }
+  // The switch an end node hangs off (its first connected port's peer) or the
+  // switch itself; kNoSwitch for an HCA without a switch neighbour.
+  SwitchIdx attach_switch(NodeId n) const;
+  // The port the node uses to reach attach_switch() (HCAs), 0 for a switch.
+  PortNum attach_port(NodeId n) const;
+
+ private:
+  std::vector<NodeType> type_;
+  std::vector<std::string> name_;
+  std::vector<std::uint64_t> guid_;
+  std::vector<std::uint32_t> port_offset_{0};  // node n's slots: [off[n], off[n+1])
+  std::vector<PortPeer> peer_;
+  std::vector<Lid> lid_;
+  std::vector<LidOwner> lid_owner_{LidOwner{}};  // index = LID; 0 unused
+  std::vector<NodeId> switches_;
+  std::vector<NodeId> hcas_;
+  std::vector<SwitchIdx> switch_idx_;
+  std::unordered_map<std::string, NodeId> by_name_;
+  std::unordered_map<std::uint64_t, NodeId> by_guid_;
+  std::uint64_t next_switch_guid_ = 0x200000;
+  std::uint64_t next_hca_guid_ = 0x100000;
+};
+
+}  // namespace syncfab::sm

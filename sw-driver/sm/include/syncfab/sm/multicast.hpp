@@ -1,0 +1,115 @@
+#pragma once
+// Multicast trees (DESIGN.md section 5b): one tree per group, stored as the
+// MFT entries it programs (switch, out port). Trees are bidirectional: a
+// switch-to-switch tree link has an entry at both ends, a member end node an
+// entry at its switch. EFI of a directed link out of a switch = the number of
+// groups whose MFT forwards on that port.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "syncfab/sm/fabric.hpp"
+#include "syncfab/sm/groups.hpp"
+#include "syncfab/sm/minhop.hpp"
+
+namespace syncfab::sm {
+
+struct MftEntry {
+  SwitchIdx sw = kNoSwitch;
+  PortNum port = 0;
+  friend bool operator==(const MftEntry&, const MftEntry&) = default;
+  friend bool operator<(const MftEntry& a, const MftEntry& b) {
+    return a.sw != b.sw ? a.sw < b.sw : a.port < b.port;
+  }
+};
+
+struct McTree {
+  Lid mlid = 0;
+  SwitchIdx root = kNoSwitch;
+  int height = 0;                 // hops from the root to the farthest member switch
+  std::vector<MftEntry> entries;  // sorted, unique
+};
+
+// Load seen by the balancing engines, and the EFI of every routing run.
+class McLoad {
+ public:
+  explicit McLoad(const Fabric& fabric);
+  void add(const McTree& tree);
+  // Trees that pass through switch s (root rotation picks the least loaded).
+  [[nodiscard]] std::uint32_t switch_trees(SwitchIdx s) const { return switch_trees_[s]; }
+  // Groups forwarding out of port p of switch s.
+  [[nodiscard]] std::uint32_t efi(SwitchIdx s, PortNum p) const {
+    return efi_[fabric_.port_slot(fabric_.switch_node(s), p)];
+  }
+
+  struct Stats {
+    std::uint32_t max_switch_links = 0;  // switch-to-switch directed links
+    double mean_switch_links = 0;        // over used ones
+    std::uint32_t max_all_links = 0;     // plus switch-to-node links
+    double mean_all_links = 0;
+    std::size_t used_switch_links = 0;
+    std::size_t used_all_links = 0;
+  };
+  [[nodiscard]] Stats stats() const;
+  // histogram[k] = directed links (switch-to-switch and switch-to-node) with EFI k, k >= 1.
+  [[nodiscard]] std::vector<std::size_t> histogram() const;
+
+ private:
+  const Fabric& fabric_;
+  std::vector<std::uint32_t> switch_trees_;
+  std::vector<std::uint32_t> efi_;  // by Fabric::port_slot
+};
+
+// Minimal tree height for the member switches: min over all switches of the
+// max hop distance to them; also the switches reaching it (in index order).
+struct RootChoice {
+  int height = 0;
+  std::vector<SwitchIdx> candidates;
+};
+RootChoice minimal_height_roots(const MinHop& mh, std::span<const SwitchIdx> member_switches);
+
+// The distinct switches the group's members sit on or hang off, sorted.
+std::vector<SwitchIdx> member_switches(const Fabric& fabric, const Group& group);
+
+// MINIHOP-MC (OpenSM): root = first switch of minimal height (rotate_root:
+// the least loaded of them, MINIHOP-MC-new); then top down, each member
+// switch is reached over the lowest-numbered min-hop port. Switches are
+// claimed level by level, the first parent wins, so the result is a tree
+// even where two branches would meet.
+McTree route_minihop_mc(const MinHop& mh, const Group& group, const McLoad& load, bool rotate_root);
+
+// FULB-MC: root rotation (least loaded among the minimal-height roots), then
+// bottom up: from each member switch walk a shortest path to the root, at
+// each hop over the least-loaded min-hop port (lowest port on a tie), and
+// stop on reaching a switch already in the tree (its path is reused, so no
+// loop). Worst case O(|E| + |N|) after root selection.
+McTree route_fulb_mc(const MinHop& mh, const Group& group, const McLoad& load);
+
+// Dragonfly global links, by port slot (Fabric::port_slot): a switch link is
+// global when its two ends have no switch neighbour in common. In a dragonfly
+// (a >= 3, one global link per group pair) that is exactly the inter-group
+// links: a local link lies in its group's clique, a global one in no
+// triangle. Works on net files too, where the generator's port plan is lost.
+std::vector<char> dragonfly_global_links(const Fabric& fabric);
+
+// FULB-MC with the paper's dragonfly rule: among the min-hop ports, first
+// those whose shortest path to the root uses the fewest global links (so a
+// path with two global links is never taken when one with a single global
+// link exists), then the least loaded.
+McTree route_fulb_mc_dragonfly(const MinHop& mh, const Group& group, const McLoad& load,
+                               const std::vector<char>& global_links);
+
+// SSSP-MC: Dijkstra from the root over all switches, link weight = a base
+// that exceeds any sum of loads (shortest paths always win) + the groups
+// already forwarding on the link; the tree is the union of the predecessor
+// paths of the member switches. rotate_root: SSSP-MC-new.
+McTree route_sssp_mc(const MinHop& mh, const Group& group, const McLoad& load, bool rotate_root);
+
+// Checks a tree against DESIGN.md 5b: every entry on a connected port, switch
+// links present at both ends, only members' end nodes served, no loop, every
+// member reached, root in the tree, height = the minimal height. Returns an
+// empty string when all hold, else what is wrong.
+std::string check_tree(const MinHop& mh, const Group& group, const McTree& tree);
+
+}  // namespace syncfab::sm

@@ -1,0 +1,196 @@
+#include "syncfab/sm/fabric.hpp"
+
+#include <algorithm>
+
+#include "syncfab/sm/errors.hpp"
+
+namespace syncfab::sm {
+
+namespace {
+std::string port_text(const Fabric& f, NodeId n, int p) {
+  return "\"" + f.name(n) + "\" port " + std::to_string(p);
+}
+}  // namespace
+
+NodeId Fabric::add_node(NodeType type, std::string name, int num_ports, std::uint64_t guid) {
+  if (num_ports < 1 || num_ports > kMaxPorts) {
+    throw FabricError("node \"" + name + "\": " + std::to_string(num_ports) +
+                      " ports (must be 1.." + std::to_string(kMaxPorts) + ")");
+  }
+  if (name.empty()) {
+    throw FabricError("node with an empty name");
+  }
+  if (by_name_.count(name) != 0) {
+    throw FabricError("duplicate node name \"" + name + "\"");
+  }
+  const bool sw = type == NodeType::kSwitch;
+  if (guid == 0) {
+    std::uint64_t& next = sw ? next_switch_guid_ : next_hca_guid_;
+    while (by_guid_.count(next) != 0) {
+      ++next;
+    }
+    guid = next;
+  }
+  if (by_guid_.count(guid) != 0) {
+    throw FabricError("node \"" + name + "\": GUID already used by \"" + name_[by_guid_[guid]] +
+                      "\"");
+  }
+  // Keep the automatic sequence clear of explicit GUIDs and of HCA port GUIDs.
+  if (sw) {
+    next_switch_guid_ = std::max(next_switch_guid_, guid + 1);
+  } else {
+    next_hca_guid_ = std::max(next_hca_guid_, guid + static_cast<std::uint64_t>(num_ports) + 1);
+  }
+  const auto id = static_cast<NodeId>(type_.size());
+  type_.push_back(type);
+  by_name_.emplace(name, id);
+  by_guid_.emplace(guid, id);
+  name_.push_back(std::move(name));
+  guid_.push_back(guid);
+  port_offset_.push_back(port_offset_.back() + static_cast<std::uint32_t>(num_ports) + 1);
+  peer_.resize(port_offset_.back());
+  lid_.resize(port_offset_.back(), 0);
+  if (sw) {
+    switch_idx_.push_back(static_cast<SwitchIdx>(switches_.size()));
+    switches_.push_back(id);
+  } else {
+    switch_idx_.push_back(kNoSwitch);
+    hcas_.push_back(id);
+  }
+  return id;
+}
+
+void Fabric::connect(NodeId a, PortNum pa, NodeId b, PortNum pb) {
+  auto check = [&](NodeId n, PortNum p) {
+    if (n >= node_count()) {
+      throw FabricError("connect: no node " + std::to_string(n));
+    }
+    if (p == 0 || p > num_ports(n)) {
+      throw FabricError("connect: " + port_text(*this, n, p) + " out of range 1.." +
+                        std::to_string(num_ports(n)));
+    }
+    if (peer(n, p).connected()) {
+      const PortPeer o = peer(n, p);
+      throw FabricError("connect: " + port_text(*this, n, p) + " already linked to " +
+                        port_text(*this, o.node, o.port));
+    }
+  };
+  check(a, pa);
+  check(b, pb);
+  if (a == b && pa == pb) {
+    throw FabricError("connect: " + port_text(*this, a, pa) + " to itself");
+  }
+  peer_[port_offset_[a] + pa] = PortPeer{b, pb};
+  peer_[port_offset_[b] + pb] = PortPeer{a, pa};
+}
+
+void Fabric::set_lid(NodeId node, PortNum port, Lid lid) {
+  if (lid < kFirstUnicastLid || lid > kLastUnicastLid) {
+    throw FabricError("LID " + std::to_string(lid) + " of " + port_text(*this, node, port) +
+                      " is not a unicast LID (1..0xBFFF)");
+  }
+  const PortNum slot = is_switch(node) ? 0 : port;
+  if (lid_owner_.size() <= lid) {
+    lid_owner_.resize(lid + 1u);
+  }
+  const LidOwner o = lid_owner_[lid];
+  if (o.node != kNoNode && !(o.node == node && o.port == slot)) {
+    throw FabricError("LID " + std::to_string(lid) + " of " + port_text(*this, node, port) +
+                      " already belongs to " + port_text(*this, o.node, o.port));
+  }
+  lid_[port_offset_[node] + slot] = lid;
+  lid_owner_[lid] = LidOwner{node, slot};
+}
+
+void Fabric::assign_lids() {
+  Lid next = kFirstUnicastLid;
+  auto take = [&](NodeId n, PortNum p) {
+    if (lid(n, p) != 0) {
+      return;
+    }
+    while (next < lid_owner_.size() && lid_owner_[next].node != kNoNode) {
+      ++next;
+    }
+    if (next > kLastUnicastLid) {
+      throw FabricError("unicast LID space (1..0xBFFF) exhausted at " + port_text(*this, n, p));
+    }
+    set_lid(n, p, next);
+  };
+  for (NodeId n = 0; n < node_count(); ++n) {
+    if (is_switch(n)) {
+      take(n, 0);
+    } else {
+      for (int p = 1; p <= num_ports(n); ++p) {
+        if (peer(n, static_cast<PortNum>(p)).connected()) {
+          take(n, static_cast<PortNum>(p));
+        }
+      }
+    }
+  }
+}
+
+std::optional<NodeId> Fabric::find(std::string_view name) const {
+  auto it = by_name_.find(std::string(name));
+  if (it == by_name_.end()) {
+    return std::nullopt;
+  }
+  return it->second;
+}
+
+SwitchIdx Fabric::attach_switch(NodeId n) const {
+  if (is_switch(n)) {
+    return switch_idx_[n];
+  }
+  const PortNum p = attach_port(n);
+  return p == 0 ? kNoSwitch : switch_idx_[peer(n, p).node];
+}
+
+PortNum Fabric::attach_port(NodeId n) const {
+  if (is_switch(n)) {
+    return 0;
+  }
+  for (int p = 1; p <= num_ports(n); ++p) {
+    const PortPeer o = peer(n, static_cast<PortNum>(p));
+    if (o.connected() && is_switch(o.node)) {
+      return static_cast<PortNum>(p);
+    }
+  }
+  return 0;
+}
+
+void Fabric::ensure_connected() const {
+  if (node_count() == 0) {
+    throw FabricError("empty fabric");
+  }
+  std::vector<char> seen(node_count(), 0);
+  const NodeId start = switches_.empty() ? 0 : switches_[0];
+  std::vector<NodeId> stack{start};
+  seen[start] = 1;
+  std::size_t reached = 1;
+  while (!stack.empty()) {
+    const NodeId n = stack.back();
+    stack.pop_back();
+    // HCAs do not forward, but a link still joins their switch to them; a
+    // fabric is connected when every node is reachable over switches.
+    if (!is_switch(n) && n != start) {
+      continue;
+    }
+    for (int p = 1; p <= num_ports(n); ++p) {
+      const PortPeer o = peer(n, static_cast<PortNum>(p));
+      if (o.connected() && !seen[o.node]) {
+        seen[o.node] = 1;
+        ++reached;
+        stack.push_back(o.node);
+      }
+    }
+  }
+  if (reached != node_count()) {
+    const auto it = std::find(seen.begin(), seen.end(), 0);
+    const auto lost = static_cast<NodeId>(it - seen.begin());
+    throw FabricError("disconnected fabric: \"" + name(lost) + "\" cannot be reached from \"" +
+                      name(start) + "\" (" + std::to_string(node_count() - reached) + " of " +
+                      std::to_string(node_count()) + " nodes unreachable)");
+  }
+}
+
+}  // namespace syncfab::sm

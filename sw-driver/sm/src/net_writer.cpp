@@ -1,0 +1,75 @@
+#include <cinttypes>
+#include <cstdio>
+#include <fstream>
+#include <ostream>
+
+#include "syncfab/sm/errors.hpp"
+#include "syncfab/sm/net_format.hpp"
+
+namespace syncfab::sm {
+
+namespace {
+
+std::string hex(std::uint64_t v, bool pad) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, pad ? "%016" PRIx64 : "%" PRIx64, v);
+  return buf;
+}
+
+std::string node_id(const Fabric& f, NodeId n) {
+  return (f.is_switch(n) ? "S-" : "H-") + hex(f.guid(n), true);
+}
+
+}  // namespace
+
+void write_net(std::ostream& out, const Fabric& f) {
+  out << "#\n# Topology file: written by syncfab (ibnetdiscover layout)\n#\n# " << f.switch_count()
+      << " switches, " << f.hca_count() << " end nodes\n";
+  for (NodeId n = 0; n < f.node_count(); ++n) {
+    const std::string g = hex(f.guid(n), false);
+    out << "\nvendid=0x0\ndevid=0x0\nsysimgguid=0x" << g << "\n";
+    if (f.is_switch(n)) {
+      out << "switchguid=0x" << g << "(" << g << ")\n";
+      out << "Switch\t" << f.num_ports(n) << " \"" << node_id(f, n) << "\"\t\t# \"" << f.name(n)
+          << "\" base port 0 lid " << f.lid(n) << " lmc 0\n";
+    } else {
+      out << "caguid=0x" << g << "\n";
+      out << "Ca\t" << f.num_ports(n) << " \"" << node_id(f, n) << "\"\t\t# \"" << f.name(n)
+          << "\"\n";
+    }
+    for (int pi = 1; pi <= f.num_ports(n); ++pi) {
+      const auto p = static_cast<PortNum>(pi);
+      const PortPeer o = f.peer(n, p);
+      if (!o.connected()) {
+        continue;
+      }
+      out << "[" << pi << "]";
+      if (!f.is_switch(n)) {
+        out << "(" << hex(f.port_guid(n, p), false) << ")";
+      }
+      out << "\t\"" << node_id(f, o.node) << "\"[" << static_cast<int>(o.port) << "]";
+      if (!f.is_switch(o.node)) {
+        out << "(" << hex(f.port_guid(o.node, o.port), false) << ")";
+      }
+      out << "\t\t# ";
+      if (!f.is_switch(n)) {
+        out << "lid " << f.lid(n, p) << " lmc 0 ";
+      }
+      out << "\"" << f.name(o.node) << "\" lid " << f.lid(o.node, o.port) << " 4xQDR\n";
+    }
+  }
+}
+
+void write_net_file(const std::string& path, const Fabric& f) {
+  std::ofstream out(path);
+  if (!out) {
+    throw FabricError("cannot write net file \"" + path + "\"");
+  }
+  write_net(out, f);
+  out.flush();
+  if (!out) {
+    throw FabricError("error writing net file \"" + path + "\"");
+  }
+}
+
+}  // namespace syncfab::sm

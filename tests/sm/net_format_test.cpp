@@ -1,0 +1,240 @@
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "syncfab/sm/errors.hpp"
+#include "syncfab/sm/generators.hpp"
+#include "syncfab/sm/net_format.hpp"
+
+namespace syncfab::sm {
+namespace {
+
+Fabric parse(const std::string& text) {
+  std::istringstream in(text);
+  return read_net(in, "t.net");
+}
+
+// The error for a malformed file: its message and line.
+std::pair<std::string, std::size_t> error_of(const std::string& text) {
+  try {
+    parse(text);
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.file(), "t.net");
+    EXPECT_EQ(std::string(e.what()).rfind("t.net:" + std::to_string(e.line()) + ": ", 0), 0u)
+        << e.what();
+    return {e.what(), e.line()};
+  }
+  return {"no error", 0};
+}
+
+void expect_same(const Fabric& a, const Fabric& b) {
+  ASSERT_EQ(a.node_count(), b.node_count());
+  for (NodeId n = 0; n < a.node_count(); ++n) {
+    ASSERT_EQ(a.name(n), b.name(n));
+    EXPECT_EQ(a.type(n), b.type(n));
+    EXPECT_EQ(a.guid(n), b.guid(n)) << a.name(n);
+    ASSERT_EQ(a.num_ports(n), b.num_ports(n)) << a.name(n);
+    for (int p = 0; p <= a.num_ports(n); ++p) {
+      const auto pp = static_cast<PortNum>(p);
+      EXPECT_EQ(a.peer(n, pp), b.peer(n, pp)) << a.name(n) << " port " << p;
+      EXPECT_EQ(a.lid(n, pp), b.lid(n, pp)) << a.name(n) << " port " << p;
+    }
+  }
+}
+
+// ibsim's own example (net-examples/net), as ibsim ships it.
+const char* kIbsimExample = R"(# Net configuration file example
+Switch	8 "Switch1"
+[1]	"Hca1"[1]
+[2]	"Hca2"[2]
+[3]	"Switch2"[3]
+[4]	"Switch2"[4]
+
+Switch 8 "Switch2"
+[3]	"Switch1"[3]
+[4]	"Switch1"[4]
+
+Hca	2 "Hca1"
+[1]	"Switch1"[1]
+
+Hca	2 "Hca2"
+[2]	"Switch1"[2]
+)";
+
+TEST(NetFormat, ReadsIbsimExample) {
+  const Fabric f = parse(kIbsimExample);
+  ASSERT_EQ(f.node_count(), 4u);
+  EXPECT_EQ(f.switch_count(), 2u);
+  const NodeId s1 = *f.find("Switch1"), s2 = *f.find("Switch2"), h2 = *f.find("Hca2");
+  EXPECT_EQ(f.peer(s1, 4), (PortPeer{s2, 4}));
+  EXPECT_EQ(f.peer(h2, 2), (PortPeer{s1, 2}));
+  EXPECT_FALSE(f.peer(h2, 1).connected());
+  // ibsim's GUID sequence: switches from 0x200000, CAs from 0x100000 + ports + 1.
+  EXPECT_EQ(f.guid(s2), 0x200001u);
+  EXPECT_EQ(f.guid(h2), 0x100003u);
+  EXPECT_EQ(f.port_guid(h2, 2), 0x100005u);
+}
+
+// What ibnetdiscover prints for that fabric under ibsim.
+const char* kIbnetdiscoverDump = R"(#
+# Topology file: generated on Sat Jun 20 14:51:33 2026
+#
+# Initiated from node 0000000000200000 port 0000000000200000
+
+vendid=0x0
+devid=0x0
+sysimgguid=0x200001
+switchguid=0x200001(200001)
+Switch  8 "S-0000000000200001"          # "Switch2" base port 0 lid 3 lmc 0
+[3]     "S-0000000000200000"[3]         # "Switch1" lid 1 4xSDR
+[4]     "S-0000000000200000"[4]         # "Switch1" lid 1 4xSDR
+
+vendid=0x0
+devid=0x0
+sysimgguid=0x200000
+switchguid=0x200000(200000)
+Switch  8 "S-0000000000200000"          # "Switch1" base port 0 lid 1 lmc 0
+[1]     "H-0000000000100000"[1](100001)                 # "Hca1" lid 2 4xSDR
+[2]     "H-0000000000100003"[2](100005)                 # "Hca2" lid 4 4xSDR
+[3]     "S-0000000000200001"[3]         # "Switch2" lid 3 4xSDR
+[4]     "S-0000000000200001"[4]         # "Switch2" lid 3 4xSDR
+
+vendid=0x0
+devid=0x0
+sysimgguid=0x100003
+caguid=0x100003
+Ca      2 "H-0000000000100003"          # "Hca2"
+[2](100005)     "S-0000000000200000"[2]         # lid 4 lmc 0 "Switch1" lid 1 4xSDR
+
+vendid=0x0
+devid=0x0
+sysimgguid=0x100000
+caguid=0x100000
+Ca      2 "H-0000000000100000"          # "Hca1"
+[1](100001)     "S-0000000000200000"[1]         # lid 2 lmc 0 "Switch1" lid 1 4xSDR
+)";
+
+TEST(NetFormat, ReadsIbnetdiscoverOutputWithNamesGuidsAndLids) {
+  const Fabric f = parse(kIbnetdiscoverDump);
+  const NodeId s1 = *f.find("Switch1"), s2 = *f.find("Switch2");
+  const NodeId h1 = *f.find("Hca1"), h2 = *f.find("Hca2");
+  EXPECT_EQ(f.guid(s1), 0x200000u);
+  EXPECT_EQ(f.guid(s2), 0x200001u);
+  EXPECT_EQ(f.guid(h2), 0x100003u);
+  EXPECT_EQ(f.lid(s1), 1);
+  EXPECT_EQ(f.lid(s2), 3);
+  EXPECT_EQ(f.lid(h1, 1), 2);
+  EXPECT_EQ(f.lid(h2, 2), 4);
+  EXPECT_EQ(f.peer(s1, 2), (PortPeer{h2, 2}));
+  EXPECT_EQ(f.peer(s2, 3), (PortPeer{s1, 3}));
+}
+
+TEST(NetFormat, RoundTripKeepsEverything) {
+  for (const char* spec :
+       {"torus:x=3,y=3,z=2,nodes=2", "dragonfly:a=3,p=2,h=1", "fattree:ports=4,levels=3",
+        "pruned:pods=2,leaves=2,nodes=2,l2=2,tops=1,paths=2"}) {
+    const Fabric f = make_fabric(spec);
+    std::ostringstream out;
+    write_net(out, f);
+    const Fabric g = parse(out.str());
+    expect_same(f, g);
+    std::ostringstream again;
+    write_net(again, g);
+    EXPECT_EQ(out.str(), again.str()) << spec;
+  }
+  // A hand-made fabric with a multi-port HCA, an unconnected port and LIDs
+  // that are not in node order.
+  Fabric f;
+  const NodeId s = f.add_node(NodeType::kSwitch, "core switch", 6, 0xabc);
+  const NodeId h = f.add_node(NodeType::kHca, "host-a HCA-1", 2, 0x5000);
+  f.connect(s, 6, h, 2);
+  f.connect(s, 2, h, 1);
+  f.set_lid(h, 2, 7);
+  f.assign_lids();
+  std::ostringstream out;
+  write_net(out, f);
+  expect_same(f, parse(out.str()));
+  EXPECT_NE(out.str().find("switchguid=0xabc(abc)"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("caguid=0x5000\n"), std::string::npos);
+  EXPECT_NE(out.str().find("[2](5002)\t\"S-0000000000000abc\"[6]"), std::string::npos);
+}
+
+TEST(NetFormat, RejectsUnknownNode) {
+  const auto [msg, line] = error_of("Switch 4 \"a\"\n[1] \"b\"[1]\n");
+  EXPECT_EQ(line, 2u);
+  EXPECT_NE(msg.find("unknown node \"b\""), std::string::npos) << msg;
+}
+
+TEST(NetFormat, RejectsPortOutOfRange) {
+  {
+    const auto [msg, line] =
+        error_of("Switch 4 \"a\"\n[1] \"h\"[1]\n[5] \"h\"[2]\n\nHca 2 \"h\"\n");
+    EXPECT_EQ(line, 3u);
+    EXPECT_NE(msg.find("port 5 out of range"), std::string::npos) << msg;
+  }
+  {
+    const auto [msg, line] =
+        error_of("Switch 4 \"a\"\n[1] \"h\"[3]\n\nHca 2 \"h\"\n[2] \"a\"[1]\n");
+    EXPECT_EQ(line, 2u);
+    EXPECT_NE(msg.find("peer port 3 out of range"), std::string::npos) << msg;
+  }
+  {
+    const auto [msg, line] = error_of("Switch 4 \"a\"\n[0] \"h\"[1]\n");
+    EXPECT_EQ(line, 2u);
+    EXPECT_NE(msg.find("port 0 out of range"), std::string::npos) << msg;
+  }
+}
+
+TEST(NetFormat, RejectsAsymmetricLinks) {
+  {  // the peer names a different port
+    const auto [msg, line] =
+        error_of("Switch 4 \"a\"\n[1] \"b\"[2]\n\nSwitch 4 \"b\"\n[2] \"a\"[3]\n");
+    EXPECT_EQ(line, 2u);
+    EXPECT_NE(msg.find("asymmetric link"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("(line 5)"), std::string::npos) << msg;
+  }
+  {  // the peer does not list the link at all
+    const auto [msg, line] = error_of("Switch 4 \"a\"\n[1] \"b\"[2]\n\nSwitch 4 \"b\"\n");
+    EXPECT_EQ(line, 2u);
+    EXPECT_NE(msg.find("lists nothing on port 2"), std::string::npos) << msg;
+  }
+}
+
+TEST(NetFormat, RejectsDuplicates) {
+  {
+    const auto [msg, line] = error_of("Switch 4 \"a\"\n\nSwitch 4 \"a\"\n");
+    EXPECT_EQ(line, 3u);
+    EXPECT_NE(msg.find("duplicate node id \"a\" (first at line 1)"), std::string::npos) << msg;
+  }
+  {
+    const auto [msg, line] = error_of(
+        "Switch 4 \"S-1\" # \"leaf\"\n\nSwitch 4 \"S-2\" # \"leaf\" base port 0 lid 2 lmc 0\n");
+    EXPECT_EQ(line, 3u);
+    EXPECT_NE(msg.find("duplicate node name \"leaf\""), std::string::npos) << msg;
+  }
+  {
+    const auto [msg, line] = error_of("Switch 4 \"a\"\n[1] \"b\"[1]\n[1] \"b\"[2]\n");
+    EXPECT_EQ(line, 3u);
+    EXPECT_NE(msg.find("listed twice"), std::string::npos) << msg;
+  }
+  {  // two nodes claiming one LID
+    const auto [msg, line] = error_of(
+        "Switch 4 \"S-1\" # \"x\" base port 0 lid 5 lmc 0\n\n"
+        "Switch 4 \"S-2\" # \"y\" base port 0 lid 5 lmc 0\n");
+    EXPECT_EQ(line, 3u);
+    EXPECT_NE(msg.find("LID 5"), std::string::npos) << msg;
+  }
+}
+
+TEST(NetFormat, RejectsGarbage) {
+  EXPECT_EQ(error_of("Switch x \"a\"\n").second, 1u);
+  EXPECT_EQ(error_of("Switch 4 a\n").second, 1u);
+  EXPECT_EQ(error_of("\n\n[1] \"a\"[1]\n").second, 3u);
+  EXPECT_NE(error_of("Rt 2 \"r\"\n").first.find("router"), std::string::npos);
+  EXPECT_NE(error_of("include \"x\"\n").first.find("not supported"), std::string::npos);
+  EXPECT_NE(error_of("hello\n").first.find("unrecognised line"), std::string::npos);
+  EXPECT_THROW(read_net_file("/nonexistent/fabric.net"), InputError);
+}
+
+}  // namespace
+}  // namespace syncfab::sm
