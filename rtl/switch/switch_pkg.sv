@@ -1,0 +1,15 @@
+// Types shared by the switch pipeline blocks (rtl/switch/).
+
+package switch_pkg;
+
+  // ECN field of a packet (RFC 3168 codepoints, as the white paper's WRED/ECN
+  // section uses them). Not-ECT packets cannot be marked, so WRED drops them
+  // instead; CE is the mark itself and is never cleared.
+  typedef enum logic [1:0] {
+    EcnNotEct = 2'b00,
+    EcnEct1   = 2'b01,
+    EcnEct0   = 2'b10,
+    EcnCe     = 2'b11
+  } ecn_e;
+
+endpackage
