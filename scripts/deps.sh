@@ -2,6 +2,7 @@
 # Installs what scripts/toolchain.txt lists and is missing. Idempotent: a
 # second run with everything present only checks versions and returns.
 set -euo pipefail
+trap 'echo "deps: failed at scripts/deps.sh:$LINENO: $BASH_COMMAND" >&2' ERR
 root=$(cd "$(dirname "$0")/.." && pwd)
 list="$root/scripts/toolchain.txt"
 venv="$root/.venv"
@@ -14,7 +15,7 @@ mapfile -t pip_rows < <(awk '$1=="pip"{print $2"=="$3}' "$list")
 # Upstream version of an installed Debian package ("1:14.0-55.7" -> "14.0-55.7"
 # with the epoch gone); empty when absent.
 installed_version() {
-  dpkg-query -W -f='${db:Status-Abbrev} ${Version}\n' "$1" 2>/dev/null |
+  { dpkg-query -W -f='${db:Status-Abbrev} ${Version}\n' "$1" 2>/dev/null || true; } |
     awk '$1=="ii"{v=$2; sub(/^[0-9]+:/,"",v); print v}'
 }
 
