@@ -1,0 +1,327 @@
+// Opening and closing the NIC, and the barrier contexts on it.
+#include "nic_core.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "syncfab/driver/errors.hpp"
+#include "syncfab/driver/identity.hpp"
+
+namespace syncfab::driver::detail {
+
+namespace {
+
+constexpr std::uint32_t kAllCauses = nic::INTR_STATUS_DONE.mask | nic::INTR_STATUS_ERROR.mask |
+                                     nic::INTR_STATUS_HDQ_OVERFLOW.mask |
+                                     nic::INTR_STATUS_DMA_ERROR.mask;
+constexpr std::uint32_t kAllEnables = nic::INTR_ENABLE_DONE.mask | nic::INTR_ENABLE_ERROR.mask |
+                                      nic::INTR_ENABLE_HDQ_OVERFLOW.mask |
+                                      nic::INTR_ENABLE_DMA_ERROR.mask;
+constexpr BusAddr kRingAlign = 64;
+// STATUS reads while a soft reset is in progress before the device is
+// declared stuck (each read is a bus transfer: real time passes).
+constexpr unsigned kResetPolls = 10'000;
+
+BusAddr align_up(BusAddr a) { return (a + kRingAlign - 1) / kRingAlign * kRingAlign; }
+
+void check_entries(const char* what, std::uint32_t n) {
+  if (n < 2 || n > 0xFFFF) {
+    throw std::invalid_argument(std::string("Nic: ") + what + " = " + std::to_string(n) +
+                                " is out of range 2..65535 (a ring of n holds n - 1)");
+  }
+}
+
+// RFC 1982 serial-number order of 16-bit epochs, as the NIC compares them.
+bool serial_newer(std::uint16_t a, std::uint16_t b) {
+  const auto d = static_cast<std::uint16_t>(a - b);
+  return d >= 1 && d <= 0x7FFF;
+}
+
+std::string ctx_name(unsigned id) { return "context " + std::to_string(id); }
+
+}  // namespace
+
+NicCore::NicCore(Device& device, DmaMemory& memory, DmaRegion region, NicOptions options)
+    : dev_(&device), mem_(&memory), csr_(device), opt_(std::move(options)) {
+  check_entries("cq_entries", opt_.cq_entries);
+  check_entries("sdq_entries", opt_.sdq_entries);
+  if (opt_.poll_interval.count() <= 0) {
+    throw std::invalid_argument("Nic: poll_interval must be positive, got " +
+                                std::to_string(opt_.poll_interval.count()) + " ns");
+  }
+  cq_base_ = align_up(region.base);
+  sdq_base_ = align_up(cq_base_ + std::uint64_t{opt_.cq_entries} * fmt::CqEntry::kSizeBytes);
+  const BusAddr end = sdq_base_ + std::uint64_t{opt_.sdq_entries} * fmt::BarrierDesc::kSizeBytes;
+  if (end - region.base > region.bytes) {
+    throw std::invalid_argument(
+        "Nic: the DMA region of " + std::to_string(region.bytes) + " bytes is too small for a " +
+        std::to_string(opt_.cq_entries) + "-entry CQ and a " + std::to_string(opt_.sdq_entries) +
+        "-slot SDQ (" + std::to_string(end - region.base) + " bytes with alignment)");
+  }
+
+  hw_.identity = check_identity(device);
+  const std::uint32_t cfg = csr_.read(nic::HW_CFG);
+  hw_.num_ctx = nic::HW_CFG_NUM_CTX.get(cfg);
+  hw_.k_max = std::min<unsigned>(nic::HW_CFG_K_MAX.get(cfg), fmt::kKMax);
+  hw_.max_rounds = std::min<unsigned>(nic::HW_CFG_MAX_ROUNDS.get(cfg), fmt::kMaxRounds);
+  hw_.hdq_depth = nic::HW_CFG_HDQ_DEPTH.get(cfg);
+  if (hw_.num_ctx == 0 || hw_.k_max == 0 || hw_.hdq_depth == 0) {
+    throw DeviceMismatch("device HW_CFG " + std::to_string(cfg) +
+                         " reports no contexts, no fan-out or no HDQ: NUM_CTX " +
+                         std::to_string(hw_.num_ctx) + ", K_MAX " + std::to_string(hw_.k_max) +
+                         ", HDQ_DEPTH " + std::to_string(hw_.hdq_depth));
+  }
+  slots_.resize(hw_.num_ctx);
+
+  // Quiet the engine before its rings move (SDQ/CQ registers may only change
+  // while ENABLE = 0), and forget whatever an earlier user left in it.
+  csr_.write(nic::CTRL, 0);
+  soft_reset();
+  csr_.write(nic::INTR_ENABLE, 0);
+  csr_.write(nic::INTR_STATUS, kAllCauses);
+
+  // A zeroed CQ holds no valid entry: the engine's first pass writes phase 1.
+  const std::vector<std::byte> zeros(end - cq_base_);
+  mem_->write(cq_base_, zeros);
+  csr_.write64(nic::CQ_BASE_LO, nic::CQ_BASE_HI, cq_base_);
+  csr_.write(nic::CQ_SIZE, opt_.cq_entries);
+  csr_.write(nic::CQ_TAIL, 0);
+  csr_.write64(nic::SDQ_BASE_LO, nic::SDQ_BASE_HI, sdq_base_);
+  csr_.write(nic::SDQ_SIZE, opt_.sdq_entries);
+  csr_.write(nic::SDQ_PROD, 0);
+  if (opt_.retry_delay_cycles) {
+    csr_.write(nic::RETRY_DELAY, *opt_.retry_delay_cycles);
+  }
+  if (opt_.retry_limit) {
+    csr_.write(nic::RETRY_LIMIT, {{nic::RETRY_LIMIT_LIMIT, *opt_.retry_limit}});
+  }
+  csr_.write(nic::INTR_ENABLE, kAllEnables);
+  csr_.write(nic::CTRL, {{nic::CTRL_ENABLE, 1}});
+  open_ = true;
+}
+
+void NicCore::soft_reset() {
+  csr_.write(nic::CTRL, {{nic::CTRL_SOFT_RESET, 1}});
+  for (unsigned i = 0; csr_.read(nic::STATUS_RESETTING) != 0; ++i) {
+    if (i == kResetPolls) {
+      throw std::runtime_error("Nic: STATUS.RESETTING still 1 after " +
+                               std::to_string(kResetPolls) + " reads: the soft reset hangs");
+    }
+  }
+  cq_tail_ = 0;
+  cq_phase_ = true;
+  sdq_prod_ = 0;
+  sdq_cons_seen_ = 0;
+  hdq_room_known_ = 0;
+  window_known_ = false;
+}
+
+unsigned NicCore::close() {
+  if (!open_) {
+    return 0;
+  }
+  const auto in_flight = [this] {
+    return std::count_if(slots_.begin(), slots_.end(),
+                         [](const Slot& s) { return s.pending && !s.result; });
+  };
+  wait_until([&] { return in_flight() == 0; }, opt_.drain_timeout, WaitMode::kPoll);
+  const auto abandoned = static_cast<unsigned>(in_flight());
+  open_ = false;
+  csr_.write(nic::CTRL, 0);
+  soft_reset();
+  csr_.write(nic::INTR_ENABLE, 0);
+  csr_.write(nic::INTR_STATUS, kAllCauses);
+  // Detach the rings: the device must not touch the region once it is closed.
+  csr_.write(nic::SDQ_SIZE, 0);
+  csr_.write(nic::SDQ_PROD, 0);
+  csr_.write(nic::CQ_SIZE, 0);
+  csr_.write(nic::CQ_TAIL, 0);
+  for (auto& s : slots_) {
+    s.state = SlotState::kFree;
+    s.pending = false;
+    s.result.reset();
+  }
+  return abandoned;
+}
+
+void NicCore::require_open(const char* what) const {
+  if (!open_) {
+    throw std::logic_error(std::string(what) + ": the Nic is closed");
+  }
+}
+
+NicCore::Slot& NicCore::slot(unsigned id, std::uint64_t gen, const char* what) {
+  require_open(what);
+  if (id >= slots_.size() || slots_[id].state != SlotState::kOpen || slots_[id].generation != gen) {
+    throw std::logic_error(std::string(what) + ": " + ctx_name(id) +
+                           " is not open (closed, moved from or never opened)");
+  }
+  return slots_[id];
+}
+
+const NicCore::Slot& NicCore::slot(unsigned id, std::uint64_t gen, const char* what) const {
+  return const_cast<NicCore*>(this)->slot(id, gen, what);
+}
+
+bool NicCore::context_open(unsigned id, std::uint64_t gen) const noexcept {
+  return open_ && id < slots_.size() && slots_[id].state == SlotState::kOpen &&
+         slots_[id].generation == gen;
+}
+
+std::uint64_t NicCore::open_context(const ContextConfig& cfg) {
+  require_open("open_context");
+  const std::string who = "open_context(" + ctx_name(cfg.id) + ")";
+  if (cfg.id >= hw_.num_ctx) {
+    throw std::invalid_argument(who + ": no such context: the device has " +
+                                std::to_string(hw_.num_ctx) + " (HW_CFG.NUM_CTX), ids 0.." +
+                                std::to_string(hw_.num_ctx - 1));
+  }
+  Slot& s = slots_[cfg.id];
+  if (s.state == SlotState::kClosing) {
+    progress();  // its completion may be in the CQ already
+  }
+  if (s.state == SlotState::kOpen) {
+    throw std::invalid_argument(who + ": the context is already open");
+  }
+  if (s.state == SlotState::kClosing) {
+    throw std::logic_error(who + ": the barrier of epoch " + std::to_string(s.epoch) +
+                           " of the communicator closed on this id is still running on the NIC");
+  }
+  if (cfg.fanout > hw_.k_max && cfg.fanout <= kBarrierMaxFanout) {
+    throw std::invalid_argument(who + ": fan-out k = " + std::to_string(cfg.fanout) +
+                                " exceeds the device's K_MAX " + std::to_string(hw_.k_max) +
+                                " (HW_CFG.K_MAX)");
+  }
+  BarrierSchedule sched;
+  fmt::BarrierDesc templ;
+  try {
+    sched = build_barrier_schedule(cfg.rank, cfg.size, cfg.fanout);
+    if (sched.rounds.size() > hw_.max_rounds) {
+      throw std::invalid_argument("barrier of " + std::to_string(cfg.size) +
+                                  " ranks with fan-out " + std::to_string(cfg.fanout) + " needs " +
+                                  std::to_string(sched.rounds.size()) +
+                                  " rounds; the device runs at most " +
+                                  std::to_string(hw_.max_rounds) + " (HW_CFG.MAX_ROUNDS)");
+    }
+    templ = encode_barrier_desc(sched, cfg.rank_lids, static_cast<std::uint8_t>(cfg.id), 0,
+                                BarrierCompletion{false, 0, 0, true, false});
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(who + ": " + e.what());
+  }
+  const std::uint16_t first =
+      cfg.first_epoch.value_or(s.has_last ? static_cast<std::uint16_t>(s.last_epoch + 1) : 1);
+  if (s.has_last && !serial_newer(first, s.last_epoch)) {
+    throw std::invalid_argument(who + ": first epoch " + std::to_string(first) +
+                                " is not newer than epoch " + std::to_string(s.last_epoch) +
+                                " last used on this context: the NIC would drop its "
+                                "notifications as stale");
+  }
+  s.state = SlotState::kOpen;
+  s.generation = next_generation_++;
+  s.schedule = std::move(sched);
+  s.templ = templ;
+  s.path = cfg.path;
+  s.mode = cfg.mode;
+  s.epoch = static_cast<std::uint16_t>(first - 1);
+  s.pending = false;
+  s.result.reset();
+  return s.generation;
+}
+
+void NicCore::close_context(unsigned id, std::uint64_t gen) noexcept {
+  if (!context_open(id, gen)) {
+    return;
+  }
+  Slot& s = slots_[id];
+  try {
+    if (s.pending && !s.result) {
+      wait_until([&] { return s.result.has_value(); }, opt_.drain_timeout, WaitMode::kPoll);
+    }
+  } catch (...) {  // a closing handle must not throw; the slot stays reserved below
+  }
+  if (s.pending && !s.result) {
+    s.state = SlotState::kClosing;  // dispatch() frees it when the completion arrives
+    return;
+  }
+  s.state = SlotState::kFree;
+  s.pending = false;
+  s.result.reset();
+}
+
+void NicCore::arrive(unsigned id, std::uint64_t gen, std::optional<SubmitPath> path,
+                     std::optional<WaitMode> mode) {
+  Slot& s = slot(id, gen, "arrive");
+  if (s.pending) {
+    progress();
+    throw std::logic_error(
+        "arrive(" + ctx_name(id) + "): the barrier of epoch " + std::to_string(s.epoch) +
+        (s.result ? " has completed but was not collected; call test() or wait() first"
+                  : " is still pending on the NIC; test() or wait() for it before arrive()"));
+  }
+  const auto epoch = static_cast<std::uint16_t>(s.epoch + 1);
+  const WaitMode m = mode.value_or(s.mode);
+  fmt::BarrierDesc d = s.templ;
+  d.set_epoch(epoch).set_flag_irq(m == WaitMode::kInterrupt);
+  submit(d, path.value_or(s.path));  // QueueFull leaves the epoch unused
+  s.epoch = epoch;
+  s.has_last = true;
+  s.last_epoch = epoch;
+  s.pending = true;
+  s.pending_mode = m;
+  s.result.reset();
+}
+
+bool NicCore::collect(Slot& s, unsigned id) {
+  if (!s.result) {
+    return false;
+  }
+  const CqRecord r = *s.result;
+  s.pending = false;
+  s.result.reset();
+  if (!r.ok()) {
+    throw BarrierError(r);
+  }
+  (void)id;
+  return true;
+}
+
+bool NicCore::test(unsigned id, std::uint64_t gen) {
+  Slot& s = slot(id, gen, "test");
+  if (!s.pending) {
+    throw std::logic_error("test(" + ctx_name(id) + "): no barrier pending; arrive() first");
+  }
+  progress();
+  return collect(s, id);
+}
+
+bool NicCore::wait(unsigned id, std::uint64_t gen,
+                   std::optional<std::chrono::nanoseconds> timeout) {
+  Slot& s = slot(id, gen, "wait");
+  if (!s.pending) {
+    throw std::logic_error("wait(" + ctx_name(id) + "): no barrier pending; arrive() first");
+  }
+  wait_until([&] { return s.result.has_value(); }, timeout, s.pending_mode);
+  return collect(s, id);
+}
+
+bool NicCore::pending(unsigned id, std::uint64_t gen) const {
+  return slot(id, gen, "pending").pending;
+}
+
+std::uint16_t NicCore::epoch(unsigned id, std::uint64_t gen) const {
+  return slot(id, gen, "epoch").epoch;
+}
+
+const BarrierSchedule& NicCore::schedule(unsigned id, std::uint64_t gen) const {
+  return slot(id, gen, "schedule").schedule;
+}
+
+fmt::BarrierDesc NicCore::next_descriptor(unsigned id, std::uint64_t gen, WaitMode mode) const {
+  const Slot& s = slot(id, gen, "next_descriptor");
+  fmt::BarrierDesc d = s.templ;
+  d.set_epoch(static_cast<std::uint16_t>(s.epoch + 1)).set_flag_irq(mode == WaitMode::kInterrupt);
+  return d;
+}
+
+}  // namespace syncfab::driver::detail
