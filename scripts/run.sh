@@ -1,13 +1,31 @@
 #!/usr/bin/env bash
-# `make run`: the most complete flow that exists. Today: the request DAMQ of
-# the NIC under notification traffic (verilated RTL against a reference, with
-# a summary table) plus the NIC CSR identity check through the driver on the
-# verilated register block. Writes the run's waveform and prints its path.
+# `make run`: the most complete flow that exists, in the order the finished
+# system will run it (DESIGN §6): route the fabric's multicast groups,
+# run barriers, look at the hardware under load. Today:
+#   1. FULB-MC and its baselines on the paper's 16,000-node fat tree
+#      (2D-grid communicators), every tree checked;
+#   2. barriers across a 4x4x8 torus of golden-model NICs (driver schedule,
+#      descriptors, NACK/retry protocol) against software dissemination;
+#   3. the NIC's request DAMQ as verilated RTL under notification traffic,
+#      checked against a reference, with its waveform written.
+# The verilated NIC and switch replace the models here as they land.
 set -euo pipefail
 build=${1:-build}
-scen="$build/tb/scenarios/scenario_damq_traffic"
-[[ -x "$scen" ]] || { echo "run: $scen is not built; run 'make run' from the top" >&2; exit 1; }
+seed=${SEED:-1}
+for exe in sw-driver/sm/sm_mc_bench cpp-model/network/syncfab_barrier_latency \
+           tb/scenarios/scenario_damq_traffic; do
+  [[ -x "$build/$exe" ]] || { echo "run: $build/$exe is not built; run 'make run' from the top" >&2; exit 1; }
+done
+
+echo "== 1. Multicast routing: 16,000-node fat tree (40-port, 3 levels), 160x100 process grid"
+"$build/sw-driver/sm/sm_mc_bench" --case fattree grid2d:160x100 1 --seed "$seed" | grep '^|'
+echo
+echo "== 2. Barrier on a 4x4x8 torus of golden-model NICs vs software (cycles at 1 GHz)"
+"$build/cpp-model/network/syncfab_barrier_latency" | grep -E '^\| (p|2|8|27|64|128) |^\|-'
+echo
+echo "== 3. Verilated request DAMQ under notification traffic"
 waves="$build/waves/run"
 mkdir -p "$waves"
-"$scen" --test run.damq_traffic --seed "${SEED:-1}" +trace --waves-dir "$waves"
-echo "waveform: $waves/run.damq_traffic-seed${SEED:-1}.fst  (gtkwave <file>)"
+"$build/tb/scenarios/scenario_damq_traffic" --test run.damq_traffic --seed "$seed" +trace \
+  --waves-dir "$waves" | grep -v -E '^\[|^==|^  (param|waves)'
+echo "waveform: $waves/run.damq_traffic-seed${seed}.fst  (gtkwave <file>)"
