@@ -1,0 +1,100 @@
+// nic_pkg: parameters and types of the NIC barrier engine (rtl/nic/).
+//
+// The wire formats (descriptor, packet header, CQ entry) live in the generated
+// syncfab_fmt_pkg; this package only adds what the engine's blocks exchange
+// among themselves. Protocol: docs/barrier-protocol.md; structure:
+// docs/nic-rtl.md.
+
+package nic_pkg;
+
+  import syncfab_fmt_pkg::*;
+
+  // Contexts implemented (HW_CFG reports it; descriptors with ctx >= this are
+  // rejected BAD_CONTEXT and NOTIFYs for them are dropped and ACKed).
+  localparam int unsigned NumCtxDefault = 8;
+  // Request DAMQ slots shared by every context (docs/barrier-protocol.md §4:
+  // `req_damq_entries`).
+  localparam int unsigned ReqDamqSlotsDefault = 16;
+
+  localparam int unsigned RoundW = $clog2(MAX_ROUNDS + 1);  // 0 .. MAX_ROUNDS
+
+  typedef logic [LID_WIDTH-1:0]   lid_t;
+  typedef logic [EPOCH_WIDTH-1:0] epoch_t;
+  typedef logic [RoundW-1:0]      nround_t;  // a count of rounds, 0 .. MAX_ROUNDS
+
+  // One bit per (round, slot): the shape of a context's expected-source table.
+  typedef logic [MAX_ROUNDS-1:0][K_MAX-1:0] slot_mask_t;
+  // The expected source LIDs of every round, as OF hands them to SE.
+  typedef lid_t [MAX_ROUNDS-1:0][K_MAX-1:0] src_table_t;
+
+  // Per-context state of SE (the expected-source table is kept beside it, as
+  // slot_mask_t / src_table_t arrays). last_* is the epoch of the descriptor
+  // that last finished on the context, successfully or not (§4 rule 4).
+  typedef struct packed {
+    logic    active;
+    epoch_t  epoch;
+    nround_t num_rounds;
+    logic    last_valid;
+    epoch_t  last_epoch;
+  } ctx_state_t;
+
+  // RFC 1982 serial-number order on 16-bit epochs: a is newer than b when
+  // (a - b) mod 2^16 lies in 1 .. 0x7FFF. At distance 0x8000 neither is newer.
+  function automatic logic epoch_newer(epoch_t a, epoch_t b);
+    epoch_t diff;
+    diff = a - b;
+    return (diff != '0) && !diff[EPOCH_WIDTH-1];
+  endfunction
+
+  // A parked notification: what the request DAMQ stores. The context is the
+  // DAMQ queue number, so it is not stored.
+  typedef struct packed {
+    lid_t       src;
+    epoch_t     epoch;
+    logic [7:0] round;
+  } parked_t;
+  localparam int unsigned ParkedW = $bits(parked_t);
+
+  // SE's verdict on one received header (docs/barrier-protocol.md §4). Every
+  // header SE takes gets exactly one.
+  typedef enum logic [2:0] {
+    SE_MATCH = 3'd0,  // active descriptor, same epoch, expected src: marked      (RECV, ACK)
+    SE_PARK  = 3'd1,  // parked in the request DAMQ                               (RECV, ACK)
+    SE_DUP   = 3'd2,  // already marked, or an identical entry already parked     (DUP,  ACK)
+    SE_DROP  = 3'd3,  // stale epoch, unknown context, or src not expected        (DROP, ACK)
+    SE_NACK  = 3'd4,  // disabled engine, or DAMQ full and no active match        (NACK_SENT, NACK)
+    SE_STRAY = 3'd5   // not a NOTIFY for this node (type, len_flits, dst_lid)    (DROP, none)
+  } se_verdict_e;
+
+  // Response to a NOTIFY (docs/barrier-protocol.md §4 last paragraph): the
+  // header fields that differ between responses; the rest are constant.
+  typedef struct packed {
+    logic       nack;   // 0: ACK, 1: NACK
+    lid_t       dst;    // the notification's src_lid
+    logic [7:0] ctx;
+    epoch_t     epoch;
+    logic [7:0] round;
+  } resp_t;
+  localparam int unsigned RespW = $bits(resp_t);
+
+  // Builds the one-flit ACK/NACK header. Only the fields §4 names are set;
+  // prio, dscp, ecn and flow_label are 0 (see docs/nic-rtl.md, open points).
+  function automatic pkt_hdr_t resp_hdr(resp_t r, lid_t own_lid);
+    pkt_hdr_t h;
+    h           = '0;
+    h.pkt_type  = r.nack ? PKT_NACK : PKT_ACK;
+    h.len_flits = 8'd1;
+    h.src_lid   = own_lid;
+    h.dst_lid   = r.dst;
+    h.ctx       = r.ctx;
+    h.epoch     = r.epoch;
+    h.round     = r.round;
+    return h;
+  endfunction
+
+  // Every constant above is referenced once so that a user importing the
+  // package does not get UNUSEDPARAM for the ones it does not need.
+  localparam int unsigned unused_nic_params =
+      NumCtxDefault + ReqDamqSlotsDefault + RoundW + ParkedW + RespW;
+
+endpackage : nic_pkg

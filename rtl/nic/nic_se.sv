@@ -1,0 +1,441 @@
+// SE: the receive side of the barrier engine.
+//
+// Implements docs/barrier-protocol.md §4 (receiving a NOTIFY) and the SE half
+// of §5 (activation drains the context's parked notifications). Per context it
+// holds the active descriptor's expected-source table and the received marks,
+// and tells TE how many leading rounds are fully heard (§6 round gate).
+//
+// Pipeline: none. A header taken in cycle t is judged against the state
+// registered before t, and its mark / park / response take effect at the edge
+// ending t, so the next header already sees them.
+//
+// Stalls (rx_ready_o low): an activation is being accepted, a drain is
+// running, or the response FIFO is full.
+//
+// Interfaces (all valid/ready; details in docs/nic-rtl.md):
+//   rx_*    headers from the network receive demux (NOTIFYs and anything that
+//           is not an ACK/NACK; ACK/NACK go to TE).
+//   act_*   OF activates a validated descriptor on a context.
+//   fin_*   the context's descriptor finished (completion queued or aborted):
+//           the context goes idle and its epoch becomes the last epoch.
+//   resp_*  ACK/NACK headers to the network arbiter.
+//   per context: active, rounds heard, all received.
+//   evt_*   one-cycle pulses for the event counters (CNT_NOTIF_RECV, CNT_DUP,
+//           CNT_DROP, CNT_NACK_SENT) and the debug verdict (trace vocabulary
+//           `se.match/park/dup/drop/nack`, §9).
+
+`include "syncfab_assert.svh"
+
+module nic_se
+  import syncfab_fmt_pkg::*;
+  import nic_pkg::*;
+#(
+  parameter int unsigned NumCtx       = NumCtxDefault,
+  parameter int unsigned ReqDamqSlots = ReqDamqSlotsDefault,
+  parameter int unsigned RespDepth    = 2,
+  localparam int unsigned CtxIdxW = (NumCtx > 1) ? $clog2(NumCtx) : 1,
+  localparam int unsigned DamqCntW = $clog2(ReqDamqSlots + 1)
+) (
+  input  logic                           clk_i,
+  input  logic                           rst_ni,
+  // Configuration (CSRs).
+  input  lid_t                           own_lid_i,
+  input  logic                           enable_i,       // CTRL.ENABLE
+  // Received headers.
+  input  logic                           rx_valid_i,
+  output logic                           rx_ready_o,
+  input  pkt_hdr_t                       rx_hdr_i,
+  // Activation of a validated descriptor (OF). The context must be idle.
+  input  logic                           act_valid_i,
+  output logic                           act_ready_o,
+  input  logic [CtxIdxW-1:0]             act_ctx_i,
+  input  epoch_t                         act_epoch_i,
+  input  nround_t                        act_num_rounds_i,  // <= MAX_ROUNDS
+  input  logic [7:0]                     act_fanout_i,      // 1 .. K_MAX
+  input  src_table_t                     act_src_i,         // round r slot k expected LID
+  // The descriptor on fin_ctx_i finished (no ready: always taken).
+  input  logic                           fin_valid_i,
+  input  logic [CtxIdxW-1:0]             fin_ctx_i,
+  // Responses.
+  output logic                           resp_valid_o,
+  input  logic                           resp_ready_i,
+  output pkt_hdr_t                       resp_hdr_o,
+  // Per-context status for TE and completion.
+  output logic    [NumCtx-1:0]           ctx_active_o,
+  output nround_t [NumCtx-1:0]           rounds_heard_o,  // leading rounds fully received
+  output logic    [NumCtx-1:0]           all_recv_o,      // active and every round heard
+  // Event pulses (at most one of recv/dup/drop/nack per cycle).
+  output logic                           evt_rx_o,        // a header was taken
+  output logic                           evt_recv_o,      // CNT_NOTIF_RECV
+  output logic                           evt_dup_o,       // CNT_DUP
+  output logic                           evt_drop_o,      // CNT_DROP
+  output logic                           evt_nack_o,      // CNT_NACK_SENT
+  output se_verdict_e                    rx_verdict_o,    // valid with evt_rx_o
+  output logic                           drain_busy_o,
+  output logic [DamqCntW-1:0]            damq_free_o
+);
+
+  `SF_STATIC_ASSERT(gen_num_ctx_check, NumCtx >= 1 && NumCtx <= 256)
+  `SF_STATIC_ASSERT(gen_damq_check, ReqDamqSlots >= 1)
+
+  localparam int unsigned SlotW = (K_MAX > 1) ? $clog2(K_MAX) : 1;
+  localparam int unsigned RIdxW = $clog2(MAX_ROUNDS);
+
+  // ------------------------------------------------------------ state
+  ctx_state_t [NumCtx-1:0] ctx_q, ctx_d;
+  src_table_t [NumCtx-1:0] exp_lid_q, exp_lid_d;
+  slot_mask_t [NumCtx-1:0] exp_q, exp_d;    // slot holds an expected peer
+  slot_mask_t [NumCtx-1:0] recv_q, recv_d;  // that peer's notification is held
+
+  // Drain of the context just activated (§5).
+  logic               drain_q, drain_d;
+  logic [CtxIdxW-1:0] drain_ctx_q, drain_ctx_d;
+  logic [DamqCntW-1:0] drain_left_q, drain_left_d;  // original entries not yet popped
+
+  // ------------------------------------------------------- request DAMQ
+  logic               park_valid, park_ready, park_dup;
+  logic               dq_valid, dq_keep, dq_ready, hold_valid;
+  parked_t            dq_entry, rx_entry;
+  logic [NumCtx-1:0][DamqCntW-1:0] q_count;
+  logic [CtxIdxW-1:0] rx_ctx;
+
+  nic_req_damq #(
+    .NumCtx  (NumCtx),
+    .NumSlots(ReqDamqSlots)
+  ) u_req_damq (
+    .clk_i,
+    .rst_ni,
+    .park_valid_i (park_valid),
+    .park_ctx_i   (rx_ctx),
+    .park_entry_i (rx_entry),
+    .park_ready_o (park_ready),
+    .park_dup_o   (park_dup),
+    .drain_valid_i(dq_valid),
+    .drain_ctx_i  (drain_ctx_q),
+    .drain_keep_i (dq_keep),
+    .drain_ready_o(dq_ready),
+    .drain_entry_o(dq_entry),
+    .hold_valid_o (hold_valid),
+    .queue_count_o(q_count),
+    .free_count_o (damq_free_o)
+  );
+
+  // ------------------------------------------------------ response FIFO
+  logic  resp_push, resp_space;
+  resp_t resp_in, resp_out;
+  logic [$clog2(RespDepth+1)-1:0] resp_count_unused;
+
+  sync_fifo #(
+    .Width(RespW),
+    .Depth(RespDepth)
+  ) u_resp_fifo (
+    .clk_i,
+    .rst_ni,
+    .wvalid_i(resp_push),
+    .wready_o(resp_space),
+    .wdata_i (resp_in),
+    .rvalid_o(resp_valid_o),
+    .rready_i(resp_ready_i),
+    .rdata_o (resp_out),
+    .count_o (resp_count_unused)
+  );
+
+  assign resp_hdr_o = resp_hdr(resp_out, own_lid_i);
+
+  // ------------------------------------------------ expected-slot lookup
+  // Slots of round `round` of context `c` that expect `src`. At most one:
+  // OF rejects a descriptor that repeats a LID in a round (§3 rule 7).
+  function automatic logic [K_MAX-1:0] slot_hits(nround_t num_rounds, src_table_t lids,
+                                                 slot_mask_t exp, lid_t src,
+                                                 logic [7:0] round);
+    logic [K_MAX-1:0] hits;
+    hits = '0;
+    if (32'(round) < 32'(num_rounds) && 32'(round) < MAX_ROUNDS) begin
+      for (int unsigned k = 0; k < K_MAX; k++) begin
+        hits[k] = exp[RIdxW'(round)][k] && (lids[RIdxW'(round)][k] == src);
+      end
+    end
+    return hits;
+  endfunction
+
+  function automatic logic [SlotW-1:0] slot_index(logic [K_MAX-1:0] hits);
+    logic [SlotW-1:0] idx;
+    idx = '0;
+    for (int unsigned k = 0; k < K_MAX; k++) begin
+      if (hits[k]) idx = SlotW'(k);
+    end
+    return idx;
+  endfunction
+
+  // ---------------------------------------------------------- rx verdict
+  logic        rx_fire, drain_busy;
+  logic        rx_ctx_ok;
+  ctx_state_t  rx_st;
+  logic [K_MAX-1:0] rx_hits;
+  logic        rx_stale, rx_same;
+  se_verdict_e verdict;
+
+  assign drain_busy = drain_q || hold_valid;
+  assign rx_ready_o = !act_valid_i && !drain_busy && resp_space;
+  assign rx_fire    = rx_valid_i && rx_ready_o;
+
+  assign rx_ctx_ok = 32'(rx_hdr_i.ctx) < NumCtx;
+  assign rx_ctx    = rx_ctx_ok ? CtxIdxW'(rx_hdr_i.ctx) : '0;
+  assign rx_entry  = '{src: rx_hdr_i.src_lid, epoch: rx_hdr_i.epoch, round: rx_hdr_i.round};
+  assign rx_st     = ctx_q[rx_ctx];
+  assign rx_hits   = slot_hits(rx_st.num_rounds, exp_lid_q[rx_ctx], exp_q[rx_ctx], rx_hdr_i.src_lid,
+                               rx_hdr_i.round);
+  assign rx_same   = rx_st.active && (rx_hdr_i.epoch == rx_st.epoch);
+  // §4 rule 4.
+  assign rx_stale  = rx_st.active ? epoch_newer(rx_st.epoch, rx_hdr_i.epoch)
+                                  : (rx_st.last_valid &&
+                                     !epoch_newer(rx_hdr_i.epoch, rx_st.last_epoch));
+
+  always_comb begin
+    if (rx_hdr_i.pkt_type != PKT_NOTIFY || rx_hdr_i.len_flits != 8'd1 ||
+        rx_hdr_i.dst_lid != own_lid_i) begin
+      verdict = SE_STRAY;                              // rule 1
+    end else if (!enable_i) begin
+      verdict = SE_NACK;                               // rule 2
+    end else if (!rx_ctx_ok || rx_stale) begin
+      verdict = SE_DROP;                               // rules 3, 4
+    end else if (rx_same) begin                        // rule 5
+      if (rx_hits == '0) begin
+        verdict = SE_DROP;
+      end else if ((recv_q[rx_ctx][RIdxW'(rx_hdr_i.round)] & rx_hits) != '0) begin
+        verdict = SE_DUP;
+      end else begin
+        verdict = SE_MATCH;
+      end
+    end else if (park_dup) begin                       // rule 6
+      verdict = SE_DUP;
+    end else if (park_ready) begin
+      verdict = SE_PARK;
+    end else begin
+      verdict = SE_NACK;
+    end
+  end
+
+  assign park_valid = rx_fire && (verdict == SE_PARK);
+  assign resp_push  = rx_fire && (verdict != SE_STRAY);
+  assign resp_in    = '{nack: (verdict == SE_NACK), dst: rx_hdr_i.src_lid, ctx: rx_hdr_i.ctx,
+                        epoch: rx_hdr_i.epoch, round: rx_hdr_i.round};
+
+  // --------------------------------------------------------------- drain
+  // Activation is accepted only between drains; the drain then pops the
+  // entries the queue held at activation, one per cycle (§5):
+  //   same epoch: consumed; marked if expected, else dropped;
+  //   newer:      pushed back at the tail (stays parked, order kept);
+  //   otherwise:  dropped (older, or the undefined distance 0x8000).
+  logic             act_fire;
+  logic             dq_same, dq_drop;
+  epoch_t           dq_epoch;  // the epoch just activated
+  logic [K_MAX-1:0] dq_hits;
+
+  assign act_ready_o = !drain_busy;
+  assign act_fire    = act_valid_i && act_ready_o;
+
+  assign dq_valid = drain_q && (drain_left_q != '0);
+  assign dq_epoch = ctx_q[drain_ctx_q].epoch;
+  assign dq_hits  = slot_hits(ctx_q[drain_ctx_q].num_rounds, exp_lid_q[drain_ctx_q], exp_q[drain_ctx_q], dq_entry.src,
+                              dq_entry.round);
+  assign dq_same  = dq_entry.epoch == dq_epoch;
+  assign dq_keep  = !dq_same && epoch_newer(dq_entry.epoch, dq_epoch);
+  assign dq_drop  = dq_valid && dq_ready && !dq_keep && !(dq_same && dq_hits != '0);
+
+  always_comb begin
+    drain_d      = drain_q;
+    drain_ctx_d  = drain_ctx_q;
+    drain_left_d = drain_left_q;
+    if (act_fire) begin
+      drain_d      = 1'b1;
+      drain_ctx_d  = act_ctx_i;
+      drain_left_d = q_count[act_ctx_i];
+    end else if (dq_valid && dq_ready) begin
+      drain_left_d = drain_left_q - DamqCntW'(1);
+    end else if (drain_q && drain_left_q == '0) begin
+      drain_d = 1'b0;
+    end
+  end
+
+  // ------------------------------------------------------ state update
+  logic               mark;
+  logic [CtxIdxW-1:0] mark_ctx;
+  logic [RIdxW-1:0]   mark_round;
+  logic [SlotW-1:0]   mark_slot;
+
+  always_comb begin
+    mark       = 1'b0;
+    mark_ctx   = rx_ctx;
+    mark_round = RIdxW'(rx_hdr_i.round);
+    mark_slot  = slot_index(rx_hits);
+    if (rx_fire && verdict == SE_MATCH) begin
+      mark = 1'b1;
+    end else if (dq_valid && dq_ready && !dq_keep && dq_same && dq_hits != '0) begin
+      mark       = 1'b1;
+      mark_ctx   = drain_ctx_q;
+      mark_round = RIdxW'(dq_entry.round);
+      mark_slot  = slot_index(dq_hits);
+    end
+  end
+
+  always_comb begin
+    ctx_d     = ctx_q;
+    exp_lid_d = exp_lid_q;
+    exp_d     = exp_q;
+    recv_d    = recv_q;
+    if (mark) begin
+      recv_d[mark_ctx][mark_round][mark_slot] = 1'b1;
+    end
+    if (fin_valid_i) begin
+      ctx_d[fin_ctx_i].active     = 1'b0;
+      ctx_d[fin_ctx_i].last_valid = 1'b1;
+      ctx_d[fin_ctx_i].last_epoch = ctx_q[fin_ctx_i].epoch;
+    end
+    if (act_fire) begin
+      ctx_d[act_ctx_i].active     = 1'b1;
+      ctx_d[act_ctx_i].epoch      = act_epoch_i;
+      ctx_d[act_ctx_i].num_rounds = act_num_rounds_i;
+      exp_lid_d[act_ctx_i]        = act_src_i;
+      recv_d[act_ctx_i]           = '0;
+      // Used slots: round < num_rounds, slot < fanout_k, LID not LID_NONE.
+      for (int unsigned r = 0; r < MAX_ROUNDS; r++) begin
+        for (int unsigned k = 0; k < K_MAX; k++) begin
+          exp_d[act_ctx_i][r][k] = (r < 32'(act_num_rounds_i)) && (k < 32'(act_fanout_i)) &&
+                                   (act_src_i[r][k] != LID_NONE);
+        end
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      ctx_q        <= '0;
+      exp_q        <= '0;
+      recv_q       <= '0;
+      drain_q      <= 1'b0;
+      drain_ctx_q  <= '0;
+      drain_left_q <= '0;
+    end else begin
+      ctx_q        <= ctx_d;
+      exp_q        <= exp_d;
+      recv_q       <= recv_d;
+      drain_q      <= drain_d;
+      drain_ctx_q  <= drain_ctx_d;
+      drain_left_q <= drain_left_d;
+    end
+  end
+
+  // The LID table needs no reset: a LID is only compared where its exp_q bit
+  // is set, and activation writes both.
+  always_ff @(posedge clk_i) begin
+    exp_lid_q <= exp_lid_d;
+  end
+
+  // ------------------------------------------------- per-context outputs
+  // Rounds at or above num_rounds expect nothing, so they count as heard;
+  // the count is capped at num_rounds.
+  always_comb begin
+    for (int unsigned c = 0; c < NumCtx; c++) begin
+      logic    gap;
+      nround_t heard;
+      gap   = 1'b0;
+      heard = '0;
+      for (int unsigned r = 0; r < MAX_ROUNDS; r++) begin
+        if ((exp_q[c][r] & ~recv_q[c][r]) != '0) gap = 1'b1;
+        if (!gap && r < 32'(ctx_q[c].num_rounds)) heard = heard + nround_t'(1);
+      end
+      ctx_active_o[c]   = ctx_q[c].active;
+      rounds_heard_o[c] = ctx_q[c].active ? heard : '0;
+      all_recv_o[c]     = ctx_q[c].active && (heard == ctx_q[c].num_rounds);
+    end
+  end
+
+  // --------------------------------------------------------------- events
+  assign evt_rx_o     = rx_fire;
+  assign rx_verdict_o = verdict;
+  assign evt_recv_o   = rx_fire && (verdict == SE_MATCH || verdict == SE_PARK);
+  assign evt_dup_o    = rx_fire && (verdict == SE_DUP);
+  // §5: a parked entry counted RECV when parked counts DROP if the drain
+  // throws it away (docs/nic-rtl.md, open points).
+  assign evt_drop_o   = (rx_fire && (verdict == SE_DROP || verdict == SE_STRAY)) || dq_drop;
+  assign evt_nack_o   = rx_fire && (verdict == SE_NACK);
+  assign drain_busy_o = drain_busy;
+
+  // ---------------------------------------------------------------- rules
+`ifndef SYNTHESIS
+  // Conservation over the rx path: every header taken lands in exactly one
+  // of RECV, DUP, DROP, NACK_SENT (§4). Drain drops are counted apart.
+  logic [63:0] n_rx_q, n_recv_q, n_dup_q, n_drop_q, n_nack_q;
+  logic        rx_drop;
+  assign rx_drop = evt_drop_o && !dq_drop;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      n_rx_q   <= '0;
+      n_recv_q <= '0;
+      n_dup_q  <= '0;
+      n_drop_q <= '0;
+      n_nack_q <= '0;
+    end else begin
+      n_rx_q   <= n_rx_q + 64'(evt_rx_o);
+      n_recv_q <= n_recv_q + 64'(evt_recv_o);
+      n_dup_q  <= n_dup_q + 64'(evt_dup_o);
+      n_drop_q <= n_drop_q + 64'(rx_drop);
+      n_nack_q <= n_nack_q + 64'(evt_nack_o);
+    end
+  end
+
+  `SF_ASSERT(a_count_conservation, n_recv_q + n_dup_q + n_drop_q + n_nack_q == n_rx_q)
+  // One verdict per header: exactly one counter moves.
+  `SF_ASSERT(a_one_count_per_notify,
+             rx_fire |-> $onehot({evt_recv_o, evt_dup_o, rx_drop, evt_nack_o}))
+  `SF_ASSERT_ONEHOT0(a_one_event_per_cycle, {evt_recv_o, evt_dup_o, evt_drop_o, evt_nack_o})
+  `SF_ASSERT(a_no_count_without_notify,
+             !rx_fire |-> !(evt_recv_o || evt_dup_o || rx_drop || evt_nack_o))
+  // One response per NOTIFY for this node, none for a stray header; a
+  // response is an ACK or a NACK, never both (one FIFO entry, one type bit).
+  `SF_ASSERT(a_one_response_per_notify, rx_fire |-> resp_push == (verdict != SE_STRAY))
+  `SF_ASSERT(a_response_only_for_rx, resp_push |-> rx_fire)
+  `SF_ASSERT(a_response_fits, resp_push |-> resp_space)
+  // NACK only when the engine is disabled, or nothing active matches the
+  // epoch and the buffer is full (§4 rule 6: the only NACK).
+  `SF_ASSERT(a_nack_only_when_disabled_or_full,
+             rx_fire && resp_in.nack |-> !enable_i || (!rx_same && !park_ready && !park_dup))
+  // ACKs copy ctx/epoch/round and reply to the sender.
+  `SF_ASSERT(a_resp_copies_fields,
+             resp_push |-> resp_in.dst == rx_hdr_i.src_lid && resp_in.ctx == rx_hdr_i.ctx &&
+                           resp_in.epoch == rx_hdr_i.epoch && resp_in.round == rx_hdr_i.round)
+  // Marks: only expected slots, never twice, only on an active context.
+  `SF_ASSERT(a_mark_expected, mark |-> exp_q[mark_ctx][mark_round][mark_slot])
+  `SF_ASSERT(a_no_double_mark, mark |-> !recv_q[mark_ctx][mark_round][mark_slot])
+  `SF_ASSERT(a_mark_active, mark |-> ctx_q[mark_ctx].active)
+  `SF_ASSERT_ONEHOT0(a_rx_slot_unique, rx_hits)
+  `SF_ASSERT_ONEHOT0(a_drain_slot_unique, dq_hits)
+  // Parking never happens when the active descriptor takes the packet.
+  `SF_ASSERT(a_park_only_without_active_match, park_valid |-> !rx_same)
+  // No rx decisions while a drain rewrites the context (state would race).
+  `SF_ASSERT(a_no_rx_during_drain, drain_busy |-> !rx_fire)
+  `SF_ASSERT(a_no_rx_with_activation, act_fire |-> !rx_fire)
+  `SF_ASSERT(a_drain_pop_ready, dq_valid |-> dq_ready)
+  // OF activates only idle, existing contexts; fin names an active one.
+  `SF_ASSERT(a_act_ctx_in_range, act_valid_i |-> 32'(act_ctx_i) < NumCtx)
+  `SF_ASSERT(a_act_ctx_idle, act_fire |-> !ctx_q[act_ctx_i].active)
+  `SF_ASSERT(a_act_rounds_in_range, act_valid_i |-> 32'(act_num_rounds_i) <= MAX_ROUNDS)
+  `SF_ASSERT(a_act_fanout_in_range,
+             act_valid_i |-> act_fanout_i != '0 && 32'(act_fanout_i) <= K_MAX)
+  `SF_ASSERT(a_fin_ctx_active, fin_valid_i |-> ctx_q[fin_ctx_i].active)
+  `SF_ASSERT(a_no_fin_with_act_same_ctx, fin_valid_i && act_fire |-> fin_ctx_i != act_ctx_i)
+  `SF_ASSERT_KNOWN(a_rx_hdr_known, rx_valid_i ? rx_hdr_i : '0)
+
+  for (genvar c = 0; c < NumCtx; c++) begin : gen_ctx_rules
+    // Within one activation the heard count only grows (TE relies on it).
+    `SF_ASSERT(a_heard_monotonic,
+               ctx_q[c].active && $past(ctx_q[c].active) &&
+               !$past(act_fire && 32'(act_ctx_i) == c)
+               |-> rounds_heard_o[c] >= $past(rounds_heard_o[c]))
+    `SF_ASSERT(a_recv_subset_of_expected, (recv_q[c] & ~exp_q[c]) == '0)
+    `SF_ASSERT(a_heard_in_range, rounds_heard_o[c] <= ctx_q[c].num_rounds)
+  end
+`endif  // SYNTHESIS
+
+endmodule
