@@ -1,0 +1,69 @@
+#pragma once
+// Unicast linear forwarding tables (LFT): per switch, destination LID -> out
+// port, as the switches are programmed. Stored as one flat array, 4 bits per
+// entry when every switch has at most 14 ports (the 30x20x20 torus: 216 MB
+// instead of 432 MB), else one byte. Port 0 = the switch itself, kNoRoute =
+// unrouted (OpenSM's OSM_NO_PATH).
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "syncfab/sm/fabric.hpp"
+#include "syncfab/sm/minhop.hpp"
+
+namespace syncfab::sm {
+
+inline constexpr PortNum kNoRoute = 0xFF;
+
+class Lft {
+ public:
+  explicit Lft(const Fabric& fabric);
+
+  [[nodiscard]] PortNum get(SwitchIdx s, Lid d) const;
+  void set(SwitchIdx s, Lid d, PortNum port);
+  [[nodiscard]] std::size_t lid_count() const { return lids_; }  // max LID + 1
+  [[nodiscard]] int bits_per_entry() const { return nibbles_ ? 4 : 8; }
+  [[nodiscard]] std::size_t memory_bytes() const { return table_.capacity(); }
+  [[nodiscard]] const Fabric& fabric() const { return fabric_; }
+
+ private:
+  const Fabric& fabric_;
+  std::size_t lids_;
+  bool nibbles_;
+  std::vector<std::uint8_t> table_;
+  std::vector<std::uint8_t> ports_;  // per switch: its highest port
+};
+
+// Follows the tables from switch s toward LID d. Returns the switches visited
+// (s first, the destination's switch last) or an empty vector when an entry
+// is missing, leads off the fabric or to the wrong end node, or loops.
+std::vector<SwitchIdx> walk(const Lft& lft, SwitchIdx s, Lid d);
+
+// Every (switch, destination LID) entry of a switch in `sources` (all
+// switches when empty) is checked: it routes along a shortest path, so by
+// induction every walk reaches the destination in min-hop hops. Returns ""
+// or the first violation (switch name, LID, port, hops).
+std::string check_shortest(const MinHop& mh, const Lft& lft,
+                           const std::vector<SwitchIdx>& sources = {});
+
+// How evenly the tables spread destinations over switch-to-switch ports.
+// The spread is taken over each switch's up-ports: ports to a switch farther
+// from the end nodes (level = distance to the nearest switch with an end
+// node); on fabrics where every switch has end nodes (torus, dragonfly), over
+// all its switch ports.
+struct LftBalance {
+  std::uint32_t max_port_lids = 0;  // most LIDs routed out of one switch-to-switch port
+  double mean_port_lids = 0;        // over switch-to-switch ports
+  std::uint32_t max_spread = 0;     // max over switches of (max - min) over its up-ports
+  std::size_t unrouted = 0;         // (switch, LID) entries left kNoRoute
+};
+LftBalance lft_balance(const MinHop& mh, const Lft& lft);
+
+// OpenSM's opensm-lfts.dump layout (dump_ucast_lfts): per switch a header
+// "Unicast lids [0-MAX] of switch Lid L guid 0x... ('name'):", one line per
+// routed LID "0xLLLL PPP # <type> portguid 0x...: 'name'", then
+// "MAX lids dumped".
+void write_lfts_dump(std::ostream& out, const Lft& lft);
+
+}  // namespace syncfab::sm
