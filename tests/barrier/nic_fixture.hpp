@@ -5,6 +5,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <syncfab/test/seeds.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -118,30 +119,10 @@ inline model::FabricConfig torus(unsigned x, unsigned y, unsigned z) {
   return c;
 }
 
-// SYNCFAB_SEED=n replays one seed, SYNCFAB_SEEDS=a-b runs a range (the slow
-// regression); otherwise the test's own short list.
-inline std::vector<std::uint64_t> seeds(std::vector<std::uint64_t> fallback) {
-  if (const char* s = std::getenv("SYNCFAB_SEED")) {
-    return {std::stoull(s)};
-  }
-  if (const char* s = std::getenv("SYNCFAB_SEEDS")) {
-    const std::string r(s);
-    const auto dash = r.find('-');
-    const std::uint64_t a = std::stoull(r.substr(0, dash));
-    const std::uint64_t b = dash == std::string::npos ? a : std::stoull(r.substr(dash + 1));
-    std::vector<std::uint64_t> out;
-    for (auto i = a; i <= b; ++i) {
-      out.push_back(i);
-    }
-    return out;
-  }
-  return fallback;
-}
+using syncfab::test::seeds;
 
 inline std::string replay(std::uint64_t seed) {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  return "replay: SYNCFAB_SEED=" + std::to_string(seed) + " " + ::testing::internal::GetArgvs()[0] +
-         " --gtest_filter=" + info->test_suite_name() + "." + info->name();
+  return "replay: " + syncfab::test::replay_command(seed);
 }
 
 // Runs f, expects an exception of type E whose message contains `text`.

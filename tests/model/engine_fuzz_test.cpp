@@ -23,7 +23,7 @@
 #include <syncfab/driver/nic_regs.hpp>
 #include <syncfab/model/barrier_engine.hpp>
 
-#include "seeds.hpp"
+#include <syncfab/test/seeds.hpp>
 
 namespace syncfab::model::test {
 namespace {
@@ -324,11 +324,12 @@ class Fuzz {
 };
 
 TEST(EngineFuzz, RandomStimulusKeepsEveryRule) {
-  for (const auto seed : seeds({1, 2, 3, 4, 5})) {
+  for (const auto seed : syncfab::test::seeds({1, 2, 3, 4, 5})) {
     Fuzz f(seed);
     f.run(20'000);
     if (::testing::Test::HasFailure()) {
-      ADD_FAILURE() << "seed " << seed << "\nreplay: " << replay_command(seed);
+      ADD_FAILURE() << "seed " << seed
+                    << "\nreplay: " << syncfab::test::replay_command(seed, "SYNCFAB_TRACE=1");
       return;
     }
   }

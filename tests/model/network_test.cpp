@@ -18,17 +18,17 @@
 #include <syncfab/model/software_barrier.hpp>
 #include <syncfab/model/torus.hpp>
 
-#include "seeds.hpp"
+#include <syncfab/test/seeds.hpp>
 
 namespace syncfab::model {
 namespace {
 
 void run_seeds(ScenarioConfig cfg, const std::vector<std::uint64_t>& fallback) {
-  for (const auto seed : test::seeds(fallback)) {
+  for (const auto seed : syncfab::test::seeds(fallback)) {
     cfg.seed = seed;
     const auto r = run_barrier_scenario(cfg);
     EXPECT_TRUE(r.ok()) << "seed " << seed << ": " << r.summary()
-                        << "\nreplay: " << test::replay_command(seed);
+                        << "\nreplay: " << syncfab::test::replay_command(seed, "SYNCFAB_TRACE=1");
     if (!r.ok()) {
       return;
     }

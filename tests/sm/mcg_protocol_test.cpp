@@ -18,6 +18,7 @@
 #include "syncfab/sm/errors.hpp"
 #include "syncfab/sm/generators.hpp"
 #include "syncfab/sm/mcg_protocol.hpp"
+#include "syncfab/test/seeds.hpp"
 
 namespace syncfab::sm {
 namespace {
@@ -26,29 +27,10 @@ using std::chrono::milliseconds;
 using std::chrono::seconds;
 using Kind = McgEventKind;
 
-std::vector<std::uint64_t> seeds(std::vector<std::uint64_t> fallback) {
-  if (const char* s = std::getenv("SYNCFAB_SEED")) {
-    return {std::stoull(s)};
-  }
-  if (const char* s = std::getenv("SYNCFAB_SEEDS")) {
-    const std::string r(s);
-    const auto dash = r.find('-');
-    const std::uint64_t a = std::stoull(r.substr(0, dash));
-    const std::uint64_t b = dash == std::string::npos ? a : std::stoull(r.substr(dash + 1));
-    std::vector<std::uint64_t> out;
-    for (auto i = a; i <= b; ++i) {
-      out.push_back(i);
-    }
-    return out;
-  }
-  return fallback;
-}
+using syncfab::test::seeds;
 
 std::string replay(std::uint64_t seed) {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  return "seed " + std::to_string(seed) + "; replay: SYNCFAB_SEED=" + std::to_string(seed) + " " +
-         ::testing::internal::GetArgvs()[0] + " --gtest_filter=" + info->test_suite_name() + "." +
-         info->name();
+  return "seed " + std::to_string(seed) + "; replay: " + syncfab::test::replay_command(seed);
 }
 
 // Counts the router calls per MLID on top of the real engine (FULB-MC,

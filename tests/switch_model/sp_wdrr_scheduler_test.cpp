@@ -13,14 +13,14 @@
 #include <stdexcept>
 #include <vector>
 
-#include "seeds.hpp"
+#include <syncfab/test/seeds.hpp>
 #include "syncfab/model/sp_wdrr_scheduler.hpp"
 
 namespace syncfab::model {
 namespace {
 
-using test::replay_command;
-using test::seeds;
+using syncfab::test::replay_command;
+using syncfab::test::seeds;
 
 struct Queues {
   explicit Queues(unsigned n, std::uint32_t len = 1, std::uint32_t weight = 1)

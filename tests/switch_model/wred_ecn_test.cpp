@@ -10,14 +10,14 @@
 #include <set>
 #include <stdexcept>
 
-#include "seeds.hpp"
+#include <syncfab/test/seeds.hpp>
 #include "syncfab/model/wred_ecn.hpp"
 
 namespace syncfab::model {
 namespace {
 
-using test::replay_command;
-using test::seeds;
+using syncfab::test::replay_command;
+using syncfab::test::seeds;
 
 constexpr std::uint32_t kPeriod = 65535;  // every non-zero 16-bit state once
 constexpr Ecn kAllEcn[] = {Ecn::kNotEct, Ecn::kEct1, Ecn::kEct0, Ecn::kCe};
