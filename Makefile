@@ -5,7 +5,7 @@ CMAKE_FLAGS ?=
 PY      := .venv/bin/python
 CTEST   := ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-.PHONY: all deps configure build run test regress lint waves bench docs format clean help
+.PHONY: all deps configure build run test regress lint waves bench bench-route docs format clean help
 
 all: build
 
@@ -15,7 +15,8 @@ help:
 	@echo "make regress    all tests, every seed, slow ones included"
 	@echo "make lint       verilator --lint-only -Wall on all RTL, clang-tidy on C++"
 	@echo "make waves TEST=<name> SEED=<n>   re-run one test with FST tracing"
-	@echo "make bench      benchmarks"
+	@echo "make bench      benchmarks (simulation speed, DAMQ traffic, barrier latency, routing)"
+	@echo "make bench-route  the routing benchmark alone, into docs/bench-route.{md,csv}"
 	@echo "make docs       format and register references into $(BUILD)/docs"
 	@echo "make deps       install the pinned toolchain (scripts/toolchain.txt)"
 
@@ -54,6 +55,10 @@ waves: build
 
 bench: build
 	@scripts/bench.sh $(BUILD)
+	@scripts/bench_route.sh $(BUILD)
+
+bench-route: build
+	@scripts/bench_route.sh $(BUILD)
 
 docs: build
 	@cmake --build $(BUILD) --target docs
