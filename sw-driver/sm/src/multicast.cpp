@@ -137,6 +137,33 @@ SwitchIdx pick_root(const RootChoice& rc, const McLoad& load, bool rotate) {
   return root;
 }
 
+// What every engine starts with: the group's member switches and a tree
+// holding the MLID, the root (rotated by load or not) and the minimal height.
+// `routable` is false when there is nothing to route: no member switch, or
+// members that cannot all reach one root; the tree is then returned as is.
+struct TreeStart {
+  std::vector<SwitchIdx> members;
+  McTree tree;
+  bool routable = false;
+};
+
+TreeStart start_tree(const MinHop& mh, const Group& group, const McLoad& load, bool rotate_root) {
+  TreeStart s;
+  s.members = member_switches(mh.fabric(), group);
+  s.tree.mlid = group.mlid;
+  if (s.members.empty()) {
+    return s;
+  }
+  const RootChoice rc = minimal_height_roots(mh, s.members);
+  if (rc.candidates.empty()) {
+    return s;
+  }
+  s.tree.root = pick_root(rc, load, rotate_root);
+  s.tree.height = rc.height;
+  s.routable = true;
+  return s;
+}
+
 // Per-call scratch over all switches without clearing: a slot is valid when
 // its stamp equals the current generation.
 class Marks {
@@ -169,18 +196,12 @@ void finish(McTree& t) {
 McTree route_minihop_mc(const MinHop& mh, const Group& group, const McLoad& load,
                         bool rotate_root) {
   const Fabric& f = mh.fabric();
-  const std::vector<SwitchIdx> ms = member_switches(f, group);
-  McTree t;
-  t.mlid = group.mlid;
-  if (ms.empty()) {
+  TreeStart start = start_tree(mh, group, load, rotate_root);
+  McTree t = std::move(start.tree);
+  if (!start.routable) {
     return t;
   }
-  const RootChoice rc = minimal_height_roots(mh, ms);
-  if (rc.candidates.empty()) {
-    return t;  // members not mutually reachable
-  }
-  t.root = pick_root(rc, load, rotate_root);
-  t.height = rc.height;
+  const std::vector<SwitchIdx>& ms = start.members;
 
   // Level-synchronous top-down split. claimed[t] = the entry that brought t
   // into the tree; a second parent reaching t hands its members to t instead
@@ -238,18 +259,12 @@ namespace {
 McTree fulb(const MinHop& mh, const Group& group, const McLoad& load,
             const std::vector<char>* global) {
   const Fabric& f = mh.fabric();
-  const std::vector<SwitchIdx> ms = member_switches(f, group);
-  McTree t;
-  t.mlid = group.mlid;
-  if (ms.empty()) {
+  TreeStart start = start_tree(mh, group, load, true);
+  McTree t = std::move(start.tree);
+  if (!start.routable) {
     return t;
   }
-  const RootChoice rc = minimal_height_roots(mh, ms);
-  if (rc.candidates.empty()) {
-    return t;
-  }
-  t.root = pick_root(rc, load, true);
-  t.height = rc.height;
+  const std::vector<SwitchIdx>& ms = start.members;
   thread_local Marks in_tree;
   in_tree.reset(f.switch_count());
   in_tree.set(t.root);
@@ -376,18 +391,12 @@ std::vector<char> dragonfly_global_links(const Fabric& f) {
 
 McTree route_sssp_mc(const MinHop& mh, const Group& group, const McLoad& load, bool rotate_root) {
   const Fabric& f = mh.fabric();
-  const std::vector<SwitchIdx> ms = member_switches(f, group);
-  McTree t;
-  t.mlid = group.mlid;
-  if (ms.empty()) {
+  TreeStart start = start_tree(mh, group, load, rotate_root);
+  McTree t = std::move(start.tree);
+  if (!start.routable) {
     return t;
   }
-  const RootChoice rc = minimal_height_roots(mh, ms);
-  if (rc.candidates.empty()) {
-    return t;
-  }
-  t.root = pick_root(rc, load, rotate_root);
-  t.height = rc.height;
+  const std::vector<SwitchIdx>& ms = start.members;
   // Base weight above any path's total load: 2^32 per hop, loads are 32-bit
   // and paths shorter than 2^31 hops.
   constexpr std::uint64_t kBase = std::uint64_t{1} << 32;
