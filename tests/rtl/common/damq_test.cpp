@@ -145,11 +145,9 @@ SYNCFAB_TEST(damq, random) {
   std::bernoulli_distribution pick_nonempty(0.85);
   std::bernoulli_distribution switch_mode(1.0 / 64);
   std::discrete_distribution<std::size_t> pick_mode({20, 20, 20, 15, 10, 15});
-  std::uniform_int_distribution<std::int64_t> reset_gap(ops_target / 8 + 1, ops_target / 3 + 2);
   const Mode* mode = &kModes[0];
   unsigned hog_q = 0;
-  std::int64_t next_reset = reset_gap(rng);
-  int reset_left = 0;
+  RandomResets resets(ops_target, rng);
 
   co_await reset(dut, clk);
   std::int64_t ops = 0;
@@ -159,16 +157,11 @@ SYNCFAB_TEST(damq, random) {
       mode = &kModes[pick_mode(rng)];
       hog_q = any_q(rng);
     }
-    if (ops >= next_reset && reset_left == 0) {
-      if (m.used() != 0) {
-        cov.hit(c_reset);
-      }
-      reset_left = 2;
-      next_reset += reset_gap(rng);
+    const bool in_reset = resets.step(ops);
+    if (resets.started() && m.used() != 0) {
+      cov.hit(c_reset);
     }
-    const bool in_reset = reset_left > 0;
     if (in_reset) {
-      --reset_left;
       m.reset();
     }
     dut.rst_ni = in_reset ? 0 : 1;

@@ -49,20 +49,15 @@ SYNCFAB_TEST(lfsr, random) {
   std::bernoulli_distribution seed_p(0.05);
   std::bernoulli_distribution zero_p(0.2);
   std::uniform_int_distribution<std::uint32_t> seed_v(1, kStates);
-  std::uniform_int_distribution<std::int64_t> reset_gap(cycles / 8 + 1, cycles / 3 + 2);
-  std::int64_t next_reset = reset_gap(rng);
-  int reset_left = 0;
+  RandomResets resets(cycles, rng);
 
   co_await reset(dut, clk);
   for (std::int64_t cycle = 0; cycle < cycles; ++cycle) {
-    if (cycle == next_reset) {
+    const bool in_reset = resets.step(cycle);
+    if (resets.started()) {
       cov.hit(c_reset);
-      reset_left = 2;
-      next_reset += reset_gap(rng);
     }
-    const bool in_reset = reset_left > 0;
     if (in_reset) {
-      --reset_left;
       model.reset();
     }
     dut.rst_ni = in_reset ? 0 : 1;

@@ -51,9 +51,7 @@ SYNCFAB_TEST(rr_arbiter, random) {
   std::uniform_int_distribution<unsigned> one(0, kNumReq - 1);
   std::uniform_int_distribution<std::uint32_t> any(0, kAll);
   std::bernoulli_distribution ack_p(0.7);
-  std::uniform_int_distribution<std::int64_t> reset_gap(cycles / 8 + 1, cycles / 3 + 2);
-  std::int64_t next_reset = reset_gap(rng);
-  int reset_left = 0;
+  RandomResets resets(cycles, rng);
   // Acked grants to others while requester i kept requesting.
   std::array<unsigned, kNumReq> waited{};
 
@@ -64,16 +62,11 @@ SYNCFAB_TEST(rr_arbiter, random) {
   dut.rst_ni = 1;
 
   for (std::int64_t cycle = 0; cycle < cycles; ++cycle) {
-    if (cycle == next_reset) {
-      if (model.pointer() != 0) {
-        cov.hit(c_reset);
-      }
-      reset_left = 2;
-      next_reset += reset_gap(rng);
+    const bool in_reset = resets.step(cycle);
+    if (resets.started() && model.pointer() != 0) {
+      cov.hit(c_reset);
     }
-    const bool in_reset = reset_left > 0;
     if (in_reset) {
-      --reset_left;
       model.reset();
       waited.fill(0);
     }

@@ -52,10 +52,8 @@ SYNCFAB_TEST(sync_fifo, random) {
   std::uniform_int_distribution<std::uint32_t> data;
   std::bernoulli_distribution switch_mode(1.0 / 32);
   std::uniform_int_distribution<std::size_t> pick_mode(0, kModes.size() - 1);
-  std::uniform_int_distribution<std::int64_t> reset_gap(cycles / 8 + 1, cycles / 3 + 2);
   const Mode* mode = &kModes[0];
-  std::int64_t next_reset = reset_gap(rng);
-  int reset_left = 0;
+  RandomResets resets(cycles, rng);
 
   dut.rst_ni = 0;
   dut.wvalid_i = 0;
@@ -68,16 +66,9 @@ SYNCFAB_TEST(sync_fifo, random) {
     if (switch_mode(rng)) {
       mode = &kModes[pick_mode(rng)];
     }
-    if (cycle == next_reset) {
-      if (!model.empty()) {
-        cov.hit(c_reset);
-      }
-      reset_left = 2;  // asserted now, held through two edges
-      next_reset += reset_gap(rng);
-    }
-    const bool in_reset = reset_left > 0;
-    if (in_reset) {
-      --reset_left;
+    const bool in_reset = resets.step(cycle);
+    if (resets.started() && !model.empty()) {
+      cov.hit(c_reset);
     }
     dut.rst_ni = in_reset ? 0 : 1;
     if (in_reset) {

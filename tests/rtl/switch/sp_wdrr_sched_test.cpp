@@ -211,9 +211,7 @@ SYNCFAB_TEST(sp_wdrr_sched, random) {
   };
 
   std::uniform_int_distribution<std::int64_t> phase_len(50, 3000);
-  std::uniform_int_distribution<std::int64_t> reset_gap(cycles / 8 + 1, cycles / 3 + 2);
-  std::int64_t next_reset = reset_gap(rng);
-  int reset_left = 0;
+  RandomResets resets(cycles, rng);
   std::int64_t phase_end = 0;
   Phase phase = Phase::kTraffic;
   Stim s;
@@ -226,14 +224,11 @@ SYNCFAB_TEST(sp_wdrr_sched, random) {
 
   co_await reset(dut, clk);
   for (std::int64_t cycle = 0; cycle < cycles; ++cycle) {
-    if (cycle == next_reset) {
+    const bool in_reset = resets.step(cycle);
+    if (resets.started()) {
       cov.hit(c_reset);
-      reset_left = 2;
-      next_reset += reset_gap(rng);
     }
-    const bool in_reset = reset_left > 0;
     if (in_reset) {
-      --reset_left;
       model.reset();
     }
     dut.rst_ni = in_reset ? 0 : 1;

@@ -224,22 +224,17 @@ SYNCFAB_TEST(wred_ecn, random) {
   const auto c_reset = cov.require("reset mid-run");
 
   std::uniform_int_distribution<std::int64_t> cfg_gap(1, 400);
-  std::uniform_int_distribution<std::int64_t> reset_gap(cycles / 8 + 1, cycles / 3 + 2);
   std::int64_t next_cfg = 0;
-  std::int64_t next_reset = reset_gap(rng);
-  int reset_left = 0;
+  RandomResets resets(cycles, rng);
   Stim s;
 
   co_await reset(dut, clk);
   for (std::int64_t cycle = 0; cycle < cycles; ++cycle) {
-    if (cycle == next_reset) {
+    const bool in_reset = resets.step(cycle);
+    if (resets.started()) {
       cov.hit(c_reset);
-      reset_left = 2;
-      next_reset += reset_gap(rng);
     }
-    const bool in_reset = reset_left > 0;
     if (in_reset) {
-      --reset_left;
       model.reset();
     }
     dut.rst_ni = in_reset ? 0 : 1;

@@ -5,6 +5,7 @@
 #include "syncfab/tb/check.hpp"
 #include "syncfab/tb/coverage.hpp"
 #include "syncfab/tb/event.hpp"
+#include "syncfab/tb/resets.hpp"
 #include "syncfab/tb/scoreboard.hpp"
 #include "syncfab/tb/sim.hpp"
 #include "syncfab/tb/stream.hpp"
