@@ -6,11 +6,11 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
-#include <functional>
 #include <string>
 #include <vector>
 
 #include "syncfab/sm/generators.hpp"
+#include "syncfab/sm/mc_engines.hpp"
 #include "syncfab/sm/multicast.hpp"
 
 namespace {
@@ -21,12 +21,6 @@ struct Case {
   std::string fabric;
   std::string pattern;
   int ppn;
-};
-
-struct Engine {
-  const char* name;
-  std::function<McTree(const MinHop&, const Group&, const McLoad&)> route;
-  bool dragonfly_only = false;
 };
 
 }  // namespace
@@ -56,18 +50,6 @@ int run(int argc, char** argv) {
         {"torus", "grid2d:240x100", 1},          {"torus", "grid3d:30x20x40", 1},
         {"dragonfly", "grid3d:81x27x12", 1},     {"dragonfly", "random:count=4000,size=16", 1}};
   }
-  std::vector<Engine> engines = {
-      {"MINIHOP-MC", [](auto& mh, auto& g, auto& l) { return route_minihop_mc(mh, g, l, false); }},
-      {"MINIHOP-MC-new",
-       [](auto& mh, auto& g, auto& l) { return route_minihop_mc(mh, g, l, true); }},
-      {"SSSP-MC-new", [](auto& mh, auto& g, auto& l) { return route_sssp_mc(mh, g, l, true); }},
-      {"FULB-MC", [](auto& mh, auto& g, auto& l) { return route_fulb_mc(mh, g, l); }},
-  };
-  std::vector<char> global;  // of the current fabric, for the dragonfly rule
-  engines.push_back(
-      {"FULB-MC-DF",
-       [&global](auto& mh, auto& g, auto& l) { return route_fulb_mc_dragonfly(mh, g, l, global); },
-       true});
   std::printf(
       "| fabric | pattern | ppn | groups | engine | max EFI sw | max EFI all | mean EFI sw | "
       "route s | trees |\n|---|---|---|---|---|---|---|---|---|---|\n");
@@ -82,24 +64,16 @@ int run(int argc, char** argv) {
     p.seed = seed;
     const GroupSet gs = make_groups(f, p);
     const bool dragonfly = c.fabric.rfind("dragonfly", 0) == 0;
-    if (dragonfly) {
-      global = dragonfly_global_links(f);
-    }
-    for (const Engine& e : engines) {
-      if (skip_sssp && std::string(e.name).rfind("SSSP", 0) == 0) {
+    for (const McEngine& e : mc_engines()) {
+      if (e.name == "SSSP-MC" || (skip_sssp && e.name.starts_with("SSSP"))) {
         continue;
       }
       if (e.dragonfly_only && !dragonfly) {
         continue;
       }
       McLoad load(f);
-      std::vector<McTree> trees;
-      trees.reserve(gs.groups.size());
       const auto t0 = std::chrono::steady_clock::now();
-      for (const Group& g : gs.groups) {
-        trees.push_back(e.route(mh, g, load));
-        load.add(trees.back());
-      }
+      const std::vector<McTree> trees = e.route_all(mh, gs.groups, load);
       const double secs =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       std::string verdict = "all ok";
@@ -113,7 +87,7 @@ int run(int argc, char** argv) {
       }
       const McLoad::Stats s = load.stats();
       std::printf("| %s | %s | %d | %zu | %s | %u | %u | %.2f | %.3f | %s |\n", c.fabric.c_str(),
-                  c.pattern.c_str(), c.ppn, gs.groups.size(), e.name, s.max_switch_links,
+                  c.pattern.c_str(), c.ppn, gs.groups.size(), std::string(e.name).c_str(), s.max_switch_links,
                   s.max_all_links, s.mean_switch_links, secs, verdict.c_str());
       std::fflush(stdout);
     }
