@@ -1,8 +1,10 @@
 #include "syncfab/driver/barrier_desc.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace syncfab::driver {
 
@@ -110,25 +112,68 @@ fmt::BarrierDesc encode_barrier_desc(const BarrierSchedule& schedule,
   return d;
 }
 
-DecodedBarrier decode_barrier_desc(const fmt::BarrierDesc& desc) {
+std::optional<DescFault> validate_barrier_desc(const fmt::BarrierDesc& desc,
+                                               const DescLimits& limits) {
+  const unsigned max_rounds = limits.max_rounds != 0 ? limits.max_rounds : fmt::kMaxRounds;
+  const unsigned k_max = limits.k_max != 0 ? limits.k_max : fmt::kKMax;
+  using E = fmt::ErrCode;
   if (desc.opcode() != fmt::Opcode::kBarrier) {
-    throw std::invalid_argument("descriptor opcode " +
-                                std::to_string(static_cast<unsigned>(desc.opcode())) +
-                                " is not BARRIER (BAD_OPCODE)");
+    return DescFault{E::kBadOpcode, "descriptor opcode " +
+                                        std::to_string(static_cast<unsigned>(desc.opcode())) +
+                                        " is not BARRIER (BAD_OPCODE)"};
   }
   if (desc.version() != fmt::kDescVersion) {
-    throw std::invalid_argument("descriptor version " + std::to_string(desc.version()) +
-                                " differs from " + std::to_string(fmt::kDescVersion) +
-                                " (BAD_VERSION)");
+    return DescFault{E::kBadVersion, "descriptor version " + std::to_string(desc.version()) +
+                                         " differs from " + std::to_string(fmt::kDescVersion) +
+                                         " (BAD_VERSION)"};
   }
-  if (desc.num_rounds() > fmt::kMaxRounds) {
-    throw std::invalid_argument("descriptor num_rounds " + std::to_string(desc.num_rounds()) +
-                                " exceeds " + std::to_string(fmt::kMaxRounds) + " (BAD_ROUNDS)");
+  if (limits.num_ctx != 0 && desc.ctx() >= limits.num_ctx) {
+    return DescFault{E::kBadContext, "descriptor ctx " + std::to_string(desc.ctx()) +
+                                         " is not below the device's " +
+                                         std::to_string(limits.num_ctx) +
+                                         " contexts (BAD_CONTEXT)"};
   }
-  if (desc.fanout_k() == 0 || desc.fanout_k() > fmt::kKMax) {
-    throw std::invalid_argument("descriptor fanout_k " + std::to_string(desc.fanout_k()) +
-                                " is out of range 1.." + std::to_string(fmt::kKMax) +
-                                " (BAD_FANOUT)");
+  if (desc.num_rounds() > max_rounds) {
+    return DescFault{E::kBadRounds, "descriptor num_rounds " + std::to_string(desc.num_rounds()) +
+                                        " exceeds " + std::to_string(max_rounds) + " (BAD_ROUNDS)"};
+  }
+  if (desc.fanout_k() == 0 || desc.fanout_k() > k_max) {
+    return DescFault{E::kBadFanout, "descriptor fanout_k " + std::to_string(desc.fanout_k()) +
+                                        " is out of range 1.." + std::to_string(k_max) +
+                                        " (BAD_FANOUT)"};
+  }
+  if (desc.flag_cmpl_write() && (desc.cmpl_addr() == 0 || desc.cmpl_addr() % 8 != 0)) {
+    return DescFault{E::kBadAddr, "descriptor cmpl_addr " + std::to_string(desc.cmpl_addr()) +
+                                      " must be non-zero and 8-byte aligned (BAD_ADDR)"};
+  }
+  for (std::size_t r = 0; r < desc.num_rounds(); ++r) {
+    for (const bool dst : {true, false}) {
+      const char* what = dst ? "dst" : "src";
+      std::vector<std::uint16_t> seen;
+      for (std::size_t i = 0; i < desc.fanout_k(); ++i) {
+        const std::uint16_t lid = dst ? desc.round_dst_lid(r, i) : desc.round_src_lid(r, i);
+        if (lid == fmt::kLidNone) {
+          continue;
+        }
+        if (lid >= fmt::kMlidBase) {
+          return DescFault{E::kBadLid, "descriptor round " + std::to_string(r) + " " + what +
+                                           " slot " + std::to_string(i) + " holds multicast LID " +
+                                           hex16(lid) + " (BAD_LID)"};
+        }
+        if (std::find(seen.begin(), seen.end(), lid) != seen.end()) {
+          return DescFault{E::kBadLid, "descriptor round " + std::to_string(r) + " lists " + what +
+                                           " LID " + hex16(lid) + " twice (BAD_LID)"};
+        }
+        seen.push_back(lid);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+DecodedBarrier decode_barrier_desc(const fmt::BarrierDesc& desc) {
+  if (const auto fault = validate_barrier_desc(desc)) {
+    throw std::invalid_argument(fault->message);
   }
   DecodedBarrier d;
   d.ctx = desc.ctx();
@@ -139,35 +184,19 @@ DecodedBarrier decode_barrier_desc(const fmt::BarrierDesc& desc) {
   d.completion.irq = desc.flag_irq();
   d.completion.addr = desc.cmpl_addr();
   d.completion.value = desc.cmpl_value();
-  if (d.completion.write && (d.completion.addr == 0 || d.completion.addr % 8 != 0)) {
-    throw std::invalid_argument("descriptor cmpl_addr " + std::to_string(d.completion.addr) +
-                                " must be non-zero and 8-byte aligned (BAD_ADDR)");
-  }
   if (!d.completion.write) {
     d.completion.addr = 0;
     d.completion.value = 0;
   }
   for (std::size_t r = 0; r < desc.num_rounds(); ++r) {
     BarrierRoundLids lr;
-    const auto take = [r](std::uint16_t lid, std::vector<std::uint16_t>& list, std::size_t slot,
-                          const char* what) {
-      if (lid == fmt::kLidNone) {
-        return;
-      }
-      if (lid >= fmt::kMlidBase) {
-        throw std::invalid_argument("descriptor round " + std::to_string(r) + " " + what +
-                                    " slot " + std::to_string(slot) + " holds multicast LID " +
-                                    hex16(lid) + " (BAD_LID)");
-      }
-      if (std::find(list.begin(), list.end(), lid) != list.end()) {
-        throw std::invalid_argument("descriptor round " + std::to_string(r) + " lists " + what +
-                                    " LID " + hex16(lid) + " twice (BAD_LID)");
-      }
-      list.push_back(lid);
-    };
     for (std::size_t i = 0; i < d.fanout; ++i) {
-      take(desc.round_dst_lid(r, i), lr.dst, i, "dst");
-      take(desc.round_src_lid(r, i), lr.src, i, "src");
+      if (const std::uint16_t lid = desc.round_dst_lid(r, i); lid != fmt::kLidNone) {
+        lr.dst.push_back(lid);
+      }
+      if (const std::uint16_t lid = desc.round_src_lid(r, i); lid != fmt::kLidNone) {
+        lr.src.push_back(lid);
+      }
     }
     d.rounds.push_back(std::move(lr));
   }

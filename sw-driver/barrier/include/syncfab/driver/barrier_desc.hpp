@@ -6,7 +6,9 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include <syncfab/fmt/formats.hpp>
@@ -57,6 +59,24 @@ fmt::BarrierDesc encode_barrier_desc(const BarrierSchedule& schedule,
 DecodedBarrier schedule_as_lids(const BarrierSchedule& schedule,
                                 std::span<const std::uint16_t> rank_lids, std::uint8_t ctx,
                                 std::uint16_t epoch, const BarrierCompletion& completion);
+
+// Device limits a descriptor is validated against; 0 = the format's maximum
+// (no context check for num_ctx 0). A real device reports its own in CAPS.
+struct DescLimits {
+  unsigned num_ctx = 0;
+  unsigned k_max = 0;
+  unsigned max_rounds = 0;
+};
+
+// Why the NIC would refuse a descriptor: the error code it completes with
+// (docs/barrier-protocol.md section 3, first failure in that order; CTX_BUSY
+// is run-time state and not checked here) and a message naming the field.
+struct DescFault {
+  fmt::ErrCode code = fmt::ErrCode::kNone;
+  std::string message;
+};
+std::optional<DescFault> validate_barrier_desc(const fmt::BarrierDesc& desc,
+                                               const DescLimits& limits = {});
 
 // Decodes a descriptor image. std::invalid_argument naming the field for
 // what the format rejects: unknown opcode, version, num_rounds > MAX_ROUNDS,
