@@ -277,7 +277,7 @@ int run_tests(int argc, char** argv) {
       std::string task;
       {
         TestContext ctx(*t, seed, opts);
-        Outcome o = capture([&] { ctx.sim().run(t->fn(ctx), full); });
+        Outcome o = capture([&] { ctx.sim().run_body(t->fn(ctx), full); });
         sim_end = ctx.sim().now();
         task = ctx.sim().failed_task();
         Outcome fin = capture([&] { ctx.finish(); });

@@ -201,7 +201,9 @@ void Sim::resume(detail::Waiter& w) {
   }
 }
 
-void Sim::run_main(Task<> task, const std::string& name) {
+void Sim::run_body(Task<> task, const std::string& name) { run_main(std::move(task), name, false); }
+
+void Sim::run_main(Task<> task, const std::string& name, bool drain) {
   CurrentSimScope scope(this);
   if (running_.empty()) {
     failed_task_.clear();
@@ -210,7 +212,7 @@ void Sim::run_main(Task<> task, const std::string& name) {
   try {
     // Once the task is done, finish what is queued for this same phase, so
     // the caller never sees a half-processed step; time does not move.
-    while (!p->done || !ready_.empty()) {
+    while (!p->done || (drain && !ready_.empty())) {
       step();
       if (failure_) {
         std::rethrow_exception(std::exchange(failure_, nullptr));

@@ -583,3 +583,42 @@ TEST(Sim, EvalRunsOnlyWhenNeeded) {
 
 }  // namespace
 }  // namespace syncfab::tb
+
+namespace syncfab::tb {
+namespace {
+
+// A body that ends on the same edge a background task wakes on: run() lets
+// the background task run in that step (the caller sees a settled step);
+// run_body() does not, because the body's locals are already gone.
+int background_runs_after_body(bool as_body) {
+  Bench b;
+  int after = 0;
+  bool body_done = false;
+  auto body = [&]() -> Task<> {
+    co_await RisingEdge(*b.clk);  // registers first: resumed first on the edge
+    body_done = true;
+  };
+  auto background = [&]() -> Task<> {
+    co_await RisingEdge(*b.clk);
+    after += body_done ? 1 : 0;
+  };
+  auto main = [&]() -> Task<> {
+    b.sim.start_soon(background(), "background");
+    co_await body();
+  };
+  if (as_body) {
+    b.sim.run_body(main());
+  } else {
+    b.sim.run(main());
+  }
+  b.sim.cancel_all();
+  return after;
+}
+
+TEST(Sim, RunBodyStopsWhenTheBodyEnds) {
+  EXPECT_EQ(background_runs_after_body(false), 1);
+  EXPECT_EQ(background_runs_after_body(true), 0);
+}
+
+}  // namespace
+}  // namespace syncfab::tb

@@ -173,6 +173,13 @@ class Sim {
   template <class T>
   T run(Task<T> task, const std::string& name = "main");
 
+  // Runs a test body: like run(), except that nothing else runs once the
+  // task has finished. The body's locals died with it (a coroutine destroys
+  // them before it completes), and tasks still queued in that step may refer
+  // to them (a bench object's monitor); the caller cancels them with
+  // cancel_all() instead of letting them touch freed memory.
+  void run_body(Task<> task, const std::string& name = "main");
+
   // Cancels every task (end of test). The clocks and time stay.
   void cancel_all();
 
@@ -203,7 +210,7 @@ class Sim {
   detail::ProcPtr spawn(Task<> task, std::string name, bool is_main);
   Task<> proc_body(detail::Proc* p, Task<> task);
   void finish(detail::Proc& p);
-  void run_main(Task<> task, const std::string& name);
+  void run_main(Task<> task, const std::string& name, bool drain = true);
   void step();
   void advance();
   void eval();
