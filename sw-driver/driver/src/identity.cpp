@@ -40,8 +40,9 @@ std::string describe(const Identity& id) {
          "), register map version " + std::to_string(id.major) + "." + std::to_string(id.minor);
 }
 
-Identity check_identity(Device& device) {
-  const Identity want = expected_identity();
+Identity check_identity(Device& device) { return check_identity(device, expected_identity()); }
+
+Identity check_identity(Device& device, const Identity& want) {
   const Identity found = read_identity(device);
   const char* what = nullptr;
   if (found.magic != want.magic) {

@@ -1,4 +1,4 @@
-#include "syncfab/driver/nic_regs.hpp"
+#include "syncfab/driver/reg_field.hpp"
 
 #include <stdexcept>
 #include <string>
@@ -7,12 +7,10 @@
 
 namespace syncfab::driver {
 
-using detail::hex;
-
-std::uint32_t nic::Field::put(std::uint32_t value) const {
+std::uint32_t Field::put(std::uint32_t value) const {
   if (!fits(value)) {
-    throw std::invalid_argument("value " + hex(value) + " does not fit " + std::string(name) +
-                                " (" + std::to_string(width) + " bits)");
+    throw std::invalid_argument("value " + detail::hex(value) + " does not fit " +
+                                std::string(name) + " (" + std::to_string(width) + " bits)");
   }
   return (value << shift) & mask;
 }

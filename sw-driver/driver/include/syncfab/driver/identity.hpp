@@ -22,7 +22,8 @@ struct Identity {
 // What this driver was built for (from the generated header).
 Identity expected_identity() noexcept;
 
-// Reads ID and VERSION from the device (no checks).
+// Reads ID and VERSION from the device (no checks; the same two words in
+// every syncfab register block).
 Identity read_identity(Device& device);
 
 // "block type 'SFNC' (0x53464e43), register map version 1.0"
@@ -33,5 +34,9 @@ std::string describe(const Identity& id);
 // differ: minor versions only add registers). Otherwise throws
 // DeviceMismatch naming the expected and the found block type and version.
 Identity check_identity(Device& device);
+
+// The same check for another block type (the switch): every syncfab block
+// starts with ID at 0x000 and VERSION (MAJOR[31:16], MINOR[15:0]) at 0x004.
+Identity check_identity(Device& device, const Identity& want);
 
 }  // namespace syncfab::driver

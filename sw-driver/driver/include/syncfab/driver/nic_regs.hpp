@@ -9,32 +9,13 @@
 #include <cstdint>
 #include <string_view>
 
+#include "syncfab/driver/reg_field.hpp"
 #include "syncfab/regs/nic_csr.h"
 
 namespace syncfab::driver::nic {
 
-struct Reg {
-  std::uint32_t offset;  // bytes from the start of the block
-  std::string_view name;
-};
-
-struct Field {
-  Reg reg;
-  std::uint32_t mask;  // in register position
-  unsigned shift;
-  unsigned width;
-  std::string_view name;  // "REG.FIELD"
-
-  [[nodiscard]] constexpr std::uint32_t get(std::uint32_t reg_value) const noexcept {
-    return (reg_value & mask) >> shift;
-  }
-  [[nodiscard]] constexpr bool fits(std::uint32_t value) const noexcept {
-    return width >= 32 || (value >> width) == 0;
-  }
-  // value placed at the field's position; std::invalid_argument naming the
-  // field if it does not fit.
-  [[nodiscard]] std::uint32_t put(std::uint32_t value) const;
-};
+using driver::Field;
+using driver::Reg;
 
 // Block identity the driver was built with.
 inline constexpr std::uint32_t kMagic = NIC_CSR__ID__MAGIC_reset;

@@ -1,0 +1,69 @@
+// The switch's CSR block as the golden model sees it: a driver::Device with
+// the semantics switch_csr.rdl describes -- read-only and write-only
+// registers refused with a bus error (as the RTL's PSLVERR), single-pulse
+// fields reading 0, write-1-to-clear interrupt causes, the index/data table
+// access (LFT, MFT) and the select/value counter access. The switch model
+// (and tests) play the hardware side through the hw_* calls.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "syncfab/driver/device.hpp"
+
+namespace syncfab::model {
+
+struct SwitchCsrParams {
+  unsigned ports = 8;
+  unsigned buf_cells = 1024;
+  unsigned lft_entries = 1024;
+  unsigned mft_entries = 256;
+};
+
+class SwitchCsrModel final : public driver::Device {
+ public:
+  static constexpr unsigned kPrios = 8;
+  static constexpr unsigned kKinds = 15;
+
+  explicit SwitchCsrModel(const SwitchCsrParams& params = {});
+
+  std::uint32_t read32(std::uint32_t offset) override;
+  void write32(std::uint32_t offset, std::uint32_t value) override;
+  driver::DmaMemory& dma() override { return no_dma_; }
+  bool wait_interrupt(std::chrono::nanoseconds timeout) override;
+
+  // Hardware side.
+  [[nodiscard]] std::uint32_t reg(std::uint32_t offset) const;  // raw, no access rules
+  [[nodiscard]] const std::vector<std::uint32_t>& lft() const noexcept { return lft_; }
+  [[nodiscard]] const std::vector<std::uint32_t>& mft() const noexcept { return mft_; }
+  void hw_count(unsigned port, unsigned prio, unsigned kind, std::uint32_t n = 1);
+  void hw_set_wd_state(unsigned port, unsigned prio, unsigned state);
+  void hw_raise(std::uint32_t intr_bits);
+  // Re-enable pulses software wrote (port, mask), oldest first; the model
+  // of the watchdog consumes them.
+  std::vector<std::pair<unsigned, std::uint8_t>> take_reenables();
+  [[nodiscard]] bool interrupt_line() const;
+
+ private:
+  [[nodiscard]] std::size_t index(std::uint32_t offset) const;
+
+  SwitchCsrParams params_;
+  std::vector<std::uint32_t> regs_;
+  std::vector<std::uint32_t> lft_;
+  std::vector<std::uint32_t> mft_;
+  std::vector<std::uint32_t> counters_;  // [port][prio][kind]
+  std::vector<std::uint16_t> wd_state_;  // per port, 2 bits per priority
+  std::vector<std::pair<unsigned, std::uint8_t>> reenables_;
+  // The switch has no DMA port: every access is refused.
+  class NoDma final : public driver::DmaMemory {
+   public:
+    void read(driver::BusAddr addr, std::span<std::byte> out) const override;
+    void write(driver::BusAddr addr, std::span<const std::byte> data) override;
+  };
+  NoDma no_dma_;
+};
+
+}  // namespace syncfab::model

@@ -1,0 +1,234 @@
+#include "syncfab/model/switch_csr_model.hpp"
+
+#include <cstddef>
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "syncfab/driver/errors.hpp"
+#include "syncfab/regs/switch_csr.h"
+
+namespace syncfab::model {
+
+namespace {
+
+constexpr std::uint32_t kValid = 1U << 31;
+
+// How software may access a register (switch_csr.rdl's sw properties):
+// readable / writable, the bits a write stores, and the reset value.
+struct Rule {
+  bool readable = false;
+  bool writable = false;
+  std::uint32_t wmask = 0;
+  std::uint32_t reset = 0;
+  bool mapped = false;
+};
+
+constexpr std::size_t kWords = sizeof(switch_csr_t) / 4;
+
+#define OFF(R) (offsetof(switch_csr_t, R) / 4)
+
+std::array<Rule, kWords> make_rules() {
+  std::array<Rule, kWords> r{};
+  const auto ro = [&](std::size_t w, std::uint32_t reset) { r[w] = {true, false, 0, reset, true}; };
+  const auto rw = [&](std::size_t w, std::uint32_t mask, std::uint32_t reset) {
+    r[w] = {true, true, mask, reset, true};
+  };
+  const auto wo = [&](std::size_t w) { r[w] = {false, true, 0, 0, true}; };
+  ro(OFF(ID), SWITCH_CSR__ID__MAGIC_reset);
+  ro(OFF(VERSION), (SWITCH_CSR__VERSION__MAJOR_reset << SWITCH_CSR__VERSION__MAJOR_bp) |
+                       (SWITCH_CSR__VERSION__MINOR_reset << SWITCH_CSR__VERSION__MINOR_bp));
+  ro(OFF(HW_CFG), 0);
+  ro(OFF(TABLE_CFG), 0);
+  rw(OFF(SCRATCH), 0xFFFFFFFFU, 0);
+  rw(OFF(CTRL), SWITCH_CSR__CTRL__ENABLE_bm, 0);  // CNT_CLEAR is a pulse: reads 0
+  rw(OFF(INTR_STATUS), 0, 0);                      // write-1-to-clear, handled apart
+  rw(OFF(INTR_ENABLE), 0x1F, 0);
+  rw(OFF(PFC_TIMING), SWITCH_CSR__PFC_TIMING__CYC_PER_QUANTUM_bm | SWITCH_CSR__PFC_TIMING__REFRESH_bm,
+     (SWITCH_CSR__PFC_TIMING__CYC_PER_QUANTUM_reset << SWITCH_CSR__PFC_TIMING__CYC_PER_QUANTUM_bp) |
+         (SWITCH_CSR__PFC_TIMING__REFRESH_reset << SWITCH_CSR__PFC_TIMING__REFRESH_bp));
+  rw(OFF(WD_DETECT_TIME), SWITCH_CSR__WD_DETECT_TIME__CYCLES_bm,
+     SWITCH_CSR__WD_DETECT_TIME__CYCLES_reset);
+  rw(OFF(WD_RECOVER_TIME), SWITCH_CSR__WD_RECOVER_TIME__CYCLES_bm,
+     SWITCH_CSR__WD_RECOVER_TIME__CYCLES_reset);
+  rw(OFF(WD_WINDOW), SWITCH_CSR__WD_WINDOW__CYCLES_bm, SWITCH_CSR__WD_WINDOW__CYCLES_reset);
+  rw(OFF(WD_LIMIT), SWITCH_CSR__WD_LIMIT__LIMIT_bm, SWITCH_CSR__WD_LIMIT__LIMIT_reset);
+  wo(OFF(WD_REENABLE));
+  rw(OFF(REMAP_CTRL), SWITCH_CSR__REMAP_CTRL__ENABLE_bm | SWITCH_CSR__REMAP_CTRL__UPLINK_MASK_bm, 0);
+  for (std::size_t i = 0; i < 8; ++i) {
+    rw(OFF(REMAP) + i, SWITCH_CSR__REMAPX__NEW_PRIO_bm | SWITCH_CSR__REMAPX__NEW_DSCP_bm, 0);
+  }
+  rw(OFF(TBL_ADDR), SWITCH_CSR__TBL_ADDR__INDEX_bm | SWITCH_CSR__TBL_ADDR__TABLE_bm, 0);
+  rw(OFF(TBL_WDATA), 0xFFFFFFFFU, 0);
+  wo(OFF(TBL_CMD));
+  ro(OFF(TBL_RDATA), 0);
+  ro(OFF(TBL_STATUS), 0);
+  rw(OFF(CNT_SEL),
+     SWITCH_CSR__CNT_SEL__PORT_bm | SWITCH_CSR__CNT_SEL__PRIO_bm | SWITCH_CSR__CNT_SEL__KIND_bm, 0);
+  ro(OFF(CNT_VALUE), 0);
+  ro(OFF(WD_STATUS), 0);
+  using P = switch_csr__PORTx__stride80_t;
+  for (std::size_t port = 0; port < sizeof(switch_csr_t::PORT) / sizeof(P); ++port) {
+    const std::size_t base = OFF(PORT) + port * sizeof(P) / 4;
+    rw(base + offsetof(P, PFC_EN) / 4, SWITCH_CSR__PORTX__PFC_EN__MASK_bm, 0);
+    rw(base + offsetof(P, SCHED) / 4, SWITCH_CSR__PORTX__SCHED__SP_MASK_bm, 0);
+    rw(base + offsetof(P, WD_CTRL) / 4,
+       SWITCH_CSR__PORTX__WD_CTRL__ENABLE_bm | SWITCH_CSR__PORTX__WD_CTRL__DROP_MODE_bm, 0);
+    rw(base + offsetof(P, WRED_EN) / 4, SWITCH_CSR__PORTX__WRED_EN__MASK_bm, 0);
+    for (std::size_t i = 0; i < 4; ++i) {
+      rw(base + offsetof(P, WEIGHT) / 4 + i,
+         SWITCH_CSR__PORTX__WEIGHTX__W_EVEN_bm | SWITCH_CSR__PORTX__WEIGHTX__W_ODD_bm,
+         (SWITCH_CSR__PORTX__WEIGHTX__W_EVEN_reset << SWITCH_CSR__PORTX__WEIGHTX__W_EVEN_bp) |
+             (SWITCH_CSR__PORTX__WEIGHTX__W_ODD_reset << SWITCH_CSR__PORTX__WEIGHTX__W_ODD_bp));
+      rw(base + offsetof(P, QUANTA) / 4 + i, 0xFFFFFFFFU,
+         (SWITCH_CSR__PORTX__QUANTAX__Q_EVEN_reset << SWITCH_CSR__PORTX__QUANTAX__Q_EVEN_bp) |
+             (SWITCH_CSR__PORTX__QUANTAX__Q_ODD_reset << SWITCH_CSR__PORTX__QUANTAX__Q_ODD_bp));
+    }
+    for (std::size_t i = 0; i < 8; ++i) {
+      rw(base + offsetof(P, PFC_THR) / 4 + i, 0xFFFFFFFFU,
+         (SWITCH_CSR__PORTX__PFC_THRX__XOFF_reset << SWITCH_CSR__PORTX__PFC_THRX__XOFF_bp) |
+             (SWITCH_CSR__PORTX__PFC_THRX__XON_reset << SWITCH_CSR__PORTX__PFC_THRX__XON_bp));
+      rw(base + offsetof(P, WRED_K) / 4 + i, 0xFFFFFFFFU,
+         (SWITCH_CSR__PORTX__WRED_KX__KMIN_reset << SWITCH_CSR__PORTX__WRED_KX__KMIN_bp) |
+             (SWITCH_CSR__PORTX__WRED_KX__KMAX_reset << SWITCH_CSR__PORTX__WRED_KX__KMAX_bp));
+    }
+    for (std::size_t i = 0; i < 2; ++i) {
+      rw(base + offsetof(P, WRED_P) / 4 + i, 0xFFFFFFFFU, 0);
+    }
+  }
+  return r;
+}
+
+const std::array<Rule, kWords>& rules() {
+  static const std::array<Rule, kWords> r = make_rules();
+  return r;
+}
+
+std::uint32_t field(std::uint32_t v, std::uint32_t mask, unsigned shift) { return (v & mask) >> shift; }
+
+}  // namespace
+
+SwitchCsrModel::SwitchCsrModel(const SwitchCsrParams& params)
+    : params_(params),
+      regs_(kWords),
+      lft_(params.lft_entries),
+      mft_(params.mft_entries),
+      counters_(std::size_t{params.ports} * kPrios * kKinds),
+      wd_state_(params.ports) {
+  for (std::size_t w = 0; w < kWords; ++w) {
+    regs_[w] = rules()[w].reset;
+  }
+  regs_[OFF(HW_CFG)] = (params.ports << SWITCH_CSR__HW_CFG__NUM_PORTS_bp) |
+                       (kPrios << SWITCH_CSR__HW_CFG__NUM_PRIO_bp) |
+                       (params.buf_cells << SWITCH_CSR__HW_CFG__BUF_CELLS_bp);
+  regs_[OFF(TABLE_CFG)] = (params.lft_entries << SWITCH_CSR__TABLE_CFG__LFT_ENTRIES_bp) |
+                          (params.mft_entries << SWITCH_CSR__TABLE_CFG__MFT_ENTRIES_bp);
+}
+
+std::size_t SwitchCsrModel::index(std::uint32_t offset) const {
+  if (offset % 4 != 0 || offset / 4 >= kWords || !rules()[offset / 4].mapped) {
+    throw driver::BusError("switch CSR offset " + std::to_string(offset) + " is not mapped");
+  }
+  return offset / 4;
+}
+
+std::uint32_t SwitchCsrModel::read32(std::uint32_t offset) {
+  const std::size_t w = index(offset);
+  if (!rules()[w].readable) {
+    throw driver::BusError("switch CSR offset " + std::to_string(offset) + " is write-only");
+  }
+  if (w == OFF(CNT_VALUE) || w == OFF(WD_STATUS)) {
+    const std::uint32_t sel = regs_[OFF(CNT_SEL)];
+    const unsigned port = field(sel, SWITCH_CSR__CNT_SEL__PORT_bm, SWITCH_CSR__CNT_SEL__PORT_bp);
+    const unsigned prio = field(sel, SWITCH_CSR__CNT_SEL__PRIO_bm, SWITCH_CSR__CNT_SEL__PRIO_bp);
+    const unsigned kind = field(sel, SWITCH_CSR__CNT_SEL__KIND_bm, SWITCH_CSR__CNT_SEL__KIND_bp);
+    if (port >= params_.ports) {
+      return 0;
+    }
+    if (w == OFF(WD_STATUS)) {
+      return wd_state_[port];
+    }
+    return kind < kKinds ? counters_[(std::size_t{port} * kPrios + prio) * kKinds + kind] : 0;
+  }
+  return regs_[w];
+}
+
+void SwitchCsrModel::write32(std::uint32_t offset, std::uint32_t value) {
+  const std::size_t w = index(offset);
+  const Rule& rule = rules()[w];
+  if (!rule.writable) {
+    throw driver::BusError("switch CSR offset " + std::to_string(offset) + " is read-only");
+  }
+  if (w == OFF(INTR_STATUS)) {
+    regs_[w] &= ~value;
+    return;
+  }
+  if (w == OFF(CTRL) && (value & SWITCH_CSR__CTRL__CNT_CLEAR_bm) != 0) {
+    std::fill(counters_.begin(), counters_.end(), 0);
+  }
+  if (w == OFF(WD_REENABLE)) {
+    if ((value & SWITCH_CSR__WD_REENABLE__GO_bm) != 0) {
+      reenables_.emplace_back(
+          field(value, SWITCH_CSR__WD_REENABLE__PORT_bm, SWITCH_CSR__WD_REENABLE__PORT_bp),
+          static_cast<std::uint8_t>(field(value, SWITCH_CSR__WD_REENABLE__PRIO_MASK_bm,
+                                          SWITCH_CSR__WD_REENABLE__PRIO_MASK_bp)));
+    }
+    return;
+  }
+  if (w == OFF(TBL_CMD)) {
+    const std::uint32_t a = regs_[OFF(TBL_ADDR)];
+    const unsigned idx = field(a, SWITCH_CSR__TBL_ADDR__INDEX_bm, SWITCH_CSR__TBL_ADDR__INDEX_bp);
+    const unsigned table = field(a, SWITCH_CSR__TBL_ADDR__TABLE_bm, SWITCH_CSR__TBL_ADDR__TABLE_bp);
+    std::vector<std::uint32_t>* t = table == 0 ? &lft_ : table == 1 ? &mft_ : nullptr;
+    if (t == nullptr || idx >= t->size()) {
+      hw_raise(SWITCH_CSR__INTR_STATUS__TBL_ERROR_bm);
+      return;
+    }
+    if ((value & SWITCH_CSR__TBL_CMD__WRITE_bm) != 0) {
+      std::uint32_t d = regs_[OFF(TBL_WDATA)];
+      // Only the bits an entry has are stored: the port (LFT) or the port
+      // mask (MFT), and VALID.
+      d &= table == 0 ? (kValid | 0xFFU) : (kValid | ((1U << params_.ports) - 1U));
+      (*t)[idx] = d;
+    }
+    if ((value & SWITCH_CSR__TBL_CMD__READ_bm) != 0) {
+      regs_[OFF(TBL_RDATA)] = (*t)[idx];
+    }
+    return;
+  }
+  regs_[w] = value & rule.wmask;
+}
+
+void SwitchCsrModel::NoDma::read(driver::BusAddr addr, std::span<std::byte> /*out*/) const {
+  throw driver::DmaError("the switch has no DMA port (read at " + std::to_string(addr) + ")");
+}
+
+void SwitchCsrModel::NoDma::write(driver::BusAddr addr, std::span<const std::byte> /*data*/) {
+  throw driver::DmaError("the switch has no DMA port (write at " + std::to_string(addr) + ")");
+}
+
+bool SwitchCsrModel::wait_interrupt(std::chrono::nanoseconds /*timeout*/) { return interrupt_line(); }
+
+std::uint32_t SwitchCsrModel::reg(std::uint32_t offset) const { return regs_.at(offset / 4); }
+
+void SwitchCsrModel::hw_count(unsigned port, unsigned prio, unsigned kind, std::uint32_t n) {
+  std::uint32_t& c = counters_.at((std::size_t{port} * kPrios + prio) * kKinds + kind);
+  c = (c > 0xFFFFFFFFU - n) ? 0xFFFFFFFFU : c + n;  // saturating, as the RDL says
+}
+
+void SwitchCsrModel::hw_set_wd_state(unsigned port, unsigned prio, unsigned state) {
+  std::uint16_t& s = wd_state_.at(port);
+  s = static_cast<std::uint16_t>((s & ~(3U << (2 * prio))) | ((state & 3U) << (2 * prio)));
+}
+
+void SwitchCsrModel::hw_raise(std::uint32_t intr_bits) { regs_[OFF(INTR_STATUS)] |= intr_bits & 0x1FU; }
+
+std::vector<std::pair<unsigned, std::uint8_t>> SwitchCsrModel::take_reenables() {
+  return std::exchange(reenables_, {});
+}
+
+bool SwitchCsrModel::interrupt_line() const {
+  return (regs_[OFF(INTR_STATUS)] & regs_[OFF(INTR_ENABLE)]) != 0;
+}
+
+}  // namespace syncfab::model

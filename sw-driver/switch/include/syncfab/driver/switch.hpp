@@ -1,0 +1,190 @@
+// The user-space switch API: program the forwarding tables the subnet
+// manager computed (LFT, MFT), PFC thresholds and timing, the PFC watchdog,
+// the hook-flow remap, WRED/ECN and the scheduler; read counters and the
+// watchdog state. Talks only to the Device interface, so it runs unchanged
+// on the golden model and on the verilated switch.
+//
+// Every configure_* call validates its whole argument first and writes
+// nothing if any part is refused (std::invalid_argument naming the port,
+// priority and rule), so a refused configuration loses nothing that was
+// programmed before.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "syncfab/driver/device.hpp"
+#include "syncfab/driver/identity.hpp"
+
+namespace syncfab::driver {
+
+inline constexpr unsigned kSwitchPrios = 8;
+inline constexpr std::uint16_t kMlidBase = 0xC000;
+
+struct SwitchInfo {
+  Identity id;
+  unsigned ports = 0;
+  unsigned prios = 0;
+  unsigned buf_cells = 0;  // ingress buffer of one port
+  unsigned lft_entries = 0;
+  unsigned mft_entries = 0;
+};
+
+// What the lossless check needs to know about the link a port drives.
+struct LinkParams {
+  unsigned delay_cycles = 0;     // one-way, flit leaving here to flit arriving there
+  unsigned max_pkt_flits = 255;  // largest packet (len_flits) on the link
+};
+
+// Cells that can still arrive at an ingress buffer after its occupancy
+// reached XOFF, at one flit per cycle (docs/switch-driver.md derives it):
+// 1 (pause frame raised) + max packet (our egress finishes the packet it is
+// sending) + 2 (the pause frame) + delay (to the peer) + 1 (peer's pause
+// takes effect) + max packet (peer finishes its packet) + delay (flits in
+// flight back to us).
+unsigned required_headroom(const LinkParams& link);
+
+struct PfcPriority {
+  bool lossless = false;    // PFC on this priority
+  std::uint16_t xoff = 0;   // cells
+  std::uint16_t xon = 0;    // cells, <= xoff
+  std::uint16_t quanta = 0; // pause time sent, >= 1
+};
+using PfcPortConfig = std::array<PfcPriority, kSwitchPrios>;
+
+struct PfcTiming {
+  std::uint8_t cyc_per_quantum = 8;
+  std::uint16_t refresh = 256;  // 0 = never re-send a pause
+};
+
+struct WredQueue {
+  bool enable = false;
+  std::uint16_t kmin = 0;
+  std::uint16_t kmax = 0;
+  std::uint8_t pmax = 0;  // probability at Kmax = pmax / 256
+};
+
+struct SchedConfig {
+  std::uint8_t sp_mask = 0;                            // strict-priority queues
+  std::array<std::uint8_t, kSwitchPrios> weight{};     // WDRR quanta (flits), >= 1 for WDRR queues
+};
+
+struct WatchdogConfig {
+  std::uint32_t detect_cycles = 0;   // >= 1, < 2^24
+  std::uint32_t recover_cycles = 0;  // >= 1, < 2^24
+  std::uint32_t window_cycles = 0;   // >= 1, < 2^24
+  std::uint8_t limit = 0;            // > limit deadlocks per window disable PFC; 0 = never
+};
+
+struct WatchdogPort {
+  std::uint8_t enable_mask = 0;
+  bool drop_mode = false;
+};
+
+enum class WdState : std::uint8_t { kMonitor = 0, kRecover = 1, kDisabled = 2 };
+
+struct RemapEntry {
+  std::uint8_t prio = 0;  // 0..7
+  std::uint8_t dscp = 0;  // 0..63
+};
+struct RemapConfig {
+  bool enable = false;
+  std::uint8_t uplink_mask = 0;
+  std::array<RemapEntry, kSwitchPrios> map{};  // indexed by the original priority
+};
+
+// CNT_SEL.KIND values (switch_csr.rdl).
+enum class CounterKind : std::uint8_t {
+  kRx = 0,
+  kTx = 1,
+  kDropWred = 2,
+  kDropNoRoute = 3,
+  kDropBadPkt = 4,
+  kDropDisabled = 5,
+  kDropWd = 6,
+  kEcnMark = 7,
+  kPauseTx = 8,
+  kResumeTx = 9,
+  kPauseRx = 10,
+  kResumeRx = 11,
+  kWdDetect = 12,
+  kWdRecover = 13,
+  kWdDisable = 14,
+};
+inline constexpr unsigned kCounterKinds = 15;
+std::string_view to_string(CounterKind kind) noexcept;
+
+struct LftEntry {
+  std::uint16_t lid = 0;
+  std::uint8_t port = 0;
+};
+
+class Switch {
+ public:
+  // Checks the block identity (DeviceMismatch if it is not a switch of this
+  // map's major version) and reads the hardware configuration.
+  explicit Switch(Device& device);
+
+  [[nodiscard]] const SwitchInfo& info() const noexcept { return info_; }
+  void enable(bool on);
+
+  // Unicast: LID -> output port. An unprogrammed LID drops.
+  void set_lft(std::uint16_t lid, unsigned port);
+  void clear_lft(std::uint16_t lid);
+  [[nodiscard]] std::optional<unsigned> lft(std::uint16_t lid);
+  // Whole block; validated first (every LID and port), then written.
+  void program_lft(std::span<const LftEntry> entries);
+
+  // Multicast: MLID (>= 0xC000) -> output port mask.
+  void set_mft(std::uint16_t mlid, std::uint32_t port_mask);
+  void clear_mft(std::uint16_t mlid);
+  [[nodiscard]] std::optional<std::uint32_t> mft(std::uint16_t mlid);
+
+  // PFC timing, checked against every port's lossless quanta: a pause must
+  // outlast the refresh that renews it (refresh + largest packet + 3 cycles
+  // < quanta x cycles per quantum) or the peer resumes while still congested,
+  // and a lossless priority needs a refresh at all (refresh != 0).
+  void set_pfc_timing(const PfcTiming& timing);
+  // A port's PFC priorities; refused when XON > XOFF, a lossless quanta is
+  // 0 or too short for the refresh, or the buffer cannot hold every
+  // lossless XOFF plus the headroom the link needs.
+  void configure_pfc(unsigned port, const PfcPortConfig& cfg, const LinkParams& link);
+
+  void configure_wred(unsigned port, unsigned queue, const WredQueue& q);
+  void configure_scheduler(unsigned port, const SchedConfig& cfg);
+  void configure_watchdog(const WatchdogConfig& cfg);
+  void configure_watchdog_port(unsigned port, const WatchdogPort& cfg);
+  // Turns PFC back on for queues the watchdog disabled.
+  void reenable_pfc(unsigned port, std::uint8_t prio_mask);
+  [[nodiscard]] std::array<WdState, kSwitchPrios> watchdog_state(unsigned port);
+
+  void configure_remap(const RemapConfig& cfg);
+
+  [[nodiscard]] std::uint32_t counter(unsigned port, unsigned prio, CounterKind kind);
+  void clear_counters();
+  [[nodiscard]] std::uint32_t interrupt_status();
+  void clear_interrupts(std::uint32_t mask);
+
+ private:
+  void check_port(unsigned port, const char* what) const;
+  std::uint32_t table_read(unsigned table, unsigned index);
+  void table_write(unsigned table, unsigned index, std::uint32_t data);
+  unsigned mft_index(std::uint16_t mlid, const char* what) const;
+  void check_lid(std::uint16_t lid, const char* what) const;
+
+  void check_refresh(unsigned port, const PfcPortConfig& cfg, const PfcTiming& timing,
+                     const LinkParams& link) const;
+  [[nodiscard]] PfcPortConfig read_pfc(unsigned port);
+  [[nodiscard]] PfcTiming read_pfc_timing();
+
+  Device* device_;
+  SwitchInfo info_;
+  // The link of each port as given to configure_pfc (the refresh check of
+  // set_pfc_timing needs its largest packet; unknown ports count 255 flits).
+  std::array<LinkParams, 32> links_{};
+};
+
+}  // namespace syncfab::driver

@@ -1,0 +1,415 @@
+#include "syncfab/driver/switch.hpp"
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "syncfab/driver/csr.hpp"
+#include "syncfab/driver/errors.hpp"
+#include "syncfab/driver/switch_regs.hpp"
+
+namespace syncfab::driver {
+
+namespace r = switch_regs;
+
+namespace {
+
+constexpr unsigned kTableLft = 0;
+constexpr unsigned kTableMft = 1;
+constexpr std::uint32_t kEntryValid = 1U << 31;
+// Table commands complete in a few cycles; a device still busy after this
+// many polls is broken, not slow.
+constexpr int kTablePolls = 1000;
+constexpr unsigned kMaxTime = (1U << 24) - 1;
+
+std::string port_prio(unsigned port, unsigned prio) {
+  return "port " + std::to_string(port) + " priority " + std::to_string(prio);
+}
+
+[[noreturn]] void refuse(const std::string& what) { throw std::invalid_argument(what); }
+
+}  // namespace
+
+unsigned required_headroom(const LinkParams& link) {
+  return 1 + link.max_pkt_flits + 2 + link.delay_cycles + 1 + link.max_pkt_flits +
+         link.delay_cycles;
+}
+
+std::string_view to_string(CounterKind kind) noexcept {
+  switch (kind) {
+    case CounterKind::kRx: return "RX";
+    case CounterKind::kTx: return "TX";
+    case CounterKind::kDropWred: return "DROP_WRED";
+    case CounterKind::kDropNoRoute: return "DROP_NO_ROUTE";
+    case CounterKind::kDropBadPkt: return "DROP_BAD_PKT";
+    case CounterKind::kDropDisabled: return "DROP_DISABLED";
+    case CounterKind::kDropWd: return "DROP_WD";
+    case CounterKind::kEcnMark: return "ECN_MARK";
+    case CounterKind::kPauseTx: return "PAUSE_TX";
+    case CounterKind::kResumeTx: return "RESUME_TX";
+    case CounterKind::kPauseRx: return "PAUSE_RX";
+    case CounterKind::kResumeRx: return "RESUME_RX";
+    case CounterKind::kWdDetect: return "WD_DETECT";
+    case CounterKind::kWdRecover: return "WD_RECOVER";
+    case CounterKind::kWdDisable: return "WD_DISABLE";
+  }
+  return "";
+}
+
+Switch::Switch(Device& device) : device_(&device) {
+  info_.id = check_identity(device, Identity{r::kMagic, r::kVersionMajor, r::kVersionMinor});
+  const Csr csr(device);
+  const std::uint32_t hw = csr.read(r::HW_CFG);
+  const std::uint32_t tc = csr.read(r::TABLE_CFG);
+  info_.ports = r::HW_CFG_NUM_PORTS.get(hw);
+  info_.prios = r::HW_CFG_NUM_PRIO.get(hw);
+  info_.buf_cells = r::HW_CFG_BUF_CELLS.get(hw);
+  info_.lft_entries = r::TABLE_CFG_LFT_ENTRIES.get(tc);
+  info_.mft_entries = r::TABLE_CFG_MFT_ENTRIES.get(tc);
+  if (info_.ports == 0 || info_.ports > r::kMaxPorts || info_.prios != kSwitchPrios) {
+    throw DeviceMismatch("switch reports " + std::to_string(info_.ports) + " ports and " +
+                         std::to_string(info_.prios) + " priorities; this driver handles 1.." +
+                         std::to_string(r::kMaxPorts) + " ports and 8 priorities");
+  }
+}
+
+void Switch::enable(bool on) { Csr(*device_).modify(r::CTRL_ENABLE, on ? 1 : 0); }
+
+void Switch::check_port(unsigned port, const char* what) const {
+  if (port >= info_.ports) {
+    refuse(std::string(what) + ": port " + std::to_string(port) + " does not exist (the switch has " +
+           std::to_string(info_.ports) + ")");
+  }
+}
+
+void Switch::check_lid(std::uint16_t lid, const char* what) const {
+  if (lid == 0 || lid >= kMlidBase) {
+    refuse(std::string(what) + ": LID " + std::to_string(lid) +
+           " is not a unicast LID (1 .. 0xBFFF)");
+  }
+  if (lid >= info_.lft_entries) {
+    refuse(std::string(what) + ": LID " + std::to_string(lid) + " is beyond the LFT (" +
+           std::to_string(info_.lft_entries) + " entries)");
+  }
+}
+
+unsigned Switch::mft_index(std::uint16_t mlid, const char* what) const {
+  if (mlid < kMlidBase || static_cast<unsigned>(mlid - kMlidBase) >= info_.mft_entries) {
+    refuse(std::string(what) + ": MLID " + std::to_string(mlid) + " is outside the MFT (0xC000 .. 0xC000+" +
+           std::to_string(info_.mft_entries) + "-1)");
+  }
+  return mlid - kMlidBase;
+}
+
+std::uint32_t Switch::table_read(unsigned table, unsigned index) {
+  Csr csr(*device_);
+  csr.write(r::TBL_ADDR, {{r::TBL_ADDR_INDEX, index}, {r::TBL_ADDR_TABLE, table}});
+  csr.write(r::TBL_CMD, {{r::TBL_CMD_READ, 1}});
+  for (int i = 0; i < kTablePolls; ++i) {
+    if (csr.read(r::TBL_STATUS_BUSY) == 0) {
+      return csr.read(r::TBL_RDATA);
+    }
+  }
+  throw BusError("switch table read of entry " + std::to_string(index) + " still busy after " +
+                 std::to_string(kTablePolls) + " polls of TBL_STATUS");
+}
+
+void Switch::table_write(unsigned table, unsigned index, std::uint32_t data) {
+  Csr csr(*device_);
+  csr.write(r::TBL_ADDR, {{r::TBL_ADDR_INDEX, index}, {r::TBL_ADDR_TABLE, table}});
+  csr.write(r::TBL_WDATA, data);
+  csr.write(r::TBL_CMD, {{r::TBL_CMD_WRITE, 1}});
+}
+
+void Switch::set_lft(std::uint16_t lid, unsigned port) {
+  check_port(port, "set_lft");
+  const LftEntry e{lid, static_cast<std::uint8_t>(port)};
+  program_lft(std::span(&e, 1));
+}
+
+void Switch::program_lft(std::span<const LftEntry> entries) {
+  for (const LftEntry& e : entries) {
+    check_lid(e.lid, "program_lft");
+    check_port(e.port, "program_lft");
+  }
+  for (const LftEntry& e : entries) {
+    table_write(kTableLft, e.lid, kEntryValid | e.port);
+  }
+}
+
+void Switch::clear_lft(std::uint16_t lid) {
+  check_lid(lid, "clear_lft");
+  table_write(kTableLft, lid, 0);
+}
+
+std::optional<unsigned> Switch::lft(std::uint16_t lid) {
+  check_lid(lid, "lft");
+  const std::uint32_t v = table_read(kTableLft, lid);
+  if ((v & kEntryValid) == 0) {
+    return std::nullopt;
+  }
+  return v & 0xFFU;
+}
+
+void Switch::set_mft(std::uint16_t mlid, std::uint32_t port_mask) {
+  const unsigned idx = mft_index(mlid, "set_mft");
+  if (port_mask == 0 || (info_.ports < 32 && (port_mask >> info_.ports) != 0)) {
+    refuse("set_mft: port mask " + std::to_string(port_mask) + " for MLID " +
+           std::to_string(mlid) + " is empty or names ports the switch does not have (" +
+           std::to_string(info_.ports) + ")");
+  }
+  table_write(kTableMft, idx, kEntryValid | port_mask);
+}
+
+void Switch::clear_mft(std::uint16_t mlid) { table_write(kTableMft, mft_index(mlid, "clear_mft"), 0); }
+
+std::optional<std::uint32_t> Switch::mft(std::uint16_t mlid) {
+  const std::uint32_t v = table_read(kTableMft, mft_index(mlid, "mft"));
+  if ((v & kEntryValid) == 0) {
+    return std::nullopt;
+  }
+  return v & ~kEntryValid;
+}
+
+PfcTiming Switch::read_pfc_timing() {
+  const Csr csr(*device_);
+  const std::uint32_t v = csr.read(r::PFC_TIMING);
+  return PfcTiming{static_cast<std::uint8_t>(r::PFC_TIMING_CYC_PER_QUANTUM.get(v)),
+                   static_cast<std::uint16_t>(r::PFC_TIMING_REFRESH.get(v))};
+}
+
+PfcPortConfig Switch::read_pfc(unsigned port) {
+  const Csr csr(*device_);
+  PfcPortConfig cfg{};
+  const std::uint32_t en = r::PFC_EN_MASK.get(csr.read(r::port_reg(port, r::PortReg::kPfcEn)));
+  for (unsigned p = 0; p < kSwitchPrios; ++p) {
+    const std::uint32_t thr = csr.read(r::port_reg(port, r::PortReg::kPfcThr, p));
+    const std::uint32_t q = csr.read(r::port_reg(port, r::PortReg::kQuanta, p / 2));
+    cfg[p].lossless = ((en >> p) & 1U) != 0;
+    cfg[p].xoff = static_cast<std::uint16_t>(r::PFC_THR_XOFF.get(thr));
+    cfg[p].xon = static_cast<std::uint16_t>(r::PFC_THR_XON.get(thr));
+    cfg[p].quanta = static_cast<std::uint16_t>(p % 2 == 0 ? r::QUANTA_Q_EVEN.get(q)
+                                                          : r::QUANTA_Q_ODD.get(q));
+  }
+  return cfg;
+}
+
+void Switch::check_refresh(unsigned port, const PfcPortConfig& cfg, const PfcTiming& timing,
+                           const LinkParams& link) const {
+  if (timing.cyc_per_quantum == 0) {
+    refuse("PFC timing: cycles per quantum must be at least 1");
+  }
+  for (unsigned p = 0; p < kSwitchPrios; ++p) {
+    if (!cfg[p].lossless) {
+      continue;
+    }
+    const std::uint64_t pause = std::uint64_t{cfg[p].quanta} * timing.cyc_per_quantum;
+    if (timing.refresh == 0) {
+      refuse(port_prio(port, p) +
+             " is lossless but PFC_TIMING.REFRESH is 0: the pause would run out while the "
+             "buffer is still above XON");
+    }
+    const std::uint64_t renew = std::uint64_t{timing.refresh} + link.max_pkt_flits + 3;
+    if (renew >= pause) {
+      refuse(port_prio(port, p) + ": a pause of " + std::to_string(cfg[p].quanta) + " quanta x " +
+             std::to_string(timing.cyc_per_quantum) + " cycles = " + std::to_string(pause) +
+             " cycles runs out before its refresh (" + std::to_string(timing.refresh) +
+             " + largest packet " + std::to_string(link.max_pkt_flits) + " + 3 = " +
+             std::to_string(renew) + " cycles): raise the quanta or lower the refresh");
+    }
+  }
+}
+
+void Switch::set_pfc_timing(const PfcTiming& timing) {
+  for (unsigned port = 0; port < info_.ports; ++port) {
+    check_refresh(port, read_pfc(port), timing, links_[port]);
+  }
+  Csr(*device_).write(r::PFC_TIMING, {{r::PFC_TIMING_CYC_PER_QUANTUM, timing.cyc_per_quantum},
+                                      {r::PFC_TIMING_REFRESH, timing.refresh}});
+}
+
+void Switch::configure_pfc(unsigned port, const PfcPortConfig& cfg, const LinkParams& link) {
+  check_port(port, "configure_pfc");
+  const unsigned headroom = required_headroom(link);
+  std::uint64_t reserved = 0;
+  std::string lossless;
+  for (unsigned p = 0; p < kSwitchPrios; ++p) {
+    const PfcPriority& c = cfg[p];
+    if (!c.lossless) {
+      continue;
+    }
+    if (c.xon > c.xoff) {
+      refuse(port_prio(port, p) + ": XON " + std::to_string(c.xon) + " is above XOFF " +
+             std::to_string(c.xoff) + " (the priority would resume before it is paused)");
+    }
+    if (c.xoff == 0) {
+      refuse(port_prio(port, p) + ": XOFF 0 would pause the peer with an empty buffer");
+    }
+    if (c.quanta == 0) {
+      refuse(port_prio(port, p) + ": pause quanta 0 is a resume, not a pause");
+    }
+    reserved += std::uint64_t{c.xoff} + headroom;
+    lossless += (lossless.empty() ? "" : ", ") + std::to_string(p);
+  }
+  if (reserved > info_.buf_cells) {
+    refuse("port " + std::to_string(port) + ": lossless priorities " + lossless +
+           " need XOFF + headroom = " + std::to_string(reserved) + " cells, the buffer has " +
+           std::to_string(info_.buf_cells) + " (headroom " + std::to_string(headroom) +
+           " cells per priority for a " + std::to_string(link.delay_cycles) +
+           "-cycle link and " + std::to_string(link.max_pkt_flits) +
+           "-flit packets): lower XOFF or shorten the link");
+  }
+  check_refresh(port, cfg, read_pfc_timing(), link);
+
+  Csr csr(*device_);
+  std::uint32_t mask = 0;
+  for (unsigned p = 0; p < kSwitchPrios; ++p) {
+    mask |= cfg[p].lossless ? 1U << p : 0U;
+    csr.write(r::port_reg(port, r::PortReg::kPfcThr, p),
+              {{r::PFC_THR_XOFF.at(r::port_reg(port, r::PortReg::kPfcThr, p)), cfg[p].xoff},
+               {r::PFC_THR_XON.at(r::port_reg(port, r::PortReg::kPfcThr, p)), cfg[p].xon}});
+  }
+  for (unsigned i = 0; i < kSwitchPrios / 2; ++i) {
+    const Reg q = r::port_reg(port, r::PortReg::kQuanta, i);
+    csr.write(q, {{r::QUANTA_Q_EVEN.at(q), cfg[2 * i].quanta},
+                  {r::QUANTA_Q_ODD.at(q), cfg[2 * i + 1].quanta}});
+  }
+  // Thresholds first, then the enable: the port never runs lossless on
+  // thresholds of the previous configuration.
+  const Reg en = r::port_reg(port, r::PortReg::kPfcEn);
+  csr.write(en, {{r::PFC_EN_MASK.at(en), mask}});
+  links_[port] = link;
+}
+
+void Switch::configure_wred(unsigned port, unsigned queue, const WredQueue& q) {
+  check_port(port, "configure_wred");
+  if (queue >= kSwitchPrios) {
+    refuse("configure_wred: queue " + std::to_string(queue) + " does not exist (8 per port)");
+  }
+  if (q.enable && q.kmin > q.kmax) {
+    refuse("port " + std::to_string(port) + " queue " + std::to_string(queue) + ": Kmin " +
+           std::to_string(q.kmin) + " is above Kmax " + std::to_string(q.kmax));
+  }
+  Csr csr(*device_);
+  const Reg k = r::port_reg(port, r::PortReg::kWredK, queue);
+  csr.write(k, {{r::WRED_K_KMIN.at(k), q.kmin}, {r::WRED_K_KMAX.at(k), q.kmax}});
+  const Reg pr = r::port_reg(port, r::PortReg::kWredP, queue / 4);
+  const unsigned shift = 8 * (queue % 4);
+  const std::uint32_t old = csr.read(pr);
+  csr.write(pr, (old & ~(0xFFU << shift)) | (std::uint32_t{q.pmax} << shift));
+  const Reg en = r::port_reg(port, r::PortReg::kWredEn);
+  const std::uint32_t m = csr.read(en);
+  csr.write(en, q.enable ? (m | (1U << queue)) : (m & ~(1U << queue)));
+}
+
+void Switch::configure_scheduler(unsigned port, const SchedConfig& cfg) {
+  check_port(port, "configure_scheduler");
+  for (unsigned q = 0; q < kSwitchPrios; ++q) {
+    if (((cfg.sp_mask >> q) & 1U) == 0 && cfg.weight[q] == 0) {
+      refuse("port " + std::to_string(port) + " queue " + std::to_string(q) +
+             ": a WDRR queue needs a weight of at least 1 flit");
+    }
+  }
+  Csr csr(*device_);
+  for (unsigned i = 0; i < kSwitchPrios / 2; ++i) {
+    const Reg w = r::port_reg(port, r::PortReg::kWeight, i);
+    csr.write(w, {{r::WEIGHT_W_EVEN.at(w), cfg.weight[2 * i]},
+                  {r::WEIGHT_W_ODD.at(w), cfg.weight[2 * i + 1]}});
+  }
+  const Reg s = r::port_reg(port, r::PortReg::kSched);
+  csr.write(s, {{r::SCHED_SP_MASK.at(s), cfg.sp_mask}});
+}
+
+void Switch::configure_watchdog(const WatchdogConfig& cfg) {
+  const auto check = [](std::uint32_t v, const char* what) {
+    if (v == 0 || v > kMaxTime) {
+      refuse(std::string("watchdog ") + what + " " + std::to_string(v) +
+             " cycles is outside 1 .. " + std::to_string(kMaxTime));
+    }
+  };
+  check(cfg.detect_cycles, "detection time");
+  check(cfg.recover_cycles, "recovery time");
+  check(cfg.window_cycles, "window");
+  Csr csr(*device_);
+  csr.write(r::WD_DETECT_TIME, cfg.detect_cycles);
+  csr.write(r::WD_RECOVER_TIME, cfg.recover_cycles);
+  csr.write(r::WD_WINDOW, cfg.window_cycles);
+  csr.write(r::WD_LIMIT, {{r::WD_LIMIT_LIMIT, cfg.limit}});
+}
+
+void Switch::configure_watchdog_port(unsigned port, const WatchdogPort& cfg) {
+  check_port(port, "configure_watchdog_port");
+  const Reg w = r::port_reg(port, r::PortReg::kWdCtrl);
+  Csr(*device_).write(w, {{r::WD_CTRL_ENABLE.at(w), cfg.enable_mask},
+                          {r::WD_CTRL_DROP_MODE.at(w), cfg.drop_mode ? 1U : 0U}});
+}
+
+void Switch::reenable_pfc(unsigned port, std::uint8_t prio_mask) {
+  check_port(port, "reenable_pfc");
+  Csr(*device_).write(r::WD_REENABLE, {{r::WD_REENABLE_PORT, port},
+                                       {r::WD_REENABLE_PRIO_MASK, prio_mask},
+                                       {r::WD_REENABLE_GO, 1}});
+}
+
+std::array<WdState, kSwitchPrios> Switch::watchdog_state(unsigned port) {
+  check_port(port, "watchdog_state");
+  Csr csr(*device_);
+  csr.write(r::CNT_SEL, {{r::CNT_SEL_PORT, port}});
+  const std::uint32_t v = csr.read(r::WD_STATUS_STATE);
+  std::array<WdState, kSwitchPrios> out{};
+  for (unsigned p = 0; p < kSwitchPrios; ++p) {
+    const unsigned s = (v >> (2 * p)) & 3U;
+    if (s > 2) {
+      throw BusError("WD_STATUS of port " + std::to_string(port) + " priority " +
+                     std::to_string(p) + " holds the undefined state 3");
+    }
+    out[p] = static_cast<WdState>(s);
+  }
+  return out;
+}
+
+void Switch::configure_remap(const RemapConfig& cfg) {
+  if (info_.ports < 8 && (cfg.uplink_mask >> info_.ports) != 0) {
+    refuse("remap: uplink mask names ports the switch does not have (" +
+           std::to_string(info_.ports) + ")");
+  }
+  for (unsigned p = 0; p < kSwitchPrios; ++p) {
+    if (cfg.map[p].prio >= kSwitchPrios || cfg.map[p].dscp >= 64) {
+      refuse("remap: entry for priority " + std::to_string(p) + " maps to priority " +
+             std::to_string(cfg.map[p].prio) + " / DSCP " + std::to_string(cfg.map[p].dscp) +
+             " (priorities 0..7, DSCP 0..63)");
+    }
+  }
+  Csr csr(*device_);
+  for (unsigned p = 0; p < kSwitchPrios; ++p) {
+    const Reg e = r::remap(p);
+    csr.write(e, {{r::REMAP_NEW_PRIO.at(e), cfg.map[p].prio},
+                  {r::REMAP_NEW_DSCP.at(e), cfg.map[p].dscp}});
+  }
+  csr.write(r::REMAP_CTRL, {{r::REMAP_CTRL_ENABLE, cfg.enable ? 1U : 0U},
+                            {r::REMAP_CTRL_UPLINK_MASK, cfg.uplink_mask}});
+}
+
+std::uint32_t Switch::counter(unsigned port, unsigned prio, CounterKind kind) {
+  check_port(port, "counter");
+  if (prio >= kSwitchPrios) {
+    refuse("counter: priority " + std::to_string(prio) + " does not exist");
+  }
+  Csr csr(*device_);
+  csr.write(r::CNT_SEL, {{r::CNT_SEL_PORT, port},
+                         {r::CNT_SEL_PRIO, prio},
+                         {r::CNT_SEL_KIND, static_cast<unsigned>(kind)}});
+  return csr.read(r::CNT_VALUE);
+}
+
+void Switch::clear_counters() {
+  const Csr csr(*device_);
+  const std::uint32_t ctrl = csr.read(r::CTRL);
+  Csr(*device_).write(r::CTRL, (ctrl & r::CTRL_ENABLE.mask) | r::CTRL_CNT_CLEAR.put(1));
+}
+
+std::uint32_t Switch::interrupt_status() { return Csr(*device_).read(r::INTR_STATUS); }
+
+void Switch::clear_interrupts(std::uint32_t mask) { Csr(*device_).write(r::INTR_STATUS, mask); }
+
+}  // namespace syncfab::driver

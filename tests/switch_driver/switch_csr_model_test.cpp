@@ -1,0 +1,52 @@
+// Bus rules of the model's CSR block, as the RTL register block behaves
+// (PSLVERR): writes to read-only registers, reads of write-only ones,
+// unmapped and unaligned offsets are refused and change nothing.
+#include <gtest/gtest.h>
+
+#include "syncfab/driver/errors.hpp"
+#include "syncfab/driver/switch_regs.hpp"
+#include "syncfab/model/switch_csr_model.hpp"
+
+namespace syncfab::model {
+namespace {
+
+namespace r = driver::switch_regs;
+
+TEST(SwitchCsrModel, AccessRules) {
+  SwitchCsrModel dev;
+  EXPECT_EQ(dev.read32(r::ID.offset), r::kMagic);
+  EXPECT_THROW(dev.write32(r::ID.offset, 0), driver::BusError);
+  EXPECT_THROW(dev.write32(r::HW_CFG.offset, 0), driver::BusError);
+  EXPECT_THROW((void)dev.read32(r::TBL_CMD.offset), driver::BusError);
+  EXPECT_THROW((void)dev.read32(r::WD_REENABLE.offset), driver::BusError);
+  EXPECT_THROW((void)dev.read32(0x018), driver::BusError);  // reserved
+  EXPECT_THROW((void)dev.read32(0x011), driver::BusError);  // unaligned
+  EXPECT_THROW((void)dev.read32(static_cast<std::uint32_t>(r::kBlockBytes)), driver::BusError);
+  EXPECT_EQ(dev.read32(r::ID.offset), r::kMagic);
+}
+
+TEST(SwitchCsrModel, ResetValuesAndMasks) {
+  SwitchCsrModel dev;
+  EXPECT_EQ(dev.read32(r::PFC_TIMING.offset), (256U << 16) | 8U);
+  EXPECT_EQ(dev.read32(r::port_reg(7, r::PortReg::kWeight, 2).offset), 0x00010001U);
+  dev.write32(r::CTRL.offset, 0xFFFFFFFFU);
+  EXPECT_EQ(dev.read32(r::CTRL.offset), 1U) << "CNT_CLEAR is a pulse; other bits do not exist";
+  dev.write32(r::WD_LIMIT.offset, 0x1234);
+  EXPECT_EQ(dev.read32(r::WD_LIMIT.offset), 0x34U);
+}
+
+TEST(SwitchCsrModel, TableEntriesKeepOnlyTheirBits) {
+  SwitchCsrModel dev(SwitchCsrParams{4, 100, 16, 4});
+  dev.write32(r::TBL_ADDR.offset, (1U << 16) | 2);  // MFT entry 2
+  dev.write32(r::TBL_WDATA.offset, 0xFFFFFFFFU);
+  dev.write32(r::TBL_CMD.offset, 1);
+  EXPECT_EQ(dev.mft()[2], 0x8000000FU);
+  dev.write32(r::TBL_CMD.offset, 2);
+  EXPECT_EQ(dev.read32(r::TBL_RDATA.offset), 0x8000000FU);
+  dev.write32(r::TBL_ADDR.offset, (2U << 16));  // table 2 does not exist
+  dev.write32(r::TBL_CMD.offset, 1);
+  EXPECT_TRUE((dev.read32(r::INTR_STATUS.offset) & r::INTR_STATUS_TBL_ERROR.mask) != 0);
+}
+
+}  // namespace
+}  // namespace syncfab::model
