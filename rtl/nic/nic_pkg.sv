@@ -92,6 +92,50 @@ package nic_pkg;
     return h;
   endfunction
 
+  // ---------------------------------------------------------------------------
+  // Stage 2b/2c: OF (nic_of) and the completion unit (nic_cq). docs/nic-rtl.md,
+  // "Stage 2b" and "Stage 2c".
+
+  // The destination LIDs of every round, as OF hands them to TE (the shape of
+  // src_table_t: round r slot k).
+  typedef lid_t [MAX_ROUNDS-1:0][K_MAX-1:0] dst_table_t;
+
+  // Memory port (DMA) of OF (reads) and of the completion unit (writes). One
+  // request is one 64-bit word at a byte address (8-byte aligned: a memory may
+  // answer an unaligned address with err). Requests are valid/ready; every
+  // request gets exactly one response, in request order; the response channel
+  // is valid/ready too, and both requesters keep their rsp_ready high.
+  //   read:  req {addr}        -> rsp {data, err}
+  //   write: req {addr, data}  -> rsp {err}   (all 8 bytes, little-endian)
+  // err = the memory refused the access (§2 "refuses", §7 step 1).
+  typedef logic [63:0] mem_addr_t;
+  typedef logic [63:0] mem_data_t;
+  // 64-bit words of one descriptor (352 bytes) and of one CQ entry (16 bytes).
+  localparam int unsigned DescWords = BARRIER_DESC_BYTES / 8;
+  localparam int unsigned CqEntryWords = CQ_ENTRY_BYTES / 8;
+
+  // What the completion unit needs from a descriptor beyond TE's record: its
+  // flags and completion write. OF hands it over when it activates the
+  // descriptor; the completion unit keeps it per context.
+  typedef struct packed {
+    logic        flag_cmpl_write;
+    logic        flag_cq_entry;
+    logic        flag_irq;
+    logic [63:0] cmpl_addr;
+    logic [63:0] cmpl_value;
+  } cmpl_info_t;
+
+  // A completion record (TE's done port, OF's error port): the CQ entry's
+  // fields. ctx is the descriptor's raw 8-bit field (§7: even for BAD_CONTEXT).
+  typedef struct packed {
+    logic [CTX_WIDTH-1:0] ctx;
+    epoch_t               epoch;
+    cq_status_e           status;
+    err_code_e            err_code;
+  } cq_rec_t;
+
+  localparam int unsigned unused_of_cq_params = DescWords + CqEntryWords;
+
   // Every constant above is referenced once so that a user importing the
   // package does not get UNUSEDPARAM for the ones it does not need.
   localparam int unsigned unused_nic_params =

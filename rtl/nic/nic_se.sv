@@ -41,6 +41,10 @@ module nic_se
   // Configuration (CSRs).
   input  lid_t                           own_lid_i,
   input  logic                           enable_i,       // CTRL.ENABLE
+  // CTRL.SOFT_RESET pulse (§8): every context, the request DAMQ and the
+  // queued responses go. Contexts clear at once; the DAMQ is then walked out,
+  // one entry per cycle, uncounted (flush_busy_o), with rx and act refused.
+  input  logic                           soft_reset_i,
   // Received headers.
   input  logic                           rx_valid_i,
   output logic                           rx_ready_o,
@@ -72,6 +76,7 @@ module nic_se
   output logic                           evt_nack_o,      // CNT_NACK_SENT
   output se_verdict_e                    rx_verdict_o,    // valid with evt_rx_o
   output logic                           drain_busy_o,
+  output logic                           flush_busy_o,    // soft-reset flush running
   output logic [DamqCntW-1:0]            damq_free_o
 );
 
@@ -92,12 +97,19 @@ module nic_se
   logic [CtxIdxW-1:0] drain_ctx_q, drain_ctx_d;
   logic [DamqCntW-1:0] drain_left_q, drain_left_d;  // original entries not yet popped
 
+  // Soft-reset flush: set by the pulse, cleared once the DAMQ (hold register
+  // included) is empty.
+  logic               flush_q, flush_d;
+  logic               flush_any;   // some queue still holds an entry
+  logic [CtxIdxW-1:0] flush_ctx;   // lowest non-empty queue
+
   // ------------------------------------------------------- request DAMQ
   logic               park_valid, park_ready, park_dup;
   logic               dq_valid, dq_keep, dq_ready, hold_valid;
   parked_t            dq_entry, rx_entry;
   logic [NumCtx-1:0][DamqCntW-1:0] q_count;
   logic [CtxIdxW-1:0] rx_ctx;
+  logic [CtxIdxW-1:0] dq_ctx;  // queue the drain (or the flush) pops
 
   nic_req_damq #(
     .NumCtx  (NumCtx),
@@ -111,7 +123,7 @@ module nic_se
     .park_ready_o (park_ready),
     .park_dup_o   (park_dup),
     .drain_valid_i(dq_valid),
-    .drain_ctx_i  (drain_ctx_q),
+    .drain_ctx_i  (dq_ctx),
     .drain_keep_i (dq_keep),
     .drain_ready_o(dq_ready),
     .drain_entry_o(dq_entry),
@@ -122,6 +134,7 @@ module nic_se
 
   // ------------------------------------------------------ response FIFO
   logic  resp_push, resp_space;
+  logic  resp_fifo_valid, resp_pop, resp_hide;
   resp_t resp_in, resp_out;
   logic [$clog2(RespDepth+1)-1:0] resp_count_unused;
 
@@ -134,13 +147,18 @@ module nic_se
     .wvalid_i(resp_push),
     .wready_o(resp_space),
     .wdata_i (resp_in),
-    .rvalid_o(resp_valid_o),
-    .rready_i(resp_ready_i),
+    .rvalid_o(resp_fifo_valid),
+    .rready_i(resp_pop),
     .rdata_o (resp_out),
     .count_o (resp_count_unused)
   );
 
   assign resp_hdr_o = resp_hdr(resp_out, own_lid_i);
+  // A soft reset withdraws queued responses (§8 "pending packets"): hidden
+  // from the network and popped, one per cycle, like TE's held NOTIFY.
+  assign resp_hide    = soft_reset_i || flush_q;
+  assign resp_valid_o = resp_fifo_valid && !resp_hide;
+  assign resp_pop     = resp_fifo_valid && (resp_hide || resp_ready_i);
 
   // ------------------------------------------------ expected-slot lookup
   // Slots of round `round` of context `c` that expect `src`. At most one:
@@ -176,7 +194,7 @@ module nic_se
   se_verdict_e verdict;
 
   assign drain_busy = drain_q || hold_valid;
-  assign rx_ready_o = !act_valid_i && !drain_busy && resp_space;
+  assign rx_ready_o = !act_valid_i && !drain_busy && resp_space && !soft_reset_i && !flush_q;
   assign rx_fire    = rx_valid_i && rx_ready_o;
 
   assign rx_ctx_ok = 32'(rx_hdr_i.ctx) < NumCtx;
@@ -232,16 +250,28 @@ module nic_se
   epoch_t           dq_epoch;  // the epoch just activated
   logic [K_MAX-1:0] dq_hits;
 
-  assign act_ready_o = !drain_busy;
+  assign act_ready_o = !drain_busy && !soft_reset_i && !flush_q;
   assign act_fire    = act_valid_i && act_ready_o;
 
-  assign dq_valid = drain_q && (drain_left_q != '0);
+  always_comb begin
+    flush_any = 1'b0;
+    flush_ctx = '0;
+    for (int c = NumCtx - 1; c >= 0; c--) begin
+      if (q_count[c] != '0) begin
+        flush_any = 1'b1;
+        flush_ctx = CtxIdxW'(c);
+      end
+    end
+  end
+
+  assign dq_ctx   = flush_q ? flush_ctx : drain_ctx_q;
+  assign dq_valid = flush_q ? flush_any : (drain_q && (drain_left_q != '0));
   assign dq_epoch = ctx_q[drain_ctx_q].epoch;
   assign dq_hits  = slot_hits(ctx_q[drain_ctx_q].num_rounds, exp_lid_q[drain_ctx_q], exp_q[drain_ctx_q], dq_entry.src,
                               dq_entry.round);
   assign dq_same  = dq_entry.epoch == dq_epoch;
-  assign dq_keep  = !dq_same && epoch_newer(dq_entry.epoch, dq_epoch);
-  assign dq_drop  = dq_valid && dq_ready && !dq_keep && !(dq_same && dq_hits != '0);
+  assign dq_keep  = !flush_q && !dq_same && epoch_newer(dq_entry.epoch, dq_epoch);
+  assign dq_drop  = !flush_q && dq_valid && dq_ready && !dq_keep && !(dq_same && dq_hits != '0);
 
   always_comb begin
     drain_d      = drain_q;
@@ -255,6 +285,19 @@ module nic_se
       drain_left_d = drain_left_q - DamqCntW'(1);
     end else if (drain_q && drain_left_q == '0) begin
       drain_d = 1'b0;
+    end
+    if (soft_reset_i) begin
+      drain_d      = 1'b0;
+      drain_left_d = '0;
+    end
+  end
+
+  always_comb begin
+    flush_d = flush_q;
+    if (soft_reset_i) begin
+      flush_d = 1'b1;
+    end else if (flush_q && !flush_any && !hold_valid) begin
+      flush_d = 1'b0;
     end
   end
 
@@ -271,7 +314,7 @@ module nic_se
     mark_slot  = slot_index(rx_hits);
     if (rx_fire && verdict == SE_MATCH) begin
       mark = 1'b1;
-    end else if (dq_valid && dq_ready && !dq_keep && dq_same && dq_hits != '0) begin
+    end else if (!flush_q && dq_valid && dq_ready && !dq_keep && dq_same && dq_hits != '0) begin
       mark       = 1'b1;
       mark_ctx   = drain_ctx_q;
       mark_round = RIdxW'(dq_entry.round);
@@ -306,6 +349,12 @@ module nic_se
         end
       end
     end
+    // §8: every context goes, last epochs included (the engine starts over).
+    if (soft_reset_i) begin
+      ctx_d  = '0;
+      exp_d  = '0;
+      recv_d = '0;
+    end
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -316,6 +365,7 @@ module nic_se
       drain_q      <= 1'b0;
       drain_ctx_q  <= '0;
       drain_left_q <= '0;
+      flush_q      <= 1'b0;
     end else begin
       ctx_q        <= ctx_d;
       exp_q        <= exp_d;
@@ -323,6 +373,7 @@ module nic_se
       drain_q      <= drain_d;
       drain_ctx_q  <= drain_ctx_d;
       drain_left_q <= drain_left_d;
+      flush_q      <= flush_d;
     end
   end
 
@@ -361,6 +412,7 @@ module nic_se
   assign evt_drop_o   = (rx_fire && (verdict == SE_DROP || verdict == SE_STRAY)) || dq_drop;
   assign evt_nack_o   = rx_fire && (verdict == SE_NACK);
   assign drain_busy_o = drain_busy;
+  assign flush_busy_o = flush_q;
 
   // ---------------------------------------------------------------- rules
 `ifndef SYNTHESIS
@@ -417,6 +469,12 @@ module nic_se
   `SF_ASSERT(a_no_rx_during_drain, drain_busy |-> !rx_fire)
   `SF_ASSERT(a_no_rx_with_activation, act_fire |-> !rx_fire)
   `SF_ASSERT(a_drain_pop_ready, dq_valid |-> dq_ready)
+  // Soft reset: nothing is taken while the flush runs, and the flush counts
+  // nothing and marks nothing.
+  `SF_ASSERT(a_no_rx_during_flush, flush_q || soft_reset_i |-> !rx_fire && !act_fire)
+  `SF_ASSERT(a_flush_uncounted, flush_q |-> !evt_drop_o && !mark)
+  `SF_ASSERT(a_flush_no_response_out, flush_q |-> !resp_valid_o)
+  `SF_ASSERT(a_soft_reset_clears_contexts, $past(soft_reset_i) |-> ctx_active_o == '0)
   // OF activates only idle, existing contexts; fin names an active one.
   `SF_ASSERT(a_act_ctx_in_range, act_valid_i |-> 32'(act_ctx_i) < NumCtx)
   `SF_ASSERT(a_act_ctx_idle, act_fire |-> !ctx_q[act_ctx_i].active)

@@ -92,6 +92,7 @@ module nic_csr_tb
     hwif_in.CNT_COMPLETION.COUNT.incr = cnt_incr_i[5];
     hwif_in.CNT_ERROR.COUNT.incr      = cnt_incr_i[6];
     hwif_in.CNT_DROP.COUNT.incr       = cnt_incr_i[7];
+    hwif_in.CNT_DROP.COUNT.incrvalue  = 2'd1;  // incrwidth 2 (MINOR 2): one per strobe here
     hwif_in.CNT_DUP.COUNT.incr        = cnt_incr_i[8];
   end
 

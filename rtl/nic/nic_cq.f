@@ -1,0 +1,6 @@
+// Sources of the nic_cq top (completion unit: completion write, CQ entry,
+// interrupts, completion counters).
+-F ../spec/syncfab_fmt_pkg.f
++incdir+../common  // syncfab_assert.svh
+nic_pkg.sv
+nic_cq.sv

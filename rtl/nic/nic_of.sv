@@ -1,0 +1,496 @@
+// OF: descriptor intake and dispatch of the barrier engine.
+//
+// Implements docs/barrier-protocol.md §2 (HDQ, SDQ, round-robin between them),
+// §3 (validation, in order; the first failure gives the error code) and the OF
+// half of §5 (activation of SE and TE in the same cycle). Structure and the
+// decisions the protocol doc leaves open: docs/nic-rtl.md, "Stage 2b".
+//
+// One descriptor at a time:
+//   IDLE      pick a queue (enabled only): HDQ head -> desc (1 cycle), or
+//   FETCH     the SDQ slot SDQ_BASE + SDQ_CONS*352, 44 word reads over the
+//             memory port (several in flight, responses in order);
+//   CHECK     §3 on the buffered descriptor (waits while CTRL.ENABLE = 0);
+//             the verdict is registered, so what is presented stays stable;
+//   DISPATCH  either the activation (SE and TE must both be ready: they take
+//             it in the same cycle) or the error record to the completion unit.
+//   FLUSH     after a soft reset: finish the memory handshakes in flight.
+//
+// Interfaces (valid/ready, transfer when both are high; details in
+// docs/nic-rtl.md):
+//   hdq_*    HDQ_POST.POST pulse and the CSR window (first 352 bytes).
+//   sdq_*    SDQ CSRs; sdq_cons_o drives SDQ_CONS.
+//   rd_*     memory read port (nic_pkg: one 64-bit word per request).
+//   act_*    activation: shared data, one valid/ready pair towards SE and one
+//            towards TE; act_fire_o / act_info_o for the completion unit.
+//   err_*    error completions (§3 failures, SDQ DMA errors).
+//   intr_*, evt_*  one-cycle pulses: INTR_STATUS causes and the trace events
+//            of §9 (of.hdq_post, of.hdq_overflow, of.fetch, of.activate,
+//            of.reject).
+
+`include "syncfab_assert.svh"
+
+module nic_of
+  import syncfab_fmt_pkg::*;
+  import nic_pkg::*;
+#(
+  parameter int unsigned NumCtx   = NumCtxDefault,
+  parameter int unsigned HdqDepth = 2,
+  localparam int unsigned CtxIdxW = (NumCtx > 1) ? $clog2(NumCtx) : 1
+) (
+  input  logic                 clk_i,
+  input  logic                 rst_ni,
+  // Control (CSRs).
+  input  logic                 enable_i,        // CTRL.ENABLE
+  input  logic                 soft_reset_i,    // CTRL.SOFT_RESET pulse
+  // HDQ.
+  input  logic                 hdq_post_i,      // HDQ_POST.POST pulse
+  input  barrier_desc_t        hdq_desc_i,      // HDQ_WINDOW words 0..87
+  output logic [7:0]           hdq_level_o,     // HDQ_POST.LEVEL
+  output logic                 hdq_full_o,      // HDQ_POST.FULL
+  // SDQ.
+  input  mem_addr_t            sdq_base_i,      // SDQ_BASE_HI:LO
+  input  logic [15:0]          sdq_size_i,      // SDQ_SIZE.ENTRIES
+  input  logic [15:0]          sdq_prod_i,      // SDQ_PROD.INDEX
+  output logic [15:0]          sdq_cons_o,      // SDQ_CONS.INDEX
+  // Memory read port.
+  output logic                 rd_req_valid_o,
+  input  logic                 rd_req_ready_i,
+  output mem_addr_t            rd_req_addr_o,
+  input  logic                 rd_rsp_valid_i,
+  output logic                 rd_rsp_ready_o,
+  input  mem_data_t            rd_rsp_data_i,
+  input  logic                 rd_rsp_err_i,
+  // SE's per-context state (§3 rule 8).
+  input  logic [NumCtx-1:0]    ctx_active_i,
+  // Activation.
+  output logic                 act_se_valid_o,
+  input  logic                 act_se_ready_i,
+  output logic                 act_te_valid_o,
+  input  logic                 act_te_ready_i,
+  output logic                 act_fire_o,       // SE and TE take it this cycle
+  output logic [CtxIdxW-1:0]   act_ctx_o,
+  output epoch_t               act_epoch_o,
+  output nround_t              act_num_rounds_o,  // <= MAX_ROUNDS
+  output logic [7:0]           act_fanout_o,      // 1 .. K_MAX
+  output src_table_t           act_src_o,         // unused slots hold LID_NONE
+  output dst_table_t           act_dst_o,         // unused slots hold LID_NONE
+  output cmpl_info_t           act_info_o,        // for the completion unit
+  // Error completions.
+  output logic                 err_valid_o,
+  input  logic                 err_ready_i,
+  output cq_rec_t              err_rec_o,
+  // Interrupt causes and trace events (one-cycle pulses).
+  output logic                 intr_hdq_overflow_o,
+  output logic                 intr_dma_error_o,
+  output logic                 evt_hdq_post_o,
+  output logic                 evt_fetch_o,       // an SDQ slot was fetched
+  output logic                 evt_activate_o,
+  output logic                 evt_reject_o,
+  output logic                 busy_o
+);
+
+  `SF_STATIC_ASSERT(gen_num_ctx_check, NumCtx >= 1 && NumCtx <= 256)
+  `SF_STATIC_ASSERT(gen_hdq_depth_check, HdqDepth >= 1 && HdqDepth <= 255)
+
+  localparam int unsigned HdqPtrW = (HdqDepth > 1) ? $clog2(HdqDepth) : 1;
+  localparam int unsigned HdqCntW = $clog2(HdqDepth + 1);
+  localparam int unsigned WordW   = $clog2(DescWords + 1);  // 0 .. 44
+
+  typedef logic [HdqPtrW-1:0] hdq_ptr_t;
+  typedef logic [HdqCntW-1:0] hdq_cnt_t;
+  typedef logic [WordW-1:0]   word_cnt_t;
+  typedef logic [DescWords-1:0][63:0] desc_words_t;
+
+  localparam hdq_ptr_t  HdqLast = hdq_ptr_t'(HdqDepth - 1);
+  localparam hdq_cnt_t  HdqFull = hdq_cnt_t'(HdqDepth);
+  localparam word_cnt_t AllWords = word_cnt_t'(DescWords);
+
+  typedef enum logic [2:0] {
+    S_IDLE     = 3'd0,
+    S_FETCH    = 3'd1,
+    S_CHECK    = 3'd2,
+    S_DISPATCH = 3'd3,
+    S_FLUSH    = 3'd4
+  } state_e;
+
+  // ------------------------------------------------------------------- HDQ
+  // A FIFO of whole descriptors, own storage (it must empty on a soft reset,
+  // which rtl/common/sync_fifo.sv cannot).
+  barrier_desc_t hdq_mem_q[HdqDepth];
+  hdq_ptr_t      hdq_wptr_q, hdq_rptr_q;
+  hdq_cnt_t      hdq_count_q, hdq_count_d;
+  logic          hdq_push, hdq_pop, hdq_overflow;
+
+  // §2: a post while the HDQ holds HDQ_DEPTH descriptors is dropped. The
+  // decision uses the count before this cycle's pop (no pop-to-post bypass).
+  assign hdq_push     = hdq_post_i && !soft_reset_i && (hdq_count_q != HdqFull);
+  assign hdq_overflow = hdq_post_i && !soft_reset_i && (hdq_count_q == HdqFull);
+
+  function automatic hdq_ptr_t hdq_inc(hdq_ptr_t p);
+    return (p == HdqLast) ? '0 : p + hdq_ptr_t'(1);
+  endfunction
+
+  always_comb begin
+    hdq_count_d = hdq_count_q;
+    unique case ({hdq_push, hdq_pop})
+      2'b10:   hdq_count_d = hdq_count_q + hdq_cnt_t'(1);
+      2'b01:   hdq_count_d = hdq_count_q - hdq_cnt_t'(1);
+      default: hdq_count_d = hdq_count_q;
+    endcase
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      hdq_wptr_q  <= '0;
+      hdq_rptr_q  <= '0;
+      hdq_count_q <= '0;
+    end else if (soft_reset_i) begin
+      hdq_wptr_q  <= '0;
+      hdq_rptr_q  <= '0;
+      hdq_count_q <= '0;
+    end else begin
+      if (hdq_push) hdq_wptr_q <= hdq_inc(hdq_wptr_q);
+      if (hdq_pop) hdq_rptr_q <= hdq_inc(hdq_rptr_q);
+      hdq_count_q <= hdq_count_d;
+    end
+  end
+
+  // Storage needs no reset: only slots between the pointers are read.
+  always_ff @(posedge clk_i) begin
+    if (hdq_push) hdq_mem_q[hdq_wptr_q] <= hdq_desc_i;
+  end
+
+  assign hdq_level_o = 8'(hdq_count_q);
+  assign hdq_full_o  = (hdq_count_q == HdqFull);
+
+  // ------------------------------------------------------------------- SDQ
+  // §2: work is pending when SDQ_SIZE != 0, SDQ_PROD < SDQ_SIZE and
+  // SDQ_CONS != SDQ_PROD. SDQ_CONS >= SDQ_SIZE (a size shrunk under the
+  // engine) fetches nothing either (docs/nic-rtl.md, Stage 2b decisions).
+  logic [15:0] cons_q, cons_d;
+  logic        sdq_pending;
+
+  assign sdq_pending = (sdq_size_i != '0) && (sdq_prod_i < sdq_size_i) &&
+                       (cons_q < sdq_size_i) && (cons_q != sdq_prod_i);
+  assign sdq_cons_o  = cons_q;
+
+  // ----------------------------------------------------------------- state
+  state_e      state_q, state_d;
+  desc_words_t desc_q, desc_d;          // the descriptor being handled
+  logic        last_sdq_q, last_sdq_d;  // round-robin: the last queue served was the SDQ
+  mem_addr_t   slot_addr_q, slot_addr_d;
+  word_cnt_t   issued_q, issued_d, recvd_q, recvd_d;
+  logic        dma_err_q, dma_err_d;    // a word of this fetch came back with err
+  err_code_e   verdict_q, verdict_d;    // ERR_NONE: activate
+  logic        dma_q, dma_d;            // the error record is an SDQ DMA error
+  logic        req_hold_q;              // a read request is presented but not taken
+
+  barrier_desc_t desc;
+  assign desc = barrier_desc_t'(desc_q);
+
+  // -------------------------------------------------------- §3 validation
+  // Rule 7: a used slot (round < num_rounds, slot < fanout_k) holds a
+  // multicast LID, or a non-zero LID repeats among a round's used dst slots
+  // or among its used src slots.
+  function automatic logic lids_bad(barrier_round_t [MAX_ROUNDS-1:0] rounds,
+                                    logic [7:0] num_rounds, logic [7:0] fanout);
+    logic bad;
+    bad = 1'b0;
+    for (int unsigned r = 0; r < MAX_ROUNDS; r++) begin
+      for (int unsigned k = 0; k < K_MAX; k++) begin
+        if (r < 32'(num_rounds) && k < 32'(fanout)) begin
+          if (rounds[r].dst_lid[k] >= MLID_BASE || rounds[r].src_lid[k] >= MLID_BASE) begin
+            bad = 1'b1;
+          end
+          for (int unsigned j = 0; j < k; j++) begin
+            if (rounds[r].dst_lid[k] != LID_NONE &&
+                rounds[r].dst_lid[k] == rounds[r].dst_lid[j]) bad = 1'b1;
+            if (rounds[r].src_lid[k] != LID_NONE &&
+                rounds[r].src_lid[k] == rounds[r].src_lid[j]) bad = 1'b1;
+          end
+        end
+      end
+    end
+    return bad;
+  endfunction
+
+  logic ctx_in_range, ctx_busy;
+  assign ctx_in_range = 32'(desc.ctx) < NumCtx;
+  assign ctx_busy     = ctx_in_range && ctx_active_i[CtxIdxW'(desc.ctx)];
+
+  // Each rule on its own (index = rule number of §3); the verdict is the
+  // first failure, coded as a priority chain. a_verdict_first_failure checks
+  // the two codings against each other.
+  logic [8:1] fails;
+  always_comb begin
+    fails[1] = desc.opcode != OPC_BARRIER;
+    fails[2] = 32'(desc.version) != DESC_VERSION;
+    fails[3] = !ctx_in_range;
+    fails[4] = 32'(desc.num_rounds) > MAX_ROUNDS;
+    fails[5] = desc.fanout_k == '0 || 32'(desc.fanout_k) > K_MAX;
+    fails[6] = desc.flag_cmpl_write && (desc.cmpl_addr == '0 || desc.cmpl_addr[2:0] != '0);
+    fails[7] = lids_bad(desc.round, desc.num_rounds, desc.fanout_k);
+    fails[8] = ctx_busy;
+  end
+
+  err_code_e verdict;
+  always_comb begin
+    if (desc.opcode != OPC_BARRIER)                      verdict = ERR_BAD_OPCODE;
+    else if (32'(desc.version) != DESC_VERSION)          verdict = ERR_BAD_VERSION;
+    else if (!ctx_in_range)                              verdict = ERR_BAD_CONTEXT;
+    else if (32'(desc.num_rounds) > MAX_ROUNDS)          verdict = ERR_BAD_ROUNDS;
+    else if (desc.fanout_k == '0 || 32'(desc.fanout_k) > K_MAX) verdict = ERR_BAD_FANOUT;
+    else if (desc.flag_cmpl_write &&
+             (desc.cmpl_addr == '0 || desc.cmpl_addr[2:0] != '0)) verdict = ERR_BAD_ADDR;
+    else if (lids_bad(desc.round, desc.num_rounds, desc.fanout_k))                             verdict = ERR_BAD_LID;
+    else if (ctx_busy)                                   verdict = ERR_CTX_BUSY;
+    else                                                 verdict = ERR_NONE;
+  end
+
+  // -------------------------------------------------------- memory reads
+  logic rd_fire, rsp_fire, last_rsp;
+  assign rd_req_valid_o = (state_q == S_FETCH && issued_q != AllWords) ||
+                          (state_q == S_FLUSH && req_hold_q);
+  assign rd_req_addr_o  = slot_addr_q + mem_addr_t'({issued_q, 3'b000});
+  assign rd_fire        = rd_req_valid_o && rd_req_ready_i;
+  assign rd_rsp_ready_o = 1'b1;
+  assign rsp_fire       = rd_rsp_valid_i;
+  assign last_rsp       = rsp_fire && (recvd_q == AllWords - word_cnt_t'(1));
+
+  // ---------------------------------------------------------- dispatch
+  logic act_valid, act_fire, err_fire;
+  assign act_valid      = (state_q == S_DISPATCH) && (verdict_q == ERR_NONE);
+  assign act_se_valid_o = act_valid && act_te_ready_i;
+  assign act_te_valid_o = act_valid && act_se_ready_i;
+  assign act_fire       = act_valid && act_se_ready_i && act_te_ready_i;
+  assign err_valid_o    = (state_q == S_DISPATCH) && (verdict_q != ERR_NONE);
+  assign err_fire       = err_valid_o && err_ready_i;
+
+  logic start_hdq, start_sdq;
+  always_comb begin
+    start_hdq = 1'b0;
+    start_sdq = 1'b0;
+    if (state_q == S_IDLE && enable_i && !soft_reset_i) begin
+      // §2 [decided]: both queues with work are taken in turn.
+      if (sdq_pending && (hdq_count_q == '0 || !last_sdq_q)) begin
+        start_sdq = 1'b1;
+      end else if (hdq_count_q != '0) begin
+        start_hdq = 1'b1;
+      end
+    end
+  end
+  assign hdq_pop = start_hdq;
+
+  always_comb begin
+    state_d     = state_q;
+    desc_d      = desc_q;
+    last_sdq_d  = last_sdq_q;
+    slot_addr_d = slot_addr_q;
+    issued_d    = issued_q + word_cnt_t'(rd_fire);
+    recvd_d     = recvd_q + word_cnt_t'(rsp_fire);
+    dma_err_d   = dma_err_q;
+    verdict_d   = verdict_q;
+    dma_d       = dma_q;
+    cons_d      = cons_q;
+    unique case (state_q)
+      S_IDLE: begin
+        if (start_hdq) begin
+          desc_d     = desc_words_t'(hdq_mem_q[hdq_rptr_q]);
+          last_sdq_d = 1'b0;
+          state_d    = S_CHECK;
+        end else if (start_sdq) begin
+          last_sdq_d  = 1'b1;
+          slot_addr_d = sdq_base_i + 64'(cons_q) * 64'(BARRIER_DESC_BYTES);
+          issued_d    = '0;
+          recvd_d     = '0;
+          dma_err_d   = 1'b0;
+          state_d     = S_FETCH;
+        end
+      end
+      S_FETCH: begin
+        if (rsp_fire) begin
+          desc_d[recvd_q[$clog2(DescWords)-1:0]] = rd_rsp_data_i;
+          dma_err_d = dma_err_q || rd_rsp_err_i;
+        end
+        if (last_rsp) begin
+          // §2: SDQ_CONS advances when the slot is fetched, also when the
+          // fetch failed (docs/nic-rtl.md: otherwise the slot would fail
+          // forever).
+          cons_d = (32'(cons_q) + 1 >= 32'(sdq_size_i)) ? '0 : cons_q + 16'd1;
+          if (dma_err_q || rd_rsp_err_i) begin
+            verdict_d = ERR_DMA_ERROR;
+            dma_d     = 1'b1;
+            state_d   = S_DISPATCH;
+          end else begin
+            state_d = S_CHECK;
+          end
+        end
+      end
+      S_CHECK: begin
+        // CTRL.ENABLE = 0: no dispatch (§8); the descriptor waits here.
+        if (enable_i) begin
+          verdict_d = verdict;
+          dma_d     = 1'b0;
+          state_d   = S_DISPATCH;
+        end
+      end
+      S_DISPATCH: begin
+        if (act_fire || err_fire) state_d = S_IDLE;
+      end
+      S_FLUSH: begin
+        if (!rd_req_valid_o && issued_q == recvd_q) state_d = S_IDLE;
+      end
+      default: state_d = S_IDLE;
+    endcase
+    if (soft_reset_i) begin
+      // §8: OF empties; the memory handshakes in flight still complete.
+      cons_d  = '0;
+      state_d = S_FLUSH;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q     <= S_IDLE;
+      last_sdq_q  <= 1'b0;
+      slot_addr_q <= '0;
+      issued_q    <= '0;
+      recvd_q     <= '0;
+      dma_err_q   <= 1'b0;
+      verdict_q   <= ERR_NONE;
+      dma_q       <= 1'b0;
+      cons_q      <= '0;
+      req_hold_q  <= 1'b0;
+    end else begin
+      state_q     <= state_d;
+      last_sdq_q  <= last_sdq_d;
+      slot_addr_q <= slot_addr_d;
+      issued_q    <= issued_d;
+      recvd_q     <= recvd_d;
+      dma_err_q   <= dma_err_d;
+      verdict_q   <= verdict_d;
+      dma_q       <= dma_d;
+      cons_q      <= cons_d;
+      req_hold_q  <= rd_req_valid_o && !rd_req_ready_i;
+    end
+  end
+
+  // The descriptor buffer needs no reset: it is read only after it was
+  // filled (HDQ copy or 44 responses).
+  always_ff @(posedge clk_i) begin
+    desc_q <= desc_d;
+  end
+
+  // ---------------------------------------------------------- outputs
+  // Slots a descriptor does not use are handed on as LID_NONE, so SE and TE
+  // see exactly the used slots (§5: LID_NONE slots are left out).
+  always_comb begin
+    for (int unsigned r = 0; r < MAX_ROUNDS; r++) begin
+      for (int unsigned k = 0; k < K_MAX; k++) begin
+        if (r < 32'(desc.num_rounds) && k < 32'(desc.fanout_k)) begin
+          act_src_o[r][k] = desc.round[r].src_lid[k];
+          act_dst_o[r][k] = desc.round[r].dst_lid[k];
+        end else begin
+          act_src_o[r][k] = LID_NONE;
+          act_dst_o[r][k] = LID_NONE;
+        end
+      end
+    end
+  end
+
+  assign act_fire_o       = act_fire;
+  assign act_ctx_o        = CtxIdxW'(desc.ctx);
+  assign act_epoch_o      = desc.epoch;
+  assign act_num_rounds_o = nround_t'(desc.num_rounds);
+  assign act_fanout_o     = desc.fanout_k;
+  assign act_info_o       = '{flag_cmpl_write: desc.flag_cmpl_write,
+                              flag_cq_entry:   desc.flag_cq_entry,
+                              flag_irq:        desc.flag_irq,
+                              cmpl_addr:       desc.cmpl_addr,
+                              cmpl_value:      desc.cmpl_value};
+
+  // §2: a refused fetch completes with ctx 0, epoch 0; §7: otherwise the
+  // CQ entry carries the descriptor's raw ctx and epoch.
+  assign err_rec_o = '{ctx:      dma_q ? '0 : desc.ctx,
+                       epoch:    dma_q ? '0 : desc.epoch,
+                       status:   CQ_DESC_ERROR,
+                       err_code: verdict_q};
+
+  assign intr_hdq_overflow_o = hdq_overflow;
+  assign intr_dma_error_o    = (state_q == S_FETCH) && last_rsp && (dma_err_q || rd_rsp_err_i) &&
+                               !soft_reset_i;
+  assign evt_hdq_post_o      = hdq_push;
+  assign evt_fetch_o         = (state_q == S_FETCH) && last_rsp && !soft_reset_i;
+  assign evt_activate_o      = act_fire;
+  assign evt_reject_o        = err_fire;
+  assign busy_o              = (state_q != S_IDLE) || (hdq_count_q != '0) || sdq_pending;
+
+  // Reserved descriptor bits are ignored (formats.toml: ignore on read).
+  logic unused_desc;
+  assign unused_desc = ^{desc.rsvd_192, desc.rsvd_27};
+
+  // ---------------------------------------------------------------- rules
+`ifndef SYNTHESIS
+  // §3: the verdict is the first rule that fails, in the doc's order.
+  function automatic err_code_e rule_code(int unsigned i);
+    unique case (i)
+      1: return ERR_BAD_OPCODE;
+      2: return ERR_BAD_VERSION;
+      3: return ERR_BAD_CONTEXT;
+      4: return ERR_BAD_ROUNDS;
+      5: return ERR_BAD_FANOUT;
+      6: return ERR_BAD_ADDR;
+      7: return ERR_BAD_LID;
+      default: return ERR_CTX_BUSY;
+    endcase
+  endfunction
+  function automatic err_code_e first_failure(logic [8:1] f);
+    for (int unsigned i = 1; i <= 8; i++) begin
+      if (f[i]) return rule_code(i);
+    end
+    return ERR_NONE;
+  endfunction
+  `SF_ASSERT(a_verdict_first_failure, state_q == S_CHECK |-> verdict == first_failure(fails))
+  // Only a descriptor that passes every rule is activated; a busy context is
+  // never activated (§3 rule 8, SE's a_act_ctx_idle is the same rule seen
+  // from SE).
+  `SF_ASSERT(a_act_only_valid_desc, act_valid |-> !dma_q && fails == '0)
+  `SF_ASSERT(a_no_activation_of_busy_ctx, act_fire |-> !ctx_active_i[act_ctx_o])
+  `SF_ASSERT(a_error_has_code, err_valid_o |-> err_rec_o.err_code != ERR_NONE)
+  // SE and TE take the activation in the same cycle, or neither does.
+  `SF_ASSERT(a_act_se_te_together,
+             (act_se_valid_o && act_se_ready_i) == (act_te_valid_o && act_te_ready_i))
+  `SF_ASSERT(a_one_outcome, !(act_valid && err_valid_o))
+  // Valid/ready: what is presented stays until taken (a soft reset drops
+  // it: SE, TE and the completion unit reset in the same cycle).
+  `SF_ASSERT(a_act_stable,
+             act_valid && !act_fire && !soft_reset_i |=>
+               act_valid && $stable(desc_q))
+  `SF_ASSERT(a_err_stable,
+             err_valid_o && !err_ready_i && !soft_reset_i |=>
+               err_valid_o && $stable(err_rec_o))
+  `SF_ASSERT(a_rd_req_stable,
+             rd_req_valid_o && !rd_req_ready_i |=> rd_req_valid_o && $stable(rd_req_addr_o))
+  // Memory: no response without a request in flight; at most one
+  // descriptor's words are requested; addresses are the slot's words.
+  `SF_ASSERT(a_rd_rsp_expected, rd_rsp_valid_i |-> recvd_q < issued_q)
+  `SF_ASSERT(a_rd_req_in_slot, rd_req_valid_o |-> issued_q < AllWords)
+  // §2: HDQ never holds more than HDQ_DEPTH; an overflow is a post on a
+  // full HDQ, and is the only thing that drops a post.
+  `SF_ASSERT(a_hdq_in_range, hdq_count_q <= HdqFull)
+  `SF_ASSERT(a_hdq_overflow_only_when_full, hdq_overflow |-> hdq_count_q == HdqFull)
+  `SF_ASSERT(a_hdq_post_lands, hdq_post_i && !soft_reset_i |-> hdq_push != hdq_overflow)
+  `SF_ASSERT(a_hdq_pop_nonempty, hdq_pop |-> hdq_count_q != '0)
+  // §2: a fetch starts only on pending work; SDQ_CONS stays in the ring.
+  `SF_ASSERT(a_fetch_only_pending, start_sdq |-> sdq_pending)
+  `SF_ASSERT(a_cons_moves_by_one,
+             cons_q != $past(cons_q) && !$past(soft_reset_i) |->
+               $past(last_rsp) && (cons_q == $past(cons_q) + 16'd1 || cons_q == '0))
+  // §8: nothing starts or is judged while the engine is disabled.
+  `SF_ASSERT(a_no_start_disabled, (start_hdq || start_sdq) |-> enable_i)
+  `SF_ASSERT(a_no_judge_disabled, state_q == S_CHECK && state_d == S_DISPATCH |-> enable_i)
+  `SF_ASSERT_KNOWN(a_state_known, state_q)
+  `SF_ASSERT_KNOWN(a_act_valid_known, act_valid)
+`endif  // SYNTHESIS
+
+endmodule
