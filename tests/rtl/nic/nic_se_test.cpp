@@ -70,6 +70,7 @@ class Se {
     dut_.rst_ni = 0;
     dut_.own_lid_i = kOwn;
     dut_.enable_i = 1;
+    dut_.soft_reset_i = 0;  // CTRL.SOFT_RESET (tested through nic_top)
     dut_.rx_valid_i = 0;
     dut_.act_valid_i = 0;
     dut_.fin_valid_i = 0;

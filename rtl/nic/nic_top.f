@@ -1,0 +1,15 @@
+// Sources of nic_top (the whole NIC barrier engine: CSRs, OF, SE, TE,
+// completion unit, rx demux, network and memory arbiters).
+-F ../spec/syncfab_fmt_pkg.f
+-F nic_csr.f
++incdir+../common  // syncfab_assert.svh
+nic_pkg.sv
+../common/damq.sv
+../common/sync_fifo.sv
+../common/rr_arbiter.sv
+nic_req_damq.sv
+nic_se.sv
+nic_te.sv
+nic_of.sv
+nic_cq.sv
+nic_top.sv

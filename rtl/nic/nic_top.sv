@@ -1,0 +1,569 @@
+// nic_top: the NIC barrier engine (docs/nic-rtl.md, "Stage 2d: top").
+//
+// Joins the CSR block (nic_csr), OF (nic_of: HDQ, SDQ fetch, validation,
+// activation), SE (nic_se: receive side + request DAMQ), TE (nic_te: sends,
+// ACK/NACK matching, retry) and the completion unit (nic_cq), and adds what
+// belongs to none of them:
+//   - the rx demux: NOTIFY -> SE, ACK/NACK -> TE, any other packet type is
+//     dropped here and counted CNT_DROP (trace net.drop). SE and TE apply the
+//     len_flits / dst_lid checks of §4 rule 1 themselves;
+//   - the network arbiter: SE's responses and TE's NOTIFYs onto one tx stream,
+//     one header per cycle, round-robin when both wait (§6);
+//   - the memory-access arbiter: OF's reads and the completion unit's writes
+//     onto one memory port, round-robin, responses routed back by a FIFO of
+//     request kinds (the memory answers in request order);
+//   - counter increments, STATUS, HW_CFG, interrupt causes.
+// Instances are named after the §9 trace blocks (of, se, te, cq), so that
+// te.send, se.evt_recv_o, ... are the names the model's trace uses.
+
+`include "syncfab_assert.svh"
+
+module nic_top
+  import syncfab_fmt_pkg::*;
+  import nic_pkg::*;
+  import nic_csr_reg_pkg::*;
+#(
+  parameter int unsigned NumCtx        = NumCtxDefault,
+  parameter int unsigned ReqDamqSlots  = ReqDamqSlotsDefault,
+  // 2 is enough: TE's matcher never lets the response DAMQ hold more than one
+  // entry (docs/nic-rtl.md, TE open point 12).
+  parameter int unsigned RespDamqSlots = 2,
+  parameter int unsigned HdqDepth      = 2,
+  parameter int unsigned RecDepth      = 2,   // completion unit's record FIFO
+  parameter int unsigned MemOutstanding = 8,  // memory requests in flight
+  localparam int unsigned AddrW = NIC_CSR_REG_TOP_MIN_ADDR_WIDTH
+) (
+  input  logic              clk_i,
+  input  logic              rst_ni,
+
+  // APB4 completer (CSRs).
+  input  logic              psel_i,
+  input  logic              penable_i,
+  input  logic              pwrite_i,
+  input  logic [2:0]        pprot_i,
+  input  logic [AddrW-1:0]  paddr_i,
+  input  logic [31:0]       pwdata_i,
+  input  logic [3:0]        pstrb_i,
+  output logic [31:0]       prdata_o,
+  output logic              pready_o,
+  output logic              pslverr_o,
+  output logic              intr_o,
+
+  // Network: one-flit headers in and out.
+  input  logic              rx_valid_i,
+  output logic              rx_ready_o,
+  input  pkt_hdr_t          rx_hdr_i,
+  output logic              tx_valid_o,
+  input  logic              tx_ready_i,
+  output pkt_hdr_t          tx_hdr_o,
+
+  // Memory port (nic_pkg): one 64-bit word per request, one response per
+  // request, in request order, at the earliest the cycle after the request.
+  output logic              mem_req_valid_o,
+  input  logic              mem_req_ready_i,
+  output logic              mem_req_write_o,  // 1: write mem_req_data_o
+  output mem_addr_t         mem_req_addr_o,
+  output mem_data_t         mem_req_data_o,
+  input  logic              mem_rsp_valid_i,
+  output logic              mem_rsp_ready_o,
+  input  mem_data_t         mem_rsp_data_i,   // reads only
+  input  logic              mem_rsp_err_i     // the memory refused the access
+);
+
+  localparam int unsigned CtxIdxW  = (NumCtx > 1) ? $clog2(NumCtx) : 1;
+  localparam int unsigned DamqCntW = $clog2(ReqDamqSlots + 1);
+  localparam int unsigned RespCntW = $clog2(RespDamqSlots + 1);
+
+  `SF_STATIC_ASSERT(gen_num_ctx_check, NumCtx >= 1 && NumCtx <= 255)
+  `SF_STATIC_ASSERT(gen_hdq_depth_check, HdqDepth >= 1 && HdqDepth <= 255)
+  `SF_STATIC_ASSERT(gen_resp_damq_check, RespDamqSlots >= 2)
+  `SF_STATIC_ASSERT(gen_mem_outstanding_check, MemOutstanding >= 1)
+
+  // =========================================================================
+  // CSR block
+  // =========================================================================
+  nic_csr__in_t              hwif_in;
+  nic_csr__out_t             hwif_out;
+  logic [HDQ_WORDS-1:0][31:0] hdq_window;
+
+  nic_csr u_csr (
+    .clk_i,
+    .rst_ni,
+    .psel_i,
+    .penable_i,
+    .pwrite_i,
+    .pprot_i,
+    .paddr_i,
+    .pwdata_i,
+    .pstrb_i,
+    .prdata_o,
+    .pready_o,
+    .pslverr_o,
+    .hwif_i      (hwif_in),
+    .hwif_o      (hwif_out),
+    .hdq_window_o(hdq_window),
+    .intr_o
+  );
+
+  logic  enable, soft_reset;
+  lid_t  own_lid;
+  assign enable     = hwif_out.CTRL.ENABLE.value;
+  assign soft_reset = hwif_out.CTRL.SOFT_RESET.value;
+  assign own_lid    = hwif_out.NODE_LID.LID.value;
+
+  // =========================================================================
+  // Blocks
+  // =========================================================================
+  // OF
+  logic                  rd_req_valid, rd_req_ready, rd_rsp_valid, rd_rsp_ready;
+  mem_addr_t             rd_req_addr;
+  logic                  act_se_valid, act_se_ready, act_te_valid, act_te_ready, act_fire;
+  logic [CtxIdxW-1:0]    act_ctx;
+  epoch_t                act_epoch;
+  nround_t               act_num_rounds;
+  logic [7:0]            act_fanout;
+  src_table_t            act_src;
+  dst_table_t            act_dst;
+  cmpl_info_t            act_info;
+  logic                  of_err_valid, of_err_ready;
+  cq_rec_t               of_err_rec;
+  logic [7:0]            hdq_level;
+  logic                  hdq_full;
+  logic [15:0]           sdq_cons;
+  logic                  of_intr_hdq_overflow, of_intr_dma_error;
+  logic                  of_hdq_post, of_fetch, of_activate, of_reject, of_busy;
+  barrier_desc_t         hdq_desc;
+
+  // SE
+  logic                  se_rx_valid, se_rx_ready;
+  logic                  se_resp_valid, se_resp_ready;
+  pkt_hdr_t              se_resp_hdr;
+  logic    [NumCtx-1:0]  ctx_active, all_recv;
+  nround_t [NumCtx-1:0]  rounds_heard;
+  logic                  se_evt_rx, se_evt_recv, se_evt_dup, se_evt_drop, se_evt_nack;
+  se_verdict_e           se_verdict;
+  logic                  se_drain_busy, se_flush_busy;
+  logic [DamqCntW-1:0]   se_damq_free;
+
+  // TE
+  logic                  fin_valid;
+  logic [CtxIdxW-1:0]    fin_ctx;
+  logic                  te_tx_valid, te_tx_ready;
+  pkt_hdr_t              te_tx_hdr;
+  logic                  te_resp_valid, te_resp_ready;
+  logic                  te_done_valid, te_done_ready;
+  cq_rec_t               te_done_rec;
+  logic                  te_evt_sent, te_evt_retry, te_evt_ack, te_evt_nack, te_evt_drop;
+  logic                  te_evt_stray, te_evt_error, te_busy;
+  logic [RespCntW-1:0]   te_resp_damq_free;
+
+  // Completion unit
+  logic                  wr_req_valid, wr_req_ready, wr_rsp_valid, wr_rsp_ready;
+  mem_addr_t             wr_req_addr;
+  mem_data_t             wr_req_data;
+  logic [15:0]           cq_head;
+  logic                  cq_phase;
+  logic                  cq_intr_done, cq_intr_error, cq_intr_dma_error;
+  logic                  cq_evt_completion, cq_evt_error, cq_stall, cq_busy;
+  cq_rec_t               cq_done_rec;
+
+  // The window's words 0..87 are the descriptor (word 0 = bits 31:0).
+  assign hdq_desc = barrier_desc_t'(hdq_window[DescWords*2-1:0]);
+
+  nic_of #(
+    .NumCtx  (NumCtx),
+    .HdqDepth(HdqDepth)
+  ) of (
+    .clk_i,
+    .rst_ni,
+    .enable_i           (enable),
+    .soft_reset_i       (soft_reset),
+    .hdq_post_i         (hwif_out.HDQ_POST.POST.value),
+    .hdq_desc_i         (hdq_desc),
+    .hdq_level_o        (hdq_level),
+    .hdq_full_o         (hdq_full),
+    .sdq_base_i         ({hwif_out.SDQ_BASE_HI.ADDR.value, hwif_out.SDQ_BASE_LO.ADDR.value}),
+    .sdq_size_i         (hwif_out.SDQ_SIZE.ENTRIES.value),
+    .sdq_prod_i         (hwif_out.SDQ_PROD.INDEX.value),
+    .sdq_cons_o         (sdq_cons),
+    .rd_req_valid_o     (rd_req_valid),
+    .rd_req_ready_i     (rd_req_ready),
+    .rd_req_addr_o      (rd_req_addr),
+    .rd_rsp_valid_i     (rd_rsp_valid),
+    .rd_rsp_ready_o     (rd_rsp_ready),
+    .rd_rsp_data_i      (mem_rsp_data_i),
+    .rd_rsp_err_i       (mem_rsp_err_i),
+    .ctx_active_i       (ctx_active),
+    .act_se_valid_o     (act_se_valid),
+    .act_se_ready_i     (act_se_ready),
+    .act_te_valid_o     (act_te_valid),
+    .act_te_ready_i     (act_te_ready),
+    .act_fire_o         (act_fire),
+    .act_ctx_o          (act_ctx),
+    .act_epoch_o        (act_epoch),
+    .act_num_rounds_o   (act_num_rounds),
+    .act_fanout_o       (act_fanout),
+    .act_src_o          (act_src),
+    .act_dst_o          (act_dst),
+    .act_info_o         (act_info),
+    .err_valid_o        (of_err_valid),
+    .err_ready_i        (of_err_ready),
+    .err_rec_o          (of_err_rec),
+    .intr_hdq_overflow_o(of_intr_hdq_overflow),
+    .intr_dma_error_o   (of_intr_dma_error),
+    .evt_hdq_post_o     (of_hdq_post),
+    .evt_fetch_o        (of_fetch),
+    .evt_activate_o     (of_activate),
+    .evt_reject_o       (of_reject),
+    .busy_o             (of_busy)
+  );
+
+  nic_se #(
+    .NumCtx      (NumCtx),
+    .ReqDamqSlots(ReqDamqSlots)
+  ) se (
+    .clk_i,
+    .rst_ni,
+    .own_lid_i       (own_lid),
+    .enable_i        (enable),
+    .soft_reset_i    (soft_reset),
+    .rx_valid_i      (se_rx_valid),
+    .rx_ready_o      (se_rx_ready),
+    .rx_hdr_i        (rx_hdr_i),
+    .act_valid_i     (act_se_valid),
+    .act_ready_o     (act_se_ready),
+    .act_ctx_i       (act_ctx),
+    .act_epoch_i     (act_epoch),
+    .act_num_rounds_i(act_num_rounds),
+    .act_fanout_i    (act_fanout),
+    .act_src_i       (act_src),
+    .fin_valid_i     (fin_valid),
+    .fin_ctx_i       (fin_ctx),
+    .resp_valid_o    (se_resp_valid),
+    .resp_ready_i    (se_resp_ready),
+    .resp_hdr_o      (se_resp_hdr),
+    .ctx_active_o    (ctx_active),
+    .rounds_heard_o  (rounds_heard),
+    .all_recv_o      (all_recv),
+    .evt_rx_o        (se_evt_rx),
+    .evt_recv_o      (se_evt_recv),
+    .evt_dup_o       (se_evt_dup),
+    .evt_drop_o      (se_evt_drop),
+    .evt_nack_o      (se_evt_nack),
+    .rx_verdict_o    (se_verdict),
+    .drain_busy_o    (se_drain_busy),
+    .flush_busy_o    (se_flush_busy),
+    .damq_free_o     (se_damq_free)
+  );
+
+  nic_te #(
+    .NumCtx       (NumCtx),
+    .RespDamqSlots(RespDamqSlots)
+  ) te (
+    .clk_i,
+    .rst_ni,
+    .own_lid_i       (own_lid),
+    .retry_delay_i   (hwif_out.RETRY_DELAY.CYCLES.value),
+    .retry_limit_i   (hwif_out.RETRY_LIMIT.LIMIT.value),
+    .soft_reset_i    (soft_reset),
+    .act_valid_i     (act_te_valid),
+    .act_ready_o     (act_te_ready),
+    .act_ctx_i       (act_ctx),
+    .act_epoch_i     (act_epoch),
+    .act_num_rounds_i(act_num_rounds),
+    .act_fanout_i    (act_fanout),
+    .act_dst_i       (act_dst),
+    .ctx_active_i    (ctx_active),
+    .rounds_heard_i  (rounds_heard),
+    .all_recv_i      (all_recv),
+    .fin_valid_o     (fin_valid),
+    .fin_ctx_o       (fin_ctx),
+    .tx_valid_o      (te_tx_valid),
+    .tx_ready_i      (te_tx_ready),
+    .tx_hdr_o        (te_tx_hdr),
+    .resp_rx_valid_i (te_resp_valid),
+    .resp_rx_ready_o (te_resp_ready),
+    .resp_rx_hdr_i   (rx_hdr_i),
+    .done_valid_o    (te_done_valid),
+    .done_ready_i    (te_done_ready),
+    .done_rec_o      (te_done_rec),
+    .evt_notif_sent_o(te_evt_sent),
+    .evt_retry_o     (te_evt_retry),
+    .evt_ack_recv_o  (te_evt_ack),
+    .evt_nack_recv_o (te_evt_nack),
+    .evt_drop_o      (te_evt_drop),
+    .evt_stray_o     (te_evt_stray),
+    .evt_error_o     (te_evt_error),
+    .busy_o          (te_busy),
+    .resp_damq_free_o(te_resp_damq_free)
+  );
+
+  nic_cq #(
+    .NumCtx  (NumCtx),
+    .RecDepth(RecDepth)
+  ) cq (
+    .clk_i,
+    .rst_ni,
+    .soft_reset_i    (soft_reset),
+    .cq_base_i       ({hwif_out.CQ_BASE_HI.ADDR.value, hwif_out.CQ_BASE_LO.ADDR.value}),
+    .cq_size_i       (hwif_out.CQ_SIZE.ENTRIES.value),
+    .cq_tail_i       (hwif_out.CQ_TAIL.INDEX.value),
+    .cq_head_o       (cq_head),
+    .cq_phase_o      (cq_phase),
+    .info_valid_i    (act_fire),
+    .info_ctx_i      (act_ctx),
+    .info_i          (act_info),
+    .te_valid_i      (te_done_valid),
+    .te_ready_o      (te_done_ready),
+    .te_rec_i        (te_done_rec),
+    .of_valid_i      (of_err_valid),
+    .of_ready_o      (of_err_ready),
+    .of_rec_i        (of_err_rec),
+    .wr_req_valid_o  (wr_req_valid),
+    .wr_req_ready_i  (wr_req_ready),
+    .wr_req_addr_o   (wr_req_addr),
+    .wr_req_data_o   (wr_req_data),
+    .wr_rsp_valid_i  (wr_rsp_valid),
+    .wr_rsp_ready_o  (wr_rsp_ready),
+    .wr_rsp_err_i    (mem_rsp_err_i),
+    .intr_done_o     (cq_intr_done),
+    .intr_error_o    (cq_intr_error),
+    .intr_dma_error_o(cq_intr_dma_error),
+    .evt_completion_o(cq_evt_completion),
+    .evt_error_o     (cq_evt_error),
+    .done_rec_o      (cq_done_rec),
+    .cq_stall_o      (cq_stall),
+    .busy_o          (cq_busy)
+  );
+
+  // =========================================================================
+  // rx demux
+  // =========================================================================
+  logic rx_is_notify, rx_is_resp, rx_fire, net_drop;
+
+  assign rx_is_notify = rx_hdr_i.pkt_type == PKT_NOTIFY;
+  assign rx_is_resp   = rx_hdr_i.pkt_type == PKT_ACK || rx_hdr_i.pkt_type == PKT_NACK;
+  assign se_rx_valid  = rx_valid_i && rx_is_notify;
+  assign te_resp_valid = rx_valid_i && rx_is_resp;
+  // Another packet type is taken at once and dropped (§4 rule 1).
+  assign rx_ready_o   = rx_is_notify ? se_rx_ready : (rx_is_resp ? te_resp_ready : 1'b1);
+  assign rx_fire      = rx_valid_i && rx_ready_o;
+  assign net_drop     = rx_fire && !rx_is_notify && !rx_is_resp;
+
+  // =========================================================================
+  // Network arbiter: SE's responses (0) and TE's NOTIFYs (1)
+  // =========================================================================
+  // A header shown and not taken stays on tx until it is (valid/ready), so the
+  // grant is locked to it; the lock is released if the source withdraws
+  // (only a soft reset does that).
+  logic [1:0] net_req, net_arb_req, net_gnt;
+  logic       net_idx, net_gnt_valid, tx_fire;
+  logic       net_lock_q, net_lock_d, net_lock_idx_q, net_lock_idx_d;
+
+  assign net_req     = {te_tx_valid, se_resp_valid};
+  assign net_arb_req = (net_lock_q && net_req[net_lock_idx_q]) ?
+                       (net_lock_idx_q ? 2'b10 : 2'b01) : net_req;
+
+  rr_arbiter #(
+    .NumReq(2)
+  ) u_net_arb (
+    .clk_i,
+    .rst_ni,
+    .req_i      (net_arb_req),
+    .ack_i      (tx_fire),
+    .gnt_o      (net_gnt),
+    .gnt_idx_o  (net_idx),
+    .gnt_valid_o(net_gnt_valid)
+  );
+
+  assign tx_valid_o    = net_gnt_valid;
+  assign tx_hdr_o      = net_idx ? te_tx_hdr : se_resp_hdr;
+  assign tx_fire       = tx_valid_o && tx_ready_i;
+  assign se_resp_ready = tx_ready_i && net_gnt[0];
+  assign te_tx_ready   = tx_ready_i && net_gnt[1];
+
+  always_comb begin
+    net_lock_d     = tx_valid_o && !tx_ready_i;
+    net_lock_idx_d = net_lock_d ? net_idx : net_lock_idx_q;
+  end
+
+  // =========================================================================
+  // Memory-access arbiter: OF's reads (0) and the completion unit's writes (1)
+  // =========================================================================
+  logic [1:0] mem_req, mem_arb_req, mem_gnt;
+  logic       mem_idx, mem_gnt_valid, mem_req_fire, mem_rsp_fire;
+  logic       mem_lock_q, mem_lock_d, mem_lock_idx_q, mem_lock_idx_d;
+  logic       tag_space, tag_valid, tag_write;
+  logic [$clog2(MemOutstanding+1)-1:0] tag_count;
+
+  assign mem_req     = {wr_req_valid, rd_req_valid};
+  assign mem_arb_req = (mem_lock_q && mem_req[mem_lock_idx_q]) ?
+                       (mem_lock_idx_q ? 2'b10 : 2'b01) : mem_req;
+
+  rr_arbiter #(
+    .NumReq(2)
+  ) u_mem_arb (
+    .clk_i,
+    .rst_ni,
+    .req_i      (mem_arb_req),
+    .ack_i      (mem_req_fire),
+    .gnt_o      (mem_gnt),
+    .gnt_idx_o  (mem_idx),
+    .gnt_valid_o(mem_gnt_valid)
+  );
+
+  // A request goes out only with room to remember its kind: the response
+  // comes back in order and is routed by the FIFO's head.
+  assign mem_req_valid_o = mem_gnt_valid && tag_space;
+  assign mem_req_write_o = mem_idx;
+  assign mem_req_addr_o  = mem_idx ? wr_req_addr : rd_req_addr;
+  assign mem_req_data_o  = mem_idx ? wr_req_data : '0;
+  assign mem_req_fire    = mem_req_valid_o && mem_req_ready_i;
+  assign rd_req_ready    = mem_req_ready_i && tag_space && mem_gnt[0];
+  assign wr_req_ready    = mem_req_ready_i && tag_space && mem_gnt[1];
+
+  always_comb begin
+    mem_lock_d     = mem_req_valid_o && !mem_req_ready_i;
+    mem_lock_idx_d = mem_lock_d ? mem_idx : mem_lock_idx_q;
+  end
+
+  sync_fifo #(
+    .Width(1),
+    .Depth(MemOutstanding)
+  ) u_mem_tags (
+    .clk_i,
+    .rst_ni,
+    .wvalid_i(mem_req_fire),
+    .wready_o(tag_space),
+    .wdata_i (mem_idx),
+    .rvalid_o(tag_valid),
+    .rready_i(mem_rsp_fire),
+    .rdata_o (tag_write),
+    .count_o (tag_count)
+  );
+
+  assign rd_rsp_valid    = mem_rsp_valid_i && tag_valid && !tag_write;
+  assign wr_rsp_valid    = mem_rsp_valid_i && tag_valid && tag_write;
+  assign mem_rsp_ready_o = tag_valid && (tag_write ? wr_rsp_ready : rd_rsp_ready);
+  assign mem_rsp_fire    = mem_rsp_valid_i && mem_rsp_ready_o;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      net_lock_q     <= 1'b0;
+      net_lock_idx_q <= 1'b0;
+      mem_lock_q     <= 1'b0;
+      mem_lock_idx_q <= 1'b0;
+    end else begin
+      net_lock_q     <= net_lock_d;
+      net_lock_idx_q <= net_lock_idx_d;
+      mem_lock_q     <= mem_lock_d;
+      mem_lock_idx_q <= mem_lock_idx_d;
+    end
+  end
+
+  // =========================================================================
+  // Registers fed by the engine
+  // =========================================================================
+  logic [1:0] drop_incr;
+  logic [7:0] active_ctx;
+  logic       busy;
+
+  // Up to three CNT_DROP sources per cycle (SE, TE's unmatched response, and
+  // one malformed header: TE's stray or the demux's unknown type, never both
+  // since one header is taken per cycle). incrwidth = 2 in nic_csr.rdl.
+  assign drop_incr = 2'(se_evt_drop) + 2'(te_evt_drop) + 2'(te_evt_stray) + 2'(net_drop);
+
+  always_comb begin
+    active_ctx = '0;
+    for (int unsigned c = 0; c < NumCtx; c++) begin
+      active_ctx = active_ctx + 8'(ctx_active[c]);
+    end
+  end
+
+  // §8: anything queued, running or waiting to complete. Parked notifications
+  // are not work of this engine (a future epoch may sit there for ever).
+  assign busy = of_busy || te_busy || cq_busy || se_drain_busy || se_flush_busy ||
+                se_resp_valid || (ctx_active != '0) || tx_valid_o || tag_valid;
+
+  always_comb begin
+    // HDQ_WINDOW is served inside nic_csr: its inputs stay 0 (nic_csr asserts it).
+    hwif_in.HDQ_WINDOW.rd_ack           = 1'b0;
+    hwif_in.HDQ_WINDOW.wr_ack           = 1'b0;
+    hwif_in.HDQ_WINDOW.rd_data          = '0;
+    hwif_in.HW_CFG.NUM_CTX.next         = 8'(NumCtx);
+    hwif_in.HW_CFG.K_MAX.next           = 8'(K_MAX);
+    hwif_in.HW_CFG.MAX_ROUNDS.next      = 8'(MAX_ROUNDS);
+    hwif_in.HW_CFG.HDQ_DEPTH.next       = 8'(HdqDepth);
+    hwif_in.STATUS.BUSY.next            = busy;
+    hwif_in.STATUS.RESETTING.next       = soft_reset || se_flush_busy;
+    hwif_in.STATUS.ACTIVE_CTX.next      = active_ctx;
+    hwif_in.INTR_STATUS.DONE.next       = cq_intr_done;
+    hwif_in.INTR_STATUS.ERROR.next      = cq_intr_error;
+    hwif_in.INTR_STATUS.HDQ_OVERFLOW.next = of_intr_hdq_overflow;
+    hwif_in.INTR_STATUS.DMA_ERROR.next  = of_intr_dma_error || cq_intr_dma_error;
+    hwif_in.SDQ_CONS.INDEX.next         = sdq_cons;
+    hwif_in.CQ_HEAD.INDEX.next          = cq_head;
+    hwif_in.HDQ_POST.LEVEL.next         = hdq_level;
+    hwif_in.HDQ_POST.FULL.next          = hdq_full;
+    hwif_in.CNT_NOTIF_SENT.COUNT.incr   = te_evt_sent;
+    hwif_in.CNT_NOTIF_RECV.COUNT.incr   = se_evt_recv;
+    hwif_in.CNT_NACK_SENT.COUNT.incr    = se_evt_nack;
+    hwif_in.CNT_NACK_RECV.COUNT.incr    = te_evt_nack;
+    hwif_in.CNT_RETRY.COUNT.incr        = te_evt_retry;
+    hwif_in.CNT_COMPLETION.COUNT.incr   = cq_evt_completion;
+    // CNT_ERROR counts error records of every source: the completion unit's
+    // pulse only (TE's evt_error_o is its share, debug only).
+    hwif_in.CNT_ERROR.COUNT.incr        = cq_evt_error;
+    hwif_in.CNT_DROP.COUNT.incr         = drop_incr != '0;
+    hwif_in.CNT_DROP.COUNT.incrvalue    = drop_incr;
+    hwif_in.CNT_DUP.COUNT.incr          = se_evt_dup;
+  end
+
+  // Debug / trace names of §9 with no port of their own.
+  logic unused_debug;
+  assign unused_debug = ^{se_evt_rx, se_verdict, se_damq_free, te_evt_ack, te_evt_error,
+                          te_resp_damq_free, of_hdq_post, of_fetch, of_activate, of_reject,
+                          cq_phase, cq_stall, cq_done_rec, tag_count, hdq_window,
+                          hwif_out.CTRL.CNT_CLEAR.value, hwif_out.SDQ_PROD.INDEX.swmod,
+                          hwif_out.CQ_TAIL.INDEX.swmod,
+                          hwif_out.INTR_STATUS.intr};
+
+  // =========================================================================
+  // Rules of the top
+  // =========================================================================
+`ifndef SYNTHESIS
+  // Every header taken goes to exactly one place: SE, TE or the drop.
+  `SF_ASSERT(a_rx_one_destination,
+             rx_fire |-> $onehot({se_rx_valid && se_rx_ready, te_resp_valid && te_resp_ready,
+                                  net_drop}))
+  `SF_ASSERT(a_rx_notify_to_se, se_rx_valid |-> rx_hdr_i.pkt_type == PKT_NOTIFY)
+  `SF_ASSERT(a_rx_resp_to_te, te_resp_valid |-> rx_is_resp)
+  // A header shown on tx stays, unchanged, until taken (a soft reset may
+  // withdraw what SE or TE hold).
+  `SF_ASSERT(a_tx_hold,
+             tx_valid_o && !tx_ready_i && !soft_reset |=> tx_valid_o && $stable(tx_hdr_o))
+  // One packet per cycle, from one source; nothing granted that is not asked.
+  `SF_ASSERT(a_tx_one_source, tx_fire |-> $onehot({se_resp_ready, te_tx_ready}))
+  // Memory: a request held until taken, one response per request, in order.
+  `SF_ASSERT(a_mem_req_hold,
+             mem_req_valid_o && !mem_req_ready_i |=>
+               mem_req_valid_o && $stable(mem_req_write_o) && $stable(mem_req_addr_o) &&
+               $stable(mem_req_data_o))
+  `SF_ASSERT(a_mem_rsp_expected, mem_rsp_valid_i |-> tag_valid)
+  `SF_ASSERT(a_mem_rsp_taken, mem_rsp_valid_i |-> mem_rsp_ready_o)
+  `SF_ASSERT(a_mem_one_source,
+             mem_req_fire |-> $onehot({rd_req_valid && rd_req_ready, wr_req_valid && wr_req_ready}))
+  // Counters: the demux drop and TE's stray are one header each, so they
+  // never fall in the same cycle; the sum fits the 2-bit increment.
+  `SF_ASSERT(a_drop_sources_fit, !(net_drop && te_evt_stray))
+  `SF_ASSERT(a_drop_sum_fits, 32'(se_evt_drop) + 32'(te_evt_drop) + 32'(te_evt_stray) +
+                              32'(net_drop) <= 3)
+  `SF_ASSERT(a_active_ctx_in_range, 32'(active_ctx) <= NumCtx)
+  // A record reaches the CSR counters exactly when the completion unit says.
+  `SF_ASSERT(a_error_is_completion, cq_evt_error |-> cq_evt_completion)
+  `SF_ASSERT_KNOWN(a_tx_valid_known, tx_valid_o)
+  `SF_ASSERT_KNOWN(a_mem_req_valid_known, mem_req_valid_o)
+  `SF_ASSERT_KNOWN(a_rx_ready_known, rx_ready_o)
+`endif  // SYNTHESIS
+
+endmodule

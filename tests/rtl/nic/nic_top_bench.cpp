@@ -1,0 +1,438 @@
+#include "nic_top_bench.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <sstream>
+#include <stdexcept>
+#include <utility>
+
+#include "syncfab/driver/errors.hpp"
+#include "syncfab/regs/nic_csr.h"
+
+namespace syncfab::tb::nic_top {
+
+using fmt::PktHdr;
+using fmt::PktType;
+
+fmt::PktHdr decode_hdr(const VlWide<4>& w) {
+  std::array<std::uint8_t, 16> b{};
+  for (unsigned i = 0; i < 16; ++i) {
+    b[i] = static_cast<std::uint8_t>(w[i / 4] >> (8 * (i % 4)));
+  }
+  return PktHdr::decode(b);
+}
+
+void drive_hdr(VlWide<4>& w, const fmt::PktHdr& h) {
+  const auto& b = h.bytes();
+  for (std::size_t i = 0; i < 4; ++i) {
+    w[i] = static_cast<std::uint32_t>(b[4 * i]) | (static_cast<std::uint32_t>(b[4 * i + 1]) << 8U) |
+           (static_cast<std::uint32_t>(b[4 * i + 2]) << 16U) |
+           (static_cast<std::uint32_t>(b[4 * i + 3]) << 24U);
+  }
+}
+
+namespace {
+
+std::uint64_t uniform(std::mt19937_64& rng, std::uint64_t lo, std::uint64_t hi) {
+  return std::uniform_int_distribution<std::uint64_t>(lo, hi)(rng);
+}
+bool chance(std::mt19937_64& rng, double p) { return std::bernoulli_distribution(p)(rng); }
+
+std::string key_text(unsigned ctx, std::uint16_t epoch, unsigned round, std::uint16_t lid) {
+  std::ostringstream os;
+  os << "ctx " << ctx << " epoch " << epoch << " round " << round << " peer 0x" << std::hex << lid;
+  return os.str();
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------ memory
+Task<> MemoryBfm::run() {
+  if (clk_.sim().in_readonly()) {
+    co_await RisingEdge(clk_);
+  }
+  std::uint64_t last_due = 0;
+  for (;;) {
+    dut_.mem_req_ready_i = !chance(rng_, knobs_.mem_stall);
+    const bool rsp = !pend_.empty() && pend_.front().due <= clk_.cycles();
+    dut_.mem_rsp_valid_i = rsp;
+    dut_.mem_rsp_data_i = rsp ? pend_.front().data : 0;
+    dut_.mem_rsp_err_i = rsp && pend_.front().err;
+    co_await ReadOnly();
+    const std::uint64_t now = clk_.cycles();
+    if (rsp) {
+      TB_CHECK(dut_.mem_rsp_ready_o) << "nic_top refused a memory response (rsp_ready low)";
+      pend_.pop_front();
+    }
+    if (dut_.mem_req_valid_o && dut_.mem_req_ready_i) {
+      const driver::BusAddr addr = dut_.mem_req_addr_o;
+      Pending p;
+      p.due = std::max(last_due, now + uniform(rng_, 1, std::max(1U, knobs_.mem_latency)));
+      last_due = p.due;
+      try {
+        if (addr % 8 != 0) {
+          throw driver::DmaError("unaligned");
+        }
+        if (dut_.mem_req_write_o) {
+          mem_.write64(addr, dut_.mem_req_data_o);
+          ++writes_;
+          if (cq_entries_ != 0 && addr >= cq_base_ && addr < cq_base_ + 16ULL * cq_entries_ &&
+              (addr - cq_base_) % 16 == 0) {
+            const std::uint64_t w0 = dut_.mem_req_data_o;
+            cq_.push_back(CqWrite{now, static_cast<unsigned>(w0 & 0xFFU),
+                                  static_cast<std::uint16_t>((w0 >> 32U) & 0xFFFFU),
+                                  static_cast<unsigned>((w0 >> 8U) & 0xFFU),
+                                  static_cast<unsigned>((w0 >> 16U) & 0xFFU)});
+          }
+        } else {
+          p.data = mem_.read64(addr);
+          ++reads_;
+        }
+      } catch (const driver::DmaError&) {
+        p.err = true;
+      }
+      pend_.push_back(p);
+    }
+    co_await RisingEdge(clk_);
+  }
+}
+
+// ----------------------------------------------------------------- network
+void PeerWorld::expect(unsigned ctx, std::uint16_t epoch, const driver::BarrierSchedule& sched,
+                       const std::vector<std::uint16_t>& lids, unsigned skew,
+                       unsigned round_gap, unsigned base) {
+  BarrierExp e;
+  e.ctx = ctx;
+  e.epoch = epoch;
+  const std::uint64_t now = now_();
+  for (std::size_t s = 0; s < sched.rounds.size(); ++s) {
+    std::vector<std::uint16_t> ex;
+    std::vector<std::uint16_t> se;
+    for (const auto r : sched.rounds[s].expect_from) {
+      ex.push_back(lids.at(r));
+      PktHdr h;
+      h.set_pkt_type(PktType::kNotify).set_len_flits(1).set_src_lid(lids.at(r));
+      h.set_dst_lid(kOwnLid).set_ctx(static_cast<std::uint8_t>(ctx)).set_epoch(epoch);
+      h.set_round(static_cast<std::uint8_t>(s));
+      const Key k{ctx, epoch, static_cast<unsigned>(s), lids.at(r)};
+      push(h, now + base + s * round_gap + draw(0, skew, 1, k, 0));
+    }
+    for (const auto r : sched.rounds[s].send_to) {
+      se.push_back(lids.at(r));
+    }
+    e.expect.push_back(ex);
+    e.sends.push_back(se);
+  }
+  exps_.push_back(std::move(e));
+}
+
+void PeerWorld::inject_garbage(const fmt::PktHdr& h, std::uint64_t delay) {
+  push(h, now_() + delay);
+  ++counts_.garbage;
+}
+
+const BarrierExp* PeerWorld::find(unsigned ctx, std::uint16_t epoch) const {
+  for (const auto& e : exps_) {
+    if (e.ctx == ctx && e.epoch == epoch) {
+      return &e;
+    }
+  }
+  return nullptr;
+}
+
+std::uint64_t PeerWorld::last_accept_cycle(unsigned ctx, std::uint16_t epoch) const {
+  std::uint64_t last = 0;
+  for (const auto& [k, c] : accepted_) {
+    if (std::get<0>(k) == ctx && std::get<1>(k) == epoch) {
+      last = std::max(last, c);
+    }
+  }
+  return last;
+}
+
+std::uint64_t PeerWorld::draw(std::uint64_t lo, std::uint64_t hi, std::uint64_t what, const Key& k,
+                              unsigned n) const {
+  // splitmix64 over the event's identity.
+  std::uint64_t x = salt_ ^ (what * 0x9E3779B97F4A7C15ULL);
+  for (const std::uint64_t v : {static_cast<std::uint64_t>(std::get<0>(k)),
+                                static_cast<std::uint64_t>(std::get<1>(k)),
+                                static_cast<std::uint64_t>(std::get<2>(k)),
+                                static_cast<std::uint64_t>(std::get<3>(k)),
+                                static_cast<std::uint64_t>(n)}) {
+    x += v + 0x9E3779B97F4A7C15ULL;
+    x = (x ^ (x >> 30U)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27U)) * 0x94D049BB133111EBULL;
+    x ^= x >> 31U;
+  }
+  return lo + x % (hi - lo + 1);
+}
+
+bool PeerWorld::draw_chance(double p, std::uint64_t what, const Key& k, unsigned n) const {
+  return static_cast<double>(draw(0, 999'999, what, k, n)) < p * 1e6;
+}
+
+fmt::PktHdr PeerWorld::pop_due() {
+  fmt::PktHdr h = inject_.begin()->second;
+  inject_.erase(inject_.begin());
+  return h;
+}
+
+Task<> NetworkBfm::run() {
+  if (clk_.sim().in_readonly()) {
+    co_await RisingEdge(clk_);
+  }
+  for (;;) {
+    if (!rx_busy_ && world_.has_due(clk_.cycles())) {
+      rx_cur_ = world_.pop_due();
+      rx_busy_ = true;
+      drive_hdr(dut_.rx_hdr_i, rx_cur_);
+    }
+    dut_.rx_valid_i = rx_busy_;
+    dut_.tx_ready_i = !chance(rng_, knobs_.tx_stall);
+    co_await ReadOnly();
+    const std::uint64_t now = clk_.cycles();
+    if (rx_busy_ && dut_.rx_ready_o) {
+      world_.taken(rx_cur_, now);
+      rx_busy_ = false;
+    }
+    if (dut_.tx_valid_o && dut_.tx_ready_i) {
+      world_.transmitted(decode_hdr(dut_.tx_hdr_o), now);
+    }
+    co_await RisingEdge(clk_);
+  }
+}
+
+void PeerWorld::taken(const fmt::PktHdr& h, std::uint64_t cycle) {
+  const Key k{h.ctx(), h.epoch(), h.round(), h.src_lid()};
+  if (h.dst_lid() != kOwnLid || h.len_flits() != 1) {
+    return;  // garbage: counted when injected
+  }
+  if (h.pkt_type() == PktType::kNotify) {
+    if (find(h.ctx(), h.epoch()) == nullptr) {
+      return;
+    }
+    taken_[k].push_back(cycle);
+    resp_order_.push_back(k);
+  } else if (h.pkt_type() == PktType::kAck || h.pkt_type() == PktType::kNack) {
+    auto it = sends_.find(k);
+    if (it == sends_.end()) {
+      return;  // garbage response
+    }
+    it->second.outstanding = false;
+    if (h.pkt_type() == PktType::kAck) {
+      it->second.acked = true;
+      it->second.ack_take = cycle;
+    }
+  }
+}
+
+void PeerWorld::transmitted(const fmt::PktHdr& h, std::uint64_t cycle) {
+  TB_CHECK_EQ(h.len_flits(), 1U) << "one-flit packets only";
+  TB_CHECK_EQ(h.src_lid(), kOwnLid) << "src_lid = NODE_LID (§4, §6)";
+  const unsigned ctx = h.ctx();
+  const std::uint16_t epoch = h.epoch();
+  const unsigned round = h.round();
+  if (h.pkt_type() == PktType::kNotify) {
+    const BarrierExp* e = find(ctx, epoch);
+    TB_CHECK(e != nullptr) << "NOTIFY for no barrier: " << key_text(ctx, epoch, round, h.dst_lid());
+    TB_CHECK(round < e->sends.size()) << "NOTIFY round out of schedule";
+    const auto& dsts = e->sends[round];
+    TB_CHECK(std::find(dsts.begin(), dsts.end(), h.dst_lid()) != dsts.end())
+        << "NOTIFY to a peer the schedule does not name: "
+        << key_text(ctx, epoch, round, h.dst_lid());
+    const Key sk{ctx, epoch, round, h.dst_lid()};
+    ++notify_counts_[sk];
+    SendRec& s = sends_[sk];
+    TB_CHECK(!s.outstanding) << "second NOTIFY before the first was answered: "
+                             << key_text(ctx, epoch, round, h.dst_lid());
+    TB_CHECK(!s.acked) << "NOTIFY after its ACK: " << key_text(ctx, epoch, round, h.dst_lid());
+    if (s.sent > 0) {
+      ++counts_.resends;
+    }
+    ++s.sent;
+    ++counts_.notif_sent;
+    s.outstanding = true;
+    s.fired.push_back(cycle);
+    bool nack = false;
+    if (forced_nacks_ > 0) {
+      --forced_nacks_;
+      nack = true;
+    } else if (s.nacked < knobs_.max_nacks && draw_chance(knobs_.nack, 2, sk, s.sent)) {
+      nack = true;
+    }
+    if (nack) {
+      ++s.nacked;
+      ++counts_.nacks_to_nic;
+    }
+    PktHdr r;
+    r.set_pkt_type(nack ? PktType::kNack : PktType::kAck).set_len_flits(1);
+    r.set_src_lid(h.dst_lid()).set_dst_lid(kOwnLid).set_ctx(h.ctx()).set_epoch(epoch);
+    r.set_round(h.round());
+    push(r, cycle + draw(1, std::max(1U, knobs_.resp_delay), 3, sk, s.sent));
+    return;
+  }
+  TB_CHECK(h.pkt_type() == PktType::kAck || h.pkt_type() == PktType::kNack)
+      << "unexpected packet type " << static_cast<unsigned>(h.pkt_type());
+  TB_CHECK(!resp_order_.empty()) << "ACK/NACK with no NOTIFY owed an answer";
+  const Key k = resp_order_.front();
+  resp_order_.pop_front();
+  ++response_counts_[{Key(ctx, epoch, round, h.dst_lid()), h.pkt_type() == PktType::kNack}];
+  // §4: responses in take order, dst = the NOTIFY's src, fields copied.
+  TB_CHECK(k == Key(ctx, epoch, round, h.dst_lid()))
+      << "response does not answer the oldest NOTIFY: got "
+      << key_text(ctx, epoch, round, h.dst_lid()) << ", owed "
+      << key_text(std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k));
+  auto& copies = taken_[k];
+  const std::uint64_t took = copies.front();
+  copies.pop_front();
+  if (h.pkt_type() == PktType::kAck) {
+    ++counts_.acks_from_nic;
+    TB_CHECK(accepted_.count(k) == 0) << "second ACK for " << key_text(ctx, epoch, round, h.dst_lid());
+    accepted_[k] = took;
+  } else {
+    ++counts_.nacks_from_nic;
+    PktHdr again;
+    again.set_pkt_type(PktType::kNotify).set_len_flits(1).set_src_lid(h.dst_lid());
+    again.set_dst_lid(kOwnLid).set_ctx(h.ctx()).set_epoch(epoch).set_round(h.round());
+    const unsigned n = ++peer_sends_[k];
+    push(again, cycle + draw(1, std::max(1U, knobs_.peer_retry), 4, k, n));
+  }
+}
+
+void PeerWorld::verify(const std::vector<CqWrite>& cq) const {
+  for (const auto& e : exps_) {
+    const CqWrite* rec = nullptr;
+    for (const auto& w : cq) {
+      if (w.ctx == e.ctx && w.epoch == e.epoch && w.status == 0) {
+        TB_CHECK(rec == nullptr) << "two completions of ctx " << e.ctx << " epoch " << e.epoch;
+        rec = &w;
+      }
+    }
+    TB_CHECK(rec != nullptr) << "no OK completion of ctx " << e.ctx << " epoch " << e.epoch;
+    // §7: complete only after every expected notification was received and
+    // every send ACKed (the safety property of the barrier).
+    for (std::size_t s = 0; s < e.expect.size(); ++s) {
+      for (const auto lid : e.expect[s]) {
+        const auto it = accepted_.find(Key{e.ctx, e.epoch, static_cast<unsigned>(s), lid});
+        TB_CHECK(it != accepted_.end() && it->second < rec->cycle)
+            << "completed at cycle " << rec->cycle << " before hearing "
+            << key_text(e.ctx, e.epoch, static_cast<unsigned>(s), lid);
+      }
+      for (const auto lid : e.sends[s]) {
+        const auto it = sends_.find(Key{e.ctx, e.epoch, static_cast<unsigned>(s), lid});
+        TB_CHECK(it != sends_.end() && it->second.acked && it->second.ack_take < rec->cycle)
+            << "completed at cycle " << rec->cycle << " before the ACK of "
+            << key_text(e.ctx, e.epoch, static_cast<unsigned>(s), lid);
+        // §6 round gate: every send of round s leaves only after every
+        // notification of rounds < s was received.
+        for (const auto fired : it->second.fired) {
+          for (std::size_t b = 0; b < s; ++b) {
+            for (const auto src : e.expect[b]) {
+              const auto a = accepted_.find(Key{e.ctx, e.epoch, static_cast<unsigned>(b), src});
+              TB_CHECK(a != accepted_.end() && a->second < fired)
+                  << "round " << s << " NOTIFY at cycle " << fired << " before hearing "
+                  << key_text(e.ctx, e.epoch, static_cast<unsigned>(b), src);
+            }
+          }
+        }
+      }
+    }
+  }
+  TB_CHECK(resp_order_.empty()) << resp_order_.size() << " NOTIFYs never answered";
+}
+
+// ------------------------------------------------------------------- bench
+namespace {
+ApbPins apb_pins(Vnic_top& d) {
+  ApbPins p;
+  p.psel = [&d](bool v) { d.psel_i = v; };
+  p.penable = [&d](bool v) { d.penable_i = v; };
+  p.pwrite = [&d](bool v) { d.pwrite_i = v; };
+  p.paddr = [&d](std::uint32_t a) {
+    if (a >= kCsrWindow) {
+      throw std::invalid_argument("paddr wider than the 12-bit CSR port");
+    }
+    d.paddr_i = static_cast<SData>(a);
+  };
+  p.pwdata = [&d](std::uint32_t v) { d.pwdata_i = v; };
+  p.pstrb = [&d](std::uint8_t s) { d.pstrb_i = s; };
+  p.prdata = [&d] { return static_cast<std::uint32_t>(d.prdata_o); };
+  p.pready = [&d] { return d.pready_o != 0; };
+  p.pslverr = [&d] { return d.pslverr_o != 0; };
+  return p;
+}
+}  // namespace
+
+Bench::Bench(TestContext& c, Knobs k, std::uint64_t salt)
+    : ctx(c),
+      knobs(k),
+      dut(c.make_dut<Vnic_top>()),
+      clk(c.sim().add_clock("clk", dut.clk_i, kPeriod)),
+      apb(clk, apb_pins(dut)),
+      memory(kMemBase, kMemBytes),
+      mem(dut, clk, c.rng(), memory, knobs),
+      world([this] { return clk.cycles(); }, salt, knobs),
+      net(dut, clk, c.rng(), world, knobs),
+      rtl_dev(c.sim(), clk, apb, [this] { return dut.intr_o != 0; }, memory, kCsrWindow),
+      dev(rtl_dev, c.sim(), clk, [this] { return dut.intr_o != 0; }) {}
+
+namespace {
+Task<bool> watch_intr(Sim& sim, Clock& clk, const std::function<bool()>& line, SimTime deadline) {
+  if (!sim.in_readonly()) {
+    co_await ReadOnly();
+  }
+  for (;;) {
+    if (line()) {
+      co_return true;
+    }
+    if (sim.now() >= deadline) {
+      co_return false;
+    }
+    co_await RisingEdge(clk);
+    co_await ReadOnly();
+  }
+}
+}  // namespace
+
+bool PollSafeDevice::wait_interrupt(std::chrono::nanoseconds timeout) {
+  const auto ns = timeout.count() < 0 ? 0 : static_cast<std::uint64_t>(timeout.count());
+  const SimTime deadline = sim_.now() + to_ps(ns, Unit::ns);
+  return sim_.run(watch_intr(sim_, clk_, intr_, deadline), "PollSafeDevice::wait_interrupt");
+}
+
+Task<> Bench::reset() {
+  apb.idle();
+  dut.rst_ni = 0;
+  dut.pprot_i = 0;
+  dut.rx_valid_i = 0;
+  dut.tx_ready_i = 0;
+  dut.mem_req_ready_i = 0;
+  dut.mem_rsp_valid_i = 0;
+  co_await ClockCycles(clk, 3);
+  dut.rst_ni = 1;
+  co_await RisingEdge(clk);
+}
+
+void Bench::start() {
+  ctx.sim().start_soon(mem.run(), "memory bfm");
+  ctx.sim().start_soon(net.run(), "network bfm");
+}
+
+void Bench::set_node_lid(std::uint16_t lid) {
+  dev.write32(static_cast<std::uint32_t>(offsetof(nic_csr_t, NODE_LID)), lid);
+}
+
+void Bench::watch_cq() {
+  const std::uint64_t base =
+      (static_cast<std::uint64_t>(dev.read32(offsetof(nic_csr_t, CQ_BASE_HI))) << 32U) |
+      dev.read32(offsetof(nic_csr_t, CQ_BASE_LO));
+  mem.watch_cq(base, dev.read32(offsetof(nic_csr_t, CQ_SIZE)));
+}
+
+void Bench::idle_cycles(std::uint64_t n) {
+  ctx.sim().run([](Clock& c, std::uint64_t k) -> Task<> { co_await ClockCycles(c, k); }(clk, n),
+                "idle");
+}
+
+}  // namespace syncfab::tb::nic_top

@@ -1,0 +1,263 @@
+// Bench of nic_top (NumCtx=4, ReqDamqSlots=4, RespDamqSlots=2, HdqDepth=2):
+// the unchanged driver on RtlDevice, a host memory served on the memory port
+// with random latency, and a network BFM that plays every peer of the
+// barriers this NIC takes part in. Expectations come from
+// docs/barrier-protocol.md; the safety checks (§6 round gate, §7 completion
+// rule) are evaluated over the recorded event cycles by verify().
+#pragma once
+
+#include <Vnic_top.h>
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "syncfab/driver/barrier_schedule.hpp"
+#include "syncfab/driver/host_memory.hpp"
+#include "syncfab/driver/rtl_device.hpp"
+#include "syncfab/fmt/formats.hpp"
+#include "syncfab/tb/tb.hpp"
+
+namespace syncfab::tb::nic_top {
+
+inline constexpr SimTime kPeriod = 10'000;  // 10 ns
+inline constexpr unsigned kNumCtx = 4;
+inline constexpr std::uint32_t kCsrWindow = 4096;
+inline constexpr std::uint16_t kOwnLid = 0x0101;
+inline constexpr driver::BusAddr kMemBase = 0x8000'0000;
+inline constexpr std::size_t kMemBytes = 64 * 1024;
+
+struct Knobs {
+  double tx_stall = 0.0;        // probability tx_ready is low in a cycle
+  double mem_stall = 0.0;       // probability mem_req_ready is low in a cycle
+  unsigned mem_latency = 1;     // memory response latency: 1 .. mem_latency cycles
+  double nack = 0.0;            // probability a peer NACKs one of our NOTIFYs
+  unsigned max_nacks = 3;       // NACKs per send at most
+  unsigned resp_delay = 8;      // peer ACK/NACK after 1 .. resp_delay cycles
+  unsigned peer_retry = 30;     // peer re-sends a NACKed NOTIFY after 1 .. this
+};
+
+// One completion record as the NIC wrote it into the CQ ring (word 0).
+struct CqWrite {
+  std::uint64_t cycle = 0;
+  unsigned ctx = 0;
+  std::uint16_t epoch = 0;
+  unsigned status = 0;
+  unsigned err = 0;
+};
+
+class MemoryBfm {
+ public:
+  MemoryBfm(Vnic_top& dut, Clock& clk, std::mt19937_64& rng, driver::HostMemory& mem,
+            const Knobs& knobs)
+      : dut_(dut), clk_(clk), rng_(rng), mem_(mem), knobs_(knobs) {}
+
+  void watch_cq(driver::BusAddr base, unsigned entries) {
+    cq_base_ = base;
+    cq_entries_ = entries;
+  }
+  [[nodiscard]] const std::vector<CqWrite>& cq_writes() const { return cq_; }
+  [[nodiscard]] std::uint64_t reads() const { return reads_; }
+  [[nodiscard]] std::uint64_t writes() const { return writes_; }
+  Task<> run();
+
+ private:
+  struct Pending {
+    std::uint64_t due = 0;
+    std::uint64_t data = 0;
+    bool err = false;
+  };
+  Vnic_top& dut_;
+  Clock& clk_;
+  std::mt19937_64& rng_;
+  driver::HostMemory& mem_;
+  const Knobs& knobs_;
+  std::deque<Pending> pend_;
+  driver::BusAddr cq_base_ = 0;
+  unsigned cq_entries_ = 0;
+  std::vector<CqWrite> cq_;
+  std::uint64_t reads_ = 0;
+  std::uint64_t writes_ = 0;
+};
+
+// Expected traffic of one barrier (ctx, epoch) at this NIC.
+struct BarrierExp {
+  unsigned ctx = 0;
+  std::uint16_t epoch = 0;
+  std::vector<std::vector<std::uint16_t>> expect;  // per round: LIDs the NIC must hear
+  std::vector<std::vector<std::uint16_t>> sends;   // per round: LIDs the NIC notifies
+};
+
+// Event tallies the CSR counters must equal at the end.
+struct NetCounts {
+  std::uint64_t notif_sent = 0;  // NOTIFYs the NIC sent
+  std::uint64_t resends = 0;     // of which re-sends (after a NACK)
+  std::uint64_t nacks_to_nic = 0;
+  std::uint64_t acks_from_nic = 0;
+  std::uint64_t nacks_from_nic = 0;
+  std::uint64_t garbage = 0;  // headers that must be dropped without a response
+};
+
+// Every peer of the barriers this NIC takes part in, independent of how
+// packets reach the engine (pins of nic_top, or the golden model's
+// receive()/transmit()). Every random decision (skew, ACK or NACK, delays) is
+// a hash of the event's identity and a salt, so two worlds with the same salt
+// make the same decisions whatever the engines' timing: the co-simulation
+// feeds the RTL and the model the same transactions.
+class PeerWorld {
+ public:
+  PeerWorld(std::function<std::uint64_t()> now, std::uint64_t salt, const Knobs& knobs)
+      : now_(std::move(now)), salt_(salt), knobs_(knobs) {}
+
+  // A barrier this NIC (rank `rank`) runs: the peers' NOTIFYs of round s are
+  // injected from now + base + s * round_gap + [0, skew] cycles on.
+  void expect(unsigned ctx, std::uint16_t epoch, const driver::BarrierSchedule& sched,
+              const std::vector<std::uint16_t>& lids, unsigned skew, unsigned round_gap,
+              unsigned base = 0);
+  // A header that must be dropped and counted CNT_DROP, never answered.
+  void inject_garbage(const fmt::PktHdr& h, std::uint64_t delay);
+  // Peers never answer this many of our NOTIFYs with ACK: next `n` NOTIFYs
+  // of (ctx) get a NACK (directed retry tests).
+  void force_nacks(unsigned n) { forced_nacks_ = n; }
+
+  // The next header due for the engine's rx at `now`, if any (it stays the
+  // caller's until taken()).
+  [[nodiscard]] bool has_due(std::uint64_t now) const {
+    return !inject_.empty() && inject_.begin()->first <= now;
+  }
+  fmt::PktHdr pop_due();
+  // The engine took `h` from rx / sent `h` on tx in cycle `cycle`.
+  void taken(const fmt::PktHdr& h, std::uint64_t cycle);
+  void transmitted(const fmt::PktHdr& h, std::uint64_t cycle);
+
+  // Safety and bookkeeping over everything recorded, against the CQ writes.
+  void verify(const std::vector<CqWrite>& cq) const;
+  [[nodiscard]] const NetCounts& counts() const { return counts_; }
+  [[nodiscard]] bool empty() const { return inject_.empty(); }
+  [[nodiscard]] std::uint64_t last_accept_cycle(unsigned ctx, std::uint16_t epoch) const;
+
+  using Key = std::tuple<unsigned, std::uint16_t, unsigned, std::uint16_t>;  // ctx epoch round lid
+  // What the engine sent, for the co-simulation scoreboard: NOTIFY sends per
+  // (ctx, epoch, round, dst), and the engine's responses per (key, NACK?).
+  [[nodiscard]] const std::map<Key, unsigned>& notify_counts() const { return notify_counts_; }
+  [[nodiscard]] const std::map<std::pair<Key, bool>, unsigned>& response_counts() const {
+    return response_counts_;
+  }
+
+ private:
+  struct SendRec {
+    unsigned sent = 0;
+    unsigned nacked = 0;
+    bool outstanding = false;  // shown by the NIC, response not yet taken back
+    bool acked = false;
+    std::uint64_t ack_take = 0;
+    std::vector<std::uint64_t> fired;
+  };
+  void push(const fmt::PktHdr& h, std::uint64_t due) { inject_.emplace(due, h); }
+  const BarrierExp* find(unsigned ctx, std::uint16_t epoch) const;
+  // Deterministic draw in [lo, hi] / with probability p for an event.
+  std::uint64_t draw(std::uint64_t lo, std::uint64_t hi, std::uint64_t what, const Key& k,
+                     unsigned n) const;
+  bool draw_chance(double p, std::uint64_t what, const Key& k, unsigned n) const;
+
+  std::function<std::uint64_t()> now_;
+  std::uint64_t salt_;
+  const Knobs& knobs_;
+  std::multimap<std::uint64_t, fmt::PktHdr> inject_;
+  std::map<Key, unsigned> notify_counts_;
+  std::map<std::pair<Key, bool>, unsigned> response_counts_;
+  std::map<Key, unsigned> peer_sends_;  // copies of each peer NOTIFY injected
+  std::vector<BarrierExp> exps_;
+  std::map<Key, std::deque<std::uint64_t>> taken_;  // peer NOTIFY copies awaiting a response
+  std::deque<Key> resp_order_;                      // responses the NIC owes, in take order
+  std::map<Key, std::uint64_t> accepted_;           // take cycle of the ACKed copy
+  std::map<Key, SendRec> sends_;
+  NetCounts counts_;
+  unsigned forced_nacks_ = 0;
+};
+
+// The world on nic_top's network pins.
+class NetworkBfm {
+ public:
+  NetworkBfm(Vnic_top& dut, Clock& clk, std::mt19937_64& rng, PeerWorld& world,
+             const Knobs& knobs)
+      : dut_(dut), clk_(clk), rng_(rng), world_(world), knobs_(knobs) {}
+  Task<> run();
+  [[nodiscard]] bool idle() const { return world_.empty() && !rx_busy_; }
+
+ private:
+  Vnic_top& dut_;
+  Clock& clk_;
+  std::mt19937_64& rng_;
+  PeerWorld& world_;
+  const Knobs& knobs_;
+  bool rx_busy_ = false;
+  fmt::PktHdr rx_cur_;
+};
+
+// RtlDevice with a wait_interrupt() that may start in the ReadOnly phase.
+// RtlDevice's own (sw-driver/rtl-device, watch_line) awaits ReadOnly() first
+// thing; when the previous wait_interrupt() returned in ReadOnly (it always
+// does) and the driver calls it again without a CSR access in between -- the
+// CQ polling loop does exactly that -- the harness refuses the second await
+// ("ReadOnly() awaited during the ReadOnly phase"). CSR accesses go to
+// RtlDevice unchanged. Reported to the lead; drop this once watch_line checks
+// sim.in_readonly().
+class PollSafeDevice final : public driver::Device {
+ public:
+  PollSafeDevice(driver::RtlDevice& inner, Sim& sim, Clock& clk, std::function<bool()> intr)
+      : inner_(inner), sim_(sim), clk_(clk), intr_(std::move(intr)) {}
+  std::uint32_t read32(std::uint32_t offset) override { return inner_.read32(offset); }
+  void write32(std::uint32_t offset, std::uint32_t value) override {
+    inner_.write32(offset, value);
+  }
+  driver::DmaMemory& dma() override { return inner_.dma(); }
+  bool wait_interrupt(std::chrono::nanoseconds timeout) override;
+
+ private:
+  driver::RtlDevice& inner_;
+  Sim& sim_;
+  Clock& clk_;
+  std::function<bool()> intr_;
+};
+
+fmt::PktHdr decode_hdr(const VlWide<4>& w);
+void drive_hdr(VlWide<4>& w, const fmt::PktHdr& h);
+
+// Clock, reset, APB, memory, network and the RtlDevice over them.
+class Bench {
+ public:
+  // salt: seeds every decision of the peers (see PeerWorld).
+  Bench(TestContext& ctx, Knobs knobs, std::uint64_t salt);
+  Task<> reset();
+  // Starts the BFMs (after reset).
+  void start();
+  // Sets NODE_LID (the driver does not know the register; the test is the
+  // "system software" that assigns LIDs).
+  void set_node_lid(std::uint16_t lid);
+  // After the Nic has programmed the rings: watch the CQ for completion writes.
+  void watch_cq();
+  [[nodiscard]] std::uint32_t csr(std::uint32_t offset) { return dev.read32(offset); }
+  // Runs the simulation for n cycles from synchronous code.
+  void idle_cycles(std::uint64_t n);
+
+  TestContext& ctx;
+  Knobs knobs;
+  Vnic_top& dut;
+  Clock& clk;
+  ApbMaster apb;
+  driver::HostMemory memory;
+  MemoryBfm mem;
+  PeerWorld world;
+  NetworkBfm net;
+  driver::RtlDevice rtl_dev;
+  PollSafeDevice dev;
+};
+
+}  // namespace syncfab::tb::nic_top

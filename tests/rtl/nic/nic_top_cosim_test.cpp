@@ -1,0 +1,403 @@
+// Co-simulation of nic_top against the golden model (model::BarrierEngine on
+// model::ModelDevice). The same driver code (one scenario function, the same
+// seed) runs on both devices; the peers are the same PeerWorld, whose every
+// decision (skew, ACK or NACK, delays) is a hash of the event, so both engines
+// see the same transactions even though their cycle timing differs (the model
+// is transaction level: CSR accesses take no time, OF takes 2 or 16 cycles).
+//
+// What is comparable, and compared:
+//   - NOTIFYs out: per (ctx, epoch, round, dst) the number sent (first sends
+//     and re-sends); the interleaving across contexts is not (TE: round-robin
+//     per context, docs/nic-rtl.md TE open point 1);
+//   - ACK/NACK out: per (ctx, epoch, round, dst, type) the number sent;
+//   - completion records: per context, in order (ctx, epoch, status, error);
+//   - the nine counters at the end.
+// The peers' NOTIFYs of a barrier start `base` cycles after arrive() returns,
+// late enough that both engines have activated the descriptor: parking and
+// DAMQ-full NACKs depend on the engine's timing (the RTL spends ~270 cycles
+// in the HDQ PIO that the model does at once), so they are not stimulus the
+// two can share. Except in the one directed case that parks a few on purpose
+// (fewer than the DAMQ holds: RECV counts the same whether parked or not).
+#include <syncfab/model/barrier_engine.hpp>
+#include <syncfab/model/model_device.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "nic_top_bench.hpp"
+#include "syncfab/driver/barrier_desc.hpp"
+#include "syncfab/driver/csr.hpp"
+#include "syncfab/driver/nic.hpp"
+#include "syncfab/driver/nic_regs.hpp"
+
+using namespace syncfab::tb;
+using namespace syncfab::tb::nic_top;
+namespace drv = syncfab::driver;
+namespace nic = syncfab::driver::nic;
+namespace fmt = syncfab::fmt;
+namespace model = syncfab::model;
+
+namespace {
+
+constexpr auto kTimeout = std::chrono::microseconds(400);
+constexpr unsigned kBase = 300;  // peers start after both engines activated
+
+// What one run leaves for the scoreboard.
+struct Outcome {
+  std::map<PeerWorld::Key, unsigned> notifies;
+  std::map<std::pair<PeerWorld::Key, bool>, unsigned> responses;
+  std::vector<CqWrite> cq;  // in completion order
+  std::vector<std::uint32_t> counters;
+  std::uint64_t cycles = 0;
+};
+
+// The device side of one run.
+struct Env {
+  drv::Device& dev;
+  drv::HostMemory& memory;
+  PeerWorld& world;
+  std::function<std::uint64_t()> cycles;
+  std::function<void(std::uint64_t)> idle;
+  std::function<void()> nic_opened;  // the rings are programmed (RTL: watch the CQ)
+};
+
+std::vector<std::uint16_t> rank_lids(std::uint32_t p, std::uint32_t rank) {
+  std::vector<std::uint16_t> lids(p);
+  for (std::uint32_t i = 0; i < p; ++i) {
+    lids[i] = static_cast<std::uint16_t>(0x0200 + i);
+  }
+  lids[rank] = kOwnLid;
+  return lids;
+}
+
+drv::NicOptions options(const Env& env) {
+  drv::NicOptions o;
+  o.poll_interval = std::chrono::nanoseconds(40);
+  o.cq_entries = 16;
+  o.sdq_entries = 8;
+  o.retry_delay_cycles = 16;
+  o.retry_limit = 0;
+  auto cyc = env.cycles;
+  o.clock = [cyc] { return std::chrono::nanoseconds(cyc() * 10); };
+  return o;
+}
+
+std::vector<std::uint32_t> counters(drv::Device& d) {
+  std::vector<std::uint32_t> v;
+  for (const auto r : nic::kCounters) {
+    v.push_back(drv::Csr(d).read(r));
+  }
+  return v;
+}
+
+void barrier(Env& env, drv::BarrierContext& bc, const std::vector<std::uint16_t>& lids,
+             drv::SubmitPath path, drv::WaitMode mode, unsigned skew, unsigned gap) {
+  const std::uint16_t epoch = bc.next_descriptor(mode).epoch();
+  bc.arrive(path, mode);
+  env.world.expect(bc.id(), epoch, bc.schedule(), lids, skew, gap, kBase);
+}
+
+void wait(drv::BarrierContext& bc, const char* what) {
+  TB_CHECK(bc.wait(kTimeout)) << what << ": ctx " << bc.id() << " did not complete";
+}
+
+fmt::PktHdr garbage(unsigned kind) {
+  fmt::PktHdr g;
+  switch (kind % 4) {
+    case 0:
+      g.set_pkt_type(fmt::PktType::kData).set_len_flits(1).set_dst_lid(kOwnLid);
+      break;
+    case 1:
+      g.set_pkt_type(fmt::PktType::kNotify).set_len_flits(1).set_dst_lid(0x0777);
+      break;
+    case 2:
+      g.set_pkt_type(fmt::PktType::kAck).set_len_flits(2).set_dst_lid(kOwnLid);
+      break;
+    default:
+      g.set_pkt_type(fmt::PktType::kNack).set_len_flits(1).set_dst_lid(kOwnLid);
+      g.set_src_lid(0x0FFF).set_ctx(1).set_epoch(0x9999);
+      break;
+  }
+  return g;
+}
+
+// Directed: one barrier per path and mode, two contexts at once, consecutive
+// barriers, malformed descriptors, a few parked NOTIFYs, garbage.
+void directed(Env& env) {
+  drv::Nic n(env.dev, env.memory, options(env));
+  env.nic_opened();
+  {
+    const auto l = rank_lids(8, 3);
+    auto a = n.open_context(drv::ContextConfig(1, 3, 8, 1, l));
+    barrier(env, a, l, drv::SubmitPath::kHdq, drv::WaitMode::kPoll, 30, 10);
+    wait(a, "hdq");
+    barrier(env, a, l, drv::SubmitPath::kSdq, drv::WaitMode::kInterrupt, 30, 10);
+    wait(a, "sdq irq");
+  }
+  {
+    const auto la = rank_lids(16, 7);
+    const auto lb = rank_lids(9, 2);
+    auto a = n.open_context(drv::ContextConfig(0, 7, 16, 1, la));
+    auto c = n.open_context(drv::ContextConfig(3, 2, 9, 2, lb));
+    barrier(env, a, la, drv::SubmitPath::kHdq, drv::WaitMode::kPoll, 100, 0);
+    barrier(env, c, lb, drv::SubmitPath::kSdq, drv::WaitMode::kPoll, 100, 0);
+    wait(a, "two contexts");
+    wait(c, "two contexts");
+    for (unsigned i = 0; i < 3; ++i) {
+      barrier(env, c, lb, drv::SubmitPath::kHdq, drv::WaitMode::kPoll, 60, 5);
+      wait(c, "consecutive");
+    }
+  }
+  {
+    const auto l = rank_lids(4, 1);
+    auto a = n.open_context(drv::ContextConfig(2, 1, 4, 1, l));
+    fmt::BarrierDesc bad = a.next_descriptor(drv::WaitMode::kPoll);
+    bad.set_opcode(static_cast<fmt::Opcode>(0x7E)).set_epoch(0x4242);
+    const drv::CqRecord r1 =
+        n.wait_raw(n.submit_raw_descriptor(bad, drv::SubmitPath::kHdq), kTimeout);
+    TB_CHECK(r1.err == fmt::ErrCode::kBadOpcode) << drv::describe(r1);
+    fmt::BarrierDesc fan = a.next_descriptor(drv::WaitMode::kPoll);
+    fan.set_fanout_k(0).set_num_rounds(0).set_epoch(0x4243);
+    const drv::CqRecord r2 =
+        n.wait_raw(n.submit_raw_descriptor(fan, drv::SubmitPath::kSdq), kTimeout);
+    TB_CHECK(r2.err == fmt::ErrCode::kBadFanout) << drv::describe(r2);
+    // Two NOTIFYs parked before the descriptor (on the RTL; the model may
+    // take them after activation): RECV counts them once either way.
+    const std::uint16_t epoch = a.next_descriptor(drv::WaitMode::kPoll).epoch();
+    env.world.expect(2, epoch, a.schedule(), l, 5, 0, 0);
+    a.arrive(drv::SubmitPath::kHdq);
+    wait(a, "parked");
+  }
+  for (unsigned g = 0; g < 4; ++g) {
+    env.world.inject_garbage(garbage(g), 10 + 7 * g);
+  }
+  env.idle(300);
+}
+
+// Random: contexts, sizes, fan-outs, paths, modes, NACKs from the peers.
+void random_run(Env& env, std::uint64_t seed, unsigned iterations) {
+  std::mt19937_64 rng(seed);
+  drv::Nic n(env.dev, env.memory, options(env));
+  env.nic_opened();
+  for (unsigned it = 0; it < iterations; ++it) {
+    const unsigned nctx = 1 + static_cast<unsigned>(rng() % kNumCtx);
+    std::vector<drv::BarrierContext> ctxs;
+    std::vector<std::vector<std::uint16_t>> lids;
+    for (unsigned c = 0; c < nctx; ++c) {
+      const auto p = static_cast<std::uint32_t>(1 + rng() % 40);
+      const auto rank = static_cast<std::uint32_t>(rng() % p);
+      const auto fan = static_cast<unsigned>(1 + rng() % 4);
+      lids.push_back(rank_lids(p, rank));
+      ctxs.push_back(n.open_context(drv::ContextConfig(c, rank, p, fan, lids.back())));
+    }
+    if (rng() % 3 == 0) {
+      env.world.inject_garbage(garbage(static_cast<unsigned>(rng())), rng() % 100);
+    }
+    for (unsigned c = 0; c < nctx; ++c) {
+      const auto path = rng() % 2 == 0 ? drv::SubmitPath::kHdq : drv::SubmitPath::kSdq;
+      const auto mode = rng() % 3 == 0 ? drv::WaitMode::kInterrupt : drv::WaitMode::kPoll;
+      barrier(env, ctxs[c], lids[c], path, mode, static_cast<unsigned>(rng() % 200),
+              static_cast<unsigned>(rng() % 20));
+    }
+    for (auto& c : ctxs) {
+      wait(c, "random");
+    }
+  }
+  env.idle(300);
+}
+
+Outcome collect(Env& env, std::vector<CqWrite> cq) {
+  Outcome o;
+  o.notifies = env.world.notify_counts();
+  o.responses = env.world.response_counts();
+  o.cq = std::move(cq);
+  o.counters = counters(env.dev);
+  o.cycles = env.cycles();
+  return o;
+}
+
+// The golden model with the same peers.
+struct ModelRun {
+  explicit ModelRun(const Knobs& knobs, std::uint64_t salt)
+      : memory(kMemBase, kMemBytes),
+        engine(config(), memory),
+        world([this] { return engine.cycle(); }, salt, knobs),
+        dev(engine, memory, [this] { step(); }, 10) {}
+
+  static model::EngineConfig config() {
+    model::EngineConfig c;
+    c.lid = kOwnLid;
+    c.num_ctx = kNumCtx;
+    c.hdq_depth = 2;
+    c.req_damq_entries = 4;
+    return c;
+  }
+  void step() {
+    if (world.has_due(engine.cycle())) {
+      const fmt::PktHdr h = world.pop_due();
+      engine.receive(h);
+      world.taken(h, engine.cycle());
+    }
+    engine.step();
+    while (auto p = engine.transmit()) {
+      world.transmitted(*p, engine.cycle());
+    }
+  }
+  Env env() {
+    return Env{dev, memory, world, [this] { return engine.cycle(); },
+               [this](std::uint64_t k) {
+                 for (std::uint64_t i = 0; i < k; ++i) {
+                   step();
+                 }
+               },
+               [] {}};
+  }
+  std::vector<CqWrite> cq() const {
+    std::vector<CqWrite> v;
+    for (const auto& r : engine.completions()) {
+      v.push_back(CqWrite{r.cycle, r.ctx, r.epoch, static_cast<unsigned>(r.status),
+                          static_cast<unsigned>(r.err)});
+    }
+    return v;
+  }
+
+  drv::HostMemory memory;
+  model::BarrierEngine engine;
+  PeerWorld world;
+  model::ModelDevice dev;
+};
+
+std::string key_text(const PeerWorld::Key& k) {
+  std::ostringstream os;
+  os << "ctx " << std::get<0>(k) << " epoch " << std::get<1>(k) << " round " << std::get<2>(k)
+     << " peer 0x" << std::hex << std::get<3>(k);
+  return os.str();
+}
+
+// The scoreboard: RTL vs model.
+void compare(const Outcome& rtl, const Outcome& mod) {
+  std::vector<std::string> diffs;
+  for (const auto& [k, n] : rtl.notifies) {
+    const auto it = mod.notifies.find(k);
+    const unsigned m = it == mod.notifies.end() ? 0 : it->second;
+    if (m != n) {
+      diffs.push_back("NOTIFY " + key_text(k) + ": rtl " + std::to_string(n) + " model " +
+                      std::to_string(m));
+    }
+  }
+  for (const auto& [k, m] : mod.notifies) {
+    if (rtl.notifies.count(k) == 0) {
+      diffs.push_back("NOTIFY " + key_text(k) + ": rtl 0 model " + std::to_string(m));
+    }
+  }
+  auto resp_diff = [&](const auto& a, const auto& b, const char* an, const char* bn) {
+    for (const auto& [k, n] : a) {
+      const auto it = b.find(k);
+      const unsigned m = it == b.end() ? 0 : it->second;
+      if (m != n) {
+        diffs.push_back(std::string(k.second ? "NACK " : "ACK ") + key_text(k.first) + ": " + an +
+                        " " + std::to_string(n) + " " + bn + " " + std::to_string(m));
+      }
+    }
+  };
+  resp_diff(rtl.responses, mod.responses, "rtl", "model");
+  for (const auto& [k, m] : mod.responses) {
+    if (rtl.responses.count(k) == 0) {
+      diffs.push_back(std::string(k.second ? "NACK " : "ACK ") + key_text(k.first) +
+                      ": rtl 0 model " + std::to_string(m));
+    }
+  }
+  for (unsigned c = 0; c < 256; ++c) {
+    std::vector<std::string> a;
+    std::vector<std::string> b;
+    for (const auto& w : rtl.cq) {
+      if (w.ctx == c) {
+        a.push_back(std::to_string(w.epoch) + "/" + std::to_string(w.status) + "/" +
+                    std::to_string(w.err));
+      }
+    }
+    for (const auto& w : mod.cq) {
+      if (w.ctx == c) {
+        b.push_back(std::to_string(w.epoch) + "/" + std::to_string(w.status) + "/" +
+                    std::to_string(w.err));
+      }
+    }
+    if (a != b) {
+      std::string s = "CQ ctx " + std::to_string(c) + ": rtl [";
+      for (const auto& x : a) {
+        s += x + " ";
+      }
+      s += "] model [";
+      for (const auto& x : b) {
+        s += x + " ";
+      }
+      diffs.push_back(s + "] (epoch/status/err)");
+    }
+  }
+  for (std::size_t i = 0; i < rtl.counters.size(); ++i) {
+    if (rtl.counters[i] != mod.counters[i]) {
+      diffs.push_back(std::string(nic::kCounters[i].name) + ": rtl " +
+                      std::to_string(rtl.counters[i]) + " model " +
+                      std::to_string(mod.counters[i]));
+    }
+  }
+  std::ostringstream os;
+  for (const auto& d : diffs) {
+    os << "\n  " << d;
+  }
+  TB_CHECK(diffs.empty()) << diffs.size() << " co-simulation mismatch(es):" << os.str();
+}
+
+template <class Scenario>
+Task<> cosim(TestContext& ctx, const Knobs& knobs, Scenario scenario, const char* name) {
+  const std::uint64_t salt = ctx.rng()();
+  Bench b(ctx, knobs, salt);
+  co_await b.reset();
+  b.start();
+  b.set_node_lid(kOwnLid);
+  Env renv{b.dev, b.memory, b.world, [&b] { return b.clk.cycles(); },
+           [&b](std::uint64_t k) { b.idle_cycles(k); }, [&b] { b.watch_cq(); }};
+  const std::uint64_t c0 = b.clk.cycles();
+  scenario(renv);
+  b.world.verify(b.mem.cq_writes());
+  Outcome rtl = collect(renv, b.mem.cq_writes());
+  rtl.cycles -= c0;
+
+  ModelRun m(knobs, salt);
+  Env menv = m.env();
+  scenario(menv);
+  m.world.verify(m.cq());
+  const Outcome mod = collect(menv, m.cq());
+  std::cout << name << ": rtl " << rtl.cycles << " cycles, model " << mod.cycles << " cycles, "
+            << rtl.cq.size() << " completions\n";
+  compare(rtl, mod);
+}
+
+}  // namespace
+
+SYNCFAB_TEST(nic_top_cosim, directed) {
+  Knobs k;
+  k.nack = 0.2;
+  co_await cosim(ctx, k, [](Env& e) { directed(e); }, "nic_top_cosim.directed");
+}
+
+SYNCFAB_TEST(nic_top_cosim, random) {
+  Knobs k;
+  auto& rng = ctx.rng();
+  k.nack = std::uniform_real_distribution<double>(0.0, 0.4)(rng);
+  k.resp_delay = 1 + static_cast<unsigned>(rng() % 30);
+  k.mem_latency = 1 + static_cast<unsigned>(rng() % 8);
+  k.tx_stall = std::uniform_real_distribution<double>(0.0, 0.3)(rng);
+  const std::uint64_t seed = rng();
+  const auto iterations = static_cast<unsigned>(ctx.param("iterations", 8));
+  co_await cosim(
+      ctx, k, [seed, iterations](Env& e) { random_run(e, seed, iterations); },
+      "nic_top_cosim.random");
+}
