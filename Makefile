@@ -16,7 +16,7 @@ help:
 	@echo "make lint       verilator --lint-only -Wall on all RTL, clang-tidy on C++"
 	@echo "make waves TEST=<name> SEED=<n>   re-run one test with FST tracing"
 	@echo "make bench      benchmarks (simulation speed, DAMQ traffic, barrier latency, routing)"
-	@echo "make bench-route  the routing benchmark alone, into docs/bench-route.{md,csv}"
+	@echo "make bench-route  the routing benchmark alone, into docs/bench-route.{md,csv,png}"
 	@echo "make docs       format and register references into $(BUILD)/docs"
 	@echo "make deps       install the pinned toolchain (scripts/toolchain.txt)"
 

@@ -19,37 +19,43 @@ std::vector<McTree> one_by_one(std::span<const Group> groups, McLoad& load, Rout
   return trees;
 }
 
-const std::array<McEngine, 6> kEngines = {{
+const std::array<McEngine, 7> kEngines = {{
     {"MINIHOP-MC", "OpenSM: first minimal-height root, lowest min-hop port top down", false,
-     [](const MinHop& mh, std::span<const Group> gs, McLoad& load) {
-       return one_by_one(gs, load,
-                         [&](const Group& g) { return route_minihop_mc(mh, g, load, false); });
+     [](const MinHop& mh, std::span<const Group> gs, McLoad& load, const McOptions& o) {
+       return one_by_one(
+           gs, load, [&](const Group& g) { return route_minihop_mc(mh, g, load, false, o.roots); });
      }},
     {"MINIHOP-MC-new", "MINIHOP-MC with root rotation (least-loaded minimal-height root)", false,
-     [](const MinHop& mh, std::span<const Group> gs, McLoad& load) {
-       return one_by_one(gs, load,
-                         [&](const Group& g) { return route_minihop_mc(mh, g, load, true); });
+     [](const MinHop& mh, std::span<const Group> gs, McLoad& load, const McOptions& o) {
+       return one_by_one(
+           gs, load, [&](const Group& g) { return route_minihop_mc(mh, g, load, true, o.roots); });
      }},
     {"SSSP-MC", "Dijkstra from the root, link weight = groups already on the link", false,
-     [](const MinHop& mh, std::span<const Group> gs, McLoad& load) {
-       return one_by_one(gs, load,
-                         [&](const Group& g) { return route_sssp_mc(mh, g, load, false); });
+     [](const MinHop& mh, std::span<const Group> gs, McLoad& load, const McOptions& o) {
+       return one_by_one(
+           gs, load, [&](const Group& g) { return route_sssp_mc(mh, g, load, false, o.roots); });
      }},
     {"SSSP-MC-new", "SSSP-MC with root rotation", false,
-     [](const MinHop& mh, std::span<const Group> gs, McLoad& load) {
+     [](const MinHop& mh, std::span<const Group> gs, McLoad& load, const McOptions& o) {
        return one_by_one(gs, load,
-                         [&](const Group& g) { return route_sssp_mc(mh, g, load, true); });
+                         [&](const Group& g) { return route_sssp_mc(mh, g, load, true, o.roots); });
      }},
     {"FULB-MC", "root rotation, bottom-up least-loaded min-hop port (the paper)", false,
-     [](const MinHop& mh, std::span<const Group> gs, McLoad& load) {
-       return one_by_one(gs, load, [&](const Group& g) { return route_fulb_mc(mh, g, load); });
+     [](const MinHop& mh, std::span<const Group> gs, McLoad& load, const McOptions& o) {
+       return one_by_one(
+           gs, load, [&](const Group& g) { return route_fulb_mc_indexed(mh, g, load, o.roots); });
      }},
     {"FULB-MC-DF", "FULB-MC with the dragonfly rule (fewest global links first)", true,
-     [](const MinHop& mh, std::span<const Group> gs, McLoad& load) {
+     [](const MinHop& mh, std::span<const Group> gs, McLoad& load, const McOptions& o) {
        const std::vector<char> global = dragonfly_global_links(mh.fabric());
        return one_by_one(gs, load, [&](const Group& g) {
-         return route_fulb_mc_dragonfly(mh, g, load, global);
+         return route_fulb_mc_dragonfly(mh, g, load, global, o.roots);
        });
+     }},
+    {"FULB-MC-G",
+     "beyond the paper: bottleneck-aware hops, then rip-up and reroute of the max-EFI links", false,
+     [](const MinHop& mh, std::span<const Group> gs, McLoad& load, const McOptions& o) {
+       return route_fulb_mc_global(mh, gs, load, o.roots);
      }},
 }};
 

@@ -7,6 +7,9 @@
 #include <queue>
 #include <unordered_map>
 
+#include "multicast_internal.hpp"
+#include "syncfab/sm/root_index.hpp"
+
 namespace syncfab::sm {
 
 McLoad::McLoad(const Fabric& fabric)
@@ -23,6 +26,20 @@ void McLoad::add(const McTree& tree) {
   }
   if (tree.entries.empty() && tree.root != kNoSwitch) {
     ++switch_trees_[tree.root];
+  }
+}
+
+void McLoad::remove(const McTree& tree) {
+  SwitchIdx last = kNoSwitch;
+  for (const MftEntry& e : tree.entries) {
+    --efi_[fabric_.port_slot(fabric_.switch_node(e.sw), e.port)];
+    if (e.sw != last) {
+      --switch_trees_[e.sw];
+    }
+    last = e.sw;
+  }
+  if (tree.entries.empty() && tree.root != kNoSwitch) {
+    --switch_trees_[tree.root];
   }
 }
 
@@ -107,7 +124,7 @@ RootChoice minimal_height_roots(const MinHop& mh, std::span<const SwitchIdx> mem
   return out;
 }
 
-namespace {
+namespace detail {
 
 void add_member_ports(const Fabric& f, const Group& group, std::vector<MftEntry>& entries) {
   for (NodeId n : group.members) {
@@ -123,8 +140,6 @@ void add_member_ports(const Fabric& f, const Group& group, std::vector<MftEntry>
   }
 }
 
-// The root among the minimal-height candidates; ties on load go to the
-// lowest switch index.
 SwitchIdx pick_root(const RootChoice& rc, const McLoad& load, bool rotate) {
   SwitchIdx root = rc.candidates.front();
   if (rotate) {
@@ -137,66 +152,46 @@ SwitchIdx pick_root(const RootChoice& rc, const McLoad& load, bool rotate) {
   return root;
 }
 
-// What every engine starts with: the group's member switches and a tree
-// holding the MLID, the root (rotated by load or not) and the minimal height.
-// `routable` is false when there is nothing to route: no member switch, or
-// members that cannot all reach one root; the tree is then returned as is.
-struct TreeStart {
-  std::vector<SwitchIdx> members;
-  McTree tree;
-  bool routable = false;
-};
+RootChoice choose_roots(const MinHop& mh, std::span<const SwitchIdx> members,
+                        const RootIndex* roots) {
+  return roots != nullptr ? roots->roots(members) : minimal_height_roots(mh, members);
+}
 
-TreeStart start_tree(const MinHop& mh, const Group& group, const McLoad& load, bool rotate_root) {
+TreeStart start_tree(const MinHop& mh, const Group& group, const McLoad& load, bool rotate_root,
+                     const RootIndex* roots) {
   TreeStart s;
   s.members = member_switches(mh.fabric(), group);
   s.tree.mlid = group.mlid;
   if (s.members.empty()) {
     return s;
   }
-  const RootChoice rc = minimal_height_roots(mh, s.members);
-  if (rc.candidates.empty()) {
+  s.choice = choose_roots(mh, s.members, roots);
+  if (s.choice.candidates.empty()) {
     return s;
   }
-  s.tree.root = pick_root(rc, load, rotate_root);
-  s.tree.height = rc.height;
+  s.tree.root = pick_root(s.choice, load, rotate_root);
+  s.tree.height = s.choice.height;
   s.routable = true;
   return s;
 }
-
-// Per-call scratch over all switches without clearing: a slot is valid when
-// its stamp equals the current generation.
-class Marks {
- public:
-  void reset(std::size_t n) {
-    if (stamp_.size() != n) {
-      stamp_.assign(n, 0);
-      gen_ = 0;
-    }
-    if (++gen_ == 0) {
-      std::fill(stamp_.begin(), stamp_.end(), 0);
-      gen_ = 1;
-    }
-  }
-  [[nodiscard]] bool test(SwitchIdx s) const { return stamp_[s] == gen_; }
-  void set(SwitchIdx s) { stamp_[s] = gen_; }
-
- private:
-  std::vector<std::uint32_t> stamp_;
-  std::uint32_t gen_ = 0;
-};
 
 void finish(McTree& t) {
   std::sort(t.entries.begin(), t.entries.end());
   t.entries.erase(std::unique(t.entries.begin(), t.entries.end()), t.entries.end());
 }
 
-}  // namespace
+}  // namespace detail
 
-McTree route_minihop_mc(const MinHop& mh, const Group& group, const McLoad& load,
-                        bool rotate_root) {
+using detail::add_member_ports;
+using detail::finish;
+using detail::Marks;
+using detail::start_tree;
+using detail::TreeStart;
+
+McTree route_minihop_mc(const MinHop& mh, const Group& group, const McLoad& load, bool rotate_root,
+                        const RootIndex* roots) {
   const Fabric& f = mh.fabric();
-  TreeStart start = start_tree(mh, group, load, rotate_root);
+  TreeStart start = start_tree(mh, group, load, rotate_root, roots);
   McTree t = std::move(start.tree);
   if (!start.routable) {
     return t;
@@ -254,12 +249,9 @@ McTree route_minihop_mc(const MinHop& mh, const Group& group, const McLoad& load
   return t;
 }
 
-namespace {
-
-McTree fulb(const MinHop& mh, const Group& group, const McLoad& load,
-            const std::vector<char>* global) {
+McTree detail::fulb_tree(const MinHop& mh, const Group& group, const McLoad& load,
+                         const std::vector<char>* global, TreeStart& start) {
   const Fabric& f = mh.fabric();
-  TreeStart start = start_tree(mh, group, load, true);
   McTree t = std::move(start.tree);
   if (!start.routable) {
     return t;
@@ -348,15 +340,28 @@ McTree fulb(const MinHop& mh, const Group& group, const McLoad& load,
   return t;
 }
 
+namespace {
+
+McTree fulb(const MinHop& mh, const Group& group, const McLoad& load,
+            const std::vector<char>* global, const RootIndex* roots) {
+  TreeStart start = start_tree(mh, group, load, true, roots);
+  return detail::fulb_tree(mh, group, load, global, start);
+}
+
 }  // namespace
 
 McTree route_fulb_mc(const MinHop& mh, const Group& group, const McLoad& load) {
-  return fulb(mh, group, load, nullptr);
+  return fulb(mh, group, load, nullptr, nullptr);
+}
+
+McTree route_fulb_mc_indexed(const MinHop& mh, const Group& group, const McLoad& load,
+                             const RootIndex* roots) {
+  return fulb(mh, group, load, nullptr, roots);
 }
 
 McTree route_fulb_mc_dragonfly(const MinHop& mh, const Group& group, const McLoad& load,
-                               const std::vector<char>& global_links) {
-  return fulb(mh, group, load, &global_links);
+                               const std::vector<char>& global_links, const RootIndex* roots) {
+  return fulb(mh, group, load, &global_links, roots);
 }
 
 std::vector<char> dragonfly_global_links(const Fabric& f) {
@@ -389,9 +394,10 @@ std::vector<char> dragonfly_global_links(const Fabric& f) {
   return global;
 }
 
-McTree route_sssp_mc(const MinHop& mh, const Group& group, const McLoad& load, bool rotate_root) {
+McTree route_sssp_mc(const MinHop& mh, const Group& group, const McLoad& load, bool rotate_root,
+                     const RootIndex* roots) {
   const Fabric& f = mh.fabric();
-  TreeStart start = start_tree(mh, group, load, rotate_root);
+  TreeStart start = start_tree(mh, group, load, rotate_root, roots);
   McTree t = std::move(start.tree);
   if (!start.routable) {
     return t;

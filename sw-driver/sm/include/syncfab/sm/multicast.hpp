@@ -15,6 +15,8 @@
 
 namespace syncfab::sm {
 
+class RootIndex;  // root_index.hpp: the same root choice without a full scan
+
 struct MftEntry {
   SwitchIdx sw = kNoSwitch;
   PortNum port = 0;
@@ -36,6 +38,8 @@ class McLoad {
  public:
   explicit McLoad(const Fabric& fabric);
   void add(const McTree& tree);
+  // Undoes add() of the same tree (rip-up and reroute).
+  void remove(const McTree& tree);
   // Trees that pass through switch s (root rotation picks the least loaded).
   [[nodiscard]] std::uint32_t switch_trees(SwitchIdx s) const { return switch_trees_[s]; }
   // Groups forwarding out of port p of switch s.
@@ -69,6 +73,9 @@ struct RootChoice {
 };
 RootChoice minimal_height_roots(const MinHop& mh, std::span<const SwitchIdx> member_switches);
 
+// Every engine below takes an optional RootIndex: the same RootChoice as
+// minimal_height_roots() without scanning every switch (nullptr = the scan).
+
 // The distinct switches the group's members sit on or hang off, sorted.
 std::vector<SwitchIdx> member_switches(const Fabric& fabric, const Group& group);
 
@@ -77,7 +84,8 @@ std::vector<SwitchIdx> member_switches(const Fabric& fabric, const Group& group)
 // switch is reached over the lowest-numbered min-hop port. Switches are
 // claimed level by level, the first parent wins, so the result is a tree
 // even where two branches would meet.
-McTree route_minihop_mc(const MinHop& mh, const Group& group, const McLoad& load, bool rotate_root);
+McTree route_minihop_mc(const MinHop& mh, const Group& group, const McLoad& load, bool rotate_root,
+                        const RootIndex* roots = nullptr);
 
 // FULB-MC: root rotation (least loaded among the minimal-height roots), then
 // bottom up: from each member switch walk a shortest path to the root, at
@@ -85,6 +93,10 @@ McTree route_minihop_mc(const MinHop& mh, const Group& group, const McLoad& load
 // stop on reaching a switch already in the tree (its path is reused, so no
 // loop). Worst case O(|E| + |N|) after root selection.
 McTree route_fulb_mc(const MinHop& mh, const Group& group, const McLoad& load);
+// The same with a root index (a separate name: route_fulb_mc is passed around
+// as a plain function, e.g. FabricMcgRouter's default engine).
+McTree route_fulb_mc_indexed(const MinHop& mh, const Group& group, const McLoad& load,
+                             const RootIndex* roots);
 
 // Dragonfly global links, by port slot (Fabric::port_slot): a switch link is
 // global when its two ends have no switch neighbour in common. In a dragonfly
@@ -98,13 +110,44 @@ std::vector<char> dragonfly_global_links(const Fabric& fabric);
 // path with two global links is never taken when one with a single global
 // link exists), then the least loaded.
 McTree route_fulb_mc_dragonfly(const MinHop& mh, const Group& group, const McLoad& load,
-                               const std::vector<char>& global_links);
+                               const std::vector<char>& global_links,
+                               const RootIndex* roots = nullptr);
 
 // SSSP-MC: Dijkstra from the root over all switches, link weight = a base
 // that exceeds any sum of loads (shortest paths always win) + the groups
 // already forwarding on the link; the tree is the union of the predecessor
 // paths of the member switches. rotate_root: SSSP-MC-new.
-McTree route_sssp_mc(const MinHop& mh, const Group& group, const McLoad& load, bool rotate_root);
+McTree route_sssp_mc(const MinHop& mh, const Group& group, const McLoad& load, bool rotate_root,
+                     const RootIndex* roots = nullptr);
+
+// FULB-MC-G, beyond the paper (sw-driver/sm/README.md "Beyond the paper").
+// One group: FULB-MC with a bottleneck-aware hop choice. For the chosen root,
+// B(x) = the least possible max link load on a shortest path from x to the
+// root (a DP over the min-hop DAG towards the root, memoised over the
+// switches the members' walks can reach); each hop takes the port
+// minimising max(load(x,p), B(peer)), then load(x,p), then the port number.
+McTree route_fulb_mc_bottleneck(const MinHop& mh, const Group& group, const McLoad& load,
+                                const RootIndex* roots = nullptr);
+
+// FULB-MC-G on a batch. First pass: FULB-MC (same trees, so never worse).
+// Then rip-up and reroute on the whole picture: while the max switch-link EFI
+// is M > 1, for every link at M one group on it is moved to a tree that uses
+// only links with load <= M-2 once its own tree is removed (built like
+// route_fulb_mc_bottleneck with those links cut; tried on the current root,
+// then on up to 15 other minimal-height roots, the least used first;
+// shortest paths to a minimal-height root, so check_tree holds; at most 8
+// groups tried per link). When every link at M is relieved, M drops and the
+// loop goes on; at the first link no group can leave it stops. The max EFI never rises. `stats` (optional)
+// reports the work done.
+struct McGlobalStats {
+  std::uint32_t first_max = 0;  // max switch-link EFI after the first pass
+  std::uint32_t rounds = 0;     // times M dropped by one
+  std::size_t moves = 0;        // groups rerouted
+  std::size_t attempts = 0;     // (group, root) pairs tried
+};
+std::vector<McTree> route_fulb_mc_global(const MinHop& mh, std::span<const Group> groups,
+                                         McLoad& load, const RootIndex* roots = nullptr,
+                                         McGlobalStats* stats = nullptr);
 
 // Checks a tree against DESIGN.md 5b: every entry on a connected port, switch
 // links present at both ends, only members' end nodes served, no loop, every

@@ -1,0 +1,68 @@
+#pragma once
+// Pieces shared by the multicast engines' sources (multicast.cpp,
+// multicast_global.cpp); not part of the library's interface.
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "syncfab/sm/multicast.hpp"
+
+namespace syncfab::sm::detail {
+
+// Adds the switch-to-node entries of the group's end-node members.
+void add_member_ports(const Fabric& f, const Group& group, std::vector<MftEntry>& entries);
+
+// The root among the minimal-height candidates: the first one, or (rotate)
+// the one fewest trees pass through; ties go to the lowest switch index.
+SwitchIdx pick_root(const RootChoice& rc, const McLoad& load, bool rotate);
+
+// The root index when given, else the full scan (same answer).
+RootChoice choose_roots(const MinHop& mh, std::span<const SwitchIdx> members,
+                        const RootIndex* roots);
+
+// What every engine starts with: the group's member switches, its root
+// choice, and a tree holding the MLID, the root (rotated by load or not) and
+// the minimal height. `routable` is false when there is nothing to route: no
+// member switch, or members that cannot all reach one root; the tree is then
+// returned as is.
+struct TreeStart {
+  std::vector<SwitchIdx> members;
+  RootChoice choice;
+  McTree tree;
+  bool routable = false;
+};
+TreeStart start_tree(const MinHop& mh, const Group& group, const McLoad& load, bool rotate_root,
+                     const RootIndex* roots);
+
+// FULB-MC's bottom-up walk from a started tree (its tree is moved out;
+// members and choice stay); `global`: the dragonfly rule's global links.
+McTree fulb_tree(const MinHop& mh, const Group& group, const McLoad& load,
+                 const std::vector<char>* global, TreeStart& start);
+
+// Sorts and deduplicates the entries.
+void finish(McTree& t);
+
+// Per-call scratch over all switches without clearing: a slot is valid when
+// its stamp equals the current generation.
+class Marks {
+ public:
+  void reset(std::size_t n) {
+    if (stamp_.size() != n) {
+      stamp_.assign(n, 0);
+      gen_ = 0;
+    }
+    if (++gen_ == 0) {
+      std::fill(stamp_.begin(), stamp_.end(), 0);
+      gen_ = 1;
+    }
+  }
+  [[nodiscard]] bool test(SwitchIdx s) const { return stamp_[s] == gen_; }
+  void set(SwitchIdx s) { stamp_[s] = gen_; }
+
+ private:
+  std::vector<std::uint32_t> stamp_;
+  std::uint32_t gen_ = 0;
+};
+
+}  // namespace syncfab::sm::detail

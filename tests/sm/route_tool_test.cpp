@@ -1,0 +1,578 @@
+// End-to-end tests of syncfab-route: runs the built tool on small fabrics and
+// checks its output folder against the library (the same engines rerun here)
+// and against the files themselves parsed independently of the writers; and
+// every bad-input case: one clear line, exit status 1, no output folder.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "syncfab/sm/errors.hpp"
+#include "syncfab/sm/generators.hpp"
+#include "syncfab/sm/groups.hpp"
+#include "syncfab/sm/lft.hpp"
+#include "syncfab/sm/mc_engines.hpp"
+#include "syncfab/sm/mcfdbs.hpp"
+#include "syncfab/sm/minhop.hpp"
+#include "syncfab/sm/multicast.hpp"
+#include "syncfab/sm/net_format.hpp"
+#include "syncfab/sm/route_stats.hpp"
+#include "syncfab/sm/unicast.hpp"
+
+#ifndef SYNCFAB_ROUTE_BIN
+#error "SYNCFAB_ROUTE_BIN must name the syncfab-route executable"
+#endif
+
+namespace syncfab::sm {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  std::string l;
+  while (std::getline(ss, l)) {
+    out.push_back(l);
+  }
+  return out;
+}
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) {
+    q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  }
+  return q + "'";
+}
+
+struct RunResult {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+// A scratch folder per test, removed afterwards.
+class RouteToolTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           ("syncfab-route-test-" + std::to_string(getpid()) + "-" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!HasFailure()) {
+      fs::remove_all(dir_);
+    } else {
+      std::fprintf(stderr, "kept %s for inspection\n", dir_.c_str());
+    }
+  }
+
+  RunResult run(const std::vector<std::string>& args) {
+    std::string cmd = quote(SYNCFAB_ROUTE_BIN);
+    for (const std::string& a : args) {
+      cmd += " " + quote(a);
+    }
+    const fs::path out = dir_ / "tool.stdout";
+    const fs::path err = dir_ / "tool.stderr";
+    cmd += " >" + quote(out.string()) + " 2>" + quote(err.string());
+    const int raw = std::system(cmd.c_str());
+    RunResult r;
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    r.out = slurp(out);
+    r.err = slurp(err);
+    fs::remove(out);
+    fs::remove(err);
+    return r;
+  }
+
+  // Bad input: exit 1, one "syncfab-route: error: ..." line naming the
+  // problem, and neither the output folder nor a staging sibling exists.
+  void expect_refused(const std::vector<std::string>& args, const std::string& message) {
+    const fs::path out = dir_ / "out";
+    std::vector<std::string> full = args;
+    full.insert(full.end(), {"--out", out.string(), "--quiet"});
+    const RunResult r = run(full);
+    EXPECT_EQ(r.status, 1) << r.err;
+    const auto err_lines = lines_of(r.err);
+    ASSERT_EQ(err_lines.size(), 1U) << r.err;
+    EXPECT_EQ(err_lines[0].rfind("syncfab-route: error: ", 0), 0U) << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos)
+        << "expected \"" << message << "\" in: " << r.err;
+    EXPECT_FALSE(fs::exists(out)) << "output folder written despite bad input";
+    for (const auto& e : fs::directory_iterator(dir_)) {
+      EXPECT_EQ(e.path().filename().string().find(".out."), std::string::npos)
+          << "staging folder left behind: " << e.path();
+    }
+  }
+
+  fs::path write(const std::string& name, const std::string& text) {
+    fs::path p = dir_ / name;
+    std::ofstream(p) << text;
+    return p;
+  }
+
+  fs::path dir_;
+};
+
+// GUID -> node name, read from the net file's text: switchguid=/caguid= lines
+// name the next node header, whose comment holds the description; a CA's
+// port lines carry its port GUIDs in parentheses.
+std::map<std::uint64_t, std::string> guid_names(const std::string& net_text) {
+  std::map<std::uint64_t, std::string> names;
+  const std::regex guid_line(R"(^(switchguid|caguid)=0x([0-9a-fA-F]+))");
+  const std::regex header(R"(^(Switch|Ca)\s+\d+\s+"[^"]+"\s+#\s+"([^"]*)\")");
+  const std::regex port_line(R"(^\[\d+\]\(([0-9a-fA-F]+)\))");
+  std::uint64_t pending = 0;
+  std::string current;
+  bool in_ca = false;
+  for (const std::string& l : lines_of(net_text)) {
+    std::smatch m;
+    if (std::regex_search(l, m, guid_line)) {
+      pending = std::stoull(m[2].str(), nullptr, 16);
+    } else if (std::regex_search(l, m, header)) {
+      current = m[2].str();
+      in_ca = m[1].str() == "Ca";
+      EXPECT_NE(pending, 0U) << "node \"" << current << "\" without a guid line";
+      EXPECT_TRUE(names.emplace(pending, current).second) << "GUID of \"" << current << "\" reused";
+      pending = 0;
+    } else if (in_ca && std::regex_search(l, m, port_line)) {
+      const std::uint64_t g = std::stoull(m[1].str(), nullptr, 16);
+      const auto [it, fresh] = names.emplace(g, current);
+      EXPECT_TRUE(fresh || it->second == current) << "port GUID of \"" << current << "\" reused";
+    }
+  }
+  return names;
+}
+
+// mcfdbs parsed from its text: (switch GUID, MLID) -> ports. Checks the
+// OpenSM layout line by line on the way.
+std::map<std::pair<std::uint64_t, unsigned>, std::vector<unsigned>> parse_mcfdbs(
+    const std::string& text) {
+  std::map<std::pair<std::uint64_t, unsigned>, std::vector<unsigned>> out;
+  const std::regex sw_line(R"(^Switch 0x([0-9a-f]{16})$)");
+  const std::regex mlid_line(R"(^0x([0-9A-F]{4}) :((?: 0x[0-9A-F]{3} )+)$)");
+  const std::regex port(R"(0x([0-9A-F]{3}))");
+  const auto ls = lines_of(text);
+  std::uint64_t sw = 0;
+  std::uint64_t prev_sw = 0;
+  for (std::size_t i = 0; i < ls.size(); ++i) {
+    std::smatch m;
+    if (ls[i].empty()) {
+      EXPECT_TRUE(i + 1 < ls.size() && ls[i + 1].rfind("Switch ", 0) == 0) << "line " << i + 1;
+    } else if (std::regex_match(ls[i], m, sw_line)) {
+      sw = std::stoull(m[1].str(), nullptr, 16);
+      EXPECT_TRUE(i > 0 && ls[i - 1].empty()) << "line " << i + 1;
+      EXPECT_TRUE(i + 1 < ls.size() && ls[i + 1] == "LID    : Out Port(s)") << "line " << i + 2;
+      EXPECT_GT(sw, prev_sw) << "switches not in GUID order at line " << i + 1;
+      prev_sw = sw;
+      ++i;
+    } else if (std::regex_match(ls[i], m, mlid_line)) {
+      const unsigned mlid = std::stoul(m[1].str(), nullptr, 16);
+      std::vector<unsigned> ports;
+      const std::string list = m[2].str();
+      for (auto it = std::sregex_iterator(list.begin(), list.end(), port);
+           it != std::sregex_iterator(); ++it) {
+        ports.push_back(std::stoul((*it)[1].str(), nullptr, 16));
+      }
+      EXPECT_TRUE(std::is_sorted(ports.begin(), ports.end())) << "line " << i + 1;
+      EXPECT_TRUE(out.emplace(std::make_pair(sw, mlid), ports).second) << "line " << i + 1;
+    } else {
+      ADD_FAILURE() << "unexpected mcfdbs line " << i + 1 << ": \"" << ls[i] << "\"";
+    }
+  }
+  return out;
+}
+
+void expect_same_fabric(const Fabric& a, const Fabric& b) {
+  ASSERT_EQ(a.node_count(), b.node_count());
+  ASSERT_EQ(a.switch_count(), b.switch_count());
+  for (NodeId n = 0; n < a.node_count(); ++n) {
+    const auto m = b.find(a.name(n));
+    ASSERT_TRUE(m.has_value()) << a.name(n);
+    EXPECT_EQ(a.type(n), b.type(*m)) << a.name(n);
+    EXPECT_EQ(a.guid(n), b.guid(*m)) << a.name(n);
+    ASSERT_EQ(a.num_ports(n), b.num_ports(*m)) << a.name(n);
+    EXPECT_EQ(a.lid(n, 1), b.lid(*m, 1)) << a.name(n);
+    for (int p = 1; p <= a.num_ports(n); ++p) {
+      const PortPeer pa = a.peer(n, static_cast<PortNum>(p));
+      const PortPeer pb = b.peer(*m, static_cast<PortNum>(p));
+      ASSERT_EQ(pa.connected(), pb.connected()) << a.name(n) << " port " << p;
+      if (pa.connected()) {
+        EXPECT_EQ(a.name(pa.node), b.name(pb.node)) << a.name(n) << " port " << p;
+        EXPECT_EQ(pa.port, pb.port) << a.name(n) << " port " << p;
+      }
+    }
+  }
+}
+
+struct Case {
+  std::string spec;
+  std::string pattern;
+  int ppn;
+  std::string placement;
+  std::uint64_t seed;
+  std::string engine;
+  std::string unicast;  // what the tool is expected to pick
+};
+
+// Runs the tool on a generated fabric and checks every output file.
+void check_case(RouteToolTest& t, const RunResult& r, const fs::path& out, const Case& c) {
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* f : {"fabric.net", "groups.txt", "mcfdbs", "lfts.dump", "stats.json"}) {
+    ASSERT_TRUE(fs::exists(out / f)) << f;
+  }
+  (void)t;
+
+  // fabric.net re-read equals the generated fabric.
+  const Fabric gen = make_fabric(c.spec);
+  const Fabric f = read_net_file((out / "fabric.net").string());
+  expect_same_fabric(gen, f);
+
+  // groups.txt re-read equals the pattern's groups.
+  PatternSpec p = parse_pattern(c.pattern);
+  p.processes_per_node = c.ppn;
+  p.placement = c.placement == "unaware" ? Placement::kUnaware : Placement::kAware;
+  p.seed = c.seed;
+  const GroupSet groups = make_groups(gen, p);
+  ASSERT_FALSE(groups.groups.empty());
+  const GroupSet reread = read_groups_file((out / "groups.txt").string(), f);
+  ASSERT_EQ(reread.groups.size(), groups.groups.size());
+  for (std::size_t i = 0; i < groups.groups.size(); ++i) {
+    EXPECT_EQ(reread.groups[i].mlid, groups.groups[i].mlid);
+    ASSERT_EQ(reread.groups[i].members.size(), groups.groups[i].members.size());
+    for (std::size_t k = 0; k < groups.groups[i].members.size(); ++k) {
+      EXPECT_EQ(f.name(reread.groups[i].members[k]), gen.name(groups.groups[i].members[k]));
+    }
+  }
+
+  // The same engine rerun here gives the trees the tool should have dumped.
+  const MinHop mh(gen);
+  McLoad load(gen);
+  const std::vector<McTree> trees = find_mc_engine(c.engine).route_all(mh, groups.groups, load);
+  std::map<std::pair<std::uint64_t, unsigned>, std::vector<unsigned>> expected;
+  for (const McTree& tree : trees) {
+    EXPECT_EQ(check_tree(mh, groups.groups[&tree - trees.data()], tree), "");
+    for (const MftEntry& e : tree.entries) {
+      expected[{gen.guid(gen.switch_node(e.sw)), tree.mlid}].push_back(e.port);
+    }
+  }
+  const std::string mcfdbs_text = slurp(out / "mcfdbs");
+  EXPECT_EQ(parse_mcfdbs(mcfdbs_text), expected);
+
+  // Every GUID in the dumps resolves to a node of fabric.net, under the name
+  // the dump prints.
+  const auto names = guid_names(slurp(out / "fabric.net"));
+  EXPECT_EQ(names.size(), gen.switch_count() + 2 * gen.hca_count());  // node + port GUID per CA
+  for (const auto& [key, ports] : parse_mcfdbs(mcfdbs_text)) {
+    const auto it = names.find(key.first);
+    ASSERT_NE(it, names.end()) << std::hex << key.first;
+    const auto node = gen.find(it->second);
+    ASSERT_TRUE(node && gen.is_switch(*node)) << it->second;
+  }
+  const std::regex lft_header(
+      R"(^Unicast lids \[0-\d+\] of switch Lid \d+ guid 0x([0-9a-f]{16}) \('(.*)'\):$)");
+  const std::regex lft_entry(
+      R"(^0x[0-9a-f]{4} \d{3} # (Switch|Channel Adapter) portguid 0x([0-9a-f]{16}): '(.*)'$)");
+  std::size_t headers = 0, entries = 0;
+  for (const std::string& l : lines_of(slurp(out / "lfts.dump"))) {
+    std::smatch m;
+    if (std::regex_match(l, m, lft_header)) {
+      ++headers;
+      const auto it = names.find(std::stoull(m[1].str(), nullptr, 16));
+      ASSERT_NE(it, names.end()) << l;
+      EXPECT_EQ(it->second, m[2].str()) << l;
+    } else if (std::regex_match(l, m, lft_entry)) {
+      ++entries;
+      const auto it = names.find(std::stoull(m[2].str(), nullptr, 16));
+      ASSERT_NE(it, names.end()) << l;
+      EXPECT_EQ(it->second, m[3].str()) << l;
+    } else {
+      EXPECT_NE(l.find(" lids dumped"), std::string::npos) << l;
+    }
+  }
+  EXPECT_EQ(headers, gen.switch_count());
+  EXPECT_GT(entries, gen.switch_count());
+
+  // stats.json agrees with McLoad on the same trees.
+  const json s = json::parse(slurp(out / "stats.json"));
+  const McLoad::Stats ls = load.stats();
+  EXPECT_TRUE(s["ok"].get<bool>());
+  EXPECT_EQ(s["seed"].get<std::uint64_t>(), c.seed);
+  EXPECT_EQ(s["fabric"]["switches"].get<std::size_t>(), gen.switch_count());
+  EXPECT_EQ(s["fabric"]["end_nodes"].get<std::size_t>(), gen.hca_count());
+  EXPECT_EQ(s["groups"]["count"].get<std::size_t>(), groups.groups.size());
+  EXPECT_EQ(s["multicast"]["algorithm"].get<std::string>(), c.engine);
+  const json& efi = s["multicast"]["efi"];
+  EXPECT_EQ(efi["max_switch_links"].get<std::uint32_t>(), ls.max_switch_links);
+  EXPECT_EQ(efi["max_all_links"].get<std::uint32_t>(), ls.max_all_links);
+  EXPECT_DOUBLE_EQ(efi["mean_switch_links"].get<double>(), ls.mean_switch_links);
+  EXPECT_DOUBLE_EQ(efi["mean_all_links"].get<double>(), ls.mean_all_links);
+  const auto hist = efi["histogram_all_links"].get<std::vector<std::size_t>>();
+  const std::vector<std::size_t> load_hist = load.histogram();
+  ASSERT_EQ(hist.size(), load_hist.size());
+  for (std::size_t k = 1; k < hist.size(); ++k) {
+    EXPECT_EQ(hist[k], load_hist[k]) << "EFI " << k;
+  }
+  EXPECT_EQ(hist.size() - 1, ls.max_all_links);
+  EXPECT_TRUE(s["multicast"]["tree_check"]["ok"].get<bool>());
+  EXPECT_EQ(s["multicast"]["tree_check"]["checked"].get<std::size_t>(), trees.size());
+  const HeightSummary h = summarize_heights(trees);
+  EXPECT_EQ(s["multicast"]["tree_height"]["min"].get<int>(), h.min);
+  EXPECT_EQ(s["multicast"]["tree_height"]["max"].get<int>(), h.max);
+  EXPECT_EQ(s["multicast"]["tree_height"]["histogram"].get<std::vector<std::size_t>>(),
+            h.histogram);
+  EXPECT_EQ(s["unicast"]["algorithm"].get<std::string>(), c.unicast);
+  EXPECT_TRUE(s["unicast"]["credit_loops"]["checked"].get<bool>());
+  EXPECT_TRUE(s["unicast"]["credit_loops"]["acyclic"].get<bool>());
+  EXPECT_GT(s["peak_rss_bytes"].get<std::uint64_t>(), 0U);
+  for (const char* k : {"minhop", "multicast_route", "unicast_route", "total"}) {
+    EXPECT_GE(s["time_s"][k].get<double>(), 0.0) << k;
+  }
+}
+
+TEST_F(RouteToolTest, FatTreeEndToEnd) {
+  const Case c{"fattree:ports=4,levels=3", "grid2d:4x4", 1, "unaware", 3, "FULB-MC", "ftree"};
+  const fs::path out = dir_ / "ft";
+  const RunResult r = run({"--fabric", c.spec, "--pattern", c.pattern, "--placement", c.placement,
+                           "--seed", std::to_string(c.seed), "--out", out.string()});
+  check_case(*this, r, out, c);
+  // The tables are those of FTREE, written by the library's dump writer.
+  const Fabric f = make_fabric(c.spec);
+  const MinHop mh(f);
+  std::ostringstream lfts;
+  write_lfts_dump(lfts, route_ftree(mh, updn_ranking(mh)));
+  EXPECT_EQ(slurp(out / "lfts.dump"), lfts.str());
+}
+
+TEST_F(RouteToolTest, TorusEndToEndWithDor) {
+  const Case c{"torus:x=4,y=3,z=2,nodes=2", "grid3d:4x3x4", 1, "aware", 1, "MINIHOP-MC-new", "dor"};
+  const fs::path out = dir_ / "torus";
+  const RunResult r = run({"--fabric", c.spec, "--pattern", c.pattern, "--mc-algorithm", c.engine,
+                           "--out", out.string()});
+  check_case(*this, r, out, c);
+  const json s = json::parse(slurp(out / "stats.json"));
+  EXPECT_EQ(s["unicast"]["credit_loops"]["lanes"].get<int>(), 2);  // the dateline lanes
+  EXPECT_TRUE(s["unicast"]["default_choice"].get<bool>());
+}
+
+TEST_F(RouteToolTest, NetFileAndGroupsFileIn) {
+  const Fabric f = make_fabric("fattree:ports=4,levels=2");
+  const fs::path net = dir_ / "in.net";
+  write_net_file(net.string(), f);
+  // MLID column optional: the second group gets the lowest free MLID.
+  const std::string h0 = f.name(f.hcas()[0]), h1 = f.name(f.hcas()[1]), h5 = f.name(f.hcas()[5]);
+  const fs::path groups = write("in.groups", "# two groups\n0xc005 " + h0 + " " + h5 + "\n" + h1 +
+                                                 " " + h5 + " " + h0 + "\n");
+  const fs::path out = dir_ / "net";
+  RunResult r = run({"--net", net.string(), "--groups", groups.string(), "--mc-algorithm",
+                     "SSSP-MC-new", "--unicast", "updn", "--out", out.string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(slurp(out / "groups.txt"),
+            "0xc005 " + h0 + " " + h5 + "\n0xc000 " + h0 + " " + h1 + " " + h5 + "\n");
+  const auto names = guid_names(slurp(out / "fabric.net"));
+  const auto fdbs = parse_mcfdbs(slurp(out / "mcfdbs"));
+  std::set<unsigned> mlids;
+  for (const auto& [key, ports] : fdbs) {
+    EXPECT_TRUE(names.count(key.first)) << std::hex << key.first;
+    mlids.insert(key.second);
+  }
+  EXPECT_EQ(mlids, (std::set<unsigned>{0xC000, 0xC005}));
+  const json s = json::parse(slurp(out / "stats.json"));
+  EXPECT_EQ(s["fabric"]["source"]["net"].get<std::string>(), net.string());
+  EXPECT_EQ(s["unicast"]["algorithm"].get<std::string>(), "updn");
+  EXPECT_FALSE(s["unicast"]["default_choice"].get<bool>());
+
+  // A non-empty folder is kept unless --force; --force replaces it whole.
+  std::ofstream(out / "mine.txt") << "keep";
+  r = run({"--net", net.string(), "--groups", groups.string(), "--out", out.string(), "-q"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("is a folder that is not empty (pass --force"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(out / "mine.txt"), "keep");
+  // --force with bad input leaves the old folder as it was.
+  const fs::path bad_groups = write("bad.groups", h0 + "\n");
+  r = run({"--net", net.string(), "--groups", bad_groups.string(), "--out", out.string(), "--force",
+           "-q"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find(bad_groups.string() + ":1: a group needs at least two members"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(slurp(out / "mine.txt"), "keep");
+  r = run(
+      {"--net", net.string(), "--groups", groups.string(), "--out", out.string(), "--force", "-q"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_FALSE(fs::exists(out / "mine.txt"));
+  EXPECT_TRUE(fs::exists(out / "stats.json"));
+  for (const auto& e : fs::directory_iterator(dir_)) {
+    EXPECT_EQ(e.path().filename().string().find(".syncfab-route-"), std::string::npos) << e.path();
+  }
+  // An existing empty folder is simply filled.
+  fs::create_directory(dir_ / "empty");
+  r = run({"--net", net.string(), "--groups", groups.string(), "--out", (dir_ / "empty/").string(),
+           "-q"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir_ / "empty" / "mcfdbs"));
+}
+
+TEST_F(RouteToolTest, CheckFailureIsReportedWithNonZeroExit) {
+  // MINHOP on a torus has credit loops; --credit-check always makes that a failure.
+  const fs::path out = dir_ / "loops";
+  const RunResult r =
+      run({"--fabric", "torus:x=4,y=4,z=1,nodes=1", "--pattern", "grid2d:4x4", "--unicast",
+           "minhop", "--credit-check", "always", "--out", out.string(), "-q"});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("credit-loop check FAILED (minhop): cycle of"), std::string::npos) << r.err;
+  const json s = json::parse(slurp(out / "stats.json"));
+  EXPECT_FALSE(s["ok"].get<bool>());
+  EXPECT_FALSE(s["unicast"]["credit_loops"]["acyclic"].get<bool>());
+  EXPECT_NE(s["unicast"]["credit_loops"]["cycle"].get<std::string>().find(" -> "),
+            std::string::npos);
+  // Without it, MINHOP's tables are not checked (it promises nothing).
+  const RunResult r2 = run({"--fabric", "torus:x=4,y=4,z=1,nodes=1", "--pattern", "grid2d:4x4",
+                            "--unicast", "minhop", "--out", (dir_ / "ok").string(), "-q"});
+  EXPECT_EQ(r2.status, 0) << r2.err;
+}
+
+TEST_F(RouteToolTest, BadInputIsRefusedAndWritesNothing) {
+  const std::vector<std::string> ft = {"--fabric", "fattree:ports=4,levels=2"};
+  const Fabric f = make_fabric("fattree:ports=4,levels=2");
+  const std::string a = f.name(f.hcas()[0]), b = f.name(f.hcas()[1]);
+  auto with = [](std::vector<std::string> v, std::initializer_list<std::string> more) {
+    v.insert(v.end(), more);
+    return v;
+  };
+
+  // Malformed net file: file:line: what.
+  const fs::path bad_net = write(
+      "bad.net", "Switch 4 \"S1\"\n[1] \"H1\"[1]\n\nHca 2 \"H1\"\n[1] \"S1\"[1]\n[2] \"S9\"[1]\n");
+  expect_refused({"--net", bad_net.string(), "--pattern", "grid2d:2x2"},
+                 bad_net.string() + ":6: unknown node \"S9\"");
+  const fs::path bad_port = write("bad_port.net", "Switch 4 \"S1\"\n[5] \"H1\"[1]\n");
+  expect_refused({"--net", bad_port.string(), "--pattern", "grid2d:2x2"},
+                 bad_port.string() + ":2: port 5 out of range");
+
+  // Disconnected fabric: two switch islands.
+  const fs::path split = write("split.net",
+                               "Switch 4 \"S1\"\n[1] \"H1\"[1]\n[2] \"H2\"[1]\n\n"
+                               "Switch 4 \"S2\"\n[1] \"H3\"[1]\n[2] \"H4\"[1]\n\n"
+                               "Hca 1 \"H1\"\n[1] \"S1\"[1]\n\nHca 1 \"H2\"\n[1] \"S1\"[2]\n\n"
+                               "Hca 1 \"H3\"\n[1] \"S2\"[1]\n\nHca 1 \"H4\"\n[1] \"S2\"[2]\n");
+  expect_refused({"--net", split.string(), "--pattern", "grid2d:2x2"},
+                 R"(disconnected fabric: "S2" cannot be reached from "S1")");
+
+  // Groups: unknown node, one member, more groups than MLIDs.
+  const fs::path unknown = write("unknown.groups", a + " " + b + "\n" + a + " nosuchnode\n");
+  expect_refused(with(ft, {"--groups", unknown.string()}),
+                 unknown.string() + ":2: unknown node \"nosuchnode\"");
+  const fs::path single = write("single.groups", a + " " + b + "\n\n0xc001 " + b + "\n");
+  expect_refused(with(ft, {"--groups", single.string()}),
+                 single.string() + ":3: a group needs at least two members");
+  std::string many;
+  for (std::size_t i = 0; i <= kMulticastLidCount; ++i) {
+    many.append(a).append(" ").append(b).append("\n");
+  }
+  const fs::path too_many = write("many.groups", many);
+  expect_refused(with(ft, {"--groups", too_many.string()}),
+                 too_many.string() + ":16384: more groups than the multicast LID space");
+  expect_refused(with(ft, {"--pattern", "random:count=16384,size=2"}), "16383");
+
+  // Unknown algorithms, a unicast engine that does not fit the fabric.
+  expect_refused(with(ft, {"--pattern", "grid2d:2x2", "--mc-algorithm", "FAST-MC"}),
+                 "--mc-algorithm: unknown multicast engine 'FAST-MC' (known: ");
+  expect_refused(with(ft, {"--pattern", "grid2d:2x2", "--unicast", "ospf"}),
+                 "--unicast: unknown unicast engine 'ospf'");
+  expect_refused(with(ft, {"--pattern", "grid2d:2x2", "--unicast", "dor"}),
+                 "--unicast dor needs a 3D torus");
+  expect_refused({"--fabric", "fattree:ports=5", "--pattern", "grid2d:2x2"}, "ports");
+  expect_refused(with(ft, {"--pattern", "grid9d:2"}), "grid9d");
+
+  // Output path that is a file: refused, the file untouched.
+  const fs::path file = write("out", "precious");
+  const RunResult r = run(with(ft, {"--pattern", "grid2d:2x2", "--out", file.string(), "-q"}));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("--out '" + file.string() + "' exists and is not a folder"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(slurp(file), "precious");
+  for (const auto& e : fs::directory_iterator(dir_)) {
+    EXPECT_EQ(e.path().filename().string().find(".out."), std::string::npos) << e.path();
+  }
+  const RunResult r2 =
+      run(with(ft, {"--pattern", "grid2d:2x2", "--out", (dir_ / "no/such/dir").string(), "-q"}));
+  EXPECT_EQ(r2.status, 1);
+  EXPECT_NE(r2.err.find("parent folder '" + (dir_ / "no/such").string() + "' does not exist"),
+            std::string::npos)
+      << r2.err;
+  EXPECT_FALSE(fs::exists(dir_ / "no"));
+}
+
+TEST_F(RouteToolTest, HelpDocumentsEveryOptionAndEngine) {
+  const RunResult r = run({"--help"});
+  ASSERT_EQ(r.status, 0);
+  for (const char* opt :
+       {"--fabric",       "--net",      "--pattern", "--groups",    "--ppn",   "--placement",
+        "--mc-algorithm", "--unicast",  "--seed",    "--out",       "--force", "--no-lfts-dump",
+        "--credit-check", "--quiet",    "Examples:", "Exit status", "mcfdbs",  "stats.json",
+        "lfts.dump",      "groups.txt", "fabric.net"}) {
+    EXPECT_NE(r.out.find(opt), std::string::npos) << opt;
+  }
+  for (const McEngine& e : mc_engines()) {
+    EXPECT_NE(r.out.find(std::string(e.name)), std::string::npos) << e.name;
+  }
+  for (const char* u : {"minhop", "updn", "ftree", "dor", "lash"}) {
+    EXPECT_NE(r.out.find(std::string("  ") + u), std::string::npos) << u;
+  }
+}
+
+// The writer on its own, on a hand-made tree: OpenSM's exact bytes.
+TEST(McfdbsWriter, OpenSmLayout) {
+  Fabric f;
+  const NodeId s1 = f.add_node(NodeType::kSwitch, "S1", 4, 0x20);
+  const NodeId s0 = f.add_node(NodeType::kSwitch, "S0", 4, 0x10);
+  const NodeId h0 = f.add_node(NodeType::kHca, "h0", 1);
+  const NodeId h1 = f.add_node(NodeType::kHca, "h1", 1);
+  f.connect(s0, 1, s1, 1);
+  f.connect(h0, 1, s0, 3);
+  f.connect(h1, 1, s1, 2);
+  f.assign_lids();
+  McTree a{0xC001, 1, 1, {{0, 1}, {0, 2}, {1, 1}, {1, 3}}};  // switch index 0 = S1 (GUID 0x20)
+  McTree b{0xC000, 1, 0, {{1, 3}}};
+  std::ostringstream out;
+  const std::vector<McTree> trees{a, b};
+  write_mcfdbs(out, f, trees);
+  EXPECT_EQ(out.str(),
+            "\nSwitch 0x0000000000000010\nLID    : Out Port(s)\n"
+            "0xC000 : 0x003 \n"
+            "0xC001 : 0x001  0x003 \n"
+            "\nSwitch 0x0000000000000020\nLID    : Out Port(s)\n"
+            "0xC001 : 0x001  0x002 \n");
+  const std::vector<McTree> dup{a, a};
+  EXPECT_THROW(write_mcfdbs(out, f, dup), FabricError);
+  (void)h0;
+  (void)h1;
+}
+
+}  // namespace
+}  // namespace syncfab::sm
