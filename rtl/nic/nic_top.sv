@@ -539,9 +539,11 @@ module nic_top
   `SF_ASSERT(a_rx_notify_to_se, se_rx_valid |-> rx_hdr_i.pkt_type == PKT_NOTIFY)
   `SF_ASSERT(a_rx_resp_to_te, te_resp_valid |-> rx_is_resp)
   // A header shown on tx stays, unchanged, until taken (a soft reset may
-  // withdraw what SE or TE hold).
+  // withdraw what SE or TE hold; SE stamps NODE_LID on its responses as they
+  // leave, so software rewriting NODE_LID changes a waiting response's src).
   `SF_ASSERT(a_tx_hold,
-             tx_valid_o && !tx_ready_i && !soft_reset |=> tx_valid_o && $stable(tx_hdr_o))
+             tx_valid_o && !tx_ready_i && !soft_reset |=>
+               tx_valid_o && ($stable(tx_hdr_o) || !$stable(own_lid)))
   // One packet per cycle, from one source; nothing granted that is not asked.
   `SF_ASSERT(a_tx_one_source, tx_fire |-> $onehot({se_resp_ready, te_tx_ready}))
   // Memory: a request held until taken, one response per request, in order.

@@ -160,6 +160,10 @@ TEST_F(EngineTest, CsrMapMatchesTheRdl) {
   EXPECT_EQ(reg(nic::SCRATCH), 0xA5A5'5A5AU);
   eng_.csr_write(nic::kHdqWindowOffset + 8, 0x1234);
   EXPECT_EQ(eng_.csr_read(nic::kHdqWindowOffset + 8), 0x1234U);
+  EXPECT_EQ(reg(nic::NODE_LID), eng_.config().lid);
+  eng_.csr_write(nic::NODE_LID.offset, 0x0042);
+  EXPECT_EQ(reg(nic::NODE_LID), 0x42U);
+  EXPECT_EQ(eng_.config().lid, 0x42U);
   EXPECT_THROW((void)eng_.csr_read(0x018), driver::BusError);  // hole
   EXPECT_THROW((void)eng_.csr_read(0x002), driver::BusError);  // unaligned
   EXPECT_THROW((void)eng_.csr_read(0xFFC), driver::BusError);  // past the map

@@ -91,8 +91,9 @@ TEST_F(SwitchTest, MftProgramAndRefusals) {
   EXPECT_FALSE(sw.mft(0xC004).has_value());
   EXPECT_EQ(refusal([&] { sw.set_mft(0xC010, 1); }),
             "set_mft: MLID 49168 is outside the MFT (0xC000 .. 0xC000+16-1)");
-  EXPECT_NE(refusal([&] { sw.set_mft(0xC001, 0b10000); }).find("names ports the switch does not have"),
-            std::string::npos);
+  EXPECT_NE(
+      refusal([&] { sw.set_mft(0xC001, 0b10000); }).find("names ports the switch does not have"),
+      std::string::npos);
   EXPECT_NE(refusal([&] { sw.set_mft(0xC001, 0); }).find("is empty"), std::string::npos);
   EXPECT_EQ(refusal([&] { (void)sw.mft(0x10); }),
             "mft: MLID 16 is outside the MFT (0xC000 .. 0xC000+16-1)");
@@ -124,23 +125,32 @@ TEST_F(SwitchTest, PfcWritesThresholdsQuantaAndEnable) {
 TEST_F(SwitchTest, PfcRefusalsNameTheRuleAndLoseNothing) {
   sw.configure_pfc(0, lossless3(100, 50, 300), LinkParams{10, 4});
   const std::uint32_t thr = dev.reg(r::port_reg(0, r::PortReg::kPfcThr, 3).offset);
-  EXPECT_EQ(refusal([&] { sw.configure_pfc(0, lossless3(50, 100, 300), LinkParams{10, 4}); }),
+  EXPECT_EQ(refusal([&] {
+              sw.configure_pfc(0, lossless3(50, 100, 300), LinkParams{10, 4});
+            }),
             "port 0 priority 3: XON 100 is above XOFF 50 (the priority would resume before it "
             "is paused)");
-  EXPECT_EQ(refusal([&] { sw.configure_pfc(0, lossless3(100, 50, 0), LinkParams{10, 4}); }),
+  EXPECT_EQ(refusal([&] {
+              sw.configure_pfc(0, lossless3(100, 50, 0), LinkParams{10, 4});
+            }),
             "port 0 priority 3: pause quanta 0 is a resume, not a pause");
-  EXPECT_EQ(refusal([&] { sw.configure_pfc(0, lossless3(0, 0, 300), LinkParams{10, 4}); }),
+  EXPECT_EQ(refusal([&] {
+              sw.configure_pfc(0, lossless3(0, 0, 300), LinkParams{10, 4});
+            }),
             "port 0 priority 3: XOFF 0 would pause the peer with an empty buffer");
   // 600-cell buffer: XOFF 500 + headroom 2*100 + 2*4 + 4 = 712 cells.
-  EXPECT_EQ(refusal([&] { sw.configure_pfc(0, lossless3(500, 400, 300), LinkParams{100, 4}); }),
+  EXPECT_EQ(refusal([&] {
+              sw.configure_pfc(0, lossless3(500, 400, 300), LinkParams{100, 4});
+            }),
             "port 0: lossless priorities 3 need XOFF + headroom = 712 cells, the buffer has 600 "
             "(headroom 212 cells per priority for a 100-cycle link and 4-flit packets): lower "
             "XOFF or shorten the link");
   // Two lossless priorities share the buffer: each reserves its headroom.
   PfcPortConfig two = lossless3(280, 200, 300);
   two[5] = {true, 280, 200, 300};
-  EXPECT_NE(refusal([&] { sw.configure_pfc(0, two, LinkParams{10, 4}); })
-                .find("lossless priorities 3, 5 need XOFF + headroom = 624"),
+  EXPECT_NE(refusal([&] {
+              sw.configure_pfc(0, two, LinkParams{10, 4});
+            }).find("lossless priorities 3, 5 need XOFF + headroom = 624"),
             std::string::npos);
   EXPECT_EQ(dev.reg(r::port_reg(0, r::PortReg::kPfcThr, 3).offset), thr);
   EXPECT_EQ(dev.reg(r::port_reg(0, r::PortReg::kPfcEn).offset), 0b1000U);
@@ -149,15 +159,22 @@ TEST_F(SwitchTest, PfcRefusalsNameTheRuleAndLoseNothing) {
 TEST_F(SwitchTest, PauseMustOutlastItsRefresh) {
   // Reset timing: 8 cycles per quantum, refresh 256. quanta 32 -> 256 cycles,
   // refresh + 4 + 3 = 263 >= 256: refused.
-  EXPECT_NE(refusal([&] { sw.configure_pfc(0, lossless3(100, 50, 32), LinkParams{10, 4}); })
-                .find("runs out before its refresh (256 + largest packet 4 + 3 = 263 cycles)"),
+  EXPECT_NE(refusal([&] {
+              sw.configure_pfc(0, lossless3(100, 50, 32), LinkParams{10, 4});
+            }).find("runs out before its refresh (256 + largest packet 4 + 3 = 263 cycles)"),
             std::string::npos);
   sw.configure_pfc(0, lossless3(100, 50, 33), LinkParams{10, 4});  // 264 > 263
-  EXPECT_NE(refusal([&] { sw.set_pfc_timing(PfcTiming{8, 0}); }).find("REFRESH is 0"),
+  EXPECT_NE(refusal([&] {
+              sw.set_pfc_timing(PfcTiming{8, 0});
+            }).find("REFRESH is 0"),
             std::string::npos);
-  EXPECT_NE(refusal([&] { sw.set_pfc_timing(PfcTiming{4, 256}); }).find("runs out"),
+  EXPECT_NE(refusal([&] {
+              sw.set_pfc_timing(PfcTiming{4, 256});
+            }).find("runs out"),
             std::string::npos);
-  EXPECT_NE(refusal([&] { sw.set_pfc_timing(PfcTiming{0, 1}); }).find("at least 1"),
+  EXPECT_NE(refusal([&] {
+              sw.set_pfc_timing(PfcTiming{0, 1});
+            }).find("at least 1"),
             std::string::npos);
   sw.set_pfc_timing(PfcTiming{16, 200});
   EXPECT_EQ(dev.reg(r::PFC_TIMING.offset), (200U << 16) | 16U);
@@ -172,7 +189,9 @@ TEST_F(SwitchTest, WredPackingAndRefusal) {
   EXPECT_EQ(dev.reg(r::port_reg(2, r::PortReg::kWredP, 1).offset), 0x8011U);
   sw.configure_wred(2, 5, WredQueue{false, 0, 0, 0});
   EXPECT_EQ(dev.reg(r::port_reg(2, r::PortReg::kWredEn).offset), 1U << 4);
-  EXPECT_EQ(refusal([&] { sw.configure_wred(2, 1, WredQueue{true, 300, 200, 1}); }),
+  EXPECT_EQ(refusal([&] {
+              sw.configure_wred(2, 1, WredQueue{true, 300, 200, 1});
+            }),
             "port 2 queue 1: Kmin 300 is above Kmax 200");
   EXPECT_NE(refusal([&] { sw.configure_wred(2, 8, WredQueue{}); }).find("queue 8 does not exist"),
             std::string::npos);
@@ -192,11 +211,13 @@ TEST_F(SwitchTest, SchedulerWeights) {
 }
 
 TEST_F(SwitchTest, WatchdogConfigReenableAndState) {
-  EXPECT_NE(refusal([&] { sw.configure_watchdog(WatchdogConfig{0, 10, 10, 1}); })
-                .find("detection time 0 cycles is outside 1 .. 16777215"),
+  EXPECT_NE(refusal([&] {
+              sw.configure_watchdog(WatchdogConfig{0, 10, 10, 1});
+            }).find("detection time 0 cycles is outside 1 .. 16777215"),
             std::string::npos);
-  EXPECT_NE(refusal([&] { sw.configure_watchdog(WatchdogConfig{10, 10, 1U << 24, 1}); })
-                .find("window 16777216"),
+  EXPECT_NE(refusal([&] {
+              sw.configure_watchdog(WatchdogConfig{10, 10, 1U << 24, 1});
+            }).find("window 16777216"),
             std::string::npos);
   sw.configure_watchdog(WatchdogConfig{1000, 2000, 100000, 3});
   EXPECT_EQ(dev.reg(r::WD_DETECT_TIME.offset), 1000U);

@@ -66,6 +66,8 @@ std::uint32_t BarrierEngine::csr_read(std::uint32_t offset) {
              nic::HW_CFG_HDQ_DEPTH.put(cfg_.hdq_depth);
     case nic::SCRATCH.offset:
       return scratch_;
+    case nic::NODE_LID.offset:
+      return nic::NODE_LID_LID.put(cfg_.lid);
     case nic::CTRL.offset:
       return nic::CTRL_ENABLE.put(enable_ ? 1 : 0);  // the pulses read 0
     case nic::STATUS.offset:
@@ -122,6 +124,11 @@ void BarrierEngine::csr_write(std::uint32_t offset, std::uint32_t value) {
   switch (offset) {
     case nic::SCRATCH.offset:
       scratch_ = value;
+      return;
+    case nic::NODE_LID.offset:
+      // The model starts with EngineConfig::lid in NODE_LID (the RTL with 0,
+      // LID_NONE, until software writes it); writing it renames the node.
+      cfg_.lid = static_cast<std::uint16_t>(nic::NODE_LID_LID.get(value));
       return;
     case nic::CTRL.offset:
       enable_ = nic::CTRL_ENABLE.get(value) != 0;

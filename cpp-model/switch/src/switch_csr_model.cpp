@@ -1,7 +1,7 @@
 #include "syncfab/model/switch_csr_model.hpp"
 
-#include <cstddef>
 #include <algorithm>
+#include <cstddef>
 #include <string>
 #include <utility>
 
@@ -42,9 +42,10 @@ std::array<Rule, kWords> make_rules() {
   ro(OFF(TABLE_CFG), 0);
   rw(OFF(SCRATCH), 0xFFFFFFFFU, 0);
   rw(OFF(CTRL), SWITCH_CSR__CTRL__ENABLE_bm, 0);  // CNT_CLEAR is a pulse: reads 0
-  rw(OFF(INTR_STATUS), 0, 0);                      // write-1-to-clear, handled apart
+  rw(OFF(INTR_STATUS), 0, 0);                     // write-1-to-clear, handled apart
   rw(OFF(INTR_ENABLE), 0x1F, 0);
-  rw(OFF(PFC_TIMING), SWITCH_CSR__PFC_TIMING__CYC_PER_QUANTUM_bm | SWITCH_CSR__PFC_TIMING__REFRESH_bm,
+  rw(OFF(PFC_TIMING),
+     SWITCH_CSR__PFC_TIMING__CYC_PER_QUANTUM_bm | SWITCH_CSR__PFC_TIMING__REFRESH_bm,
      (SWITCH_CSR__PFC_TIMING__CYC_PER_QUANTUM_reset << SWITCH_CSR__PFC_TIMING__CYC_PER_QUANTUM_bp) |
          (SWITCH_CSR__PFC_TIMING__REFRESH_reset << SWITCH_CSR__PFC_TIMING__REFRESH_bp));
   rw(OFF(WD_DETECT_TIME), SWITCH_CSR__WD_DETECT_TIME__CYCLES_bm,
@@ -54,7 +55,8 @@ std::array<Rule, kWords> make_rules() {
   rw(OFF(WD_WINDOW), SWITCH_CSR__WD_WINDOW__CYCLES_bm, SWITCH_CSR__WD_WINDOW__CYCLES_reset);
   rw(OFF(WD_LIMIT), SWITCH_CSR__WD_LIMIT__LIMIT_bm, SWITCH_CSR__WD_LIMIT__LIMIT_reset);
   wo(OFF(WD_REENABLE));
-  rw(OFF(REMAP_CTRL), SWITCH_CSR__REMAP_CTRL__ENABLE_bm | SWITCH_CSR__REMAP_CTRL__UPLINK_MASK_bm, 0);
+  rw(OFF(REMAP_CTRL), SWITCH_CSR__REMAP_CTRL__ENABLE_bm | SWITCH_CSR__REMAP_CTRL__UPLINK_MASK_bm,
+     0);
   for (std::size_t i = 0; i < 8; ++i) {
     rw(OFF(REMAP) + i, SWITCH_CSR__REMAPX__NEW_PRIO_bm | SWITCH_CSR__REMAPX__NEW_DSCP_bm, 0);
   }
@@ -104,7 +106,9 @@ const std::array<Rule, kWords>& rules() {
   return r;
 }
 
-std::uint32_t field(std::uint32_t v, std::uint32_t mask, unsigned shift) { return (v & mask) >> shift; }
+std::uint32_t field(std::uint32_t v, std::uint32_t mask, unsigned shift) {
+  return (v & mask) >> shift;
+}
 
 }  // namespace
 
@@ -207,7 +211,9 @@ void SwitchCsrModel::NoDma::write(driver::BusAddr addr, std::span<const std::byt
   throw driver::DmaError("the switch has no DMA port (write at " + std::to_string(addr) + ")");
 }
 
-bool SwitchCsrModel::wait_interrupt(std::chrono::nanoseconds /*timeout*/) { return interrupt_line(); }
+bool SwitchCsrModel::wait_interrupt(std::chrono::nanoseconds /*timeout*/) {
+  return interrupt_line();
+}
 
 std::uint32_t SwitchCsrModel::reg(std::uint32_t offset) const { return regs_.at(offset / 4); }
 
@@ -221,7 +227,9 @@ void SwitchCsrModel::hw_set_wd_state(unsigned port, unsigned prio, unsigned stat
   s = static_cast<std::uint16_t>((s & ~(3U << (2 * prio))) | ((state & 3U) << (2 * prio)));
 }
 
-void SwitchCsrModel::hw_raise(std::uint32_t intr_bits) { regs_[OFF(INTR_STATUS)] |= intr_bits & 0x1FU; }
+void SwitchCsrModel::hw_raise(std::uint32_t intr_bits) {
+  regs_[OFF(INTR_STATUS)] |= intr_bits & 0x1FU;
+}
 
 std::vector<std::pair<unsigned, std::uint8_t>> SwitchCsrModel::take_reenables() {
   return std::exchange(reenables_, {});

@@ -104,8 +104,8 @@ ImageReport inspect_desc(const fmt::BarrierDesc& d, const DescLimits& limits) {
     rep.fields.push_back({name, v, note});
   });
   if (const auto fault = validate_barrier_desc(d, limits)) {
-    rep.errors.push_back(fault->message + "; the NIC completes it with DESC_ERROR / " +
-                         std::string(fmt::to_string(fault->code)));
+    rep.errors.emplace_back(fault->message + "; the NIC completes it with DESC_ERROR / " +
+                            std::string(fmt::to_string(fault->code)));
   }
   return rep;
 }
@@ -124,20 +124,20 @@ ImageReport inspect_cq(const fmt::CqEntry& e) {
   const auto status = e.status();
   const auto err = e.err_code();
   if (!fmt::is_known(status)) {
-    rep.errors.push_back("status " + std::to_string(static_cast<unsigned>(status)) +
-                         " is not a known cq_status");
+    rep.errors.emplace_back("status " + std::to_string(static_cast<unsigned>(status)) +
+                            " is not a known cq_status");
   }
   if (!fmt::is_known(err)) {
-    rep.errors.push_back("err_code " + std::to_string(static_cast<unsigned>(err)) +
-                         " is not a known err_code");
+    rep.errors.emplace_back("err_code " + std::to_string(static_cast<unsigned>(err)) +
+                            " is not a known err_code");
   }
   if (status == fmt::CqStatus::kOk && err != fmt::ErrCode::kNone) {
-    rep.errors.push_back("status OK with err_code " + std::string(fmt::to_string(err)) +
-                         " (an OK entry has err_code NONE)");
+    rep.errors.emplace_back("status OK with err_code " + std::string(fmt::to_string(err)) +
+                            " (an OK entry has err_code NONE)");
   }
   if (status != fmt::CqStatus::kOk && fmt::is_known(status) && err == fmt::ErrCode::kNone) {
-    rep.errors.push_back("status " + std::string(fmt::to_string(status)) +
-                         " with err_code NONE (an error entry names its cause)");
+    rep.errors.emplace_back("status " + std::string(fmt::to_string(status)) +
+                            " with err_code NONE (an error entry names its cause)");
   }
   return rep;
 }
@@ -156,11 +156,11 @@ ImageReport inspect_pkt(const fmt::PktHdr& h) {
     rep.fields.push_back({name, v, note});
   });
   if (!fmt::is_known(h.pkt_type())) {
-    rep.errors.push_back("pkt_type " + std::to_string(static_cast<unsigned>(h.pkt_type())) +
-                         " is not a known packet type (a switch drops and counts it)");
+    rep.errors.emplace_back("pkt_type " + std::to_string(static_cast<unsigned>(h.pkt_type())) +
+                            " is not a known packet type (a switch drops and counts it)");
   }
   if (h.len_flits() == 0) {
-    rep.errors.push_back("len_flits 0: a packet has at least its header flit");
+    rep.errors.emplace_back("len_flits 0: a packet has at least its header flit");
   }
   return rep;
 }

@@ -158,7 +158,7 @@ int run(int argc, char** argv) {
       return 2;
     }
     text = std::accumulate(hex.begin(), hex.end(), std::string(),
-                           [](std::string a, const std::string& b) { return a + " " + b; });
+                           [](const std::string& a, const std::string& b) { return a + " " + b; });
   } else if (file.empty() || file == "-") {
     text = read_all(std::cin);
   } else {

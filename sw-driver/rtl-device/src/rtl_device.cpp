@@ -19,8 +19,13 @@ std::string hex(std::uint64_t v) {
 
 tb::Task<bool> watch_line(tb::Sim& sim, tb::Clock& clk, const std::function<bool()>& line,
                           tb::SimTime deadline) {
-  for (;;) {
+  // The previous wait may have returned in the ReadOnly phase of this very
+  // step (a polling loop calls again without a CSR access in between): the
+  // line is settled then, and awaiting ReadOnly again is not allowed.
+  if (!sim.in_readonly()) {
     co_await tb::ReadOnly();
+  }
+  for (;;) {
     if (line()) {
       co_return true;
     }
@@ -28,6 +33,7 @@ tb::Task<bool> watch_line(tb::Sim& sim, tb::Clock& clk, const std::function<bool
       co_return false;
     }
     co_await tb::RisingEdge(clk);
+    co_await tb::ReadOnly();
   }
 }
 

@@ -37,21 +37,36 @@ unsigned required_headroom(const LinkParams& link) {
 
 std::string_view to_string(CounterKind kind) noexcept {
   switch (kind) {
-    case CounterKind::kRx: return "RX";
-    case CounterKind::kTx: return "TX";
-    case CounterKind::kDropWred: return "DROP_WRED";
-    case CounterKind::kDropNoRoute: return "DROP_NO_ROUTE";
-    case CounterKind::kDropBadPkt: return "DROP_BAD_PKT";
-    case CounterKind::kDropDisabled: return "DROP_DISABLED";
-    case CounterKind::kDropWd: return "DROP_WD";
-    case CounterKind::kEcnMark: return "ECN_MARK";
-    case CounterKind::kPauseTx: return "PAUSE_TX";
-    case CounterKind::kResumeTx: return "RESUME_TX";
-    case CounterKind::kPauseRx: return "PAUSE_RX";
-    case CounterKind::kResumeRx: return "RESUME_RX";
-    case CounterKind::kWdDetect: return "WD_DETECT";
-    case CounterKind::kWdRecover: return "WD_RECOVER";
-    case CounterKind::kWdDisable: return "WD_DISABLE";
+    case CounterKind::kRx:
+      return "RX";
+    case CounterKind::kTx:
+      return "TX";
+    case CounterKind::kDropWred:
+      return "DROP_WRED";
+    case CounterKind::kDropNoRoute:
+      return "DROP_NO_ROUTE";
+    case CounterKind::kDropBadPkt:
+      return "DROP_BAD_PKT";
+    case CounterKind::kDropDisabled:
+      return "DROP_DISABLED";
+    case CounterKind::kDropWd:
+      return "DROP_WD";
+    case CounterKind::kEcnMark:
+      return "ECN_MARK";
+    case CounterKind::kPauseTx:
+      return "PAUSE_TX";
+    case CounterKind::kResumeTx:
+      return "RESUME_TX";
+    case CounterKind::kPauseRx:
+      return "PAUSE_RX";
+    case CounterKind::kResumeRx:
+      return "RESUME_RX";
+    case CounterKind::kWdDetect:
+      return "WD_DETECT";
+    case CounterKind::kWdRecover:
+      return "WD_RECOVER";
+    case CounterKind::kWdDisable:
+      return "WD_DISABLE";
   }
   return "";
 }
@@ -77,8 +92,8 @@ void Switch::enable(bool on) { Csr(*device_).modify(r::CTRL_ENABLE, on ? 1 : 0);
 
 void Switch::check_port(unsigned port, const char* what) const {
   if (port >= info_.ports) {
-    refuse(std::string(what) + ": port " + std::to_string(port) + " does not exist (the switch has " +
-           std::to_string(info_.ports) + ")");
+    refuse(std::string(what) + ": port " + std::to_string(port) +
+           " does not exist (the switch has " + std::to_string(info_.ports) + ")");
   }
 }
 
@@ -95,8 +110,8 @@ void Switch::check_lid(std::uint16_t lid, const char* what) const {
 
 unsigned Switch::mft_index(std::uint16_t mlid, const char* what) const {
   if (mlid < kMlidBase || static_cast<unsigned>(mlid - kMlidBase) >= info_.mft_entries) {
-    refuse(std::string(what) + ": MLID " + std::to_string(mlid) + " is outside the MFT (0xC000 .. 0xC000+" +
-           std::to_string(info_.mft_entries) + "-1)");
+    refuse(std::string(what) + ": MLID " + std::to_string(mlid) +
+           " is outside the MFT (0xC000 .. 0xC000+" + std::to_string(info_.mft_entries) + "-1)");
   }
   return mlid - kMlidBase;
 }
@@ -154,14 +169,16 @@ std::optional<unsigned> Switch::lft(std::uint16_t lid) {
 void Switch::set_mft(std::uint16_t mlid, std::uint32_t port_mask) {
   const unsigned idx = mft_index(mlid, "set_mft");
   if (port_mask == 0 || (info_.ports < 32 && (port_mask >> info_.ports) != 0)) {
-    refuse("set_mft: port mask " + std::to_string(port_mask) + " for MLID " +
-           std::to_string(mlid) + " is empty or names ports the switch does not have (" +
-           std::to_string(info_.ports) + ")");
+    refuse("set_mft: port mask " + std::to_string(port_mask) + " for MLID " + std::to_string(mlid) +
+           " is empty or names ports the switch does not have (" + std::to_string(info_.ports) +
+           ")");
   }
   table_write(kTableMft, idx, kEntryValid | port_mask);
 }
 
-void Switch::clear_mft(std::uint16_t mlid) { table_write(kTableMft, mft_index(mlid, "clear_mft"), 0); }
+void Switch::clear_mft(std::uint16_t mlid) {
+  table_write(kTableMft, mft_index(mlid, "clear_mft"), 0);
+}
 
 std::optional<std::uint32_t> Switch::mft(std::uint16_t mlid) {
   const std::uint32_t v = table_read(kTableMft, mft_index(mlid, "mft"));
@@ -188,8 +205,8 @@ PfcPortConfig Switch::read_pfc(unsigned port) {
     cfg[p].lossless = ((en >> p) & 1U) != 0;
     cfg[p].xoff = static_cast<std::uint16_t>(r::PFC_THR_XOFF.get(thr));
     cfg[p].xon = static_cast<std::uint16_t>(r::PFC_THR_XON.get(thr));
-    cfg[p].quanta = static_cast<std::uint16_t>(p % 2 == 0 ? r::QUANTA_Q_EVEN.get(q)
-                                                          : r::QUANTA_Q_ODD.get(q));
+    cfg[p].quanta =
+        static_cast<std::uint16_t>(p % 2 == 0 ? r::QUANTA_Q_EVEN.get(q) : r::QUANTA_Q_ODD.get(q));
   }
   return cfg;
 }
@@ -214,8 +231,8 @@ void Switch::check_refresh(unsigned port, const PfcPortConfig& cfg, const PfcTim
       refuse(port_prio(port, p) + ": a pause of " + std::to_string(cfg[p].quanta) + " quanta x " +
              std::to_string(timing.cyc_per_quantum) + " cycles = " + std::to_string(pause) +
              " cycles runs out before its refresh (" + std::to_string(timing.refresh) +
-             " + largest packet " + std::to_string(link.max_pkt_flits) + " + 3 = " +
-             std::to_string(renew) + " cycles): raise the quanta or lower the refresh");
+             " + largest packet " + std::to_string(link.max_pkt_flits) +
+             " + 3 = " + std::to_string(renew) + " cycles): raise the quanta or lower the refresh");
     }
   }
 }
@@ -255,9 +272,8 @@ void Switch::configure_pfc(unsigned port, const PfcPortConfig& cfg, const LinkPa
     refuse("port " + std::to_string(port) + ": lossless priorities " + lossless +
            " need XOFF + headroom = " + std::to_string(reserved) + " cells, the buffer has " +
            std::to_string(info_.buf_cells) + " (headroom " + std::to_string(headroom) +
-           " cells per priority for a " + std::to_string(link.delay_cycles) +
-           "-cycle link and " + std::to_string(link.max_pkt_flits) +
-           "-flit packets): lower XOFF or shorten the link");
+           " cells per priority for a " + std::to_string(link.delay_cycles) + "-cycle link and " +
+           std::to_string(link.max_pkt_flits) + "-flit packets): lower XOFF or shorten the link");
   }
   check_refresh(port, cfg, read_pfc_timing(), link);
 
@@ -271,8 +287,8 @@ void Switch::configure_pfc(unsigned port, const PfcPortConfig& cfg, const LinkPa
   }
   for (unsigned i = 0; i < kSwitchPrios / 2; ++i) {
     const Reg q = r::port_reg(port, r::PortReg::kQuanta, i);
-    csr.write(q, {{r::QUANTA_Q_EVEN.at(q), cfg[2 * i].quanta},
-                  {r::QUANTA_Q_ODD.at(q), cfg[2 * i + 1].quanta}});
+    csr.write(q, {{r::QUANTA_Q_EVEN.at(q), cfg[std::size_t{2} * i].quanta},
+                  {r::QUANTA_Q_ODD.at(q), cfg[std::size_t{2} * i + 1].quanta}});
   }
   // Thresholds first, then the enable: the port never runs lossless on
   // thresholds of the previous configuration.
@@ -313,8 +329,8 @@ void Switch::configure_scheduler(unsigned port, const SchedConfig& cfg) {
   Csr csr(*device_);
   for (unsigned i = 0; i < kSwitchPrios / 2; ++i) {
     const Reg w = r::port_reg(port, r::PortReg::kWeight, i);
-    csr.write(w, {{r::WEIGHT_W_EVEN.at(w), cfg.weight[2 * i]},
-                  {r::WEIGHT_W_ODD.at(w), cfg.weight[2 * i + 1]}});
+    csr.write(w, {{r::WEIGHT_W_EVEN.at(w), cfg.weight[std::size_t{2} * i]},
+                  {r::WEIGHT_W_ODD.at(w), cfg.weight[std::size_t{2} * i + 1]}});
   }
   const Reg s = r::port_reg(port, r::PortReg::kSched);
   csr.write(s, {{r::SCHED_SP_MASK.at(s), cfg.sp_mask}});
@@ -346,9 +362,9 @@ void Switch::configure_watchdog_port(unsigned port, const WatchdogPort& cfg) {
 
 void Switch::reenable_pfc(unsigned port, std::uint8_t prio_mask) {
   check_port(port, "reenable_pfc");
-  Csr(*device_).write(r::WD_REENABLE, {{r::WD_REENABLE_PORT, port},
-                                       {r::WD_REENABLE_PRIO_MASK, prio_mask},
-                                       {r::WD_REENABLE_GO, 1}});
+  Csr(*device_).write(
+      r::WD_REENABLE,
+      {{r::WD_REENABLE_PORT, port}, {r::WD_REENABLE_PRIO_MASK, prio_mask}, {r::WD_REENABLE_GO, 1}});
 }
 
 std::array<WdState, kSwitchPrios> Switch::watchdog_state(unsigned port) {

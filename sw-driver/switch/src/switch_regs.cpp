@@ -40,9 +40,10 @@ Reg port_reg(unsigned port, PortReg which, unsigned index) {
     throw std::out_of_range(std::string("PORT[].") + w.name + " index " + std::to_string(index) +
                             " (" + std::to_string(w.count) + " registers)");
   }
-  return Reg{static_cast<std::uint32_t>(offsetof(switch_csr_t, PORT) + port * sizeof(P) +
-                                        w.offset + 4U * index),
-             w.name};
+  return Reg{
+      static_cast<std::uint32_t>(offsetof(switch_csr_t, PORT) + std::size_t{port} * sizeof(P) +
+                                 w.offset + std::size_t{4} * index),
+      w.name};
 }
 
 }  // namespace syncfab::driver::switch_regs

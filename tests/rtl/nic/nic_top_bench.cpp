@@ -100,8 +100,8 @@ Task<> MemoryBfm::run() {
 
 // ----------------------------------------------------------------- network
 void PeerWorld::expect(unsigned ctx, std::uint16_t epoch, const driver::BarrierSchedule& sched,
-                       const std::vector<std::uint16_t>& lids, unsigned skew,
-                       unsigned round_gap, unsigned base) {
+                       const std::vector<std::uint16_t>& lids, unsigned skew, unsigned round_gap,
+                       unsigned base) {
   BarrierExp e;
   e.ctx = ctx;
   e.epoch = epoch;
@@ -125,6 +125,25 @@ void PeerWorld::expect(unsigned ctx, std::uint16_t epoch, const driver::BarrierS
     e.sends.push_back(se);
   }
   exps_.push_back(std::move(e));
+}
+
+void PeerWorld::abandon(unsigned ctx, std::uint16_t epoch) {
+  std::erase_if(exps_, [&](const BarrierExp& e) { return e.ctx == ctx && e.epoch == epoch; });
+  std::erase_if(inject_, [&](const auto& kv) {
+    return kv.second.pkt_type() == PktType::kNotify && kv.second.ctx() == ctx &&
+           kv.second.epoch() == epoch;
+  });
+  auto mine = [&](const auto& kv) {
+    return std::get<0>(kv.first) == ctx && std::get<1>(kv.first) == epoch;
+  };
+  for (const auto& kv : taken_) {
+    TB_CHECK(!mine(kv) || kv.second.empty())
+        << "abandoned barrier still owed a response: "
+        << key_text(ctx, epoch, std::get<2>(kv.first), std::get<3>(kv.first));
+  }
+  std::erase_if(taken_, mine);
+  std::erase_if(accepted_, mine);
+  std::erase_if(sends_, mine);
 }
 
 void PeerWorld::inject_garbage(const fmt::PktHdr& h, std::uint64_t delay) {
@@ -155,11 +174,10 @@ std::uint64_t PeerWorld::draw(std::uint64_t lo, std::uint64_t hi, std::uint64_t 
                               unsigned n) const {
   // splitmix64 over the event's identity.
   std::uint64_t x = salt_ ^ (what * 0x9E3779B97F4A7C15ULL);
-  for (const std::uint64_t v : {static_cast<std::uint64_t>(std::get<0>(k)),
-                                static_cast<std::uint64_t>(std::get<1>(k)),
-                                static_cast<std::uint64_t>(std::get<2>(k)),
-                                static_cast<std::uint64_t>(std::get<3>(k)),
-                                static_cast<std::uint64_t>(n)}) {
+  for (const std::uint64_t v :
+       {static_cast<std::uint64_t>(std::get<0>(k)), static_cast<std::uint64_t>(std::get<1>(k)),
+        static_cast<std::uint64_t>(std::get<2>(k)), static_cast<std::uint64_t>(std::get<3>(k)),
+        static_cast<std::uint64_t>(n)}) {
     x += v + 0x9E3779B97F4A7C15ULL;
     x = (x ^ (x >> 30U)) * 0xBF58476D1CE4E5B9ULL;
     x = (x ^ (x >> 27U)) * 0x94D049BB133111EBULL;
@@ -288,7 +306,8 @@ void PeerWorld::transmitted(const fmt::PktHdr& h, std::uint64_t cycle) {
   copies.pop_front();
   if (h.pkt_type() == PktType::kAck) {
     ++counts_.acks_from_nic;
-    TB_CHECK(accepted_.count(k) == 0) << "second ACK for " << key_text(ctx, epoch, round, h.dst_lid());
+    TB_CHECK(accepted_.count(k) == 0)
+        << "second ACK for " << key_text(ctx, epoch, round, h.dst_lid());
     accepted_[k] = took;
   } else {
     ++counts_.nacks_from_nic;
@@ -296,7 +315,8 @@ void PeerWorld::transmitted(const fmt::PktHdr& h, std::uint64_t cycle) {
     again.set_pkt_type(PktType::kNotify).set_len_flits(1).set_src_lid(h.dst_lid());
     again.set_dst_lid(kOwnLid).set_ctx(h.ctx()).set_epoch(epoch).set_round(h.round());
     const unsigned n = ++peer_sends_[k];
-    push(again, cycle + draw(1, std::max(1U, knobs_.peer_retry), 4, k, n));
+    const unsigned lo = std::max(1U, knobs_.peer_retry_min);
+    push(again, cycle + draw(lo, std::max(lo, knobs_.peer_retry), 4, k, n));
   }
 }
 
@@ -374,32 +394,8 @@ Bench::Bench(TestContext& c, Knobs k, std::uint64_t salt)
       mem(dut, clk, c.rng(), memory, knobs),
       world([this] { return clk.cycles(); }, salt, knobs),
       net(dut, clk, c.rng(), world, knobs),
-      rtl_dev(c.sim(), clk, apb, [this] { return dut.intr_o != 0; }, memory, kCsrWindow),
-      dev(rtl_dev, c.sim(), clk, [this] { return dut.intr_o != 0; }) {}
-
-namespace {
-Task<bool> watch_intr(Sim& sim, Clock& clk, const std::function<bool()>& line, SimTime deadline) {
-  if (!sim.in_readonly()) {
-    co_await ReadOnly();
-  }
-  for (;;) {
-    if (line()) {
-      co_return true;
-    }
-    if (sim.now() >= deadline) {
-      co_return false;
-    }
-    co_await RisingEdge(clk);
-    co_await ReadOnly();
-  }
-}
-}  // namespace
-
-bool PollSafeDevice::wait_interrupt(std::chrono::nanoseconds timeout) {
-  const auto ns = timeout.count() < 0 ? 0 : static_cast<std::uint64_t>(timeout.count());
-  const SimTime deadline = sim_.now() + to_ps(ns, Unit::ns);
-  return sim_.run(watch_intr(sim_, clk_, intr_, deadline), "PollSafeDevice::wait_interrupt");
-}
+      dev(
+          c.sim(), clk, apb, [this] { return dut.intr_o != 0; }, memory, kCsrWindow) {}
 
 Task<> Bench::reset() {
   apb.idle();

@@ -31,7 +31,7 @@ inline constexpr unsigned kNumCtx = 4;
 inline constexpr std::uint32_t kCsrWindow = 4096;
 inline constexpr std::uint16_t kOwnLid = 0x0101;
 inline constexpr driver::BusAddr kMemBase = 0x8000'0000;
-inline constexpr std::size_t kMemBytes = 64 * 1024;
+inline constexpr std::size_t kMemBytes = std::size_t{64} * 1024;
 
 struct Knobs {
   double tx_stall = 0.0;        // probability tx_ready is low in a cycle
@@ -40,7 +40,8 @@ struct Knobs {
   double nack = 0.0;            // probability a peer NACKs one of our NOTIFYs
   unsigned max_nacks = 3;       // NACKs per send at most
   unsigned resp_delay = 8;      // peer ACK/NACK after 1 .. resp_delay cycles
-  unsigned peer_retry = 30;     // peer re-sends a NACKed NOTIFY after 1 .. this
+  unsigned peer_retry_min = 1;  // peer re-sends a NACKed NOTIFY after
+  unsigned peer_retry = 30;     // peer_retry_min .. peer_retry cycles
 };
 
 // One completion record as the NIC wrote it into the CQ ring (word 0).
@@ -120,6 +121,9 @@ class PeerWorld {
   void expect(unsigned ctx, std::uint16_t epoch, const driver::BarrierSchedule& sched,
               const std::vector<std::uint16_t>& lids, unsigned skew, unsigned round_gap,
               unsigned base = 0);
+  // Forgets a barrier that will never complete (soft reset): its exp and
+  // every record of its packets (all answered by then, checked).
+  void abandon(unsigned ctx, std::uint16_t epoch);
   // A header that must be dropped and counted CNT_DROP, never answered.
   void inject_garbage(const fmt::PktHdr& h, std::uint64_t delay);
   // Peers never answer this many of our NOTIFYs with ACK: next `n` NOTIFYs
@@ -160,11 +164,11 @@ class PeerWorld {
     std::vector<std::uint64_t> fired;
   };
   void push(const fmt::PktHdr& h, std::uint64_t due) { inject_.emplace(due, h); }
-  const BarrierExp* find(unsigned ctx, std::uint16_t epoch) const;
+  [[nodiscard]] const BarrierExp* find(unsigned ctx, std::uint16_t epoch) const;
   // Deterministic draw in [lo, hi] / with probability p for an event.
-  std::uint64_t draw(std::uint64_t lo, std::uint64_t hi, std::uint64_t what, const Key& k,
-                     unsigned n) const;
-  bool draw_chance(double p, std::uint64_t what, const Key& k, unsigned n) const;
+  [[nodiscard]] std::uint64_t draw(std::uint64_t lo, std::uint64_t hi, std::uint64_t what,
+                                   const Key& k, unsigned n) const;
+  [[nodiscard]] bool draw_chance(double p, std::uint64_t what, const Key& k, unsigned n) const;
 
   std::function<std::uint64_t()> now_;
   std::uint64_t salt_;
@@ -185,8 +189,7 @@ class PeerWorld {
 // The world on nic_top's network pins.
 class NetworkBfm {
  public:
-  NetworkBfm(Vnic_top& dut, Clock& clk, std::mt19937_64& rng, PeerWorld& world,
-             const Knobs& knobs)
+  NetworkBfm(Vnic_top& dut, Clock& clk, std::mt19937_64& rng, PeerWorld& world, const Knobs& knobs)
       : dut_(dut), clk_(clk), rng_(rng), world_(world), knobs_(knobs) {}
   Task<> run();
   [[nodiscard]] bool idle() const { return world_.empty() && !rx_busy_; }
@@ -199,32 +202,6 @@ class NetworkBfm {
   const Knobs& knobs_;
   bool rx_busy_ = false;
   fmt::PktHdr rx_cur_;
-};
-
-// RtlDevice with a wait_interrupt() that may start in the ReadOnly phase.
-// RtlDevice's own (sw-driver/rtl-device, watch_line) awaits ReadOnly() first
-// thing; when the previous wait_interrupt() returned in ReadOnly (it always
-// does) and the driver calls it again without a CSR access in between -- the
-// CQ polling loop does exactly that -- the harness refuses the second await
-// ("ReadOnly() awaited during the ReadOnly phase"). CSR accesses go to
-// RtlDevice unchanged. Reported to the lead; drop this once watch_line checks
-// sim.in_readonly().
-class PollSafeDevice final : public driver::Device {
- public:
-  PollSafeDevice(driver::RtlDevice& inner, Sim& sim, Clock& clk, std::function<bool()> intr)
-      : inner_(inner), sim_(sim), clk_(clk), intr_(std::move(intr)) {}
-  std::uint32_t read32(std::uint32_t offset) override { return inner_.read32(offset); }
-  void write32(std::uint32_t offset, std::uint32_t value) override {
-    inner_.write32(offset, value);
-  }
-  driver::DmaMemory& dma() override { return inner_.dma(); }
-  bool wait_interrupt(std::chrono::nanoseconds timeout) override;
-
- private:
-  driver::RtlDevice& inner_;
-  Sim& sim_;
-  Clock& clk_;
-  std::function<bool()> intr_;
 };
 
 fmt::PktHdr decode_hdr(const VlWide<4>& w);
@@ -256,8 +233,7 @@ class Bench {
   MemoryBfm mem;
   PeerWorld world;
   NetworkBfm net;
-  driver::RtlDevice rtl_dev;
-  PollSafeDevice dev;
+  driver::RtlDevice dev;
 };
 
 }  // namespace syncfab::tb::nic_top

@@ -181,6 +181,44 @@ void directed(Env& env) {
   env.idle(300);
 }
 
+// Parking on purpose, in a way both engines see alike: the NOTIFYs are all
+// taken before the descriptor is posted (an idle gap in both), so both park
+// the first four and NACK the rest (§4 rule 6, DAMQ of 4); the peers re-send
+// the NACKed ones 450-600 cycles later, after both have activated. Then
+// consecutive barriers whose next-epoch NOTIFYs arrive while the previous
+// barrier runs or just after it: newer epoch, parked in both (§4 rule 6),
+// drained at activation (§5).
+void parking(Env& env) {
+  drv::Nic n(env.dev, env.memory, options(env));
+  env.nic_opened();
+  {
+    const auto l = rank_lids(16, 5);  // k = 3: 2 rounds, 6 NOTIFYs expected
+    auto a = n.open_context(drv::ContextConfig(0, 5, 16, 3, l));
+    const std::uint16_t epoch = a.next_descriptor(drv::WaitMode::kPoll).epoch();
+    env.world.expect(0, epoch, a.schedule(), l, 0, 0, 0);
+    env.idle(40);
+    a.arrive(drv::SubmitPath::kHdq);
+    wait(a, "parked and NACKed");
+  }
+  {
+    const auto l = rank_lids(4, 2);  // k = 1: 2 NOTIFYs per barrier
+    auto c = n.open_context(drv::ContextConfig(1, 2, 4, 1, l));
+    std::uint16_t epoch = c.next_descriptor(drv::WaitMode::kPoll).epoch();
+    env.world.expect(1, epoch, c.schedule(), l, 0, 0, 0);
+    env.idle(40);
+    for (unsigned i = 0; i < 4; ++i) {
+      c.arrive(i % 2 == 0 ? drv::SubmitPath::kHdq : drv::SubmitPath::kSdq);
+      if (i + 1 < 4) {
+        env.world.expect(1, static_cast<std::uint16_t>(epoch + 1), c.schedule(), l, 20, 0, 0);
+      }
+      wait(c, "consecutive parked");
+      ++epoch;
+      env.idle(40);
+    }
+  }
+  env.idle(600);
+}
+
 // Random: contexts, sizes, fan-outs, paths, modes, NACKs from the peers.
 void random_run(Env& env, std::uint64_t seed, unsigned iterations) {
   std::mt19937_64 rng(seed);
@@ -229,7 +267,8 @@ struct ModelRun {
       : memory(kMemBase, kMemBytes),
         engine(config(), memory),
         world([this] { return engine.cycle(); }, salt, knobs),
-        dev(engine, memory, [this] { step(); }, 10) {}
+        dev(
+            engine, memory, [this] { step(); }, 10) {}
 
   static model::EngineConfig config() {
     model::EngineConfig c;
@@ -251,7 +290,10 @@ struct ModelRun {
     }
   }
   Env env() {
-    return Env{dev, memory, world, [this] { return engine.cycle(); },
+    return Env{dev,
+               memory,
+               world,
+               [this] { return engine.cycle(); },
                [this](std::uint64_t k) {
                  for (std::uint64_t i = 0; i < k; ++i) {
                    step();
@@ -259,7 +301,7 @@ struct ModelRun {
                },
                [] {}};
   }
-  std::vector<CqWrite> cq() const {
+  [[nodiscard]] std::vector<CqWrite> cq() const {
     std::vector<CqWrite> v;
     for (const auto& r : engine.completions()) {
       v.push_back(CqWrite{r.cycle, r.ctx, r.epoch, static_cast<unsigned>(r.status),
@@ -362,8 +404,12 @@ Task<> cosim(TestContext& ctx, const Knobs& knobs, Scenario scenario, const char
   co_await b.reset();
   b.start();
   b.set_node_lid(kOwnLid);
-  Env renv{b.dev, b.memory, b.world, [&b] { return b.clk.cycles(); },
-           [&b](std::uint64_t k) { b.idle_cycles(k); }, [&b] { b.watch_cq(); }};
+  Env renv{b.dev,
+           b.memory,
+           b.world,
+           [&b] { return b.clk.cycles(); },
+           [&b](std::uint64_t k) { b.idle_cycles(k); },
+           [&b] { b.watch_cq(); }};
   const std::uint64_t c0 = b.clk.cycles();
   scenario(renv);
   b.world.verify(b.mem.cq_writes());
@@ -385,7 +431,16 @@ Task<> cosim(TestContext& ctx, const Knobs& knobs, Scenario scenario, const char
 SYNCFAB_TEST(nic_top_cosim, directed) {
   Knobs k;
   k.nack = 0.2;
-  co_await cosim(ctx, k, [](Env& e) { directed(e); }, "nic_top_cosim.directed");
+  co_await cosim(
+      ctx, k, [](Env& e) { directed(e); }, "nic_top_cosim.directed");
+}
+
+SYNCFAB_TEST(nic_top_cosim, parking) {
+  Knobs k;
+  k.peer_retry_min = 450;
+  k.peer_retry = 600;
+  co_await cosim(
+      ctx, k, [](Env& e) { parking(e); }, "nic_top_cosim.parking");
 }
 
 SYNCFAB_TEST(nic_top_cosim, random) {

@@ -122,8 +122,8 @@ SYNCFAB_TEST(nic_top, hdq_poll) {
   TB_CHECK_EQ(cq.size(), 1U);
   const std::uint64_t heard = b.world.last_accept_cycle(1, cq[0].epoch);
   std::cout << "nic_top.hdq_poll: p=8 k=1 (3 rounds): arrive() to CQ entry " << cq[0].cycle - start
-            << " cycles (HDQ PIO included); last NOTIFY taken to CQ entry "
-            << cq[0].cycle - heard << " cycles\n";
+            << " cycles (HDQ PIO included); last NOTIFY taken to CQ entry " << cq[0].cycle - heard
+            << " cycles\n";
   finish(b, 0);
 }
 
@@ -262,6 +262,53 @@ SYNCFAB_TEST(nic_top, nack_retry) {
   finish(b, 0);
 }
 
+// CTRL.SOFT_RESET (§8) mid-barrier, through the driver's close(): a context
+// waiting for notifications that never come and a NOTIFY parked for a context
+// with no descriptor are wiped (SE clears its contexts and walks the request
+// DAMQ out; TE, OF, CQ reset); STATUS shows nothing active; afterwards the
+// parked barrier runs from scratch: its NOTIFY must be heard again (RECV, not
+// DUP), so the parked copy is gone.
+SYNCFAB_TEST(nic_top, soft_reset) {
+  Bench b(ctx, Knobs{}, ctx.rng()());
+  co_await b.reset();
+  b.start();
+  b.set_node_lid(kOwnLid);
+  const auto l4 = rank_lids(4, 0);
+  const auto l2 = rank_lids(2, 1);
+  {
+    drv::NicOptions o = nic_options(b);
+    o.drain_timeout = std::chrono::microseconds(2);
+    drv::Nic n(b.dev, b.memory, o);
+    b.watch_cq();
+    auto stuck = n.open_context(drv::ContextConfig(0, 0, 4, 1, l4));
+    const std::uint16_t e0 = stuck.next_descriptor(drv::WaitMode::kPoll).epoch();
+    // Registered with the peers but with no NOTIFY: the NIC sends round 0
+    // and then waits for ever.
+    auto silent = drv::build_barrier_schedule(0, 4, 1);
+    b.world.expect(0, e0, silent, l4, 0, 0, 1'000'000);
+    stuck.arrive();
+    // A NOTIFY of ctx 1 epoch 7 parks (no descriptor on ctx 1 yet).
+    b.world.expect(1, 7, drv::build_barrier_schedule(1, 2, 1), l2, 0, 0);
+    b.idle_cycles(300);
+    TB_CHECK_EQ(drv::Csr(b.dev).read(nic::STATUS_ACTIVE_CTX), 1U);
+    b.world.abandon(1, 7);
+    stuck.close();
+    TB_CHECK_EQ(n.close(), 1U) << "one barrier abandoned by close()";
+    b.world.abandon(0, e0);
+  }
+  TB_CHECK(b.world.empty()) << "nothing left to inject";
+  drv::Csr csr(b.dev);
+  TB_CHECK_EQ(csr.read(nic::STATUS_ACTIVE_CTX), 0U) << "§8: every context gone";
+  TB_CHECK_EQ(csr.read(nic::STATUS_BUSY), 0U) << "§8: nothing queued or running";
+  drv::Nic n(b.dev, b.memory, nic_options(b));
+  b.watch_cq();
+  auto again = n.open_context(drv::ContextConfig(1, 1, 2, 1, l2, drv::SubmitPath::kHdq,
+                                                 drv::WaitMode::kPoll, std::uint16_t{7}));
+  b.idle_cycles(50);
+  run_barrier(b, again, l2, 100);
+  finish(b, 0);
+}
+
 // Random: barriers of random size, fan-out and rank on random contexts (up
 // to four at once), random paths and wait modes, peer skew, NACKs both ways,
 // garbage headers, tx and memory backpressure. Every barrier is checked for
@@ -319,7 +366,7 @@ SYNCFAB_TEST(nic_top, random) {
     for (unsigned c = 0; c < nctx; ++c) {
       const std::uint16_t epoch = ctxs[c].next_descriptor(modes[c]).epoch();
       b.world.expect(c, epoch, ctxs[c].schedule(), lidsv[c], static_cast<unsigned>(rng() % 400),
-                   static_cast<unsigned>(rng() % 30));
+                     static_cast<unsigned>(rng() % 30));
       ctxs[c].arrive(rng() % 2 == 0 ? drv::SubmitPath::kHdq : drv::SubmitPath::kSdq, modes[c]);
     }
     for (unsigned c = 0; c < nctx; ++c) {

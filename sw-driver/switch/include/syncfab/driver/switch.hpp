@@ -48,10 +48,10 @@ struct LinkParams {
 unsigned required_headroom(const LinkParams& link);
 
 struct PfcPriority {
-  bool lossless = false;    // PFC on this priority
-  std::uint16_t xoff = 0;   // cells
-  std::uint16_t xon = 0;    // cells, <= xoff
-  std::uint16_t quanta = 0; // pause time sent, >= 1
+  bool lossless = false;     // PFC on this priority
+  std::uint16_t xoff = 0;    // cells
+  std::uint16_t xon = 0;     // cells, <= xoff
+  std::uint16_t quanta = 0;  // pause time sent, >= 1
 };
 using PfcPortConfig = std::array<PfcPriority, kSwitchPrios>;
 
@@ -68,8 +68,8 @@ struct WredQueue {
 };
 
 struct SchedConfig {
-  std::uint8_t sp_mask = 0;                            // strict-priority queues
-  std::array<std::uint8_t, kSwitchPrios> weight{};     // WDRR quanta (flits), >= 1 for WDRR queues
+  std::uint8_t sp_mask = 0;                         // strict-priority queues
+  std::array<std::uint8_t, kSwitchPrios> weight{};  // WDRR quanta (flits), >= 1 for WDRR queues
 };
 
 struct WatchdogConfig {

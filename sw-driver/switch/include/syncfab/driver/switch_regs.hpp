@@ -32,15 +32,15 @@ static_assert(SWITCH_CSR__VERSION__MINOR_bm == NIC_CSR__VERSION__MINOR_bm);
 
 #define SYNCFAB_SW_REG(R) \
   inline constexpr Reg R { static_cast<std::uint32_t>(offsetof(switch_csr_t, R)), #R }
-#define SYNCFAB_SW_FIELD(R, F)                                                                \
-  inline constexpr Field R##_##F {                                                            \
+#define SYNCFAB_SW_FIELD(R, F)                                                               \
+  inline constexpr Field R##_##F {                                                           \
     R, static_cast<std::uint32_t>(SWITCH_CSR__##R##__##F##_bm), SWITCH_CSR__##R##__##F##_bp, \
-        SWITCH_CSR__##R##__##F##_bw, #R "." #F                                                \
+        SWITCH_CSR__##R##__##F##_bw, #R "." #F                                               \
   }
 // Fields of array / per-port registers: the offset is supplied by at().
-#define SYNCFAB_SW_AFIELD(PATH, NAME, F)                                     \
-  inline constexpr Field NAME##_##F {                                        \
-    Reg{0, #NAME}, static_cast<std::uint32_t>(SWITCH_CSR__##PATH##__##F##_bm), \
+#define SYNCFAB_SW_AFIELD(PATH, NAME, F)                                             \
+  inline constexpr Field NAME##_##F {                                                \
+    Reg{0, #NAME}, static_cast<std::uint32_t>(SWITCH_CSR__##PATH##__##F##_bm),       \
         SWITCH_CSR__##PATH##__##F##_bp, SWITCH_CSR__##PATH##__##F##_bw, #NAME "." #F \
   }
 
@@ -126,7 +126,8 @@ inline Reg remap(unsigned prio) {
   if (prio >= kNumPrio) {
     throw std::out_of_range("REMAP index " + std::to_string(prio) + " (8 priorities)");
   }
-  return Reg{static_cast<std::uint32_t>(offsetof(switch_csr_t, REMAP) + 4U * prio), "REMAP"};
+  return Reg{static_cast<std::uint32_t>(offsetof(switch_csr_t, REMAP) + std::size_t{4} * prio),
+             "REMAP"};
 }
 
 // The per-port registers (PORT[port].<which>[index]).
