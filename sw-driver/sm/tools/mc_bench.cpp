@@ -1,6 +1,6 @@
 // Multicast routing on the FULB-MC paper's fabrics: for each case, every
 // engine routes all groups of a pattern; prints max/mean EFI, routing time
-// (min-hop and root-independent setup excluded) and whether every tree passed
+// (min-hop data and the root index excluded: per-fabric setup) and whether every tree passed
 // the checker. Not a unit test. Usage: sm_mc_bench [--case FABRIC PATTERN PPN]...
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -93,10 +93,13 @@ int run(int argc, char** argv) {
   bool csv = false;
   app.add_option("--engine", only, "run only this engine (repeatable; default: all but SSSP-MC)");
   app.add_flag("--csv", csv, "CSV rows instead of a Markdown table (scripts/bench_route.py)");
+  // Default scan: since it runs 16 bytes at a time it is 2-5x faster than
+  // the index on every benchmark fabric (--root-bench; README "Beyond the
+  // paper"), with the same roots.
   std::string roots = "scan";
   app.add_option("--roots", roots,
-                 "root selection of every engine: scan (minimal_height_roots) or index "
-                 "(RootIndex, built once per fabric, not timed; same roots)")
+                 "root selection of every engine: scan (default; minimal_height_roots) or "
+                 "index (RootIndex, built once per fabric, not timed); same roots")
       ->check(CLI::IsMember({"scan", "index"}));
   int repeat = 1;
   app.add_option("--repeat", repeat, "route each case N times, report the least time")

@@ -46,6 +46,8 @@ class McLoad {
   [[nodiscard]] std::uint32_t efi(SwitchIdx s, PortNum p) const {
     return efi_[fabric_.port_slot(fabric_.switch_node(s), p)];
   }
+  // The same by Fabric::port_slot (loops over precomputed slots).
+  [[nodiscard]] std::uint32_t efi_at(std::size_t slot) const { return efi_[slot]; }
 
   struct Stats {
     std::uint32_t max_switch_links = 0;  // switch-to-switch directed links
@@ -131,14 +133,16 @@ McTree route_fulb_mc_bottleneck(const MinHop& mh, const Group& group, const McLo
 
 // FULB-MC-G on a batch. First pass: FULB-MC (same trees, so never worse).
 // Then rip-up and reroute on the whole picture: while the max switch-link EFI
-// is M > 1, for every link at M one group on it is moved to a tree that uses
-// only links with load <= M-2 once its own tree is removed (built like
-// route_fulb_mc_bottleneck with those links cut; tried on the current root,
-// then on up to 15 other minimal-height roots, the least used first;
-// shortest paths to a minimal-height root, so check_tree holds; at most 8
-// groups tried per link). When every link at M is relieved, M drops and the
-// loop goes on; at the first link no group can leave it stops. The max EFI never rises. `stats` (optional)
-// reports the work done.
+// is M > 1, for every link at M one group on it is moved to a tree that
+// avoids that link and uses only links with load <= M-2 once its own tree is
+// removed, or links its old tree used (built like route_fulb_mc_bottleneck
+// with the other links cut; up to 16 minimal-height roots, first those at
+// equal distance from both ends of the link, then the current root, then
+// the least used; shortest paths to a minimal-height root, so check_tree
+// holds; at most 8 groups tried per link, groups/2 + 16 tree builds in all).
+// When every link at M is relieved, M drops and the loop goes on; at the
+// first link no group can leave it stops. No link's EFI ever rises above its
+// value after the first pass's max. `stats` (optional) reports the work done.
 struct McGlobalStats {
   std::uint32_t first_max = 0;  // max switch-link EFI after the first pass
   std::uint32_t rounds = 0;     // times M dropped by one
