@@ -1,0 +1,183 @@
+#include "nic_fabric.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "syncfab/regs/nic_csr.h"
+
+namespace syncfab::tb::fabric {
+
+using fmt::PktHdr;
+using fmt::PktType;
+
+// ----------------------------------------------------------------- network
+std::uint64_t Network::route(unsigned a, unsigned b, std::uint64_t cycle) {
+  const std::vector<unsigned> path = torus_.route(a, b);
+  std::uint64_t t = cycle;
+  for (std::size_t i = 0; i + 1 < path.size(); ++i) {
+    std::uint64_t& free = link_free_[{path[i], path[i + 1]}];
+    const std::uint64_t depart = std::max(t, free);
+    free = depart + 1;  // one header per cycle per directed link
+    t = depart + hop_;
+  }
+  return t;
+}
+
+bool Network::idle() const {
+  for (std::size_t i = 0; i < duts_.size(); ++i) {
+    if (busy_[i] || !inbound_[i].empty()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+Task<> Network::run() {
+  if (clk_.sim().in_readonly()) {
+    co_await RisingEdge(clk_);
+  }
+  const std::size_t n = duts_.size();
+  for (;;) {
+    const std::uint64_t now = clk_.cycles();
+    for (std::size_t i = 0; i < n; ++i) {
+      Vnic_top& d = *duts_[i];
+      auto& q = inbound_[i];
+      if (!busy_[i] && !q.empty() && q.begin()->first <= now) {
+        nic_top::drive_hdr(d.rx_hdr_i, q.begin()->second);
+        busy_[i] = true;
+      }
+      d.rx_valid_i = busy_[i];
+      d.tx_ready_i = 1;
+    }
+    co_await ReadOnly();
+    for (std::size_t i = 0; i < n; ++i) {
+      Vnic_top& d = *duts_[i];
+      if (busy_[i]) {
+        if (d.rx_ready_o != 0) {
+          inbound_[i].erase(inbound_[i].begin());
+          busy_[i] = false;
+        } else {
+          ++stats_.rx_stall_cycles;
+        }
+      }
+      if (d.tx_valid_o != 0) {
+        const PktHdr h = nic_top::decode_hdr(d.tx_hdr_o);
+        TB_CHECK_EQ(h.src_lid(), lid_of(static_cast<unsigned>(i))) << "src_lid = NODE_LID";
+        TB_CHECK(h.dst_lid() >= 1 && h.dst_lid() <= n && h.dst_lid() != lid_of(i))
+            << "node " << i << " sent to LID 0x" << std::hex << h.dst_lid()
+            << ", not another node of the fabric";
+        switch (h.pkt_type()) {
+          case PktType::kNotify:
+            ++stats_.notifies;
+            break;
+          case PktType::kAck:
+            ++stats_.acks;
+            break;
+          case PktType::kNack:
+            ++stats_.nacks;
+            break;
+          default:
+            TB_CHECK(false) << "node " << i << " sent packet type "
+                            << static_cast<unsigned>(h.pkt_type());
+        }
+        const unsigned dst = h.dst_lid() - 1U;
+        // Leaves tx at the edge that follows: counts from now + 1.
+        auto& q = inbound_[dst];
+        q.emplace(route(static_cast<unsigned>(i), dst, now + 1), h);
+        stats_.max_rx_queue = std::max<std::uint64_t>(stats_.max_rx_queue, q.size());
+      }
+    }
+    co_await RisingEdge(clk_);
+  }
+}
+
+// ------------------------------------------------------------------- nodes
+namespace {
+ApbPins apb_pins(Vnic_top& d) {
+  ApbPins p;
+  p.psel = [&d](bool v) { d.psel_i = v; };
+  p.penable = [&d](bool v) { d.penable_i = v; };
+  p.pwrite = [&d](bool v) { d.pwrite_i = v; };
+  p.paddr = [&d](std::uint32_t a) {
+    if (a >= nic_top::kCsrWindow) {
+      throw std::invalid_argument("paddr wider than the 12-bit CSR port");
+    }
+    d.paddr_i = static_cast<SData>(a);
+  };
+  p.pwdata = [&d](std::uint32_t v) { d.pwdata_i = v; };
+  p.pstrb = [&d](std::uint8_t s) { d.pstrb_i = s; };
+  p.prdata = [&d] { return static_cast<std::uint32_t>(d.prdata_o); };
+  p.pready = [&d] { return d.pready_o != 0; };
+  p.pslverr = [&d] { return d.pslverr_o != 0; };
+  return p;
+}
+}  // namespace
+
+Node::Node(TestContext& ctx, unsigned index, const nic_top::Knobs& knobs)
+    : dut(ctx.make_dut<Vnic_top>("nic" + std::to_string(index))),
+      clk(ctx.sim().add_clock("clk" + std::to_string(index), dut.clk_i, nic_top::kPeriod)),
+      apb(clk, apb_pins(dut)),
+      memory(nic_top::kMemBase, nic_top::kMemBytes),
+      mem(dut, clk, ctx.rng(), memory, knobs),
+      dev(
+          ctx.sim(), clk, apb, [this] { return dut.intr_o != 0; }, memory, nic_top::kCsrWindow) {}
+
+Fabric::Fabric(TestContext& ctx, unsigned x, unsigned y, unsigned z, unsigned hop_latency)
+    : ctx_(ctx), torus_(x, y, z) {
+  std::vector<Vnic_top*> duts;
+  for (unsigned i = 0; i < torus_.nodes(); ++i) {
+    nodes_.push_back(std::make_unique<Node>(ctx, i, knobs_));
+    duts.push_back(&nodes_.back()->dut);
+  }
+  net_ = std::make_unique<Network>(torus_, hop_latency, std::move(duts), clk());
+}
+
+Fabric::~Fabric() {
+  for (auto& n : nodes_) {
+    n->nic.reset();
+  }
+  for (auto& h : bfms_) {
+    h.cancel();
+  }
+}
+
+Task<> Fabric::reset() {
+  for (auto& n : nodes_) {
+    n->apb.idle();
+    n->dut.rst_ni = 0;
+    n->dut.pprot_i = 0;
+    n->dut.rx_valid_i = 0;
+    n->dut.tx_ready_i = 0;
+    n->dut.mem_req_ready_i = 0;
+    n->dut.mem_rsp_valid_i = 0;
+  }
+  co_await ClockCycles(clk(), 3);
+  for (auto& n : nodes_) {
+    n->dut.rst_ni = 1;
+  }
+  co_await RisingEdge(clk());
+}
+
+void Fabric::bring_up(const driver::NicOptions& opts) {
+  for (auto& n : nodes_) {
+    bfms_.push_back(ctx_.sim().start_soon(n->mem.run(), "memory bfm"));
+  }
+  bfms_.push_back(ctx_.sim().start_soon(net_->run(), "torus"));
+  for (unsigned i = 0; i < size(); ++i) {
+    Node& n = *nodes_[i];
+    n.dev.write32(static_cast<std::uint32_t>(offsetof(nic_csr_t, NODE_LID)), lid_of(i));
+    n.nic = std::make_unique<driver::Nic>(n.dev, n.memory, opts);
+    const std::uint64_t base =
+        (static_cast<std::uint64_t>(n.dev.read32(offsetof(nic_csr_t, CQ_BASE_HI))) << 32U) |
+        n.dev.read32(offsetof(nic_csr_t, CQ_BASE_LO));
+    n.mem.watch_cq(base, n.dev.read32(offsetof(nic_csr_t, CQ_SIZE)));
+  }
+}
+
+void Fabric::idle_cycles(std::uint64_t n) {
+  ctx_.sim().run([](Clock& c, std::uint64_t k) -> Task<> { co_await ClockCycles(c, k); }(clk(), n),
+                 "idle");
+}
+
+}  // namespace syncfab::tb::fabric

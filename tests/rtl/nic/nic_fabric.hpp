@@ -1,0 +1,106 @@
+// N verilated nic_top instances joined by a 3D torus (dimension-order
+// routing, a fixed per-hop latency in cycles, one header per cycle on each
+// directed link) — the fabric of docs/nic-rtl.md "Verilated fabric". Every
+// node has its own clock, memory BFM, RtlDevice and unchanged driver (Nic).
+#pragma once
+
+#include <Vnic_top.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "nic_top_bench.hpp"
+#include "syncfab/driver/nic.hpp"
+#include "syncfab/model/torus.hpp"
+
+namespace syncfab::tb::fabric {
+
+// The node's LID (never kLidNone = 0), as in the golden model's fabric.
+inline std::uint16_t lid_of(unsigned node) { return static_cast<std::uint16_t>(node + 1); }
+
+struct NetStats {
+  std::uint64_t notifies = 0;
+  std::uint64_t acks = 0;
+  std::uint64_t nacks = 0;
+  std::uint64_t max_rx_queue = 0;     // deepest inbound queue seen at a NIC
+  std::uint64_t rx_stall_cycles = 0;  // a due header waited for rx_ready
+};
+
+// The torus between the NICs' tx and rx pins.
+class Network {
+ public:
+  Network(const model::Torus3D& torus, unsigned hop_latency, std::vector<Vnic_top*> duts,
+          Clock& clk)
+      : torus_(torus),
+        hop_(hop_latency),
+        duts_(std::move(duts)),
+        clk_(clk),
+        inbound_(duts_.size()),
+        busy_(duts_.size(), false) {}
+  Task<> run();
+  [[nodiscard]] const NetStats& stats() const { return stats_; }
+  [[nodiscard]] bool idle() const;
+  // Largest one-way latency of an uncontended packet.
+  [[nodiscard]] std::uint64_t max_latency() const {
+    return std::uint64_t{torus_.diameter()} * hop_;
+  }
+
+ private:
+  // Departure from `a` at `cycle`: reserves every link of the route and
+  // returns the arrival cycle at `b`.
+  std::uint64_t route(unsigned a, unsigned b, std::uint64_t cycle);
+
+  const model::Torus3D& torus_;
+  unsigned hop_;
+  std::vector<Vnic_top*> duts_;
+  Clock& clk_;
+  std::vector<std::multimap<std::uint64_t, fmt::PktHdr>> inbound_;  // per node, by due cycle
+  std::vector<bool> busy_;                                          // rx_valid shown
+  std::map<std::pair<unsigned, unsigned>, std::uint64_t> link_free_;
+  NetStats stats_;
+};
+
+struct Node {
+  Node(TestContext& ctx, unsigned index, const nic_top::Knobs& knobs);
+  Vnic_top& dut;
+  Clock& clk;
+  ApbMaster apb;
+  driver::HostMemory memory;
+  nic_top::MemoryBfm mem;
+  driver::RtlDevice dev;
+  std::unique_ptr<driver::Nic> nic;
+};
+
+// Clock, reset, every node's driver.
+class Fabric {
+ public:
+  Fabric(TestContext& ctx, unsigned x, unsigned y, unsigned z, unsigned hop_latency);
+  // Closes every Nic while every BFM still lives (closing runs the
+  // simulation), then stops the BFMs that refer to the nodes.
+  ~Fabric();
+  Fabric(const Fabric&) = delete;
+  Fabric& operator=(const Fabric&) = delete;
+  Fabric(Fabric&&) = delete;
+  Fabric& operator=(Fabric&&) = delete;
+  Task<> reset();
+  // After reset: BFMs and network up, NODE_LID set, a Nic on every node.
+  void bring_up(const driver::NicOptions& opts);
+  void idle_cycles(std::uint64_t n);
+  [[nodiscard]] unsigned size() const { return static_cast<unsigned>(nodes_.size()); }
+  [[nodiscard]] Node& node(unsigned i) { return *nodes_.at(i); }
+  [[nodiscard]] Clock& clk() { return nodes_.front()->clk; }
+  [[nodiscard]] Network& net() { return *net_; }
+  [[nodiscard]] const model::Torus3D& torus() const { return torus_; }
+
+ private:
+  TestContext& ctx_;
+  model::Torus3D torus_;
+  nic_top::Knobs knobs_;
+  std::vector<std::unique_ptr<Node>> nodes_;
+  std::unique_ptr<Network> net_;
+  std::vector<TaskHandle> bfms_;
+};
+
+}  // namespace syncfab::tb::fabric

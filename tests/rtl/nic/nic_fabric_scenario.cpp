@@ -1,0 +1,268 @@
+#include "nic_fabric_scenario.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <iomanip>
+#include <iostream>
+#include <optional>
+
+#include "syncfab/driver/csr.hpp"
+#include "syncfab/driver/device.hpp"
+#include "syncfab/driver/nic_regs.hpp"
+
+namespace syncfab::tb::fabric {
+
+namespace drv = syncfab::driver;
+namespace nic = syncfab::driver::nic;
+
+namespace {
+
+constexpr std::uint64_t kPollStep = 4;  // cycles between two host polling sweeps
+
+std::uint64_t uniform(std::mt19937_64& rng, std::uint64_t hi) {
+  return std::uniform_int_distribution<std::uint64_t>(0, hi)(rng);
+}
+
+// One node's host for one flow.
+struct Host {
+  drv::BarrierContext bc;
+  unsigned next = 0;  // barriers posted so far
+  bool pending = false;
+  std::uint64_t post_at = 0;
+  std::vector<std::uint64_t> posts;
+  std::vector<std::uint64_t> returned;
+  std::vector<std::uint16_t> epochs;
+  std::uint64_t sends = 0;  // NOTIFYs one barrier of this node's schedule sends
+  std::uint64_t hears = 0;  // NOTIFYs it expects
+};
+
+// CSR event counters (they count from reset; scenarios use differences).
+struct Counters {
+  std::uint32_t sent = 0, recv = 0, nack_sent = 0, nack_recv = 0, retry = 0, completion = 0,
+                error = 0, drop = 0, dup = 0;
+  Counters operator-(const Counters& o) const {
+    return {sent - o.sent,           recv - o.recv,   nack_sent - o.nack_sent,
+            nack_recv - o.nack_recv, retry - o.retry, completion - o.completion,
+            error - o.error,         drop - o.drop,   dup - o.dup};
+  }
+};
+
+Counters read_counters(drv::Device& d) {
+  drv::Csr c(d);
+  return {c.read(nic::CNT_NOTIF_SENT), c.read(nic::CNT_NOTIF_RECV), c.read(nic::CNT_NACK_SENT),
+          c.read(nic::CNT_NACK_RECV),  c.read(nic::CNT_RETRY),      c.read(nic::CNT_COMPLETION),
+          c.read(nic::CNT_ERROR),      c.read(nic::CNT_DROP),       c.read(nic::CNT_DUP)};
+}
+
+}  // namespace
+
+drv::NicOptions nic_options(Sim& sim, std::uint32_t retry_delay) {
+  drv::NicOptions o;
+  o.poll_interval = std::chrono::nanoseconds(40);
+  o.cq_entries = 16;
+  o.sdq_entries = 8;
+  o.retry_delay_cycles = retry_delay;
+  o.retry_limit = 0;
+  Sim* s = &sim;
+  o.clock = [s] { return std::chrono::nanoseconds(s->now() / 1000); };
+  return o;
+}
+
+ScenarioResult run_scenario(Fabric& fab, const Scenario& sc, std::mt19937_64& rng) {
+  const unsigned p = fab.size();
+  Clock& clk = fab.clk();
+  std::vector<std::uint16_t> lids(p);
+  for (unsigned i = 0; i < p; ++i) {
+    lids[i] = lid_of(i);
+  }
+  const std::uint64_t start = clk.cycles();
+  std::vector<std::size_t> cq_before(p);
+  std::vector<Counters> cnt_before(p);
+  for (unsigned i = 0; i < p; ++i) {
+    cq_before[i] = fab.node(i).mem.cq_writes().size();
+    cnt_before[i] = read_counters(fab.node(i).dev);
+  }
+  const NetStats net_before = fab.net().stats();
+  // hosts[f][i]: node i's host of flow f. Paths alternate over nodes,
+  // flows and barriers so both HDQ and SDQ carry every barrier.
+  std::vector<std::vector<Host>> hosts(sc.flows.size());
+  unsigned max_rounds = 0;
+  unsigned total_barriers = 0;
+  for (std::size_t f = 0; f < sc.flows.size(); ++f) {
+    const Flow& fl = sc.flows[f];
+    total_barriers += fl.barriers;
+    for (unsigned i = 0; i < p; ++i) {
+      Host h;
+      h.bc = fab.node(i).nic->open_context(drv::ContextConfig(fl.ctx, i, p, fl.k, lids));
+      for (const auto& r : h.bc.schedule().rounds) {
+        h.sends += r.send_to.size();
+        h.hears += r.expect_from.size();
+      }
+      max_rounds = std::max(max_rounds, static_cast<unsigned>(h.bc.schedule().rounds.size()));
+      h.post_at = start + (sc.late != 0 && i == sc.late_node ? sc.late : uniform(rng, sc.skew));
+      hosts[f].push_back(std::move(h));
+    }
+  }
+  // Liveness bound after the last post, in the shape of the golden model's
+  // (docs/barrier-protocol.md §10): per round a NOTIFY, a NACK and its
+  // re-send after RETRY_DELAY plus queueing at the receiver; then the
+  // completion writes. The NIC's own pipeline is counted in `nic`.
+  const std::uint64_t nic = 16;
+  const std::uint64_t lat = fab.net().max_latency() + nic;
+  ScenarioResult res;
+  res.bound =
+      200 + std::uint64_t{max_rounds} * (3 * lat + 2ULL * sc.retry_delay + 2ULL * p) + 2 * lat;
+  const std::uint64_t limit = start + sc.skew + sc.late +
+                              std::uint64_t{total_barriers} * (sc.gap + res.bound + 64ULL * p) +
+                              std::uint64_t{p} * 400;
+  // The hosts share one simulated timeline (the driver is synchronous), so a
+  // sweep serves them one after another; a fresh random order per sweep keeps
+  // the order of posts seeded even when the APB time of the sweep dwarfs
+  // the skew (128 nodes).
+  std::vector<unsigned> order(p);
+  for (unsigned i = 0; i < p; ++i) {
+    order[i] = i;
+  }
+  for (;;) {
+    bool all = true;
+    std::shuffle(order.begin(), order.end(), rng);
+    for (std::size_t f = 0; f < sc.flows.size(); ++f) {
+      for (const unsigned i : order) {
+        Host& h = hosts[f][i];
+        if (h.pending && h.bc.test()) {
+          h.pending = false;
+          h.post_at = clk.cycles() + uniform(rng, sc.gap);
+        }
+        if (!h.pending && h.next < sc.flows[f].barriers && clk.cycles() >= h.post_at) {
+          const auto path =
+              (i + f + h.next) % 2 == 0 ? drv::SubmitPath::kHdq : drv::SubmitPath::kSdq;
+          h.posts.push_back(clk.cycles());
+          h.bc.arrive(path);
+          h.returned.push_back(clk.cycles());
+          h.epochs.push_back(h.bc.epoch());
+          h.pending = true;
+          ++h.next;
+        }
+        all = all && !h.pending && h.next == sc.flows[f].barriers;
+      }
+    }
+    if (all) {
+      break;
+    }
+    TB_CHECK(clk.cycles() < limit) << "LIVENESS: barriers still outstanding at cycle "
+                                   << clk.cycles() << " (scenario started at " << start << ")";
+    fab.idle_cycles(kPollStep);
+  }
+  res.cycles = clk.cycles() - start;
+  fab.idle_cycles(200);  // last responses out
+  TB_CHECK(fab.net().idle()) << "packets still in the torus after every barrier completed";
+
+  // Completions, safety, liveness.
+  for (std::size_t f = 0; f < sc.flows.size(); ++f) {
+    const Flow& fl = sc.flows[f];
+    std::uint64_t prev_last_done = 0;
+    for (unsigned b = 0; b < fl.barriers; ++b) {
+      BarrierFigure fig{fl.ctx, fl.k, b, UINT64_MAX, 0, 0, 0, 0};
+      const std::uint16_t epoch = hosts[f][0].epochs[b];
+      for (unsigned i = 0; i < p; ++i) {
+        TB_CHECK_EQ(hosts[f][i].epochs[b], epoch) << "node " << i << " ctx " << fl.ctx;
+        fig.first_post = std::min(fig.first_post, hosts[f][i].posts[b]);
+        fig.last_post = std::max(fig.last_post, hosts[f][i].posts[b]);
+        fig.last_returned = std::max(fig.last_returned, hosts[f][i].returned[b]);
+      }
+      double sum = 0;
+      for (unsigned i = 0; i < p; ++i) {
+        const auto& cq = fab.node(i).mem.cq_writes();
+        std::optional<std::uint64_t> done;
+        for (std::size_t w = cq_before[i]; w < cq.size(); ++w) {
+          if (cq[w].ctx != fl.ctx || cq[w].epoch != epoch) {
+            continue;
+          }
+          TB_CHECK(!done) << "node " << i << " ctx " << fl.ctx << " epoch " << epoch
+                          << ": two CQ entries";
+          TB_CHECK_EQ(cq[w].status, 0U) << "node " << i << " ctx " << fl.ctx << " epoch " << epoch
+                                        << " completed with error code " << cq[w].err;
+          done = cq[w].cycle;
+        }
+        TB_CHECK(done) << "node " << i << " ctx " << fl.ctx << " epoch " << epoch
+                       << ": no CQ entry";
+        TB_CHECK(*done > fig.last_post) << "SAFETY: node " << i << " ctx " << fl.ctx << " barrier "
+                                        << b << " completed at cycle " << *done
+                                        << " before the last node posted at " << fig.last_post;
+        const std::uint64_t lat_i = *done - fig.last_post;
+        TB_CHECK(lat_i <= res.bound)
+            << "LIVENESS: node " << i << " ctx " << fl.ctx << " barrier " << b << " completed "
+            << lat_i << " cycles after the last post (bound " << res.bound << ")";
+        res.worst = std::max(res.worst, lat_i);
+        fig.last_done = std::max(fig.last_done, *done);
+        sum += static_cast<double>(lat_i);
+      }
+      fig.mean_done = sum / p;
+      if (b > 0) {
+        for (unsigned i = 0; i < p; ++i) {
+          res.ahead += hosts[f][i].posts[b] < prev_last_done ? 1U : 0U;
+        }
+      }
+      prev_last_done = fig.last_done;
+      res.barriers.push_back(fig);
+    }
+  }
+
+  // Counter identities of a lossless fabric (§10), per node and summed.
+  std::uint64_t sum_recv = 0;
+  std::uint64_t sum_nack_recv = 0;
+  std::uint64_t want_sends = 0;
+  for (unsigned i = 0; i < p; ++i) {
+    const Counters c = read_counters(fab.node(i).dev) - cnt_before[i];
+    std::uint64_t hears = 0;
+    std::uint64_t sends = 0;
+    for (std::size_t f = 0; f < sc.flows.size(); ++f) {
+      hears += hosts[f][i].hears * sc.flows[f].barriers;
+      sends += hosts[f][i].sends * sc.flows[f].barriers;
+    }
+    want_sends += sends;
+    const std::string who = "node " + std::to_string(i) + ": ";
+    TB_CHECK_EQ(c.recv, hears) << who << "CNT_NOTIF_RECV = notifications its schedules expect";
+    TB_CHECK_EQ(c.sent - c.retry, sends)
+        << who << "CNT_NOTIF_SENT - CNT_RETRY = its schedules' sends";
+    TB_CHECK_EQ(c.retry, c.nack_recv) << who << "every NACK re-sent (retry limit 0)";
+    TB_CHECK_EQ(c.dup, 0U) << who << "CNT_DUP (lossless fabric)";
+    TB_CHECK_EQ(c.drop, 0U) << who << "CNT_DROP (lossless fabric)";
+    TB_CHECK_EQ(c.error, 0U) << who << "CNT_ERROR";
+    TB_CHECK_EQ(c.completion, fab.node(i).mem.cq_writes().size() - cq_before[i])
+        << who << "CNT_COMPLETION = CQ entries written";
+    res.notif_sent += c.sent;
+    res.retries += c.retry;
+    res.nack_sent += c.nack_sent;
+    sum_recv += c.recv;
+    sum_nack_recv += c.nack_recv;
+  }
+  TB_CHECK_EQ(sum_nack_recv, res.nack_sent) << "sum CNT_NACK_RECV = sum CNT_NACK_SENT";
+  TB_CHECK_EQ(res.notif_sent, sum_recv + res.nack_sent)
+      << "sum CNT_NOTIF_SENT = sum CNT_NOTIF_RECV + sum CNT_NACK_SENT (DUP = DROP = 0)";
+  TB_CHECK_EQ(sum_recv, want_sends) << "every scheduled NOTIFY received once";
+  const NetStats& ns = fab.net().stats();
+  TB_CHECK_EQ(ns.notifies - net_before.notifies, res.notif_sent)
+      << "NOTIFYs on the wire = sum CNT_NOTIF_SENT";
+  TB_CHECK_EQ(ns.nacks - net_before.nacks, res.nack_sent)
+      << "NACKs on the wire = sum CNT_NACK_SENT";
+  TB_CHECK_EQ(ns.acks - net_before.acks, sum_recv) << "ACKs on the wire = sum CNT_NOTIF_RECV";
+  return res;
+}
+
+void print(const std::string& name, Fabric& fab, const ScenarioResult& r) {
+  std::cout << name << ": p=" << fab.size() << ", longest one-way " << fab.net().max_latency()
+            << " cycles; " << r.cycles << " cycles; NOTIFY " << r.notif_sent << ", NACK "
+            << r.nack_sent << ", retries " << r.retries << "; worst completion " << r.worst
+            << " cycles after the last post (bound " << r.bound << "); " << r.ahead
+            << " posts of barrier n+1 while a node was still in n\n";
+  for (const auto& b : r.barriers) {
+    std::cout << "  ctx " << b.ctx << " k=" << b.k << " barrier " << b.barrier << ": posts "
+              << b.first_post << ".." << b.last_post << ", last post -> last completion "
+              << b.last_done - b.last_post << " cycles (from the last arrive() return "
+              << b.last_done - b.last_returned << "), mean per node " << std::fixed
+              << std::setprecision(1) << b.mean_done << "\n";
+  }
+}
+
+}  // namespace syncfab::tb::fabric

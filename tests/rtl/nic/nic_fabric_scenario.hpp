@@ -1,0 +1,64 @@
+// Barrier scenarios on the verilated fabric (nic_fabric.hpp): every node's
+// host posts its own descriptor through its own driver with a seeded random
+// skew, polls its CQ, and posts the next barrier a random gap after leaving
+// the previous one. Checks on every run: safety (no CQ entry before the last
+// node posted), liveness (every CQ entry within a bound of the last post),
+// every entry OK and exactly once, the counter identities of a lossless
+// fabric (docs/barrier-protocol.md §10).
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "nic_fabric.hpp"
+
+namespace syncfab::tb::fabric {
+
+struct Flow {
+  unsigned ctx = 0;
+  unsigned k = 1;
+  unsigned barriers = 1;
+};
+
+struct Scenario {
+  std::vector<Flow> flows;
+  unsigned skew = 0;  // first post of each node: 0 .. skew cycles after start
+  unsigned gap = 0;   // next post: 0 .. gap cycles after collecting the last
+  std::uint32_t retry_delay = 16;
+  // Node `late_node` posts its first barrier `late` cycles after the start
+  // (the others within skew): NOTIFYs pile up in its request DAMQ.
+  unsigned late_node = 0;
+  unsigned late = 0;
+};
+
+struct BarrierFigure {
+  unsigned ctx = 0;
+  unsigned k = 1;
+  unsigned barrier = 0;
+  std::uint64_t first_post = 0;
+  std::uint64_t last_post = 0;      // arrive() called
+  std::uint64_t last_returned = 0;  // last arrive() returned (descriptor handed over)
+  std::uint64_t last_done = 0;      // last CQ entry written (hardware)
+  double mean_done = 0;             // mean over nodes of (CQ entry - last post)
+};
+
+struct ScenarioResult {
+  std::vector<BarrierFigure> barriers;
+  std::uint64_t bound = 0;       // liveness bound used
+  std::uint64_t worst = 0;       // largest (CQ entry - last post) seen
+  std::uint64_t nack_sent = 0;   // sum of CNT_NACK_SENT
+  std::uint64_t retries = 0;     // sum of CNT_RETRY
+  std::uint64_t notif_sent = 0;  // sum of CNT_NOTIF_SENT
+  std::uint64_t cycles = 0;      // simulated cycles of the scenario
+  std::uint64_t ahead = 0;       // posts of barrier n+1 before another node's CQ entry of n
+};
+
+// Driver options of every node (retry delay as the scenario's).
+driver::NicOptions nic_options(Sim& sim, std::uint32_t retry_delay);
+// Runs the scenario on a fabric already brought up; throws TestFailure.
+ScenarioResult run_scenario(Fabric& fab, const Scenario& sc, std::mt19937_64& rng);
+void print(const std::string& name, Fabric& fab, const ScenarioResult& r);
+
+}  // namespace syncfab::tb::fabric
