@@ -50,7 +50,7 @@ class Bench {
   explicit Bench(TestContext& ctx)
       : dut(ctx.make_dut<Vnic_csr_tb>()),
         clk(ctx.sim().add_clock("clk", dut.clk_i, kClkPeriod)),
-        apb(clk, pins(dut)) {
+        apb(clk, apb_pins_of(dut, kCsrWindow)) {
     dut.rst_ni = 0;
     apb.idle();
     dut.pprot_i = 0;
@@ -90,26 +90,6 @@ class Bench {
   Vnic_csr_tb& dut;
   Clock& clk;
   ApbMaster apb;
-
- private:
-  static ApbPins pins(Vnic_csr_tb& d) {
-    ApbPins p;
-    p.psel = [&d](bool v) { d.psel_i = v; };
-    p.penable = [&d](bool v) { d.penable_i = v; };
-    p.pwrite = [&d](bool v) { d.pwrite_i = v; };
-    p.paddr = [&d](std::uint32_t a) {
-      if (a >= kCsrWindow) {
-        throw std::invalid_argument("paddr wider than the 12-bit CSR port");
-      }
-      d.paddr_i = static_cast<SData>(a);
-    };
-    p.pwdata = [&d](std::uint32_t v) { d.pwdata_i = v; };
-    p.pstrb = [&d](std::uint8_t s) { d.pstrb_i = s; };
-    p.prdata = [&d] { return static_cast<std::uint32_t>(d.prdata_o); };
-    p.pready = [&d] { return d.pready_o != 0; };
-    p.pslverr = [&d] { return d.pslverr_o != 0; };
-    return p;
-  }
 };
 
 std::uint32_t byte_mask(std::uint8_t strb) {

@@ -93,31 +93,11 @@ Task<> Network::run() {
 }
 
 // ------------------------------------------------------------------- nodes
-namespace {
-ApbPins apb_pins(Vnic_top& d) {
-  ApbPins p;
-  p.psel = [&d](bool v) { d.psel_i = v; };
-  p.penable = [&d](bool v) { d.penable_i = v; };
-  p.pwrite = [&d](bool v) { d.pwrite_i = v; };
-  p.paddr = [&d](std::uint32_t a) {
-    if (a >= nic_top::kCsrWindow) {
-      throw std::invalid_argument("paddr wider than the 12-bit CSR port");
-    }
-    d.paddr_i = static_cast<SData>(a);
-  };
-  p.pwdata = [&d](std::uint32_t v) { d.pwdata_i = v; };
-  p.pstrb = [&d](std::uint8_t s) { d.pstrb_i = s; };
-  p.prdata = [&d] { return static_cast<std::uint32_t>(d.prdata_o); };
-  p.pready = [&d] { return d.pready_o != 0; };
-  p.pslverr = [&d] { return d.pslverr_o != 0; };
-  return p;
-}
-}  // namespace
 
 Node::Node(TestContext& ctx, unsigned index, const nic_top::Knobs& knobs)
     : dut(ctx.make_dut<Vnic_top>("nic" + std::to_string(index))),
       clk(ctx.sim().add_clock("clk" + std::to_string(index), dut.clk_i, nic_top::kPeriod)),
-      apb(clk, apb_pins(dut)),
+      apb(clk, apb_pins_of(dut, nic_top::kCsrWindow)),
       memory(nic_top::kMemBase, nic_top::kMemBytes),
       mem(dut, clk, ctx.rng(), memory, knobs),
       dev(

@@ -363,33 +363,13 @@ void PeerWorld::verify(const std::vector<CqWrite>& cq) const {
 }
 
 // ------------------------------------------------------------------- bench
-namespace {
-ApbPins apb_pins(Vnic_top& d) {
-  ApbPins p;
-  p.psel = [&d](bool v) { d.psel_i = v; };
-  p.penable = [&d](bool v) { d.penable_i = v; };
-  p.pwrite = [&d](bool v) { d.pwrite_i = v; };
-  p.paddr = [&d](std::uint32_t a) {
-    if (a >= kCsrWindow) {
-      throw std::invalid_argument("paddr wider than the 12-bit CSR port");
-    }
-    d.paddr_i = static_cast<SData>(a);
-  };
-  p.pwdata = [&d](std::uint32_t v) { d.pwdata_i = v; };
-  p.pstrb = [&d](std::uint8_t s) { d.pstrb_i = s; };
-  p.prdata = [&d] { return static_cast<std::uint32_t>(d.prdata_o); };
-  p.pready = [&d] { return d.pready_o != 0; };
-  p.pslverr = [&d] { return d.pslverr_o != 0; };
-  return p;
-}
-}  // namespace
 
 Bench::Bench(TestContext& c, Knobs k, std::uint64_t salt)
     : ctx(c),
       knobs(k),
       dut(c.make_dut<Vnic_top>()),
       clk(c.sim().add_clock("clk", dut.clk_i, kPeriod)),
-      apb(clk, apb_pins(dut)),
+      apb(clk, apb_pins_of(dut, kCsrWindow)),
       memory(kMemBase, kMemBytes),
       mem(dut, clk, c.rng(), memory, knobs),
       world([this] { return clk.cycles(); }, salt, knobs),

@@ -3,7 +3,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "syncfab/tb/event.hpp"
 #include "syncfab/tb/sim.hpp"
@@ -22,6 +24,32 @@ struct ApbPins {
   std::function<bool()> pready;
   std::function<bool()> pslverr;
 };
+
+// The pins of a verilated model whose APB completer port uses the project's
+// names (psel_i, penable_i, pwrite_i, paddr_i, pwdata_i, pstrb_i, prdata_o,
+// pready_o, pslverr_o), as every register block wrapper has. paddr_i decodes
+// `window_bytes` (a power of two); a wider address is refused, not aliased.
+template <class Dut>
+ApbPins apb_pins_of(Dut& d, std::uint32_t window_bytes) {
+  ApbPins p;
+  p.psel = [&d](bool v) { d.psel_i = v; };
+  p.penable = [&d](bool v) { d.penable_i = v; };
+  p.pwrite = [&d](bool v) { d.pwrite_i = v; };
+  p.paddr = [&d, window_bytes](std::uint32_t a) {
+    if (a >= window_bytes) {
+      throw std::invalid_argument("APB address " + std::to_string(a) +
+                                  " is outside the completer's " + std::to_string(window_bytes) +
+                                  "-byte window");
+    }
+    d.paddr_i = static_cast<std::remove_reference_t<decltype(d.paddr_i)>>(a);
+  };
+  p.pwdata = [&d](std::uint32_t v) { d.pwdata_i = v; };
+  p.pstrb = [&d](std::uint8_t s) { d.pstrb_i = s; };
+  p.prdata = [&d] { return static_cast<std::uint32_t>(d.prdata_o); };
+  p.pready = [&d] { return d.pready_o != 0; };
+  p.pslverr = [&d] { return d.pslverr_o != 0; };
+  return p;
+}
 
 struct ApbResult {
   std::uint32_t data = 0;  // PRDATA of a read; 0 for a write
