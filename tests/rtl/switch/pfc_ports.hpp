@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <random>
 #include <span>
 #include <type_traits>
 
@@ -60,5 +61,24 @@ std::uint64_t field(const Port& port, std::size_t i, unsigned width) {
     return out;
   }
 }
+
+// The random choices every PFC stimulus generator is built from; `all` is
+// the mask of the block's NumPrio priorities.
+class Picks {
+ public:
+  Picks(std::mt19937_64& rng, std::uint64_t all) : rng_(rng), all_(all) {}
+  bool chance(unsigned one_in) { return pick(one_in) == 0; }
+  unsigned pick(unsigned n) { return std::uniform_int_distribution<unsigned>(0, n - 1)(rng_); }
+  std::uint32_t any(std::uint32_t lo, std::uint32_t hi) {
+    return std::uniform_int_distribution<std::uint32_t>(lo, hi)(rng_);
+  }
+  std::uint64_t mask() { return rng_() & all_; }
+
+ protected:
+  std::mt19937_64& rng_;
+
+ private:
+  std::uint64_t all_;
+};
 
 }  // namespace syncfab::tb::pfc

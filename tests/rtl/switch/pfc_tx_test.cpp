@@ -158,16 +158,9 @@ Task<> reset(Vpfc_tx& dut, Clock& clk, const Stim& s) {
   dut.rst_ni = 1;
 }
 
-class StimGen {
+class StimGen : public pfc::Picks {
  public:
-  explicit StimGen(std::mt19937_64& rng) : rng_(rng) {}
-
-  bool chance(unsigned one_in) { return pick(one_in) == 0; }
-  unsigned pick(unsigned n) { return std::uniform_int_distribution<unsigned>(0, n - 1)(rng_); }
-  std::uint32_t any(std::uint32_t lo, std::uint32_t hi) {
-    return std::uniform_int_distribution<std::uint32_t>(lo, hi)(rng_);
-  }
-  std::uint64_t mask() { return rng_() & kAll; }
+  explicit StimGen(std::mt19937_64& rng) : Picks(rng, kAll) {}
 
   // XON below XOFF mostly; XON above, equal, 0 and the top too.
   void thresholds(Stim& s, unsigned p) {
@@ -215,9 +208,6 @@ class StimGen {
         return static_cast<std::uint16_t>(any(1, 0xFFFF));
     }
   }
-
- private:
-  std::mt19937_64& rng_;
 };
 
 }  // namespace

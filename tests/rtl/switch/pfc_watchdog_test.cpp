@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "pfc_ports.hpp"
 #include "syncfab/model/pfc_watchdog.hpp"
 #include "syncfab/tb/tb.hpp"
 
@@ -132,15 +133,9 @@ Task<> reset(Vpfc_watchdog& dut, Clock& clk, const PfcWatchdogInputs& s) {
   dut.rst_ni = 1;
 }
 
-class StimGen {
+class StimGen : public pfc::Picks {
  public:
-  explicit StimGen(std::mt19937_64& rng) : rng_(rng) {}
-  bool chance(unsigned one_in) { return pick(one_in) == 0; }
-  unsigned pick(unsigned n) { return std::uniform_int_distribution<unsigned>(0, n - 1)(rng_); }
-  std::uint32_t any(std::uint32_t lo, std::uint32_t hi) {
-    return std::uniform_int_distribution<std::uint32_t>(lo, hi)(rng_);
-  }
-  std::uint64_t mask() { return rng_() & kAll; }
+  explicit StimGen(std::mt19937_64& rng) : Picks(rng, kAll) {}
   // Times >= 1: 1, small, max (narrow widths only: a default-width max would
   // never expire in a run), random.
   std::uint32_t time(std::uint32_t small) {
@@ -167,9 +162,6 @@ class StimGen {
         return any(0, std::min<std::uint32_t>(kCntMax, 4));
     }
   }
-
- private:
-  std::mt19937_64& rng_;
 };
 
 }  // namespace
