@@ -120,6 +120,9 @@ TEST_F(SwitchTest, PfcWritesThresholdsQuantaAndEnable) {
   EXPECT_EQ(dev.reg(r::port_reg(1, r::PortReg::kPfcThr, 6).offset), (9U << 16) | 7U);
   // Other ports untouched (reset: XOFF = XON = 0xFFFF).
   EXPECT_EQ(dev.reg(r::port_reg(0, r::PortReg::kPfcThr, 2).offset), 0xFFFFFFFFU);
+  // Lossy share: 600 - (100 + 32) - (120 + 32); reset 0xFFFF elsewhere.
+  EXPECT_EQ(dev.reg(r::port_reg(1, r::PortReg::kLossyLimit).offset), 316U);
+  EXPECT_EQ(dev.reg(r::port_reg(0, r::PortReg::kLossyLimit).offset), 0xFFFFU);
 }
 
 TEST_F(SwitchTest, PfcRefusalsNameTheRuleAndLoseNothing) {
@@ -154,6 +157,7 @@ TEST_F(SwitchTest, PfcRefusalsNameTheRuleAndLoseNothing) {
             std::string::npos);
   EXPECT_EQ(dev.reg(r::port_reg(0, r::PortReg::kPfcThr, 3).offset), thr);
   EXPECT_EQ(dev.reg(r::port_reg(0, r::PortReg::kPfcEn).offset), 0b1000U);
+  EXPECT_EQ(dev.reg(r::port_reg(0, r::PortReg::kLossyLimit).offset), 600U - 132U);
 }
 
 TEST_F(SwitchTest, PauseMustOutlastItsRefresh) {
@@ -271,6 +275,9 @@ TEST_F(SwitchTest, CountersSelectClearAndSaturate) {
   EXPECT_EQ(sw.counter(1, 3, CounterKind::kPauseTx), 0U);
   EXPECT_EQ(dev.reg(r::CTRL.offset), 1U) << "clearing counters keeps ENABLE";
   EXPECT_EQ(to_string(CounterKind::kWdDisable), "WD_DISABLE");
+  dev.hw_count(2, 0, static_cast<unsigned>(CounterKind::kDropBuf), 3);
+  EXPECT_EQ(sw.counter(2, 0, CounterKind::kDropBuf), 3U);
+  EXPECT_EQ(to_string(CounterKind::kDropBuf), "DROP_BUF");
 }
 
 TEST_F(SwitchTest, Interrupts) {

@@ -77,6 +77,8 @@ std::array<Rule, kWords> make_rules() {
     rw(base + offsetof(P, WD_CTRL) / 4,
        SWITCH_CSR__PORTX__WD_CTRL__ENABLE_bm | SWITCH_CSR__PORTX__WD_CTRL__DROP_MODE_bm, 0);
     rw(base + offsetof(P, WRED_EN) / 4, SWITCH_CSR__PORTX__WRED_EN__MASK_bm, 0);
+    rw(base + offsetof(P, LOSSY_LIMIT) / 4, SWITCH_CSR__PORTX__LOSSY_LIMIT__LIMIT_bm,
+       SWITCH_CSR__PORTX__LOSSY_LIMIT__LIMIT_reset << SWITCH_CSR__PORTX__LOSSY_LIMIT__LIMIT_bp);
     for (std::size_t i = 0; i < 4; ++i) {
       rw(base + offsetof(P, WEIGHT) / 4 + i,
          SWITCH_CSR__PORTX__WEIGHTX__W_EVEN_bm | SWITCH_CSR__PORTX__WEIGHTX__W_ODD_bm,

@@ -67,6 +67,8 @@ std::string_view to_string(CounterKind kind) noexcept {
       return "WD_RECOVER";
     case CounterKind::kWdDisable:
       return "WD_DISABLE";
+    case CounterKind::kDropBuf:
+      return "DROP_BUF";
   }
   return "";
 }
@@ -292,6 +294,10 @@ void Switch::configure_pfc(unsigned port, const PfcPortConfig& cfg, const LinkPa
   }
   // Thresholds first, then the enable: the port never runs lossless on
   // thresholds of the previous configuration.
+  // The lossy share shrinks before the enable and never covers the lossless
+  // reservation, so lossy packets cannot eat a paused priority's headroom.
+  const Reg lossy = r::port_reg(port, r::PortReg::kLossyLimit);
+  csr.write(lossy, {{r::LOSSY_LIMIT_LIMIT.at(lossy), static_cast<std::uint32_t>(info_.buf_cells - reserved)}});
   const Reg en = r::port_reg(port, r::PortReg::kPfcEn);
   csr.write(en, {{r::PFC_EN_MASK.at(en), mask}});
   links_[port] = link;

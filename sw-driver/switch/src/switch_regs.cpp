@@ -29,6 +29,8 @@ Reg port_reg(unsigned port, PortReg which, unsigned index) {
         return {offsetof(P, WRED_K), sizeof(P::WRED_K) / 4, "WRED_K"};
       case PortReg::kWredP:
         return {offsetof(P, WRED_P), sizeof(P::WRED_P) / 4, "WRED_P"};
+      case PortReg::kLossyLimit:
+        return {offsetof(P, LOSSY_LIMIT), 1, "LOSSY_LIMIT"};
     }
     throw std::logic_error("unknown port register");
   }();

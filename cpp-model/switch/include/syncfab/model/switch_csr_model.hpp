@@ -26,7 +26,7 @@ struct SwitchCsrParams {
 class SwitchCsrModel final : public driver::Device {
  public:
   static constexpr unsigned kPrios = 8;
-  static constexpr unsigned kKinds = 15;
+  static constexpr unsigned kKinds = 16;
 
   explicit SwitchCsrModel(const SwitchCsrParams& params = {});
 

@@ -113,8 +113,9 @@ enum class CounterKind : std::uint8_t {
   kWdDetect = 12,
   kWdRecover = 13,
   kWdDisable = 14,
+  kDropBuf = 15,
 };
-inline constexpr unsigned kCounterKinds = 15;
+inline constexpr unsigned kCounterKinds = 16;
 std::string_view to_string(CounterKind kind) noexcept;
 
 struct LftEntry {

@@ -116,6 +116,7 @@ SYNCFAB_SW_AFIELD(PORTX__QUANTAX, QUANTA, Q_ODD);
 SYNCFAB_SW_AFIELD(PORTX__WRED_KX, WRED_K, KMIN);
 SYNCFAB_SW_AFIELD(PORTX__WRED_KX, WRED_K, KMAX);
 SYNCFAB_SW_AFIELD(PORTX__WRED_PX, WRED_P, P0);
+SYNCFAB_SW_AFIELD(PORTX__LOSSY_LIMIT, LOSSY_LIMIT, LIMIT);
 
 #undef SYNCFAB_SW_REG
 #undef SYNCFAB_SW_FIELD
@@ -131,7 +132,7 @@ inline Reg remap(unsigned prio) {
 }
 
 // The per-port registers (PORT[port].<which>[index]).
-enum class PortReg { kPfcEn, kSched, kWdCtrl, kWredEn, kWeight, kPfcThr, kQuanta, kWredK, kWredP };
+enum class PortReg { kPfcEn, kSched, kWdCtrl, kWredEn, kWeight, kPfcThr, kQuanta, kWredK, kWredP, kLossyLimit };
 
 Reg port_reg(unsigned port, PortReg which, unsigned index = 0);
 
