@@ -5,7 +5,7 @@ CMAKE_FLAGS ?=
 PY      := .venv/bin/python
 CTEST   := ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-.PHONY: all deps configure build run test regress lint waves bench bench-route docs format clean help
+.PHONY: all deps configure build run test regress lint waves bench bench-route bench-barrier docs format clean help
 
 all: build
 
@@ -17,6 +17,7 @@ help:
 	@echo "make waves TEST=<name> SEED=<n>   re-run one test with FST tracing"
 	@echo "make bench      benchmarks (simulation speed, DAMQ traffic, barrier latency, routing)"
 	@echo "make bench-route  the routing benchmark alone, into docs/bench-route.{md,csv,png}"
+	@echo "make bench-barrier  NIC barrier latency on the verilated fabric, into docs/bench-barrier.{md,csv,png}"
 	@echo "make docs       format and register references into $(BUILD)/docs"
 	@echo "make deps       install the pinned toolchain (scripts/toolchain.txt)"
 
@@ -59,6 +60,9 @@ bench: build
 
 bench-route: build
 	@scripts/bench_route.sh $(BUILD)
+
+bench-barrier: build
+	@$(PY) scripts/bench_barrier.py --build $(BUILD)
 
 docs: build
 	@cmake --build $(BUILD) --target docs

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # `make bench`: every benchmark that exists, results under <build>/bench/.
 # Today: simulation speed (bare Verilator vs the coroutine harness), the DAMQ
-# traffic scenario at full length, and the golden model's barrier latency
-# table. Routing (bench-route) and the RTL barrier study (bench-barrier) join
-# as their issues land.
+# traffic scenario at full length, the NIC barrier latency study on the
+# verilated fabric (bench-barrier: docs/bench-barrier.{md,csv,png}) with the
+# golden model's own table next to it. Routing (bench-route) runs after this
+# script (Makefile).
 set -euo pipefail
 build=${1:-build}
 out="$build/bench"
@@ -14,6 +15,10 @@ echo
 echo "== request DAMQ traffic scenario, 200,000 cycles per load"
 "$build/tb/scenarios/scenario_damq_traffic" --param cycles=200000 --seed 1 | tee "$out/damq_traffic.md"
 echo
-echo "== barrier latency, golden model (not yet RTL): hardware engine vs software dissemination"
+echo "== barrier latency, verilated fabric (bench-barrier): hardware vs golden model vs software vs bound"
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/.venv/bin/python" "$root/scripts/bench_barrier.py" --build "$build"
+echo
+echo "== barrier latency, golden model alone (every node posting at cycle 0)"
 "$build/cpp-model/network/syncfab_barrier_latency" | tee "$out/barrier_latency_model.md"
 echo "bench: results in $out/"

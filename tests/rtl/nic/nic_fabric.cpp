@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "syncfab/driver/nic_regs.hpp"
 #include "syncfab/regs/nic_csr.h"
 
 namespace syncfab::tb::fabric {
@@ -16,9 +17,15 @@ std::uint64_t Network::route(unsigned a, unsigned b, std::uint64_t cycle) {
   const std::vector<unsigned> path = torus_.route(a, b);
   std::uint64_t t = cycle;
   for (std::size_t i = 0; i + 1 < path.size(); ++i) {
-    std::uint64_t& free = link_free_[{path[i], path[i + 1]}];
-    const std::uint64_t depart = std::max(t, free);
-    free = depart + 1;  // one header per cycle per directed link
+    std::set<std::uint64_t>& busy = link_busy_[{path[i], path[i + 1]}];
+    // Routes are made in cycle order and depart no earlier: older entries
+    // can never be asked for again.
+    busy.erase(busy.begin(), busy.lower_bound(cycle));
+    std::uint64_t depart = t;
+    while (busy.contains(depart)) {
+      ++depart;  // one header per cycle per directed link
+    }
+    busy.insert(depart);
     t = depart + hop_;
   }
   return t;
@@ -94,6 +101,41 @@ Task<> Network::run() {
 
 // ------------------------------------------------------------------- nodes
 
+std::uint32_t DoorbellGate::read32(std::uint32_t offset) {
+  namespace nic = driver::nic;
+  // The queue state would not include the held posts: the driver would
+  // overfill the queue.
+  TB_CHECK(held_.empty() || (offset != nic::HDQ_POST.offset && offset != nic::SDQ_CONS.offset))
+      << "the driver reads queue state while " << held_.size()
+      << " doorbell write(s) are held (too many posts for a common start)";
+  return dev_.read32(offset);
+}
+
+void DoorbellGate::write32(std::uint32_t offset, std::uint32_t value) {
+  namespace nic = driver::nic;
+  if (holding_ && (offset == nic::HDQ_POST.offset || offset == nic::SDQ_PROD.offset)) {
+    held_.emplace_back(offset, value);
+    return;
+  }
+  dev_.write32(offset, value);
+}
+
+bool DoorbellGate::wait_interrupt(std::chrono::nanoseconds timeout) {
+  TB_CHECK(held_.empty()) << "the driver waits for its device while " << held_.size()
+                          << " doorbell write(s) are held (queue full during a common start?)";
+  return dev_.wait_interrupt(timeout);
+}
+
+Task<> DoorbellGate::release() {
+  holding_ = false;
+  const auto writes = std::exchange(held_, {});
+  for (const auto& [offset, value] : writes) {
+    const ApbResult r = co_await apb_.write(offset, value);
+    TB_CHECK(!r.error) << "held doorbell write of 0x" << std::hex << value << " at offset 0x"
+                       << offset << ": PSLVERR";
+  }
+}
+
 Node::Node(TestContext& ctx, unsigned index, const nic_top::Knobs& knobs)
     : dut(ctx.make_dut<Vnic_top>("nic" + std::to_string(index))),
       clk(ctx.sim().add_clock("clk" + std::to_string(index), dut.clk_i, nic_top::kPeriod)),
@@ -101,7 +143,8 @@ Node::Node(TestContext& ctx, unsigned index, const nic_top::Knobs& knobs)
       memory(nic_top::kMemBase, nic_top::kMemBytes),
       mem(dut, clk, ctx.rng(), memory, knobs),
       dev(
-          ctx.sim(), clk, apb, [this] { return dut.intr_o != 0; }, memory, nic_top::kCsrWindow) {}
+          ctx.sim(), clk, apb, [this] { return dut.intr_o != 0; }, memory, nic_top::kCsrWindow),
+      gate(dev, apb) {}
 
 Fabric::Fabric(TestContext& ctx, unsigned x, unsigned y, unsigned z, unsigned hop_latency)
     : ctx_(ctx), torus_(x, y, z) {
@@ -147,7 +190,7 @@ void Fabric::bring_up(const driver::NicOptions& opts) {
   for (unsigned i = 0; i < size(); ++i) {
     Node& n = *nodes_[i];
     n.dev.write32(static_cast<std::uint32_t>(offsetof(nic_csr_t, NODE_LID)), lid_of(i));
-    n.nic = std::make_unique<driver::Nic>(n.dev, n.memory, opts);
+    n.nic = std::make_unique<driver::Nic>(n.gate, n.memory, opts);
     const std::uint64_t base =
         (static_cast<std::uint64_t>(n.dev.read32(offsetof(nic_csr_t, CQ_BASE_HI))) << 32U) |
         n.dev.read32(offsetof(nic_csr_t, CQ_BASE_LO));
@@ -158,6 +201,33 @@ void Fabric::bring_up(const driver::NicOptions& opts) {
 void Fabric::idle_cycles(std::uint64_t n) {
   ctx_.sim().run([](Clock& c, std::uint64_t k) -> Task<> { co_await ClockCycles(c, k); }(clk(), n),
                  "idle");
+}
+
+void Fabric::hold_doorbells() {
+  for (auto& n : nodes_) {
+    n->gate.hold();
+  }
+}
+
+std::uint64_t Fabric::release_doorbells() {
+  return ctx_.sim().run(
+      [](Fabric& f) -> Task<std::uint64_t> {
+        // From just after an edge, every APB master drives its setup phase in
+        // this same step: the doorbells all complete at the same edge.
+        co_await RisingEdge(f.clk());
+        const std::uint64_t at = f.clk().cycles();
+        std::vector<TaskHandle> writes;
+        for (auto& n : f.nodes_) {
+          if (n->gate.holding() || n->gate.held() != 0) {
+            writes.push_back(f.ctx_.sim().start_soon(n->gate.release(), "held doorbells"));
+          }
+        }
+        for (auto& w : writes) {
+          co_await w;
+        }
+        co_return at;
+      }(*this),
+      "release doorbells");
 }
 
 }  // namespace syncfab::tb::fabric

@@ -6,9 +6,12 @@
 
 #include <Vnic_top.h>
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "nic_top_bench.hpp"
@@ -41,6 +44,8 @@ class Network {
         busy_(duts_.size(), false) {}
   Task<> run();
   [[nodiscard]] const NetStats& stats() const { return stats_; }
+  // Starts a new measurement of the deepest inbound queue.
+  void reset_peak() { stats_.max_rx_queue = 0; }
   [[nodiscard]] bool idle() const;
   // Largest one-way latency of an uncontended packet.
   [[nodiscard]] std::uint64_t max_latency() const {
@@ -58,8 +63,39 @@ class Network {
   Clock& clk_;
   std::vector<std::multimap<std::uint64_t, fmt::PktHdr>> inbound_;  // per node, by due cycle
   std::vector<bool> busy_;                                          // rx_valid shown
-  std::map<std::pair<unsigned, unsigned>, std::uint64_t> link_free_;
+  // Per directed link, the cycles a header departs on it (a calendar, not a
+  // "free from" time: a header routed later may still use a cycle before
+  // one reserved further ahead by an earlier header).
+  std::map<std::pair<unsigned, unsigned>, std::set<std::uint64_t>> link_busy_;
   NetStats stats_;
+};
+
+// The device a node's driver talks to: its RtlDevice, except that while
+// held, the doorbell writes that end a submission (HDQ_POST, SDQ_PROD) are
+// kept instead of sent. The drivers are synchronous and share one simulated
+// timeline, so without this the posts of p nodes land one after another;
+// Fabric::release_doorbells() sends every node's kept doorbells from the same
+// clock edge, so that all posts of a barrier land in one cycle.
+class DoorbellGate final : public driver::Device {
+ public:
+  DoorbellGate(driver::RtlDevice& dev, ApbMaster& apb) : dev_(dev), apb_(apb) {}
+  std::uint32_t read32(std::uint32_t offset) override;
+  void write32(std::uint32_t offset, std::uint32_t value) override;
+  driver::DmaMemory& dma() override { return dev_.dma(); }
+  // Waiting while doorbells are held could only time out (the NIC has not
+  // seen the posts): a test error, e.g. a full queue during a common start.
+  bool wait_interrupt(std::chrono::nanoseconds timeout) override;
+  void hold() { holding_ = true; }
+  [[nodiscard]] bool holding() const { return holding_; }
+  [[nodiscard]] std::size_t held() const { return held_.size(); }
+  // Sends the kept writes in order on this node's APB, then stops holding.
+  Task<> release();
+
+ private:
+  driver::RtlDevice& dev_;
+  ApbMaster& apb_;
+  bool holding_ = false;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> held_;  // offset, value
 };
 
 struct Node {
@@ -70,6 +106,7 @@ struct Node {
   driver::HostMemory memory;
   nic_top::MemoryBfm mem;
   driver::RtlDevice dev;
+  DoorbellGate gate;  // the driver's device (dev, doorbells held on request)
   std::unique_ptr<driver::Nic> nic;
 };
 
@@ -88,6 +125,11 @@ class Fabric {
   // After reset: BFMs and network up, NODE_LID set, a Nic on every node.
   void bring_up(const driver::NicOptions& opts);
   void idle_cycles(std::uint64_t n);
+  // Every node's driver keeps its doorbell writes from now on (DoorbellGate).
+  void hold_doorbells();
+  // Sends every node's kept doorbells, all starting at the same clock edge;
+  // returns that edge's cycle (the common post cycle).
+  std::uint64_t release_doorbells();
   [[nodiscard]] unsigned size() const { return static_cast<unsigned>(nodes_.size()); }
   [[nodiscard]] Node& node(unsigned i) { return *nodes_.at(i); }
   [[nodiscard]] Clock& clk() { return nodes_.front()->clk; }

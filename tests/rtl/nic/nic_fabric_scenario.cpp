@@ -6,6 +6,7 @@
 #include <iostream>
 #include <optional>
 
+#include "syncfab/driver/barrier_errors.hpp"
 #include "syncfab/driver/csr.hpp"
 #include "syncfab/driver/device.hpp"
 #include "syncfab/driver/nic_regs.hpp"
@@ -18,6 +19,14 @@ namespace nic = syncfab::driver::nic;
 namespace {
 
 constexpr std::uint64_t kPollStep = 4;  // cycles between two host polling sweeps
+
+// A malformed descriptor a host submitted raw, and the error it must get.
+struct Bad {
+  drv::RawTicket ticket;
+  unsigned ctx = 0;
+  std::uint16_t epoch = 0;
+  fmt::ErrCode err = fmt::ErrCode::kNone;
+};
 
 std::uint64_t uniform(std::mt19937_64& rng, std::uint64_t hi) {
   return std::uniform_int_distribution<std::uint64_t>(0, hi)(rng);
@@ -34,7 +43,34 @@ struct Host {
   std::vector<std::uint16_t> epochs;
   std::uint64_t sends = 0;  // NOTIFYs one barrier of this node's schedule sends
   std::uint64_t hears = 0;  // NOTIFYs it expects
+  std::vector<Bad> bad;
 };
+
+// The context's next descriptor spoilt in one of the ways issue 4 lists
+// (`which` picks: bad opcode, too many rounds, k above K_MAX, k = 0) under an
+// epoch no barrier of the scenario uses, submitted raw on `path`.
+Bad post_malformed(Node& n, const Host& h, drv::SubmitPath path, std::uint64_t which) {
+  fmt::BarrierDesc d = h.bc.next_descriptor(drv::WaitMode::kPoll);
+  d.set_epoch(static_cast<std::uint16_t>(d.epoch() ^ 0x8000U));
+  fmt::ErrCode err = fmt::ErrCode::kBadFanout;
+  switch (which % 4) {
+    case 0:
+      d.set_opcode(static_cast<fmt::Opcode>(0x7E));
+      err = fmt::ErrCode::kBadOpcode;
+      break;
+    case 1:
+      d.set_num_rounds(static_cast<std::uint8_t>(fmt::kMaxRounds + 1));
+      err = fmt::ErrCode::kBadRounds;
+      break;
+    case 2:
+      d.set_fanout_k(static_cast<std::uint8_t>(n.nic->hw().k_max + 1));
+      break;
+    default:
+      d.set_fanout_k(0);
+      break;
+  }
+  return {n.nic->submit_raw_descriptor(d, path), d.ctx(), d.epoch(), err};
+}
 
 // CSR event counters (they count from reset; scenarios use differences).
 struct Counters {
@@ -115,6 +151,58 @@ ScenarioResult run_scenario(Fabric& fab, const Scenario& sc, std::mt19937_64& rn
   const std::uint64_t limit = start + sc.skew + sc.late +
                               std::uint64_t{total_barriers} * (sc.gap + res.bound + 64ULL * p) +
                               std::uint64_t{p} * 400;
+  // One post of host (f, i): maybe a malformed descriptor first, then the
+  // barrier's own.
+  const auto path_of = [&](std::size_t f, unsigned i) {
+    return sc.path ? *sc.path
+                   : ((i + f + hosts[f][i].next) % 2 == 0 ? drv::SubmitPath::kHdq
+                                                          : drv::SubmitPath::kSdq);
+  };
+  const auto maybe_malformed = [&](std::size_t f, unsigned i) {
+    if (sc.malformed > 0 && std::uniform_real_distribution<>(0, 1)(rng) < sc.malformed) {
+      Host& h = hosts[f][i];
+      h.bad.push_back(post_malformed(fab.node(i), h, path_of(f, i), res.malformed++));
+    }
+  };
+  const auto post = [&](std::size_t f, unsigned i) {
+    Host& h = hosts[f][i];
+    const auto path = path_of(f, i);
+    h.posts.push_back(clk.cycles());
+    h.bc.arrive(path);
+    h.returned.push_back(clk.cycles());
+    h.epochs.push_back(h.bc.epoch());
+    h.pending = true;
+    ++h.next;
+  };
+  if (sc.common_start) {
+    TB_CHECK(sc.skew == 0 && sc.late == 0) << "a common start needs skew = late = 0";
+    // Malformed descriptors go first, unheld: with theirs held, the driver
+    // would have to read queue levels that miss the held posts.
+    for (std::size_t f = 0; f < sc.flows.size(); ++f) {
+      for (unsigned i = 0; i < p; ++i) {
+        if (sc.flows[f].barriers > 0) {
+          maybe_malformed(f, i);
+        }
+      }
+    }
+    fab.hold_doorbells();
+    for (std::size_t f = 0; f < sc.flows.size(); ++f) {
+      for (unsigned i = 0; i < p; ++i) {
+        if (sc.flows[f].barriers > 0) {
+          post(f, i);
+        }
+      }
+    }
+    const std::uint64_t at = fab.release_doorbells();
+    for (auto& flow : hosts) {
+      for (Host& h : flow) {
+        if (!h.posts.empty()) {
+          h.posts.back() = at;
+          h.returned.back() = clk.cycles();
+        }
+      }
+    }
+  }
   // The hosts share one simulated timeline (the driver is synchronous), so a
   // sweep serves them one after another; a fresh random order per sweep keeps
   // the order of posts seeded even when the APB time of the sweep dwarfs
@@ -134,14 +222,8 @@ ScenarioResult run_scenario(Fabric& fab, const Scenario& sc, std::mt19937_64& rn
           h.post_at = clk.cycles() + uniform(rng, sc.gap);
         }
         if (!h.pending && h.next < sc.flows[f].barriers && clk.cycles() >= h.post_at) {
-          const auto path =
-              (i + f + h.next) % 2 == 0 ? drv::SubmitPath::kHdq : drv::SubmitPath::kSdq;
-          h.posts.push_back(clk.cycles());
-          h.bc.arrive(path);
-          h.returned.push_back(clk.cycles());
-          h.epochs.push_back(h.bc.epoch());
-          h.pending = true;
-          ++h.next;
+          maybe_malformed(f, i);
+          post(f, i);
         }
         all = all && !h.pending && h.next == sc.flows[f].barriers;
       }
@@ -208,6 +290,28 @@ ScenarioResult run_scenario(Fabric& fab, const Scenario& sc, std::mt19937_64& rn
     }
   }
 
+  // Malformed descriptors: each completed once, with DESC_ERROR and its code.
+  std::vector<std::uint64_t> bad_per_node(p, 0);
+  for (const auto& flow : hosts) {
+    for (unsigned i = 0; i < p; ++i) {
+      for (const Bad& b : flow[i].bad) {
+        const std::string what = "node " + std::to_string(i) + " malformed descriptor ctx " +
+                                 std::to_string(b.ctx) + " epoch " + std::to_string(b.epoch);
+        const auto r = fab.node(i).nic->raw_result(b.ticket);
+        TB_CHECK(r) << what << ": no completion entry";
+        TB_CHECK(r->status == fmt::CqStatus::kDescError && r->err == b.err)
+            << what << ": got " << drv::describe(*r) << ", want DESC_ERROR/"
+            << fmt::to_string(b.err);
+        const auto& cq = fab.node(i).mem.cq_writes();
+        const auto n = std::count_if(
+            cq.begin() + static_cast<std::ptrdiff_t>(cq_before[i]), cq.end(),
+            [&](const nic_top::CqWrite& w) { return w.ctx == b.ctx && w.epoch == b.epoch; });
+        TB_CHECK_EQ(n, 1) << what << ": CQ entries written";
+        ++bad_per_node[i];
+      }
+    }
+  }
+
   // Counter identities of a lossless fabric (§10), per node and summed.
   std::uint64_t sum_recv = 0;
   std::uint64_t sum_nack_recv = 0;
@@ -228,7 +332,7 @@ ScenarioResult run_scenario(Fabric& fab, const Scenario& sc, std::mt19937_64& rn
     TB_CHECK_EQ(c.retry, c.nack_recv) << who << "every NACK re-sent (retry limit 0)";
     TB_CHECK_EQ(c.dup, 0U) << who << "CNT_DUP (lossless fabric)";
     TB_CHECK_EQ(c.drop, 0U) << who << "CNT_DROP (lossless fabric)";
-    TB_CHECK_EQ(c.error, 0U) << who << "CNT_ERROR";
+    TB_CHECK_EQ(c.error, bad_per_node[i]) << who << "CNT_ERROR = its malformed descriptors";
     TB_CHECK_EQ(c.completion, fab.node(i).mem.cq_writes().size() - cq_before[i])
         << who << "CNT_COMPLETION = CQ entries written";
     res.notif_sent += c.sent;
@@ -255,7 +359,11 @@ void print(const std::string& name, Fabric& fab, const ScenarioResult& r) {
             << " cycles; " << r.cycles << " cycles; NOTIFY " << r.notif_sent << ", NACK "
             << r.nack_sent << ", retries " << r.retries << "; worst completion " << r.worst
             << " cycles after the last post (bound " << r.bound << "); " << r.ahead
-            << " posts of barrier n+1 while a node was still in n\n";
+            << " posts of barrier n+1 while a node was still in n";
+  if (r.malformed != 0) {
+    std::cout << "; " << r.malformed << " malformed descriptors, each DESC_ERROR";
+  }
+  std::cout << "\n";
   for (const auto& b : r.barriers) {
     std::cout << "  ctx " << b.ctx << " k=" << b.k << " barrier " << b.barrier << ": posts "
               << b.first_post << ".." << b.last_post << ", last post -> last completion "

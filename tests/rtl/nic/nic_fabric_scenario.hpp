@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -31,6 +32,18 @@ struct Scenario {
   // (the others within skew): NOTIFYs pile up in its request DAMQ.
   unsigned late_node = 0;
   unsigned late = 0;
+  // Every node's first barrier of every flow is posted in the same cycle
+  // (doorbells held, then released together: Fabric::release_doorbells);
+  // needs skew = late = 0. Off: posts are served one host after another.
+  bool common_start = false;
+  // Submission path of every post; unset: HDQ and SDQ alternate over node,
+  // flow and barrier.
+  std::optional<driver::SubmitPath> path{};
+  // Chance that a post is preceded, on the same path, by a malformed
+  // descriptor of the same context (bad opcode, too many rounds, k above
+  // K_MAX, k = 0 in turn), submitted raw; it must complete with DESC_ERROR and
+  // its code while the barrier still completes OK everywhere.
+  double malformed = 0.0;
 };
 
 struct BarrierFigure {
@@ -53,6 +66,7 @@ struct ScenarioResult {
   std::uint64_t notif_sent = 0;  // sum of CNT_NOTIF_SENT
   std::uint64_t cycles = 0;      // simulated cycles of the scenario
   std::uint64_t ahead = 0;       // posts of barrier n+1 before another node's CQ entry of n
+  std::uint64_t malformed = 0;   // malformed descriptors posted (each checked)
 };
 
 // Driver options of every node (retry delay as the scenario's).

@@ -52,6 +52,62 @@ SYNCFAB_TEST(nic_fabric, nack_storm_2x2x2) {
   TB_CHECK(r.nack_sent > 0) << "the late node's DAMQ overflowed, so it NACKed";
 }
 
+// A common start (doorbells held, then released at one edge): every node's
+// post lands in the same cycle, for k = 1, 2, 3 through the HDQ, then through
+// the SDQ (the latency bench's setting).
+SYNCFAB_TEST(nic_fabric, common_start_2x2x2) {
+  Fabric fab(ctx, 2, 2, 2, static_cast<unsigned>(ctx.param("hop", kHop)));
+  co_await fab.reset();
+  fab.bring_up(nic_options(ctx.sim(), kRetryDelay));
+  for (const auto path : {syncfab::driver::SubmitPath::kHdq, syncfab::driver::SubmitPath::kSdq}) {
+    for (unsigned k = 1; k <= 3; ++k) {
+      Scenario sc{{{k - 1, k, 1}}, 0, 0, kRetryDelay};
+      sc.common_start = true;
+      sc.path = path;
+      const ScenarioResult r = run_scenario(fab, sc, ctx.rng());
+      print(std::string("nic_fabric.common_start_2x2x2 ") +
+                (path == syncfab::driver::SubmitPath::kHdq ? "HDQ" : "SDQ") +
+                " k=" + std::to_string(k),
+            fab, r);
+      const BarrierFigure& b = r.barriers.at(0);
+      TB_CHECK_EQ(b.first_post, b.last_post) << "every post in one cycle";
+    }
+  }
+}
+
+// Malformed descriptors (issue 4 item 6): about half of the posts are
+// preceded by a bad descriptor of the same context on the same path (bad
+// opcode, 21 rounds, k = K_MAX + 1, k = 0 in turn). Each must complete with
+// DESC_ERROR and its code, CNT_ERROR must count exactly those, and every
+// barrier must still complete OK on every node (run_scenario's checks), under
+// skew, consecutive barriers, all contexts, and a common start.
+SYNCFAB_TEST(nic_fabric, malformed_2x2x2) {
+  Fabric fab(ctx, 2, 2, 2, static_cast<unsigned>(ctx.param("hop", kHop)));
+  co_await fab.reset();
+  fab.bring_up(nic_options(ctx.sim(), kRetryDelay));
+  const auto skew = static_cast<unsigned>(ctx.param("skew", 300));
+  const double chance = static_cast<double>(ctx.param("malformed_pct", 50)) / 100.0;
+  std::uint64_t bad = 0;
+  {
+    Scenario sc{{{0, 1, 4}, {1, 2, 4}, {2, 3, 4}, {3, 2, 4}}, skew, skew, kRetryDelay};
+    sc.malformed = chance;
+    const ScenarioResult r = run_scenario(fab, sc, ctx.rng());
+    print("nic_fabric.malformed_2x2x2 all contexts", fab, r);
+    bad += r.malformed;
+  }
+  {
+    Scenario sc{{{1, 3, 1}}, 0, 0, kRetryDelay};
+    sc.common_start = true;
+    sc.path = syncfab::driver::SubmitPath::kHdq;
+    sc.malformed = chance;
+    const ScenarioResult r = run_scenario(fab, sc, ctx.rng());
+    print("nic_fabric.malformed_2x2x2 common start", fab, r);
+    bad += r.malformed;
+  }
+  TB_CHECK(bad >= 8) << "only " << bad
+                     << " malformed descriptors posted: all four kinds not covered";
+}
+
 // 4x4x8 = 128 nodes: k = 1, 2, 3 (one context each, in turn), then all
 // contexts in flight with consecutive barriers. Prints wall time and speed.
 SYNCFAB_TEST(nic_fabric, torus_4x4x8) {
