@@ -1,0 +1,311 @@
+// Transaction-level golden model of the whole switch (docs/switch-datapath.md):
+// ingress header checks, LFT/MFT lookup, admission (LOSSY_LIMIT, free
+// cells), a shared cell buffer per input with per-arrival-priority
+// occupancy, VOQs per (input, output, queue), multicast stored once with a
+// reference count, per-copy hook-flow remap and WRED/ECN, SP+WDRR per output
+// with a round robin over inputs per (output, queue), one read port per
+// input, and the PFC blocks (pfc_tx, pfc_rx, pfc_watchdog) per port.
+//
+// Cycle-stepped at packet granularity: receive() hands over a whole packet
+// with the cycle (or cycles) its flits arrive; tick() runs one clock cycle.
+// The leaf blocks are the cycle-exact leaf models (wred_ecn, sp_wdrr_sched,
+// pfc_*); the datapath around them is not cycle-exact with the RTL, and the
+// latencies the spec leaves open are parameters (SwitchModelParams), chosen
+// as written in docs/switch-datapath.md "Golden model decisions".
+//
+// Configured only through its CSR block (csr(), a driver::Device), so the
+// unchanged driver::Switch programs it as it programs the RTL; counters,
+// interrupt causes and watchdog state go into that block.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <syncfab/fmt/formats.hpp>
+
+#include "syncfab/model/pfc_rx.hpp"
+#include "syncfab/model/pfc_tx.hpp"
+#include "syncfab/model/pfc_watchdog.hpp"
+#include "syncfab/model/sp_wdrr_scheduler.hpp"
+#include "syncfab/model/switch_csr_model.hpp"
+#include "syncfab/model/switch_model_config.hpp"
+#include "syncfab/model/wred_ecn.hpp"
+
+namespace syncfab::model {
+
+// One 128-bit flit of a port stream, as the little-endian image the formats
+// use (byte 0 = bits [7:0]).
+using Flit = std::array<std::uint8_t, fmt::PktHdr::kSizeBytes>;
+
+// CNT_SEL.KIND (switch_csr.rdl), in the RDL's order.
+enum class SwCounter : std::uint8_t {
+  kRx = 0,
+  kTx = 1,
+  kDropWred = 2,
+  kDropNoRoute = 3,
+  kDropBadPkt = 4,
+  kDropDisabled = 5,
+  kDropWd = 6,
+  kEcnMark = 7,
+  kPauseTx = 8,
+  kResumeTx = 9,
+  kPauseRx = 10,
+  kResumeRx = 11,
+  kWdDetect = 12,
+  kWdRecover = 13,
+  kWdDisable = 14,
+  kDropBuf = 15,
+};
+// The RDL's name of a kind ("DROP_NO_ROUTE").
+std::string_view to_string(SwCounter kind) noexcept;
+
+struct SwitchModelParams {
+  SwitchCsrParams csr{};  // ports (<= 8), BUF_CELLS, table sizes
+  // Cycles from the cycle a packet's last flit arrives to the first cycle a
+  // copy of it may be chosen by its output (>= 1).
+  unsigned fwd_latency = 1;
+  // Cycles from the cycle a PFC frame's last flit arrives to the cycle
+  // pfc_rx takes it (0: that same cycle).
+  unsigned pfc_rx_latency = 0;
+  // Idle cycles an output leaves after every packet or PFC frame it sent.
+  unsigned egress_gap = 0;
+  // Reset state of the wred_ecn LFSR(s) (non-zero).
+  std::uint16_t wred_seed = 0xACE1;
+  // false: one wred_ecn per output (its LFSR steps on that output's
+  // enqueues); true: one for the whole switch, stepping once per copy in
+  // the model's enqueue order (inputs ascending, then outputs ascending).
+  bool shared_wred = false;
+  // Outputs that may start a copy in one cycle (0: every free output).
+  unsigned starts_per_cycle = 0;
+};
+
+// One copy as it left an output.
+struct TxPacket {
+  std::uint64_t pkt_id = 0;  // receive()'s id of the packet it is a copy of
+  unsigned in_port = 0;
+  unsigned queue = 0;       // egress priority q (= the header's prio)
+  std::vector<Flit> flits;  // header as sent (prio, DSCP, ECN), then the payload
+  std::uint64_t first_cycle = 0;
+  std::uint64_t last_cycle = 0;
+
+  [[nodiscard]] fmt::PktHdr header() const { return fmt::PktHdr(flits.at(0)); }
+};
+
+// One PFC frame as it left a port (pfc_tx of that port's ingress).
+struct TxPfcFrame {
+  std::uint64_t first_cycle = 0;
+  std::uint8_t class_enable = 0;
+  std::array<std::uint16_t, 8> quanta{};
+  std::array<Flit, 2> flits{};
+};
+
+// A packet (ingress drop: port = input, prio = arrival priority) or a copy
+// (DROP_WRED / DROP_WD: port = output, prio = egress queue) that was counted
+// as dropped.
+struct DropRecord {
+  std::uint64_t pkt_id = 0;
+  unsigned port = 0;
+  unsigned prio = 0;
+  SwCounter reason = SwCounter::kDropBadPkt;
+  std::uint64_t cycle = 0;
+};
+
+class SwitchModel {
+ public:
+  explicit SwitchModel(const SwitchModelParams& params = {});
+
+  SwitchModel(const SwitchModel&) = delete;
+  SwitchModel& operator=(const SwitchModel&) = delete;
+
+  // The CSR block: give it to driver::Switch.
+  [[nodiscard]] SwitchCsrModel& csr() noexcept { return csr_; }
+  [[nodiscard]] const SwitchModelParams& params() const noexcept { return params_; }
+  [[nodiscard]] unsigned ports() const noexcept { return params_.csr.ports; }
+
+  // A packet arriving at `port`, its flits back to back from `first_cycle`
+  // (flit 0 = header; the last one carries `last`). Any flit count and any
+  // header, malformed ones included. Returns the packet's id (arrival order
+  // over all ports, from 0). std::invalid_argument if the packet is empty,
+  // starts before the current cycle or overlaps the previous packet of that
+  // port.
+  std::uint64_t receive(unsigned port, std::span<const Flit> flits, std::uint64_t first_cycle);
+  // The same with one arrival cycle per flit (strictly increasing: rx gaps).
+  std::uint64_t receive_timed(unsigned port, std::span<const Flit> flits,
+                              std::span<const std::uint64_t> cycles);
+
+  // One clock cycle; run(n) is n of them.
+  void tick();
+  void run(std::uint64_t n);
+  // Ticks until idle() or max_cycles have passed; returns idle().
+  bool run_until_idle(std::uint64_t max_cycles);
+  // No packet pending, arriving, buffered or leaving and no PFC frame pending.
+  [[nodiscard]] bool idle() const;
+  // The cycle the next tick() runs.
+  [[nodiscard]] std::uint64_t cycle() const noexcept { return now_; }
+
+  // Transmit backpressure: an output sends a flit in a cycle only when its
+  // port is not stalled and the callback (if any) returns true.
+  void set_tx_stalled(unsigned port, bool stalled);
+  void set_tx_ready(std::function<bool(unsigned port, std::uint64_t cycle)> ready);
+
+  [[nodiscard]] const std::vector<TxPacket>& transmitted(unsigned port) const {
+    return tx_log_.at(port);
+  }
+  [[nodiscard]] const std::vector<TxPfcFrame>& pfc_sent(unsigned port) const {
+    return pfc_log_.at(port);
+  }
+  [[nodiscard]] const std::vector<DropRecord>& drops() const noexcept { return drops_; }
+  // Breaches of rules the spec makes test failures (a lossless packet that
+  // does not fit its input buffer; a PFC frame taken with CYC_PER_QUANTUM
+  // 0), one message each. Empty in a correct run.
+  [[nodiscard]] const std::vector<std::string>& violations() const noexcept { return violations_; }
+
+  // State for tests and scoreboards.
+  [[nodiscard]] std::uint32_t occupancy(unsigned port, unsigned prio) const {
+    return in_.at(port).occ.at(prio);
+  }
+  [[nodiscard]] std::uint32_t buffer_used(unsigned port) const { return in_.at(port).used; }
+  [[nodiscard]] std::uint32_t lossy_cells(unsigned port) const { return in_.at(port).lossy; }
+  [[nodiscard]] std::uint32_t queue_cells(unsigned out, unsigned q) const {
+    return out_.at(out).qlen.at(q);
+  }
+  [[nodiscard]] std::size_t voq_depth(unsigned in, unsigned out, unsigned q) const;
+  [[nodiscard]] std::size_t stored_packets() const noexcept { return stored_.size(); }
+  [[nodiscard]] const PfcTx& pfc_tx(unsigned port) const { return out_.at(port).pfc_tx; }
+  [[nodiscard]] const PfcRx& pfc_rx(unsigned port) const { return out_.at(port).pfc_rx; }
+  [[nodiscard]] const PfcWatchdog& watchdog(unsigned port) const { return out_.at(port).wd; }
+  [[nodiscard]] const SpWdrrScheduler& scheduler(unsigned port) const {
+    return out_.at(port).sched;
+  }
+
+  // Event trace ("cyc=120 DROP_NO_ROUTE port=1 prio=3 pkt=7 dst=0x0040"), in
+  // the RDL's counter names plus ENQ / TX_START / PFC_FRAME_RX / VIOLATION.
+  void set_trace(std::function<void(std::string_view)> sink) { trace_ = std::move(sink); }
+
+ private:
+  struct Arrival {
+    std::uint64_t id = 0;
+    std::vector<Flit> flits;
+    std::vector<std::uint64_t> cycles;
+  };
+  enum class RxMode : std::uint8_t { kStore, kDiscard, kPfc };
+  // The packet an input is receiving.
+  struct RxPacket {
+    std::uint64_t id = 0;
+    RxMode mode = RxMode::kDiscard;
+    fmt::PktHdr hdr;
+    unsigned prio = 0;
+    bool lossy = false;
+    std::uint32_t outputs = 0;  // output set (bit o)
+    std::uint32_t count = 0;    // flits counted (stops at len_flits + 1)
+    std::vector<Flit> flits;    // stored flits
+  };
+  // A packet in an input buffer, shared by its copies.
+  struct Stored {
+    unsigned in = 0;
+    unsigned prio = 0;
+    bool lossy = false;
+    unsigned refs = 0;
+    std::vector<Flit> flits;
+  };
+  struct Copy {
+    std::uint64_t id = 0;
+    fmt::PktHdr hdr;  // as it will be sent
+    unsigned len = 0;
+    std::uint64_t ready_cycle = 0;
+  };
+  struct InPort {
+    std::deque<Arrival> pending;
+    std::uint64_t busy_until = 0;  // first cycle after the last accepted arrival
+    bool active = false;
+    std::size_t next_flit = 0;
+    RxPacket rx;
+    std::uint32_t used = 0;   // cells in use
+    std::uint32_t lossy = 0;  // cells held by lossy packets
+    std::array<std::uint32_t, 8> occ{};
+    int streaming_to = -1;           // output reading this input's buffer, -1: none
+    std::uint64_t read_free_at = 0;  // first cycle the read port may start a copy
+  };
+  struct PendingFrame {
+    std::uint64_t cycle = 0;
+    std::uint8_t class_enable = 0;
+    std::array<std::uint16_t, 8> quanta{};
+  };
+  struct OutPort {
+    explicit OutPort(const SwitchModelParams& p);
+    WredEcn wred;
+    SpWdrrScheduler sched;
+    PfcTx pfc_tx;
+    PfcRx pfc_rx;
+    PfcWatchdog wd;
+    std::array<std::uint32_t, 8> qlen{};  // cells of copies waiting per queue
+    std::array<unsigned, 8> rr{};         // last input served per queue
+    std::deque<PendingFrame> rx_frames;   // received PFC frames for pfc_rx
+    // What the output is sending.
+    enum class Busy : std::uint8_t { kIdle, kData, kPfc } busy = Busy::kIdle;
+    bool discard = false;  // watchdog drop mode: read out and discarded
+    Copy copy;
+    unsigned queue = 0;
+    unsigned in = 0;
+    unsigned sent = 0;
+    TxPacket log;
+    TxPfcFrame frame;
+    std::uint64_t free_at = 0;
+  };
+
+  void check_port(unsigned port, const char* what) const;
+  void ingress(unsigned i);
+  void rx_header(unsigned i, std::uint64_t id, const Flit& flit);
+  void rx_flit(unsigned i, const Flit& flit);
+  void rx_last(unsigned i, std::size_t arrived_flits);
+  void enqueue(unsigned i);
+  void drop_ingress(unsigned i, SwCounter why, const std::string& detail);
+  void free_cells(std::uint64_t id);
+  void release_cells(unsigned i, unsigned prio, bool lossy, std::uint32_t cells);
+  void pfc_cycle();
+  static bool pfc_tx_quiet(const PfcTx& tx, const SwitchPortConfig& pc,
+                           const std::array<std::uint32_t, 8>& occ);
+  static bool wd_at_rest(const PfcWatchdog& wd);
+  void egress(unsigned o, bool tx_ready);
+  bool start(unsigned o);
+  void finish_copy(unsigned o);
+  void count(unsigned port, unsigned prio, SwCounter kind, std::uint32_t n = 1);
+  void violation(const std::string& what);
+  void trace(const std::string& what);
+  [[nodiscard]] bool tx_ready(unsigned port) const;
+  std::deque<Copy>& voq(unsigned i, unsigned o, unsigned q) {
+    return voq_[(std::size_t{i} * ports() + o) * 8 + q];
+  }
+  [[nodiscard]] const std::deque<Copy>& voq(unsigned i, unsigned o, unsigned q) const {
+    return voq_[(std::size_t{i} * ports() + o) * 8 + q];
+  }
+
+  SwitchModelParams params_;
+  SwitchCsrModel csr_;
+  SwitchConfig cfg_;  // this cycle's CSR snapshot
+  std::uint64_t now_ = 0;
+  std::uint64_t next_id_ = 0;
+  std::vector<InPort> in_;
+  std::vector<OutPort> out_;
+  std::vector<std::deque<Copy>> voq_;
+  std::unordered_map<std::uint64_t, Stored> stored_;
+  // Per-cycle PFC state the egress uses (registered / comb outputs).
+  std::vector<std::uint64_t> stop_;
+  std::vector<std::uint64_t> wd_drop_;
+  std::vector<bool> stalled_;
+  std::function<bool(unsigned, std::uint64_t)> ready_cb_;
+  std::vector<std::vector<TxPacket>> tx_log_;
+  std::vector<std::vector<TxPfcFrame>> pfc_log_;
+  std::vector<DropRecord> drops_;
+  std::vector<std::string> violations_;
+  std::function<void(std::string_view)> trace_;
+};
+
+}  // namespace syncfab::model

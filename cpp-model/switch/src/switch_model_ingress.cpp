@@ -1,0 +1,281 @@
+// Ingress of the switch model (docs/switch-datapath.md "Ingress" and
+// "Enqueue"): header checks in the spec's order, LFT/MFT lookup, admission,
+// store and forward into the input's cell buffer, and at the last flit the
+// per-copy remap + WRED decision and the VOQ append.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "syncfab/model/switch_model.hpp"
+#include "syncfab/regs/switch_csr.h"
+
+namespace syncfab::model {
+
+namespace {
+
+constexpr std::uint32_t kValid = 1U << 31;
+
+std::string hex16(unsigned v) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "0x%04x", v & 0xFFFFU);
+  return buf;
+}
+
+bool forwardable(fmt::PktType t) {
+  return t == fmt::PktType::kData || t == fmt::PktType::kNotify || t == fmt::PktType::kAck ||
+         t == fmt::PktType::kNack || t == fmt::PktType::kCnp;
+}
+
+}  // namespace
+
+void SwitchModel::ingress(unsigned i) {
+  InPort& p = in_[i];
+  if (p.pending.empty()) {
+    return;
+  }
+  Arrival& a = p.pending.front();
+  if (a.cycles[p.next_flit] != now_) {
+    return;
+  }
+  const Flit& f = a.flits[p.next_flit];
+  if (p.next_flit == 0) {
+    p.active = true;
+    rx_header(i, a.id, f);
+  }
+  rx_flit(i, f);
+  if (++p.next_flit == a.flits.size()) {
+    rx_last(i, a.flits.size());
+    p.pending.pop_front();
+    p.active = false;
+    p.next_flit = 0;
+  }
+}
+
+void SwitchModel::drop_ingress(unsigned i, SwCounter why, const std::string& detail) {
+  RxPacket& rx = in_[i].rx;
+  count(i, rx.prio, why);
+  drops_.push_back({rx.id, i, rx.prio, why, now_});
+  if (why == SwCounter::kDropBadPkt) {
+    csr_.hw_raise(SWITCH_CSR__INTR_STATUS__BAD_PKT_bm);
+  }
+  if (trace_) {
+    trace(std::string(to_string(why)) + " port=" + std::to_string(i) +
+          " prio=" + std::to_string(rx.prio) + " pkt=" + std::to_string(rx.id) + " " + detail);
+  }
+  rx.mode = RxMode::kDiscard;
+}
+
+void SwitchModel::rx_header(unsigned i, std::uint64_t id, const Flit& flit) {
+  InPort& ip = in_[i];
+  RxPacket& rx = ip.rx;
+  rx = RxPacket{};
+  rx.id = id;
+  rx.hdr = fmt::PktHdr(flit);
+  rx.prio = rx.hdr.prio();
+  const fmt::PktType type = rx.hdr.pkt_type();
+  if (type == fmt::PktType::kPfc) {
+    rx.mode = RxMode::kPfc;  // link-local: never checked, buffered or counted RX
+    return;
+  }
+  const unsigned len = rx.hdr.len_flits();
+  const std::uint16_t dst = rx.hdr.dst_lid();
+  count(i, rx.prio, SwCounter::kRx);
+  if (trace_) {
+    trace("RX port=" + std::to_string(i) + " prio=" + std::to_string(rx.prio) +
+          " pkt=" + std::to_string(id) + " type=" + std::to_string(static_cast<unsigned>(type)) +
+          " dst=" + hex16(dst) + " len=" + std::to_string(len));
+  }
+  // 1. Header checks, first failure wins.
+  if (!cfg_.enable) {
+    drop_ingress(i, SwCounter::kDropDisabled, "(CTRL.ENABLE 0)");
+    return;
+  }
+  if (!forwardable(type)) {
+    drop_ingress(i, SwCounter::kDropBadPkt,
+                 "(pkt_type " + std::to_string(static_cast<unsigned>(type)) + ")");
+    return;
+  }
+  // 2. Lookup.
+  const std::uint32_t all = (1U << ports()) - 1U;
+  std::uint32_t outputs = 0;
+  if (dst >= fmt::kMlidBase) {
+    const unsigned idx = dst - fmt::kMlidBase;
+    const auto& mft = csr_.mft();
+    if (idx < mft.size() && (mft[idx] & kValid) != 0) {
+      outputs = mft[idx] & all & ~(1U << i);
+    }
+  } else {
+    const auto& lft = csr_.lft();
+    if (dst < lft.size() && (lft[dst] & kValid) != 0 && (lft[dst] & 0xFFU) < ports()) {
+      outputs = 1U << (lft[dst] & 0xFFU);
+    }
+  }
+  if (outputs == 0) {
+    drop_ingress(i, SwCounter::kDropNoRoute, "dst=" + hex16(dst));
+    return;
+  }
+  // 3. Admission.
+  const SwitchPortConfig& pc = cfg_.port[i];
+  const bool lossless = (pc.pfc_en >> rx.prio & 1U) != 0;
+  const std::uint32_t free = params_.csr.buf_cells - ip.used;
+  if (lossless) {
+    if (len > free) {
+      violation("port " + std::to_string(i) + " prio " + std::to_string(rx.prio) +
+                ": lossless packet " + std::to_string(id) + " of " + std::to_string(len) +
+                " flits does not fit (" + std::to_string(free) +
+                " cells free): the headroom guarantee is broken");
+      drop_ingress(i, SwCounter::kDropBuf, "(lossless, does not fit)");
+      return;
+    }
+  } else if (ip.lossy + len > pc.lossy_limit || len > free) {
+    drop_ingress(i, SwCounter::kDropBuf,
+                 "lossy=" + std::to_string(ip.lossy) + " len=" + std::to_string(len) +
+                     " limit=" + std::to_string(pc.lossy_limit) + " free=" + std::to_string(free));
+    return;
+  }
+  rx.mode = RxMode::kStore;
+  rx.lossy = !lossless;
+  rx.outputs = outputs;
+  rx.flits.reserve(len);
+}
+
+void SwitchModel::rx_flit(unsigned i, const Flit& flit) {
+  InPort& ip = in_[i];
+  RxPacket& rx = ip.rx;
+  if (rx.mode == RxMode::kDiscard) {
+    return;
+  }
+  const std::uint32_t len = rx.mode == RxMode::kPfc ? 2U : rx.hdr.len_flits();
+  if (rx.count > len) {
+    return;  // cut at len_flits + 1: the rest is discarded until last
+  }
+  ++rx.count;
+  if (rx.count > len) {
+    return;  // the extra flit only makes the count wrong; it takes no cell
+  }
+  rx.flits.push_back(flit);
+  if (rx.mode == RxMode::kStore) {
+    ++ip.used;
+    ++ip.occ[rx.prio];
+    ip.lossy += rx.lossy ? 1U : 0U;
+  }
+}
+
+void SwitchModel::rx_last(unsigned i, std::size_t arrived_flits) {
+  InPort& ip = in_[i];
+  RxPacket& rx = ip.rx;
+  if (rx.mode == RxMode::kPfc) {
+    if (arrived_flits != 2 || rx.hdr.len_flits() != 2) {
+      drop_ingress(i, SwCounter::kDropBadPkt,
+                   "(PFC frame of " + std::to_string(arrived_flits) + " flits, len_flits " +
+                       std::to_string(rx.hdr.len_flits()) + ")");
+      return;
+    }
+    fmt::PfcFrame::Bytes img{};
+    std::copy(rx.flits[0].begin(), rx.flits[0].end(), img.begin());
+    std::copy(rx.flits[1].begin(), rx.flits[1].end(), img.begin() + 16);
+    const fmt::PfcFrame frame(img);
+    PendingFrame pf;
+    pf.cycle = now_ + params_.pfc_rx_latency;
+    pf.class_enable = frame.class_enable();
+    for (unsigned p = 0; p < 8; ++p) {
+      pf.quanta[p] = frame.quanta(p);
+    }
+    out_[i].rx_frames.push_back(pf);
+    if (trace_) {
+      trace("PFC_FRAME_RX port=" + std::to_string(i) + " class=" + std::to_string(pf.class_enable));
+    }
+    return;
+  }
+  if (rx.mode != RxMode::kStore) {
+    return;
+  }
+  const std::uint32_t len = rx.hdr.len_flits();
+  if (rx.count != len) {
+    release_cells(i, rx.prio, rx.lossy, static_cast<std::uint32_t>(rx.flits.size()));
+    drop_ingress(
+        i, SwCounter::kDropBadPkt,
+        "(" + std::to_string(arrived_flits) + " flits, len_flits " + std::to_string(len) + ")");
+    return;
+  }
+  enqueue(i);
+}
+
+void SwitchModel::release_cells(unsigned i, unsigned prio, bool lossy, std::uint32_t cells) {
+  InPort& ip = in_[i];
+  ip.used -= cells;
+  ip.occ[prio] -= cells;
+  ip.lossy -= lossy ? cells : 0U;
+}
+
+void SwitchModel::free_cells(std::uint64_t id) {
+  const auto it = stored_.find(id);
+  const Stored& s = it->second;
+  release_cells(s.in, s.prio, s.lossy, static_cast<std::uint32_t>(s.flits.size()));
+  stored_.erase(it);
+}
+
+void SwitchModel::enqueue(unsigned i) {
+  RxPacket& rx = in_[i].rx;
+  const auto len = static_cast<unsigned>(rx.flits.size());
+  Stored s;
+  s.in = i;
+  s.prio = rx.prio;
+  s.lossy = rx.lossy;
+  const bool hook_in = cfg_.remap_enable && (cfg_.uplink_mask >> i & 1U) != 0;
+  for (unsigned o = 0; o < ports(); ++o) {
+    if ((rx.outputs >> o & 1U) == 0) {
+      continue;
+    }
+    OutPort& op = out_[o];
+    fmt::PktHdr hdr = rx.hdr;
+    unsigned q = rx.prio;
+    if (hook_in && (cfg_.uplink_mask >> o & 1U) != 0) {
+      q = cfg_.remap_prio[rx.prio];
+      hdr.set_dscp(cfg_.remap_dscp[rx.prio]);
+    }
+    hdr.set_prio(static_cast<std::uint8_t>(q));
+    const SwitchPortConfig& pc = cfg_.port[o];
+    WredPacket wp;
+    wp.qlen = std::min<std::uint32_t>(op.qlen[q], 0xFFFFU);
+    wp.ecn = static_cast<Ecn>(static_cast<std::uint8_t>(hdr.ecn()));
+    wp.lossless = (pc.pfc_en >> q & 1U) != 0;
+    WredEcn& wred = params_.shared_wred ? out_[0].wred : op.wred;
+    const WredDecision d = wred.enqueue(wp, pc.wred[q]);
+    if (d.drop) {
+      count(o, q, SwCounter::kDropWred);
+      drops_.push_back({rx.id, o, q, SwCounter::kDropWred, now_});
+      if (trace_) {
+        trace("DROP_WRED out=" + std::to_string(o) + " q=" + std::to_string(q) +
+              " in=" + std::to_string(i) + " pkt=" + std::to_string(rx.id) +
+              " qlen=" + std::to_string(wp.qlen));
+      }
+      continue;
+    }
+    if (d.mark) {
+      hdr.set_ecn(fmt::Ecn::kCe);
+      count(o, q, SwCounter::kEcnMark);
+      if (trace_) {
+        trace("ECN_MARK out=" + std::to_string(o) + " q=" + std::to_string(q) +
+              " in=" + std::to_string(i) + " pkt=" + std::to_string(rx.id) +
+              " qlen=" + std::to_string(wp.qlen));
+      }
+    }
+    voq(i, o, q).push_back(Copy{rx.id, hdr, len, now_ + params_.fwd_latency});
+    op.qlen[q] += len;
+    ++s.refs;
+    if (trace_) {
+      trace("ENQ in=" + std::to_string(i) + " out=" + std::to_string(o) +
+            " q=" + std::to_string(q) + " pkt=" + std::to_string(rx.id) +
+            " len=" + std::to_string(len) + " qlen=" + std::to_string(op.qlen[q]));
+    }
+  }
+  if (s.refs == 0) {
+    release_cells(i, rx.prio, rx.lossy, len);
+    return;
+  }
+  s.flits = std::move(rx.flits);
+  stored_.emplace(rx.id, std::move(s));
+}
+
+}  // namespace syncfab::model
