@@ -255,6 +255,62 @@ TEST(FulbMcG, RipUpMovesTheFirstGroupOffTheLinkTheSecondOneNeeds) {
   }
 }
 
+TEST(FulbMcG, PassOneWorkCountedByHand) {
+  // The rip-up budget's base, in its units (multicast.hpp). Diamond: 6
+  // switches, so a member's distance row is one 16-switch block.
+  // Group 1 {hm, hn}: 2 members + 6 / 2 (min and candidate passes) + 1
+  // candidate (R) + 10 entries + walk over M, A, N, N2 (4 + 3 + 2 + 2
+  // ports) = 27. Group 2 {hm2, ha}: 2 + 3 + 2 candidates (M, A) + 4
+  // entries + walk over A (3 ports) = 14.
+  Diamond d;
+  const MinHop mh(d.f);
+  const std::vector<Group> groups{Diamond::group(0xC000, {d.hm, d.hn}),
+                                  Diamond::group(0xC001, {d.hm2, d.ha})};
+  McLoad load(d.f);
+  McGlobalStats st;
+  route_fulb_mc_global(mh, groups, load, nullptr, &st);
+  EXPECT_EQ(st.first_work, 27u + 14u);
+  EXPECT_GT(st.reroute_work, 0u);
+}
+
+// The rip-up stops at its share of pass 1's work (plus the per-group floor
+// and the last attempt), however many groups there are: the old
+// budget, groups/2 + 16 tree builds, let the dragonfly's large groups spend
+// 1.1x pass 1's time on the reroute. Large groups on a dragonfly, where
+// every member is at distance 3 from most roots and many levels can drop.
+TEST(FulbMcG, RipUpWorkStaysWithinItsShareOfPassOne) {
+  const Fabric f = make_fabric("dragonfly:a=8,p=4,h=4");
+  const MinHop mh(f);
+  PatternSpec p = parse_pattern("grid3d:33x16x8");
+  p.processes_per_node = 4;
+  p.placement = Placement::kAware;
+  const GroupSet gs = make_groups(f, p);
+  McLoad load(f), plain(f);
+  McGlobalStats st;
+  const std::vector<McTree> trees = route_fulb_mc_global(mh, gs.groups, load, nullptr, &st);
+  find_mc_engine("FULB-MC").route_all(mh, gs.groups, plain);
+  const std::uint64_t budget = st.first_work / 5 + 64 * gs.groups.size();
+  // One attempt at most past the budget: a DP over every switch (8 units of
+  // visit + its ports, twice with the walk) and its entries.
+  std::uint64_t one_build = 0;
+  for (NodeId n : f.switches()) {
+    one_build += 2 * (8 + static_cast<std::uint64_t>(f.num_ports(n)));
+  }
+  one_build += 4 * f.port_slot_count();
+  EXPECT_GE(st.reroute_work, budget) << "the budget should bind on this case";
+  EXPECT_LE(st.reroute_work, budget + one_build);
+  EXPECT_GT(st.moves, 0u);
+  EXPECT_LT(load.stats().max_switch_links, plain.stats().max_switch_links);
+  for (std::size_t i = 0; i < trees.size(); ++i) {
+    ASSERT_EQ(check_tree(mh, gs.groups[i], trees[i]), "") << "group " << i;
+  }
+  McLoad again(f);
+  for (const McTree& t : trees) {
+    again.add(t);
+  }
+  EXPECT_EQ(again.histogram(), load.histogram());
+}
+
 TEST(McLoad, RemoveUndoesAdd) {
   Diamond d;
   McLoad load(d.f);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -17,6 +18,11 @@ using detail::Marks;
 
 constexpr std::uint32_t kBlocked = std::numeric_limits<std::uint32_t>::max();
 constexpr std::size_t kNoSlot = std::numeric_limits<std::size_t>::max();
+// Rip-up budget units for one switch visited by the bottleneck DP or a walk,
+// on top of one per port examined: the memo, the recursion and the two load
+// lookups per port cost about as much again as a pass-1 walk's port loop on
+// the torus's 8-port switches (measured, README "Beyond the paper").
+constexpr std::uint64_t kVisitWork = 8;
 
 // Which links a rebuilt tree may use beyond those with load <= limit: the
 // ones its old tree was on (port slots stamped `gen` in `slot_stamp`) at load
@@ -35,13 +41,14 @@ struct Reuse {
 class Bottleneck {
  public:
   Bottleneck(const MinHop& mh, const McLoad& load, SwitchIdx root, std::uint32_t limit,
-             const Reuse& reuse)
+             const Reuse& reuse, std::uint64_t& work)
       : f_(mh.fabric()),
         load_(load),
         to_root_(mh.row(root)),
         root_(root),
         limit_(limit),
-        reuse_(reuse) {
+        reuse_(reuse),
+        work_(work) {
     known().reset(f_.switch_count());
     value().resize(f_.switch_count());
   }
@@ -70,6 +77,7 @@ class Bottleneck {
   void each_next(SwitchIdx x, Fn&& fn) const {
     const NodeId node = f_.switch_node(x);
     const int want = to_root_[x] - 1;
+    work_ += kVisitWork + static_cast<std::uint64_t>(f_.num_ports(node));
     for (int pi = 1; pi <= f_.num_ports(node); ++pi) {
       const auto p = static_cast<PortNum>(pi);
       const PortPeer o = f_.peer(node, p);
@@ -111,15 +119,17 @@ class Bottleneck {
   SwitchIdx root_;
   std::uint32_t limit_;
   Reuse reuse_;
+  std::uint64_t& work_;  // rip-up budget units spent (kVisitWork + ports per visit)
 };
 
 // Bottom-up from each member switch to the root or the tree, each hop over
 // the port minimising (max(load, B(next)), load, port). False (tree left
 // unfinished) when a member has no path within the limit.
 bool build_tree(const MinHop& mh, const Group& group, std::span<const SwitchIdx> members,
-                const McLoad& load, std::uint32_t limit, const Reuse& reuse, McTree& t) {
+                const McLoad& load, std::uint32_t limit, const Reuse& reuse, McTree& t,
+                std::uint64_t& work) {
   const Fabric& f = mh.fabric();
-  Bottleneck dp(mh, load, t.root, limit, reuse);
+  Bottleneck dp(mh, load, t.root, limit, reuse, work);
   thread_local Marks in_tree;
   in_tree.reset(f.switch_count());
   in_tree.set(t.root);
@@ -157,6 +167,7 @@ bool build_tree(const MinHop& mh, const Group& group, std::span<const SwitchIdx>
   }
   detail::add_member_ports(f, group, t.entries);
   detail::finish(t);
+  work += t.entries.size();
   return true;
 }
 
@@ -167,27 +178,66 @@ McTree route_fulb_mc_bottleneck(const MinHop& mh, const Group& group, const McLo
   detail::TreeStart start = detail::start_tree(mh, group, load, true, roots);
   McTree t = std::move(start.tree);
   if (start.routable) {
-    build_tree(mh, group, start.members, load, kBlocked - 1, Reuse{}, t);
+    std::uint64_t work = 0;
+    build_tree(mh, group, start.members, load, kBlocked - 1, Reuse{}, t, work);
   }
   return t;
 }
+
+namespace {
+
+// Pass 1's work for one group in the rip-up budget's units (see
+// route_fulb_mc_global): the root scan (a 16-switch block of one member's
+// distance row per unit, plus half a unit per switch for the two byte passes
+// that find the minimum and collect the candidates: measured at about a
+// quarter of a scan block each), the root pick over the candidates,
+// the walk (every port of every switch a member's walk passes, the root
+// excepted) and the tree's entries.
+std::uint64_t first_pass_work(const Fabric& f, const McTree& t, std::size_t member_switches,
+                              std::size_t candidates) {
+  const std::uint64_t s = f.switch_count();
+  std::uint64_t w = (s + 15) / 16 * member_switches + s / 2 + candidates + t.entries.size();
+  SwitchIdx last = kNoSwitch;
+  for (const MftEntry& e : t.entries) {
+    if (e.sw != last && e.sw != t.root) {
+      w += static_cast<std::uint64_t>(f.num_ports(f.switch_node(e.sw)));
+    }
+    last = e.sw;
+  }
+  return w;
+}
+
+}  // namespace
 
 std::vector<McTree> route_fulb_mc_global(const MinHop& mh, std::span<const Group> groups,
                                          McLoad& load, const RootIndex* roots,
                                          McGlobalStats* stats) {
   const Fabric& f = mh.fabric();
+  McGlobalStats st;
   // First pass: FULB-MC itself, so the result is never worse than it.
-  // Members and root candidates are kept for the groups that move.
+  // Members are kept for the groups that move, and the root candidates when
+  // they are at most 16 per member switch; the others' are found again when
+  // the group is first tried, a scan that costs little for so few members
+  // (keeping all would hold thousands of candidates per small dragonfly
+  // group: +66 MB and its page faults on 4,000 random groups, of which a
+  // few hundred are ever tried).
+  constexpr std::size_t kKeptPerMember = 16;
   std::vector<McTree> trees;
   trees.reserve(groups.size());
   std::vector<std::vector<SwitchIdx>> members(groups.size());
   std::vector<RootChoice> choice(groups.size());
+  std::vector<char> chosen(groups.size(), 0);
   for (std::size_t g = 0; g < groups.size(); ++g) {
     detail::TreeStart start = detail::start_tree(mh, groups[g], load, true, roots);
     trees.push_back(detail::fulb_tree(mh, groups[g], load, nullptr, start));
     load.add(trees.back());
+    st.first_work +=
+        first_pass_work(f, trees.back(), start.members.size(), start.choice.candidates.size());
+    if (start.choice.candidates.size() <= kKeptPerMember * start.members.size()) {
+      choice[g] = std::move(start.choice);
+      chosen[g] = 1;
+    }
     members[g] = std::move(start.members);
-    choice[g] = std::move(start.choice);
   }
 
   // Directed switch-to-switch links, by (switch, port).
@@ -203,36 +253,96 @@ std::vector<McTree> route_fulb_mc_global(const MinHop& mh, std::span<const Group
       }
     }
   }
-  McGlobalStats st;
   for (const MftEntry& l : links) {
     st.first_max = std::max(st.first_max, load.efi(l.sw, l.port));
   }
+  auto slot_of = [&](const MftEntry& e) { return f.port_slot(f.switch_node(e.sw), e.port); };
+  auto is_link = [&](const MftEntry& e) {
+    return f.is_switch(f.peer(f.switch_node(e.sw), e.port).node);
+  };
+  // The groups on each switch link after pass 1 (CSR by port slot), plus
+  // (slot, group) pairs for the links moved trees took since: built once
+  // instead of rescanning every tree at every level, which cost as much as
+  // the reroutes on the dragonfly. A group that left a link stays listed and
+  // is skipped (its tree no longer has the entry).
+  // Scratch over all port slots is kept per thread: a fresh 0.4 MB array
+  // per call page-faults, which on the fat tree's 260-group 2D grid cost
+  // as much as its whole rip-up.
+  thread_local std::vector<std::uint32_t> first_at, fill, first_groups, old_slot;
+  thread_local std::vector<std::int32_t> hot_id;
+  thread_local std::uint32_t old_gen = 0;
+  first_at.assign(f.port_slot_count() + 1, 0);
+  for (const McTree& t : trees) {
+    for (const MftEntry& e : t.entries) {
+      first_at[slot_of(e) + 1] += is_link(e) ? 1 : 0;
+    }
+  }
+  for (std::size_t i = 1; i < first_at.size(); ++i) {
+    first_at[i] += first_at[i - 1];
+  }
+  first_groups.resize(first_at.back());
+  {
+    fill.assign(first_at.begin(), first_at.end() - 1);
+    for (std::size_t g = 0; g < trees.size(); ++g) {
+      for (const MftEntry& e : trees[g].entries) {
+        if (is_link(e)) {
+          first_groups[fill[slot_of(e)]++] = static_cast<std::uint32_t>(g);
+        }
+      }
+    }
+  }
+  std::vector<std::pair<std::size_t, std::uint32_t>> moved_onto;
+  st.reroute_work += first_groups.size() * 2;
 
-  // Moves group g off every link at load >= m-1 (after removing its own
-  // tree): its current root first, then the candidates fewest trees use.
+  // Per link at the max: groups tried before giving up on it, and roots per
+  // group (a bound on the last, failing level's work; more buys little, see
+  // the README).
   constexpr std::size_t kRootsTried = 16;
-  // Per link at the max: groups tried before giving up on it (a bound on the
-  // last, failing level's work; more buys little, see the README).
   constexpr std::size_t kGroupsTried = 8;
-  // Tree builds in all, so FULB-MC-G stays within about 2x FULB-MC's time:
-  // one build costs about what pass 1 spends on a group (its root scan and
-  // walk), and most of the max-EFI drop comes from the first levels. Without
-  // it the dragonfly's 2D grids took 1,553 builds for 650 groups (3.9x).
-  const std::size_t budget = groups.size() / 2 + 16;
+  // The rip-up stops once it has done kShareNum/kShareDen of pass 1's work
+  // (in units: see first_pass_work and kVisitWork), so FULB-MC-G stays
+  // within 2x FULB-MC's time whatever a reroute costs. A count of tree
+  // builds (groups/2 + 16 before) let the dragonfly's large groups, whose
+  // builds cost ~3x a pass-1 group, take 2.1x. A rip-up unit costs 2-4x a
+  // pass-1 unit (the DP's memo and two-sided load lookups against the
+  // vectorised scan), hence 1/5: the rip-up takes at most about 0.4-0.8x
+  // pass 1's time (measured, README "Beyond the paper").
+  constexpr std::uint64_t kShareNum = 1, kShareDen = 5;
+  // Plus a floor of 64 units per group: a few reroutes when pass 1 is too
+  // short for its share to pay even the link index (a hand-sized fabric);
+  // under 1% of the share on the benchmark fabrics.
+  const std::uint64_t budget = st.first_work / kShareDen * kShareNum + 64 * groups.size();
+  auto spent = [&] { return st.reroute_work >= budget; };
+
   std::vector<SwitchIdx> order;
   std::vector<std::pair<std::uint64_t, SwitchIdx>> keyed;
-  std::vector<std::uint32_t> old_slot(f.port_slot_count(), 0);
-  std::uint32_t old_gen = 0;
+  if (old_slot.size() != f.port_slot_count()) {
+    old_slot.assign(f.port_slot_count(), 0);
+    old_gen = 0;
+  }
   auto try_move = [&](std::size_t g, std::uint32_t m, const MftEntry& hot_link) {
     McTree& old = trees[g];
-    if (old.root == kNoSwitch || choice[g].candidates.empty()) {
+    if (old.root == kNoSwitch) {
+      return false;
+    }
+    if (chosen[g] == 0) {
+      choice[g] = detail::choose_roots(mh, members[g], roots);
+      chosen[g] = 1;
+      st.reroute_work += (f.switch_count() + 15) / 16 * members[g].size() + f.switch_count() / 2;
+    }
+    if (choice[g].candidates.empty()) {
       return false;
     }
     load.remove(old);
-    Reuse reuse{&old_slot, ++old_gen};
-    for (const MftEntry& e : old.entries) {
-      old_slot[f.port_slot(f.switch_node(e.sw), e.port)] = reuse.gen;
+    if (++old_gen == 0) {  // wrapped: no stale stamp may match
+      std::fill(old_slot.begin(), old_slot.end(), 0);
+      old_gen = 1;
     }
+    Reuse reuse{&old_slot, old_gen};
+    for (const MftEntry& e : old.entries) {
+      old_slot[slot_of(e)] = reuse.gen;
+    }
+    st.reroute_work += 3 * old.entries.size();  // remove, stamp, add back or compare
     const NodeId hot_node = f.switch_node(hot_link.sw);
     const PortPeer hot_peer = f.peer(hot_node, hot_link.port);
     reuse.banned_a = f.port_slot(hot_node, hot_link.port);
@@ -251,6 +361,7 @@ std::vector<McTree> route_fulb_mc_global(const MinHop& mh, std::span<const Group
     for (SwitchIdx r : choice[g].candidates) {
       keyed.emplace_back((static_cast<std::uint64_t>(rank(r)) << 32) | load.switch_trees(r), r);
     }
+    st.reroute_work += keyed.size();
     const std::size_t keep = std::min(kRootsTried, keyed.size());
     std::partial_sort(keyed.begin(), keyed.begin() + static_cast<std::ptrdiff_t>(keep),
                       keyed.end());
@@ -262,13 +373,20 @@ std::vector<McTree> route_fulb_mc_global(const MinHop& mh, std::span<const Group
     t.mlid = old.mlid;
     t.height = old.height;
     for (SwitchIdx r : order) {
-      if (st.attempts == budget) {
+      if (spent()) {
         break;
       }
       ++st.attempts;
       t.root = r;
-      if (build_tree(mh, groups[g], members[g], load, m - 2, reuse, t)) {
+      if (build_tree(mh, groups[g], members[g], load, m - 2, reuse, t, st.reroute_work)) {
         load.add(t);
+        for (const MftEntry& e : t.entries) {
+          const std::size_t slot = slot_of(e);
+          if (old_slot[slot] != reuse.gen && is_link(e)) {
+            moved_onto.emplace_back(slot, static_cast<std::uint32_t>(g));
+          }
+        }
+        st.reroute_work += t.entries.size();
         old = std::move(t);
         ++st.moves;
         return true;
@@ -279,10 +397,10 @@ std::vector<McTree> route_fulb_mc_global(const MinHop& mh, std::span<const Group
   };
 
   // Rip-up and reroute, one EFI level at a time.
-  std::vector<std::int32_t> hot_id(f.port_slot_count(), -1);
   std::vector<MftEntry> hot;
-  std::vector<std::vector<std::uint32_t>> on_hot;
-  for (std::uint32_t m = st.first_max; m > 1; --m) {
+  hot_id.assign(f.port_slot_count(), -1);
+  std::vector<std::vector<std::uint32_t>> hot_moved;  // moved groups per hot link
+  for (std::uint32_t m = st.first_max; m > 1 && !spent(); --m) {
     hot.clear();
     for (std::size_t i = 0; i < links.size(); ++i) {
       if (load.efi_at(link_slot[i]) == m) {
@@ -290,18 +408,16 @@ std::vector<McTree> route_fulb_mc_global(const MinHop& mh, std::span<const Group
         hot.push_back(links[i]);
       }
     }
-    on_hot.assign(hot.size(), {});
-    for (std::size_t g = 0; g < trees.size(); ++g) {
-      for (const MftEntry& e : trees[g].entries) {
-        const std::int32_t h = hot_id[f.port_slot(f.switch_node(e.sw), e.port)];
-        if (h >= 0) {
-          on_hot[static_cast<std::size_t>(h)].push_back(static_cast<std::uint32_t>(g));
-        }
+    hot_moved.assign(hot.size(), {});
+    for (const auto& [slot, g] : moved_onto) {
+      if (hot_id[slot] >= 0) {
+        hot_moved[static_cast<std::size_t>(hot_id[slot])].push_back(g);
       }
     }
     for (const MftEntry& l : hot) {
-      hot_id[f.port_slot(f.switch_node(l.sw), l.port)] = -1;
+      hot_id[slot_of(l)] = -1;
     }
+    st.reroute_work += links.size() + moved_onto.size();
     // Every link at m must lose one group, or m stays the max: stop at the
     // first link no group can leave.
     bool relieved = true;
@@ -311,16 +427,25 @@ std::vector<McTree> route_fulb_mc_global(const MinHop& mh, std::span<const Group
       }
       relieved = false;
       std::size_t tried = 0;
-      for (std::uint32_t g : on_hot[h]) {
-        const auto& es = trees[g].entries;
-        if (!std::binary_search(es.begin(), es.end(), hot[h])) {
-          continue;
+      const std::size_t slot = slot_of(hot[h]);
+      const std::span<const std::uint32_t> first(first_groups.data() + first_at[slot],
+                                                 first_at[slot + 1] - first_at[slot]);
+      for (const std::span<const std::uint32_t> on :
+           {first, std::span<const std::uint32_t>(hot_moved[h])}) {
+        for (const std::uint32_t g : on) {
+          const auto& es = trees[g].entries;
+          if (!std::binary_search(es.begin(), es.end(), hot[h])) {
+            continue;
+          }
+          if (tried++ == kGroupsTried || spent()) {
+            break;
+          }
+          if (try_move(g, m, hot[h])) {
+            relieved = true;
+            break;
+          }
         }
-        if (tried++ == kGroupsTried || st.attempts == budget) {
-          break;
-        }
-        if (try_move(g, m, hot[h])) {
-          relieved = true;
+        if (relieved || tried > kGroupsTried || spent()) {
           break;
         }
       }

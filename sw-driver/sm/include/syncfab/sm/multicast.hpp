@@ -139,15 +139,21 @@ McTree route_fulb_mc_bottleneck(const MinHop& mh, const Group& group, const McLo
 // with the other links cut; up to 16 minimal-height roots, first those at
 // equal distance from both ends of the link, then the current root, then
 // the least used; shortest paths to a minimal-height root, so check_tree
-// holds; at most 8 groups tried per link, groups/2 + 16 tree builds in all).
-// When every link at M is relieved, M drops and the loop goes on; at the
-// first link no group can leave it stops. No link's EFI ever rises above its
-// value after the first pass's max. `stats` (optional) reports the work done.
+// holds; at most 8 groups tried per link). When every link at M is
+// relieved, M drops and the loop goes on; at the first link no group can
+// leave it stops. No link's EFI ever rises above its value after the first
+// pass's max. The rip-up's work is bounded by a share (1/5) of the work
+// pass 1 did, counted in the same units (a switch port examined, a tree
+// entry handled, a root candidate ranked, a 16-switch block of a member's
+// distance row scanned), so its time follows FULB-MC's whatever a reroute
+// costs. `stats` (optional) reports the work done.
 struct McGlobalStats {
-  std::uint32_t first_max = 0;  // max switch-link EFI after the first pass
-  std::uint32_t rounds = 0;     // times M dropped by one
-  std::size_t moves = 0;        // groups rerouted
-  std::size_t attempts = 0;     // (group, root) pairs tried
+  std::uint32_t first_max = 0;     // max switch-link EFI after the first pass
+  std::uint32_t rounds = 0;        // times M dropped by one
+  std::size_t moves = 0;           // groups rerouted
+  std::size_t attempts = 0;        // (group, root) pairs tried
+  std::uint64_t first_work = 0;    // pass 1, in the budget's units
+  std::uint64_t reroute_work = 0;  // the rip-up, same units (stops at 1/5 of first_work)
 };
 std::vector<McTree> route_fulb_mc_global(const MinHop& mh, std::span<const Group> groups,
                                          McLoad& load, const RootIndex* roots = nullptr,
