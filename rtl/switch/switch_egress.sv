@@ -1,0 +1,337 @@
+// One output port of the switch (docs/switch-datapath.md, "Egress"): which
+// egress queues may send (pfc_rx stop, watchdog ignore), the SP + WDRR
+// scheduler, a round robin over the inputs holding a copy of the granted
+// queue, the copy stream from that input's buffer with the header patched
+// (prio, ECN, DSCP of the copy), watchdog drop mode, and the pause frames of
+// this port's own ingress (pfc_tx) sent between packets.
+//
+// Matching: every idle output offers its scheduler's grant (queue and the
+// input its round robin picked; the grant does not depend on ready_i). The
+// top accepts offers in round-robin output order, one per input, and the
+// scheduler's ready_i is "idle and (no grant, or the grant was accepted)": a
+// credit-only cycle still moves the scheduler, a grant that lost its input to
+// another output leaves the scheduler state unchanged for the next cycle.
+// An input already streaming to another output is not a candidate.
+
+`include "syncfab_assert.svh"
+
+module switch_egress #(
+  parameter int unsigned NumPorts = 8,
+  parameter int unsigned BufCells = 256,
+  localparam int unsigned CellW = $clog2(BufCells),
+  localparam int unsigned CntW = $clog2(BufCells + 1),
+  localparam int unsigned PortW = (NumPorts > 1) ? $clog2(NumPorts) : 1
+) (
+  input  logic                                clk_i,
+  input  logic                                rst_ni,
+  // Configuration of this port (CSRs)
+  input  logic [7:0]                          pfc_en_i,
+  input  logic [7:0]                          sp_mask_i,
+  input  logic [7:0][7:0]                     weight_i,
+  input  logic [7:0]                          wd_enable_i,
+  input  logic                                wd_drop_mode_i,
+  input  logic [7:0]                          wd_reenable_i,
+  input  logic [7:0][15:0]                    xoff_thr_i,
+  input  logic [7:0][15:0]                    xon_thr_i,
+  input  logic [7:0][15:0]                    quanta_i,
+  // Global PFC / watchdog timing
+  input  logic [7:0]                          cyc_per_quantum_i,
+  input  logic [15:0]                         refresh_i,
+  input  logic [23:0]                         wd_detect_i,
+  input  logic [23:0]                         wd_recover_i,
+  input  logic [23:0]                         wd_window_i,
+  input  logic [7:0]                          wd_limit_i,
+  // This port's ingress occupancy (pfc_tx) and received PFC frames (pfc_rx)
+  input  logic [7:0][CntW-1:0]                occ_i,
+  input  logic                                pfc_valid_i,
+  input  logic [7:0]                          pfc_class_i,
+  input  logic [7:0][15:0]                    pfc_quanta_i,
+  // VOQ heads of every input for this output
+  input  logic [NumPorts-1:0][7:0]            voq_valid_i,
+  input  logic [NumPorts-1:0][7:0][7:0]       voq_len_i,
+  input  logic [NumPorts-1:0]                 in_busy_i,
+  // Matching
+  output logic                                req_o,      // a grant is offered
+  input  logic                                accept_i,   // ... and accepted
+  output logic                                match_o,
+  output logic [PortW-1:0]                    match_in_o,
+  output logic [2:0]                          match_q_o,
+  input  logic [CellW-1:0]                    pop_slot_i,
+  input  logic [CellW-1:0]                    pop_cell_i,
+  input  logic [10:0]                         pop_patch_i,
+  // Streaming from input src_o
+  output logic                                busy_o,
+  output logic [PortW-1:0]                    src_o,
+  output logic [CellW-1:0]                    rd_cell_o,
+  input  logic [127:0]                        rd_data_i,
+  input  logic [CellW-1:0]                    rd_next_i,
+  output logic                                done_o,
+  output logic [CellW-1:0]                    done_slot_o,
+  // Transmit stream
+  output logic                                tx_valid_o,
+  input  logic                                tx_ready_i,
+  output logic [127:0]                        tx_data_o,
+  output logic                                tx_last_o,
+  // Events and state
+  output logic                                ev_tx_o,
+  output logic                                ev_drop_wd_o,
+  output logic [2:0]                          ev_q_o,
+  output logic [7:0]                          ev_pause_tx_o,
+  output logic [7:0]                          ev_resume_tx_o,
+  output logic [7:0]                          ev_pause_rx_o,
+  output logic [7:0]                          ev_resume_rx_o,
+  output logic [7:0]                          ev_wd_detect_o,
+  output logic [7:0]                          ev_wd_recover_o,
+  output logic [7:0]                          ev_wd_disable_o,
+  output logic [7:0][1:0]                     wd_state_o,
+  output logic [7:0]                          pfc_off_o,
+  output logic [7:0]                          stop_o,
+  output logic [7:0]                          xoff_tx_o
+);
+
+  import syncfab_fmt_pkg::*;
+
+  typedef logic [CellW-1:0] cell_t;
+  typedef enum logic [1:0] {OutIdle, OutData, OutPfc1} out_state_e;
+
+  // ---------------------------------------------------------------------------
+  // PFC blocks
+  // ---------------------------------------------------------------------------
+  logic frame_valid, frame_ready;
+  logic [7:0] frame_class;
+  logic [7:0][15:0] frame_quanta;
+  logic [7:0][15:0] occ16;
+  for (genvar p = 0; p < 8; p++) begin : gen_occ
+    assign occ16[p] = 16'(occ_i[p]);
+  end
+
+  pfc_tx #(.NumPrio(8), .OccW(16), .RefW(16)) u_pfc_tx (
+    .clk_i, .rst_ni,
+    .enable_i(pfc_en_i), .occ_i(occ16), .xoff_thr_i, .xon_thr_i, .quanta_i,
+    .refresh_i,
+    .frame_valid_o(frame_valid), .frame_ready_i(frame_ready),
+    .frame_class_enable_o(frame_class), .frame_quanta_o(frame_quanta),
+    .xoff_o(xoff_tx_o), .evt_xoff_tx_o(ev_pause_tx_o), .evt_xon_tx_o(ev_resume_tx_o)
+  );
+
+  logic [7:0] xoff_rx, wd_ignore, wd_drop;
+  pfc_rx #(.NumPrio(8), .CpqW(8)) u_pfc_rx (
+    .clk_i, .rst_ni,
+    .enable_i(pfc_en_i), .cyc_per_quantum_i,
+    .frame_valid_i(pfc_valid_i), .frame_class_enable_i(pfc_class_i),
+    .frame_quanta_i(pfc_quanta_i), .ignore_i(wd_ignore),
+    .xoff_o(xoff_rx), .stop_o, .evt_xoff_rx_o(ev_pause_rx_o), .evt_xon_rx_o(ev_resume_rx_o)
+  );
+
+  pfc_watchdog #(.NumPrio(8), .TimeW(24), .CntW(8)) u_pfc_watchdog (
+    .clk_i, .rst_ni,
+    .enable_i(wd_enable_i), .xoff_i(xoff_rx), .detect_i(wd_detect_i),
+    .recover_i(wd_recover_i), .drop_mode_i(wd_drop_mode_i), .window_i(wd_window_i),
+    .limit_i(wd_limit_i), .reenable_i(wd_reenable_i),
+    .ignore_o(wd_ignore), .drop_o(wd_drop), .pfc_off_o, .state_o(wd_state_o),
+    .evt_detect_o(ev_wd_detect_o), .evt_recover_o(ev_wd_recover_o),
+    .evt_disable_o(ev_wd_disable_o)
+  );
+
+  // ---------------------------------------------------------------------------
+  // Candidates: per queue, a round robin over inputs holding a copy
+  // ---------------------------------------------------------------------------
+  // Index k places after base, wrapping at NumPorts.
+  function automatic logic [PortW-1:0] rr_idx(logic [PortW-1:0] base, int unsigned k);
+    return PortW'((32'(base) + k) % NumPorts);
+  endfunction
+
+  logic [7:0][PortW-1:0] rr_q, rr_d, pick;
+  logic [7:0] q_any, q_valid;
+  logic [7:0][7:0] q_len;
+  always_comb begin
+    for (int q = 0; q < 8; q++) begin
+      q_any[q] = 1'b0;
+      pick[q] = '0;
+      // Inputs from rr_q[q] upwards first, then wrapping around.
+      for (int k = NumPorts - 1; k >= 0; k--) begin
+        if (voq_valid_i[rr_idx(rr_q[q], k)][q] && !in_busy_i[rr_idx(rr_q[q], k)]) begin
+          q_any[q] = 1'b1;
+          pick[q] = rr_idx(rr_q[q], k);
+        end
+      end
+      q_valid[q] = q_any[q] && !stop_o[q];
+      q_len[q] = voq_len_i[pick[q]][q];
+    end
+  end
+
+  out_state_e state_q, state_d;
+  logic grant_valid;
+  logic [2:0] grant_q;
+  logic idle_for_data;
+  assign idle_for_data = state_q == OutIdle && !frame_valid;
+  logic sched_ready;
+  assign sched_ready = idle_for_data && (!grant_valid || accept_i);
+
+  sp_wdrr_sched #(.NumQ(8), .LenW(8), .WeightW(8)) u_sched (
+    .clk_i, .rst_ni,
+    .q_valid_i(q_valid), .q_len_i(q_len), .sp_mask_i, .weight_i,
+    .ready_i(sched_ready), .grant_valid_o(grant_valid), .grant_q_o(grant_q)
+  );
+
+  assign req_o = idle_for_data && grant_valid;
+  assign match_o = accept_i && req_o;
+  assign match_q_o = grant_q;
+  assign match_in_o = pick[grant_q];
+
+  always_comb begin
+    rr_d = rr_q;
+    if (match_o) rr_d[grant_q] = rr_idx(pick[grant_q], 1);
+  end
+
+  // ---------------------------------------------------------------------------
+  // Output stream
+  // ---------------------------------------------------------------------------
+  logic [PortW-1:0] src_q, src_d;
+  cell_t slot_q, slot_d, cell_q, cell_d;
+  logic [7:0] rem_q, rem_d;
+  logic first_q, first_d, discard_q, discard_d;
+  logic [10:0] patch_q, patch_d;
+  logic [2:0] oq_q, oq_d;
+  logic [7:0][15:0] pfc_q1_q, pfc_q1_d;
+
+  pkt_hdr_t hdr_in, hdr_out;
+  assign hdr_in = pkt_hdr_t'(rd_data_i);
+  always_comb begin
+    hdr_out = hdr_in;
+    hdr_out.prio = patch_q[2:0];
+    hdr_out.ecn = ecn_e'(patch_q[4:3]);
+    hdr_out.dscp = patch_q[10:5];
+  end
+
+  // First flit of a PFC frame (the quanta are the second flit).
+  pfc_frame_t frame;
+  always_comb begin
+    frame = '0;
+    frame.pkt_type = PKT_PFC;
+    frame.len_flits = 8'd2;
+    frame.class_enable = frame_class;
+  end
+
+  logic fire;
+  always_comb begin
+    state_d = state_q;
+    src_d = src_q;
+    slot_d = slot_q;
+    cell_d = cell_q;
+    rem_d = rem_q;
+    first_d = first_q;
+    discard_d = discard_q;
+    patch_d = patch_q;
+    oq_d = oq_q;
+    pfc_q1_d = pfc_q1_q;
+    tx_valid_o = 1'b0;
+    tx_data_o = rd_data_i;
+    tx_last_o = 1'b0;
+    frame_ready = 1'b0;
+    fire = 1'b0;
+    done_o = 1'b0;
+    ev_tx_o = 1'b0;
+    ev_drop_wd_o = 1'b0;
+    unique case (state_q)
+      OutIdle: begin
+        if (frame_valid) begin
+          // A pause / resume frame goes before any waiting data packet.
+          tx_valid_o = 1'b1;
+          tx_data_o = frame[127:0];
+          frame_ready = tx_ready_i;
+          if (tx_ready_i) begin
+            pfc_q1_d = frame_quanta;
+            state_d = OutPfc1;
+          end
+        end else if (match_o) begin
+          state_d = OutData;
+          src_d = match_in_o;
+          slot_d = pop_slot_i;
+          cell_d = pop_cell_i;
+          rem_d = voq_len_i[match_in_o][grant_q];
+          first_d = 1'b1;
+          patch_d = pop_patch_i;
+          oq_d = grant_q;
+          discard_d = wd_drop[grant_q];
+        end
+      end
+      OutPfc1: begin
+        tx_valid_o = 1'b1;
+        tx_data_o = pfc_q1_q;
+        tx_last_o = 1'b1;
+        if (tx_ready_i) state_d = OutIdle;
+      end
+      OutData: begin
+        tx_valid_o = !discard_q;
+        tx_data_o = first_q ? 128'(hdr_out) : rd_data_i;
+        tx_last_o = rem_q == 8'd1;
+        fire = discard_q || tx_ready_i;
+        if (fire) begin
+          cell_d = rd_next_i;
+          rem_d = rem_q - 8'd1;
+          first_d = 1'b0;
+          if (rem_q == 8'd1) begin
+            state_d = OutIdle;
+            done_o = 1'b1;
+            ev_tx_o = !discard_q;
+            ev_drop_wd_o = discard_q;
+          end
+        end
+      end
+      default: state_d = OutIdle;
+    endcase
+  end
+
+  assign ev_q_o = oq_q;
+  assign busy_o = state_q == OutData;
+  assign src_o = src_q;
+  assign rd_cell_o = cell_q;
+  assign done_slot_o = slot_q;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q <= OutIdle;
+      src_q <= '0;
+      slot_q <= '0;
+      cell_q <= '0;
+      rem_q <= '0;
+      first_q <= 1'b0;
+      discard_q <= 1'b0;
+      patch_q <= '0;
+      oq_q <= '0;
+      pfc_q1_q <= '0;
+      rr_q <= '0;
+    end else begin
+      state_q <= state_d;
+      src_q <= src_d;
+      slot_q <= slot_d;
+      cell_q <= cell_d;
+      rem_q <= rem_d;
+      first_q <= first_d;
+      discard_q <= discard_d;
+      patch_q <= patch_d;
+      oq_q <= oq_d;
+      pfc_q1_q <= pfc_q1_d;
+      rr_q <= rr_d;
+    end
+  end
+
+  // ---------------------------------------------------------------------------
+  // Assertions
+  // ---------------------------------------------------------------------------
+  // A data packet is never interrupted by a PFC frame: a frame starts only
+  // from idle, and a started packet runs to its last flit.
+  `SF_ASSERT(a_pfc_not_inside_packet, frame_ready |-> state_q == OutIdle)
+  `SF_ASSERT(a_data_runs_to_last, state_q == OutData && !(fire && rem_q == 8'd1) |=> state_q == OutData)
+  `SF_ASSERT(a_match_only_idle, match_o |-> idle_for_data)
+  `SF_ASSERT(a_match_from_candidate, match_o |-> voq_valid_i[match_in_o][match_q_o] && !in_busy_i[match_in_o])
+  `SF_ASSERT(a_match_not_stopped, match_o |-> !stop_o[match_q_o])
+  `SF_ASSERT(a_accept_only_offered, accept_i |-> req_o)
+  `SF_ASSERT(a_copy_len_nonzero, state_q == OutData |-> rem_q != 8'd0)
+  `SF_ASSERT(a_tx_stable, tx_valid_o && !tx_ready_i |=> tx_valid_o)
+
+  logic unused_egress;
+  assign unused_egress = ^{frame[255:128]};
+
+endmodule

@@ -1,0 +1,476 @@
+// The syncfab switch (docs/switch-datapath.md): NumPorts ports, each with a
+// receive and a transmit stream of 128-bit flits, and the CSR block generated
+// from switch_csr.rdl behind an APB4 port.
+//
+//   rx[i] -> switch_ingress(i): checks, lookup (switch_tables), admission,
+//            cell buffer, VOQ[i][o][q], occupancy -> pfc_tx(i)
+//         -> enqueue engine (here): one copy per cycle, hook-flow remap,
+//            WRED/ECN (one wred_ecn) with the (o, q) queue length over all inputs
+//         -> switch_egress(o): pfc_rx/pfc_watchdog, SP+WDRR, input round
+//            robin, copy stream, pause frames between packets -> tx[o]
+//   switch_counters: port x priority x 16 kinds, CNT_SEL / CNT_VALUE.
+//
+// Structure and latencies are in docs/switch-datapath.md, "switch_top RTL".
+
+`include "syncfab_assert.svh"
+
+module switch_top #(
+  parameter int unsigned NumPorts = 8,
+  parameter int unsigned LftEntries = 1024,
+  parameter int unsigned MftEntries = 64,
+  parameter int unsigned BufCells = 256,
+  localparam int unsigned CellW = $clog2(BufCells),
+  localparam int unsigned CntW = $clog2(BufCells + 1),
+  localparam int unsigned PortW = $clog2(NumPorts)
+) (
+  input  logic                              clk_i,
+  input  logic                              rst_ni,
+  // APB4 completer (CSRs)
+  input  logic                              psel_i,
+  input  logic                              penable_i,
+  input  logic                              pwrite_i,
+  input  logic [2:0]                        pprot_i,
+  input  logic [11:0]                       paddr_i,
+  input  logic [31:0]                       pwdata_i,
+  input  logic [3:0]                        pstrb_i,
+  output logic [31:0]                       prdata_o,
+  output logic                              pready_o,
+  output logic                              pslverr_o,
+  output logic                              intr_o,
+  // Receive streams, one per port
+  input  logic [NumPorts-1:0]               rx_valid_i,
+  output logic [NumPorts-1:0]               rx_ready_o,
+  input  logic [NumPorts-1:0][127:0]        rx_data_i,
+  input  logic [NumPorts-1:0]               rx_last_i,
+  // Transmit streams, one per port
+  output logic [NumPorts-1:0]               tx_valid_o,
+  input  logic [NumPorts-1:0]               tx_ready_i,
+  output logic [NumPorts-1:0][127:0]        tx_data_o,
+  output logic [NumPorts-1:0]               tx_last_o
+);
+
+  import syncfab_fmt_pkg::*;
+  import switch_csr_reg_pkg::*;
+
+  `SF_STATIC_ASSERT(gen_num_ports_check, NumPorts >= 2 && NumPorts <= 8)
+  `SF_STATIC_ASSERT(gen_buf_cells_check, BufCells >= 2 && BufCells <= 32768)
+
+  typedef logic [CellW-1:0] cell_t;
+
+  // Index k places after base, wrapping at NumPorts (round-robin search).
+  function automatic logic [PortW-1:0] rr_idx(logic [PortW-1:0] base, int unsigned k);
+    return PortW'((32'(base) + k) % NumPorts);
+  endfunction
+
+  // Counter kinds (switch_csr.rdl, CNT_SEL.KIND).
+  localparam int unsigned KRx = 0, KTx = 1, KDropWred = 2, KDropNoRoute = 3, KDropBad = 4,
+      KDropDisabled = 5, KDropWd = 6, KEcnMark = 7, KPauseTx = 8, KResumeTx = 9,
+      KPauseRx = 10, KResumeRx = 11, KWdDetect = 12, KWdRecover = 13, KWdDisable = 14,
+      KDropBuf = 15;
+
+  // ---------------------------------------------------------------------------
+  // CSRs
+  // ---------------------------------------------------------------------------
+  switch_csr__in_t  hwif_in;
+  switch_csr__out_t hwif_out;
+
+  switch_csr_reg_top u_csr (
+    .clk(clk_i), .arst_n(rst_ni),
+    .s_apb_psel(psel_i), .s_apb_penable(penable_i), .s_apb_pwrite(pwrite_i),
+    .s_apb_pprot(pprot_i), .s_apb_paddr(paddr_i), .s_apb_pwdata(pwdata_i),
+    .s_apb_pstrb(pstrb_i), .s_apb_pready(pready_o), .s_apb_prdata(prdata_o),
+    .s_apb_pslverr(pslverr_o),
+    .hwif_in, .hwif_out
+  );
+  assign intr_o = hwif_out.INTR_STATUS.intr;
+
+  logic enable;
+  assign enable = hwif_out.CTRL.ENABLE.value;
+
+  // Per-port configuration, unpacked from the register struct.
+  logic [NumPorts-1:0][7:0] pfc_en, sp_mask, wd_enable, wred_en;
+  logic [NumPorts-1:0] wd_drop_mode;
+  logic [NumPorts-1:0][7:0][7:0] weight, pmax;
+  logic [NumPorts-1:0][7:0][15:0] xoff_thr, xon_thr, quanta, kmin, kmax;
+  logic [NumPorts-1:0][15:0] lossy_limit;
+  logic [NumPorts-1:0][7:0] wd_reenable;
+  for (genvar n = 0; n < NumPorts; n++) begin : gen_port_cfg
+    assign pfc_en[n] = hwif_out.PORT[n].PFC_EN.MASK.value;
+    assign sp_mask[n] = hwif_out.PORT[n].SCHED.SP_MASK.value;
+    assign wd_enable[n] = hwif_out.PORT[n].WD_CTRL.ENABLE.value;
+    assign wd_drop_mode[n] = hwif_out.PORT[n].WD_CTRL.DROP_MODE.value;
+    assign wred_en[n] = hwif_out.PORT[n].WRED_EN.MASK.value;
+    assign lossy_limit[n] = hwif_out.PORT[n].LOSSY_LIMIT.LIMIT.value;
+    assign wd_reenable[n] = (hwif_out.WD_REENABLE.GO.value &&
+                             hwif_out.WD_REENABLE.PORT.value == 8'(n)) ?
+                            hwif_out.WD_REENABLE.PRIO_MASK.value : 8'd0;
+    for (genvar p = 0; p < 8; p++) begin : gen_prio_cfg
+      assign weight[n][p] = (p % 2 == 0) ? hwif_out.PORT[n].WEIGHT[p / 2].W_EVEN.value
+                                         : hwif_out.PORT[n].WEIGHT[p / 2].W_ODD.value;
+      assign xoff_thr[n][p] = hwif_out.PORT[n].PFC_THR[p].XOFF.value;
+      assign xon_thr[n][p] = hwif_out.PORT[n].PFC_THR[p].XON.value;
+      assign quanta[n][p] = (p % 2 == 0) ? hwif_out.PORT[n].QUANTA[p / 2].Q_EVEN.value
+                                         : hwif_out.PORT[n].QUANTA[p / 2].Q_ODD.value;
+      assign kmin[n][p] = hwif_out.PORT[n].WRED_K[p].KMIN.value;
+      assign kmax[n][p] = hwif_out.PORT[n].WRED_K[p].KMAX.value;
+    end
+    assign pmax[n][0] = hwif_out.PORT[n].WRED_P[0].P0.value;
+    assign pmax[n][1] = hwif_out.PORT[n].WRED_P[0].P1.value;
+    assign pmax[n][2] = hwif_out.PORT[n].WRED_P[0].P2.value;
+    assign pmax[n][3] = hwif_out.PORT[n].WRED_P[0].P3.value;
+    assign pmax[n][4] = hwif_out.PORT[n].WRED_P[1].P0.value;
+    assign pmax[n][5] = hwif_out.PORT[n].WRED_P[1].P1.value;
+    assign pmax[n][6] = hwif_out.PORT[n].WRED_P[1].P2.value;
+    assign pmax[n][7] = hwif_out.PORT[n].WRED_P[1].P3.value;
+  end
+
+  // ---------------------------------------------------------------------------
+  // Tables
+  // ---------------------------------------------------------------------------
+  logic [NumPorts-1:0][15:0] lk_dst;
+  logic [NumPorts-1:0] lk_hit;
+  logic [NumPorts-1:0][NumPorts-1:0] lk_mask;
+  logic tbl_error;
+  logic [31:0] tbl_rdata;
+
+  switch_tables #(.NumPorts(NumPorts), .LftEntries(LftEntries), .MftEntries(MftEntries)) u_tables (
+    .clk_i, .rst_ni,
+    .index_i(hwif_out.TBL_ADDR.INDEX.value), .table_i(hwif_out.TBL_ADDR.TABLE.value),
+    .wdata_i(hwif_out.TBL_WDATA.DATA.value), .write_i(hwif_out.TBL_CMD.WRITE.value),
+    .read_i(hwif_out.TBL_CMD.READ.value), .rdata_o(tbl_rdata), .error_o(tbl_error),
+    .dst_i(lk_dst), .hit_o(lk_hit), .mask_o(lk_mask)
+  );
+
+  // ---------------------------------------------------------------------------
+  // Ingress ports
+  // ---------------------------------------------------------------------------
+  logic [NumPorts-1:0] pfc_rx_valid;
+  logic [NumPorts-1:0][7:0] pfc_rx_class;
+  logic [NumPorts-1:0][7:0][15:0] pfc_rx_quanta;
+  logic [NumPorts-1:0] ev_rx, ev_drop_disabled, ev_drop_bad, ev_drop_no_route, ev_drop_buf;
+  logic [NumPorts-1:0][2:0] ev_in_prio;
+  logic [NumPorts-1:0][7:0][CntW-1:0] occ;
+  logic [NumPorts-1:0] pend_valid, pend_pop;
+  logic [NumPorts-1:0][CellW-1:0] pend_slot;
+  logic [NumPorts-1:0][127:0] pend_hdr;
+  logic [NumPorts-1:0][NumPorts-1:0] pend_mask;
+  logic [NumPorts-1:0] copy_valid;
+  logic copy_keep;
+  cell_t copy_slot;
+  logic [PortW-1:0] copy_port;
+  logic [2:0] copy_q;
+  logic [10:0] copy_patch;
+  // [input][output][queue]
+  logic [NumPorts-1:0][NumPorts-1:0][7:0] voq_valid;
+  logic [NumPorts-1:0][NumPorts-1:0][7:0][7:0] voq_len;
+  logic [NumPorts-1:0][NumPorts-1:0][7:0][CntW-1:0] voq_cells;
+  logic [NumPorts-1:0] in_pop, in_busy, in_done;
+  logic [NumPorts-1:0][PortW-1:0] in_pop_port;
+  logic [NumPorts-1:0][2:0] in_pop_q;
+  logic [NumPorts-1:0][CellW-1:0] in_pop_slot, in_pop_cell, in_rd_cell, in_rd_next, in_done_slot;
+  logic [NumPorts-1:0][10:0] in_pop_patch;
+  logic [NumPorts-1:0][127:0] in_rd_data;
+
+  for (genvar i = 0; i < NumPorts; i++) begin : gen_ingress
+    switch_ingress #(.NumPorts(NumPorts), .BufCells(BufCells)) u_ingress (
+      .clk_i, .rst_ni,
+      .enable_i(enable), .pfc_en_i(pfc_en[i]), .lossy_limit_i(lossy_limit[i]),
+      .rx_valid_i(rx_valid_i[i]), .rx_ready_o(rx_ready_o[i]), .rx_data_i(rx_data_i[i]),
+      .rx_last_i(rx_last_i[i]),
+      .lk_dst_o(lk_dst[i]), .lk_hit_i(lk_hit[i]), .lk_mask_i(lk_mask[i]),
+      .pfc_valid_o(pfc_rx_valid[i]), .pfc_class_o(pfc_rx_class[i]),
+      .pfc_quanta_o(pfc_rx_quanta[i]),
+      .ev_rx_o(ev_rx[i]), .ev_drop_disabled_o(ev_drop_disabled[i]), .ev_drop_bad_o(ev_drop_bad[i]),
+      .ev_drop_no_route_o(ev_drop_no_route[i]), .ev_drop_buf_o(ev_drop_buf[i]),
+      .ev_prio_o(ev_in_prio[i]), .occ_o(occ[i]),
+      .pend_valid_o(pend_valid[i]), .pend_slot_o(pend_slot[i]), .pend_hdr_o(pend_hdr[i]),
+      .pend_mask_o(pend_mask[i]), .pend_pop_i(pend_pop[i]),
+      .copy_valid_i(copy_valid[i]), .copy_keep_i(copy_keep), .copy_slot_i(copy_slot),
+      .copy_port_i(copy_port), .copy_q_i(copy_q), .copy_patch_i(copy_patch),
+      .voq_valid_o(voq_valid[i]), .voq_len_o(voq_len[i]), .voq_cells_o(voq_cells[i]),
+      .pop_i(in_pop[i]), .pop_port_i(in_pop_port[i]), .pop_q_i(in_pop_q[i]),
+      .pop_slot_o(in_pop_slot[i]), .pop_cell_o(in_pop_cell[i]), .pop_patch_o(in_pop_patch[i]),
+      .rd_cell_i(in_rd_cell[i]), .rd_data_o(in_rd_data[i]), .rd_next_o(in_rd_next[i]),
+      .done_i(in_done[i]), .done_slot_i(in_done_slot[i])
+    );
+  end
+
+  // ---------------------------------------------------------------------------
+  // Enqueue engine: one copy per cycle, copies of a packet in increasing
+  // output order, inputs served round robin, a packet's copies back to back.
+  // ---------------------------------------------------------------------------
+  logic eng_busy_q, eng_busy_d;
+  logic [PortW-1:0] eng_in_q, eng_in_d, eng_rr_q, eng_rr_d, eng_in;
+  logic [NumPorts-1:0] eng_rem_q, eng_rem_d, eng_mask, eng_rest;
+  logic eng_active;
+  pkt_hdr_t eng_hdr;
+  logic [PortW-1:0] eng_out;
+  logic hook;
+  logic [2:0] eng_q;
+  logic [5:0] eng_dscp;
+  logic [31:0] qlen_sum;
+  logic [15:0] qlen;
+  logic wred_mark, wred_drop;
+  logic [1:0] wred_ecn_out;
+  logic [NumPorts-1:0][7:0] pfc_off;
+
+  always_comb begin
+    eng_in = eng_in_q;
+    if (!eng_busy_q) begin
+      eng_in = eng_rr_q;
+      for (int k = NumPorts - 1; k >= 0; k--) begin
+        if (pend_valid[rr_idx(eng_rr_q, k)]) eng_in = rr_idx(eng_rr_q, k);
+      end
+    end
+    eng_active = eng_busy_q || (pend_valid != '0);
+    eng_mask = eng_busy_q ? eng_rem_q : pend_mask[eng_in];
+    eng_hdr = pkt_hdr_t'(pend_hdr[eng_in]);
+    eng_out = '0;
+    for (int o = NumPorts - 1; o >= 0; o--) begin
+      if (eng_mask[o]) eng_out = PortW'(o);
+    end
+    eng_rest = eng_mask & ~(NumPorts'(1) << eng_out);
+    hook = hwif_out.REMAP_CTRL.ENABLE.value &&
+           hwif_out.REMAP_CTRL.UPLINK_MASK.value[3'(eng_in)] &&
+           hwif_out.REMAP_CTRL.UPLINK_MASK.value[3'(eng_out)];
+    eng_q = hook ? hwif_out.REMAP[eng_hdr.prio].NEW_PRIO.value : eng_hdr.prio;
+    eng_dscp = hook ? hwif_out.REMAP[eng_hdr.prio].NEW_DSCP.value : eng_hdr.dscp;
+    qlen_sum = '0;
+    for (int i = 0; i < NumPorts; i++) begin
+      qlen_sum = qlen_sum + 32'(voq_cells[i][eng_out][eng_q]);
+    end
+    qlen = (qlen_sum > 32'hFFFF) ? 16'hFFFF : qlen_sum[15:0];
+  end
+
+  wred_ecn #(.QLenW(16), .ProbW(8)) u_wred (
+    .clk_i, .rst_ni,
+    .req_i(eng_active), .qlen_i(qlen), .ecn_i(eng_hdr.ecn),
+    .lossless_i(pfc_en[eng_out][eng_q] && !pfc_off[eng_out][eng_q]),
+    .enable_i(wred_en[eng_out][eng_q]), .kmin_i(kmin[eng_out][eng_q]),
+    .kmax_i(kmax[eng_out][eng_q]), .pmax_i(pmax[eng_out][eng_q]),
+    .mark_o(wred_mark), .drop_o(wred_drop), .ecn_o(wred_ecn_out)
+  );
+
+  always_comb begin
+    copy_valid = '0;
+    copy_valid[eng_in] = eng_active;
+    pend_pop = '0;
+    pend_pop[eng_in] = eng_active && eng_rest == '0;
+    eng_busy_d = eng_active && eng_rest != '0;
+    eng_in_d = eng_in;
+    eng_rem_d = eng_rest;
+    eng_rr_d = eng_rr_q;
+    if (eng_active && eng_rest == '0) eng_rr_d = rr_idx(eng_in, 1);
+  end
+  assign copy_keep = !wred_drop;
+  assign copy_slot = pend_slot[eng_in];
+  assign copy_port = eng_out;
+  assign copy_q = eng_q;
+  assign copy_patch = {eng_dscp, wred_ecn_out, eng_q};
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      eng_busy_q <= 1'b0;
+      eng_in_q <= '0;
+      eng_rr_q <= '0;
+      eng_rem_q <= '0;
+    end else begin
+      eng_busy_q <= eng_busy_d;
+      eng_in_q <= eng_in_d;
+      eng_rr_q <= eng_rr_d;
+      eng_rem_q <= eng_rem_d;
+    end
+  end
+
+  // ---------------------------------------------------------------------------
+  // Egress ports and the output/input matching
+  // ---------------------------------------------------------------------------
+  logic [NumPorts-1:0] req, accept, match, out_busy, out_done;
+  logic [NumPorts-1:0][PortW-1:0] match_in, out_src;
+  logic [NumPorts-1:0][2:0] match_q, ev_out_q;
+  logic [NumPorts-1:0][CellW-1:0] out_rd_cell, out_done_slot;
+  logic [NumPorts-1:0] ev_tx, ev_drop_wd;
+  logic [NumPorts-1:0][7:0] ev_pause_tx, ev_resume_tx, ev_pause_rx, ev_resume_rx;
+  logic [NumPorts-1:0][7:0] ev_wd_detect, ev_wd_recover, ev_wd_disable, stop, xoff_tx;
+  logic [NumPorts-1:0][7:0][1:0] wd_state;
+  logic [PortW-1:0] tok_rr_q, tok_rr_d;
+
+  for (genvar o = 0; o < NumPorts; o++) begin : gen_egress
+    logic [NumPorts-1:0][7:0] vv;
+    logic [NumPorts-1:0][7:0][7:0] vl;
+    for (genvar i = 0; i < NumPorts; i++) begin : gen_view
+      assign vv[i] = voq_valid[i][o];
+      assign vl[i] = voq_len[i][o];
+    end
+    switch_egress #(.NumPorts(NumPorts), .BufCells(BufCells)) u_egress (
+      .clk_i, .rst_ni,
+      .pfc_en_i(pfc_en[o]), .sp_mask_i(sp_mask[o]), .weight_i(weight[o]),
+      .wd_enable_i(wd_enable[o]), .wd_drop_mode_i(wd_drop_mode[o]),
+      .wd_reenable_i(wd_reenable[o]),
+      .xoff_thr_i(xoff_thr[o]), .xon_thr_i(xon_thr[o]), .quanta_i(quanta[o]),
+      .cyc_per_quantum_i(hwif_out.PFC_TIMING.CYC_PER_QUANTUM.value),
+      .refresh_i(hwif_out.PFC_TIMING.REFRESH.value),
+      .wd_detect_i(hwif_out.WD_DETECT_TIME.CYCLES.value),
+      .wd_recover_i(hwif_out.WD_RECOVER_TIME.CYCLES.value),
+      .wd_window_i(hwif_out.WD_WINDOW.CYCLES.value),
+      .wd_limit_i(hwif_out.WD_LIMIT.LIMIT.value),
+      .occ_i(occ[o]),
+      .pfc_valid_i(pfc_rx_valid[o]), .pfc_class_i(pfc_rx_class[o]),
+      .pfc_quanta_i(pfc_rx_quanta[o]),
+      .voq_valid_i(vv), .voq_len_i(vl), .in_busy_i(in_busy),
+      .req_o(req[o]), .accept_i(accept[o]), .match_o(match[o]), .match_in_o(match_in[o]),
+      .match_q_o(match_q[o]),
+      .pop_slot_i(in_pop_slot[match_in[o]]), .pop_cell_i(in_pop_cell[match_in[o]]),
+      .pop_patch_i(in_pop_patch[match_in[o]]),
+      .busy_o(out_busy[o]), .src_o(out_src[o]), .rd_cell_o(out_rd_cell[o]),
+      .rd_data_i(in_rd_data[out_src[o]]), .rd_next_i(in_rd_next[out_src[o]]),
+      .done_o(out_done[o]), .done_slot_o(out_done_slot[o]),
+      .tx_valid_o(tx_valid_o[o]), .tx_ready_i(tx_ready_i[o]), .tx_data_o(tx_data_o[o]),
+      .tx_last_o(tx_last_o[o]),
+      .ev_tx_o(ev_tx[o]), .ev_drop_wd_o(ev_drop_wd[o]), .ev_q_o(ev_out_q[o]),
+      .ev_pause_tx_o(ev_pause_tx[o]), .ev_resume_tx_o(ev_resume_tx[o]),
+      .ev_pause_rx_o(ev_pause_rx[o]), .ev_resume_rx_o(ev_resume_rx[o]),
+      .ev_wd_detect_o(ev_wd_detect[o]), .ev_wd_recover_o(ev_wd_recover[o]),
+      .ev_wd_disable_o(ev_wd_disable[o]), .wd_state_o(wd_state[o]),
+      .pfc_off_o(pfc_off[o]), .stop_o(stop[o]), .xoff_tx_o(xoff_tx[o])
+    );
+  end
+
+  // Outputs offering a grant are accepted in round-robin order from tok_rr_q,
+  // each input to one output per cycle (an input has one read port).
+  logic [NumPorts-1:0] claimed;
+  always_comb begin
+    accept = '0;
+    claimed = '0;
+    for (int k = 0; k < NumPorts; k++) begin
+      if (req[rr_idx(tok_rr_q, k)] && !claimed[match_in[rr_idx(tok_rr_q, k)]]) begin
+        accept[rr_idx(tok_rr_q, k)] = 1'b1;
+        claimed[match_in[rr_idx(tok_rr_q, k)]] = 1'b1;
+      end
+    end
+    tok_rr_d = (req != '0) ? rr_idx(tok_rr_q, 1) : tok_rr_q;
+  end
+
+  // Each accepted output pops the head of its VOQ at its input.
+  always_comb begin
+    in_pop = '0;
+    in_pop_port = '0;
+    in_pop_q = '0;
+    for (int o = 0; o < NumPorts; o++) begin
+      if (match[o]) begin
+        in_pop[match_in[o]] = 1'b1;
+        in_pop_port[match_in[o]] = PortW'(o);
+        in_pop_q[match_in[o]] = match_q[o];
+      end
+    end
+  end
+
+  // Read port and copy completion of each input: the output streaming from it.
+  always_comb begin
+    in_busy = '0;
+    in_done = '0;
+    in_rd_cell = '0;
+    in_done_slot = '0;
+    for (int o = 0; o < NumPorts; o++) begin
+      if (out_busy[o]) begin
+        in_busy[out_src[o]] = 1'b1;
+        in_rd_cell[out_src[o]] = out_rd_cell[o];
+        if (out_done[o]) begin
+          in_done[out_src[o]] = 1'b1;
+          in_done_slot[out_src[o]] = out_done_slot[o];
+        end
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) tok_rr_q <= '0;
+    else tok_rr_q <= tok_rr_d;
+  end
+
+  // ---------------------------------------------------------------------------
+  // Counters, interrupts, status
+  // ---------------------------------------------------------------------------
+  logic [NumPorts-1:0][7:0][15:0] inc;
+  always_comb begin
+    inc = '0;
+    for (int n = 0; n < NumPorts; n++) begin
+      inc[n][ev_in_prio[n]][KRx] = ev_rx[n];
+      inc[n][ev_in_prio[n]][KDropDisabled] = ev_drop_disabled[n];
+      inc[n][ev_in_prio[n]][KDropBad] = ev_drop_bad[n];
+      inc[n][ev_in_prio[n]][KDropNoRoute] = ev_drop_no_route[n];
+      inc[n][ev_in_prio[n]][KDropBuf] = ev_drop_buf[n];
+      inc[n][ev_out_q[n]][KTx] = ev_tx[n];
+      inc[n][ev_out_q[n]][KDropWd] = ev_drop_wd[n];
+      for (int p = 0; p < 8; p++) begin
+        inc[n][p][KPauseTx] = ev_pause_tx[n][p];
+        inc[n][p][KResumeTx] = ev_resume_tx[n][p];
+        inc[n][p][KPauseRx] = ev_pause_rx[n][p];
+        inc[n][p][KResumeRx] = ev_resume_rx[n][p];
+        inc[n][p][KWdDetect] = ev_wd_detect[n][p];
+        inc[n][p][KWdRecover] = ev_wd_recover[n][p];
+        inc[n][p][KWdDisable] = ev_wd_disable[n][p];
+      end
+    end
+    inc[eng_out][eng_q][KDropWred] = eng_active && wred_drop;
+    inc[eng_out][eng_q][KEcnMark] = eng_active && wred_mark;
+  end
+
+  logic [31:0] cnt_value;
+  switch_counters #(.NumPorts(NumPorts)) u_counters (
+    .clk_i, .rst_ni,
+    .clear_i(hwif_out.CTRL.CNT_CLEAR.value), .inc_i(inc),
+    .sel_port_i(hwif_out.CNT_SEL.PORT.value), .sel_prio_i(hwif_out.CNT_SEL.PRIO.value),
+    .sel_kind_i(hwif_out.CNT_SEL.KIND.value), .value_o(cnt_value)
+  );
+
+  always_comb begin
+    hwif_in = '0;
+    hwif_in.HW_CFG.NUM_PORTS.next = 8'(NumPorts);
+    hwif_in.HW_CFG.NUM_PRIO.next = 8'd8;
+    hwif_in.HW_CFG.BUF_CELLS.next = 16'(BufCells);
+    hwif_in.TABLE_CFG.LFT_ENTRIES.next = 16'(LftEntries);
+    hwif_in.TABLE_CFG.MFT_ENTRIES.next = 16'(MftEntries);
+    hwif_in.INTR_STATUS.WD_DETECT.next = ev_wd_detect != '0;
+    hwif_in.INTR_STATUS.WD_RECOVER.next = ev_wd_recover != '0;
+    hwif_in.INTR_STATUS.WD_DISABLE.next = ev_wd_disable != '0;
+    hwif_in.INTR_STATUS.BAD_PKT.next = ev_drop_bad != '0;
+    hwif_in.INTR_STATUS.TBL_ERROR.next = tbl_error;
+    hwif_in.TBL_RDATA.DATA.next = tbl_rdata;
+    hwif_in.TBL_STATUS.BUSY.next = 1'b0;
+    hwif_in.CNT_VALUE.COUNT.next = cnt_value;
+    hwif_in.WD_STATUS.STATE.next = (32'(hwif_out.CNT_SEL.PORT.value) < NumPorts) ?
+        wd_state[hwif_out.CNT_SEL.PORT.value[PortW-1:0]] : 16'd0;
+  end
+
+  // ---------------------------------------------------------------------------
+  // Assertions
+  // ---------------------------------------------------------------------------
+  // The generated block's geometry matches these ports and parameters.
+  `SF_STATIC_ASSERT(a_csr_geometry, SWITCH_CSR_REG_TOP_MIN_ADDR_WIDTH == 12 &&
+                    SWITCH_CSR_REG_TOP_DATA_WIDTH == 32 && SWITCH_CSR_REG_TOP_SIZE <= 4096 &&
+                    NUM_PORTS >= NumPorts)
+
+  // APB4 rules (the requester is checked too, as in nic_csr).
+  `SF_ASSERT(a_apb_penable_needs_psel, penable_i |-> psel_i)
+  `SF_ASSERT(a_apb_setup_before_access, psel_i && !penable_i |=> psel_i && penable_i)
+  `SF_ASSERT(a_apb_stable_until_ready,
+             psel_i && penable_i && !pready_o |=>
+               $stable(paddr_i) && $stable(pwrite_i) && $stable(pwdata_i) && $stable(pstrb_i))
+  `SF_ASSERT(a_apb_err_with_ready, pslverr_o |-> pready_o)
+
+  `SF_ASSERT(a_accept_only_req, (accept & ~req) == '0)
+  `SF_ASSERT(a_match_is_accept, match == accept)
+  `SF_ASSERT(a_engine_mask_nonzero, eng_active |-> eng_mask != '0)
+  `SF_ASSERT(a_engine_not_back_mc, eng_active && eng_hdr.dst_lid >= MLID_BASE |-> !eng_mask[eng_in])
+  for (genvar o = 0; o < NumPorts; o++) begin : gen_out_rules
+    for (genvar o2 = o + 1; o2 < NumPorts; o2++) begin : gen_pair
+      // One read port per input: two outputs never stream from the same input.
+      `SF_ASSERT(a_one_reader, !(out_busy[o] && out_busy[o2] && out_src[o] == out_src[o2]))
+    end
+  end
+
+  logic unused_top;
+  assign unused_top = ^{hwif_out, ev_in_prio, stop, xoff_tx, eng_hdr};
+
+endmodule
