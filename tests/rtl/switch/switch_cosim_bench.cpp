@@ -1,0 +1,315 @@
+// The two runs of the switch co-simulation (switch_cosim_bench.hpp).
+#include "switch_cosim_bench.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <deque>
+#include <optional>
+#include <random>
+#include <stdexcept>
+
+#include "syncfab/driver/host_memory.hpp"
+#include "syncfab/driver/rtl_device.hpp"
+#include "syncfab/fmt/formats.hpp"
+
+namespace syncfab::tb::switch_cosim {
+
+namespace drv = syncfab::driver;
+
+Flit flit_of_words(const std::uint32_t* w) {
+  Flit f{};
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    f[i] = static_cast<std::uint8_t>(w[i / 4] >> (8 * (i % 4)));
+  }
+  return f;
+}
+
+void words_of_flit(const Flit& f, std::uint32_t* w) {
+  for (unsigned k = 0; k < 4; ++k) {
+    w[k] = 0;
+  }
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    w[i / 4] |= static_cast<std::uint32_t>(f[i]) << (8 * (i % 4));
+  }
+}
+
+void program(drv::Switch& sw, const Setup& s) {
+  sw.program_lft(s.lft);
+  for (const auto& [mlid, mask] : s.mft) {
+    sw.set_mft(mlid, mask);
+  }
+  sw.set_pfc_timing(s.timing);
+  for (unsigned p = 0; p < kPorts; ++p) {
+    sw.configure_pfc(p, s.pfc[p], s.link);
+    for (unsigned q = 0; q < kPrios; ++q) {
+      if (s.wred[p][q].enable) {
+        sw.configure_wred(p, q, s.wred[p][q]);
+      }
+    }
+    sw.configure_scheduler(p, s.sched[p]);
+  }
+  sw.configure_remap(s.remap);
+  sw.enable(true);
+}
+
+namespace {
+
+// One input's source: a queue per priority, frames first, pauses honoured.
+struct Source {
+  std::array<std::deque<std::size_t>, kPrios> data;
+  std::deque<std::size_t> frames;
+  std::array<std::uint64_t, kPrios> paused_until{};
+  // Pause frames the switch sent us: (cycle they take effect, class, quanta).
+  struct Effect {
+    std::uint64_t at = 0;
+    std::uint8_t cls = 0;
+    std::array<std::uint16_t, kPrios> quanta{};
+  };
+  std::deque<Effect> effects;
+  std::optional<std::size_t> cur;
+  std::size_t pos = 0;
+  std::vector<std::uint64_t> cycles;
+};
+
+std::optional<std::size_t> pick(Source& s, const Stimulus& st, std::uint64_t now) {
+  if (!s.frames.empty() && st.pkts[s.frames.front()].not_before <= now) {
+    const std::size_t k = s.frames.front();
+    s.frames.pop_front();
+    return k;
+  }
+  std::optional<unsigned> best;
+  for (unsigned p = 0; p < kPrios; ++p) {
+    if (s.data[p].empty() || s.paused_until[p] > now) {
+      continue;
+    }
+    const std::size_t k = s.data[p].front();
+    if (st.pkts[k].not_before > now) {
+      continue;
+    }
+    if (!best || k < s.data[*best].front()) {
+      best = p;
+    }
+  }
+  if (!best) {
+    return std::nullopt;
+  }
+  const std::size_t k = s.data[*best].front();
+  s.data[*best].pop_front();
+  return k;
+}
+
+}  // namespace
+
+Task<RunLog> run_rtl(TestContext& ctx, const Setup& setup, const Stimulus& stim) {
+  auto& dut = ctx.make_dut<Vswitch_top>();
+  Clock& clk = ctx.sim().add_clock("clk", dut.clk_i, kPeriod);
+  ApbMaster apb(clk, apb_pins_of(dut, kCsrWindow));
+  drv::HostMemory memory(0x8000'0000, 4096);
+  drv::RtlDevice dev(
+      ctx.sim(), clk, apb, [&dut] { return dut.intr_o != 0; }, memory, kCsrWindow);
+
+  apb.idle();
+  dut.rst_ni = 0;
+  dut.pprot_i = 0;
+  dut.rx_valid_i = 0;
+  dut.rx_last_i = 0;
+  dut.tx_ready_i = (1U << kPorts) - 1;
+  co_await ClockCycles(clk, 3);
+  dut.rst_ni = 1;
+  co_await RisingEdge(clk);
+  drv::Switch sw(dev);
+  program(sw, setup);
+
+  RunLog log;
+  std::array<Source, kPorts> src;
+  for (std::size_t k = 0; k < stim.pkts.size(); ++k) {
+    const StimPacket& p = stim.pkts[k];
+    if (p.pfc) {
+      src.at(p.in).frames.push_back(k);
+    } else {
+      src.at(p.in).data.at(p.prio).push_back(k);
+    }
+  }
+  std::array<TxEntry, kPorts> cur_tx{};
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  auto& rng = ctx.rng();
+  const std::uint64_t delay = setup.link.delay_cycles;
+  const auto wall0 = std::chrono::steady_clock::now();
+  std::uint64_t now = 0;
+  std::uint64_t last_activity = 0;
+  std::size_t done_pkts = 0;
+  constexpr std::uint64_t kQuiet = 400;
+  const std::uint64_t limit = 2'000'000;
+  auto* rx_words = reinterpret_cast<std::uint32_t*>(&dut.rx_data_i);
+  const auto* tx_words = reinterpret_cast<const std::uint32_t*>(&dut.tx_data_o);
+  for (;; ++now) {
+    if (done_pkts == stim.pkts.size() && now > last_activity + kQuiet) {
+      break;
+    }
+    if (now > limit) {
+      throw std::runtime_error("switch co-sim: traffic did not drain");
+    }
+    std::uint32_t valid = 0;
+    std::uint32_t last = 0;
+    std::uint32_t ready = 0;
+    for (unsigned p = 0; p < kPorts; ++p) {
+      Source& s = src[p];
+      while (!s.effects.empty() && s.effects.front().at <= now) {
+        const Source::Effect e = s.effects.front();
+        s.effects.pop_front();
+        for (unsigned q = 0; q < kPrios; ++q) {
+          if ((e.cls >> q & 1U) == 0) {
+            continue;
+          }
+          s.paused_until[q] =
+              e.quanta[q] == 0 ? 0
+                               : e.at + std::uint64_t{e.quanta[q]} * setup.timing.cyc_per_quantum;
+        }
+      }
+      if (!s.cur) {
+        s.cur = pick(s, stim, now);
+        s.pos = 0;
+        s.cycles.clear();
+      }
+      const bool gap = s.pos > 0 && stim.rx_gap > 0.0 && u(rng) < stim.rx_gap;
+      if (s.cur && !gap) {
+        const auto& fl = stim.pkts[*s.cur].flits;
+        valid |= 1U << p;
+        if (s.pos + 1 == fl.size()) {
+          last |= 1U << p;
+        }
+        words_of_flit(fl[s.pos], rx_words + std::size_t{4} * p);
+      }
+      const bool stall = stim.tx_stall > 0.0 && u(rng) < stim.tx_stall;
+      if (!stall) {
+        ready |= 1U << p;
+      }
+    }
+    dut.rx_valid_i = valid;
+    dut.rx_last_i = last;
+    dut.tx_ready_i = ready;
+    log.ready.push_back(static_cast<std::uint8_t>(ready));
+    co_await ReadOnly();
+    std::array<bool, kPorts> took{};
+    for (unsigned p = 0; p < kPorts; ++p) {
+      took[p] = ((valid >> p) & 1U) != 0 && ((dut.rx_ready_o >> p) & 1U) != 0;
+      if (((dut.tx_valid_o >> p) & 1U) != 0 && ((ready >> p) & 1U) != 0) {
+        last_activity = now;
+        TxEntry& t = cur_tx[p];
+        if (t.flits.empty()) {
+          t.first = now;
+        }
+        t.flits.push_back(flit_of_words(tx_words + std::size_t{4} * p));
+        if (((dut.tx_last_o >> p) & 1U) != 0) {
+          t.last = now;
+          if (t.flits[0][0] == static_cast<std::uint8_t>(fmt::PktType::kPfc)) {
+            // The peer of port p sees the frame `delay` cycles later, stops
+            // at the next edge, and its flits still on the wire take
+            // `delay` more: the same as stopping 2 * delay + 1 after it here.
+            Source::Effect e;
+            e.at = now + 2 * delay + 1;
+            if (t.flits.size() == 2) {
+              fmt::PfcFrame::Bytes img{};
+              std::copy_n(t.flits[0].begin(), 16, img.begin());
+              std::copy_n(t.flits[1].begin(), 16, img.begin() + 16);
+              const fmt::PfcFrame f(img);
+              e.cls = f.class_enable();
+              for (unsigned q = 0; q < kPrios; ++q) {
+                e.quanta[q] = f.quanta(q);
+              }
+              src[p].effects.push_back(e);
+            }
+            log.frames[p].push_back(std::move(t));
+          } else {
+            log.data[p].push_back(std::move(t));
+          }
+          t = TxEntry{};
+        }
+      }
+    }
+    co_await RisingEdge(clk);
+    for (unsigned p = 0; p < kPorts; ++p) {
+      if (!took[p]) {
+        continue;
+      }
+      Source& s = src[p];
+      last_activity = now;
+      s.cycles.push_back(now);
+      if (++s.pos == stim.pkts[*s.cur].flits.size()) {
+        log.rx[p].push_back(RxEntry{*s.cur, s.cycles});
+        s.cur.reset();
+        ++done_pkts;
+      }
+    }
+  }
+  log.cycles = now;
+  log.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  dut.rx_valid_i = 0;
+  dut.tx_ready_i = (1U << kPorts) - 1;
+  for (unsigned p = 0; p < kPorts; ++p) {
+    for (unsigned q = 0; q < kPrios; ++q) {
+      for (unsigned k = 0; k < kKinds; ++k) {
+        log.counters[p][q][k] = sw.counter(p, q, static_cast<drv::CounterKind>(k));
+      }
+    }
+  }
+  co_return log;
+}
+
+RunLog run_model(const Setup& setup, const Stimulus& stim, const RunLog& rtl) {
+  model::SwitchModelParams mp;
+  mp.csr = model::SwitchCsrParams{kPorts, kBufCells, kLftEntries, kMftEntries};
+  // The RTL's documented choices (docs/switch-datapath.md, "Aligning with
+  // the RTL's documented choices").
+  mp.fwd_latency = 2;
+  mp.starts_per_cycle = 1;
+  mp.shared_wred = true;
+  model::SwitchModel m(mp);
+  drv::Switch sw(m.csr());
+  program(sw, setup);
+  std::vector<std::size_t> stim_of;  // model id -> stimulus index
+  for (unsigned p = 0; p < kPorts; ++p) {
+    for (const RxEntry& r : rtl.rx[p]) {
+      const std::uint64_t id = m.receive_timed(p, stim.pkts[r.pkt].flits, r.cycles);
+      if (stim_of.size() <= id) {
+        stim_of.resize(id + 1);
+      }
+      stim_of[id] = r.pkt;
+    }
+  }
+  const std::vector<std::uint8_t>& ready = rtl.ready;
+  m.set_tx_ready([&ready](unsigned port, std::uint64_t cycle) {
+    return cycle >= ready.size() || ((ready[cycle] >> port) & 1U) != 0;
+  });
+  RunLog log;
+  // As long as the RTL ran, then until idle.
+  m.run(rtl.cycles);
+  m.run_until_idle(1'000'000);
+  log.cycles = m.cycle();
+  if (!m.idle()) {
+    log.violations.emplace_back("model did not drain");
+  }
+  for (unsigned o = 0; o < kPorts; ++o) {
+    for (const model::TxPacket& t : m.transmitted(o)) {
+      log.data[o].push_back(TxEntry{t.flits, t.first_cycle, t.last_cycle});
+    }
+    for (const model::TxPfcFrame& f : m.pfc_sent(o)) {
+      log.frames[o].push_back(TxEntry{{f.flits[0], f.flits[1]}, f.first_cycle, f.first_cycle + 1});
+    }
+  }
+  for (model::DropRecord d : m.drops()) {
+    d.pkt_id = stim_of.at(d.pkt_id);
+    log.drops.push_back(d);
+  }
+  log.violations.insert(log.violations.end(), m.violations().begin(), m.violations().end());
+  for (unsigned p = 0; p < kPorts; ++p) {
+    for (unsigned q = 0; q < kPrios; ++q) {
+      for (unsigned k = 0; k < kKinds; ++k) {
+        log.counters[p][q][k] = sw.counter(p, q, static_cast<drv::CounterKind>(k));
+      }
+    }
+  }
+  return log;
+}
+
+}  // namespace syncfab::tb::switch_cosim

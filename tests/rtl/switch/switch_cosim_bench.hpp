@@ -1,0 +1,121 @@
+// Bench of the switch co-simulation (docs/switch-datapath.md, "What the
+// co-simulation checks"): one configuration programmed through the unchanged
+// driver::Switch on the verilated switch_top (RtlDevice over APB) and on the
+// golden model (SwitchModel::csr()), one stimulus run through both.
+//
+// The RTL run is closed loop: per input a source with one queue per priority
+// that honours the pause frames the switch sends it (stops starting packets
+// of that priority after the link delay the driver was told, both ways), and
+// random tx backpressure. Everything that crossed a port is logged with its
+// cycle. The model run is open loop: it replays what the RTL took, each flit
+// in the cycle the RTL took it (receive_timed), and the RTL's tx_ready
+// pattern, so both see the same arrivals; only the timing inside the switch
+// differs (the model's alignment parameters make it close).
+//
+// Parameters of the verilated model (rtl/switch/CMakeLists.txt): NumPorts 4,
+// BufCells 128, LftEntries 64, MftEntries 16.
+#pragma once
+
+#include <Vswitch_top.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "syncfab/driver/switch.hpp"
+#include "syncfab/model/switch_model.hpp"
+#include "syncfab/tb/tb.hpp"
+
+namespace syncfab::tb::switch_cosim {
+
+inline constexpr unsigned kPorts = 4;
+inline constexpr unsigned kBufCells = 128;
+inline constexpr unsigned kLftEntries = 64;
+inline constexpr unsigned kMftEntries = 16;
+inline constexpr unsigned kPrios = 8;
+inline constexpr unsigned kKinds = 16;
+inline constexpr SimTime kPeriod = 10'000;  // 10 ns
+inline constexpr std::uint32_t kCsrWindow = 4096;
+
+using Flit = model::Flit;
+
+// The configuration both devices get, through driver::Switch.
+struct Setup {
+  std::vector<driver::LftEntry> lft;
+  std::vector<std::pair<std::uint16_t, std::uint32_t>> mft;  // MLID, port mask
+  driver::PfcTiming timing{8, 64};
+  driver::LinkParams link{4, 8};
+  std::array<driver::PfcPortConfig, kPorts> pfc{};
+  std::array<std::array<driver::WredQueue, kPrios>, kPorts> wred{};
+  std::array<driver::SchedConfig, kPorts> sched{};
+  driver::RemapConfig remap{};
+
+  [[nodiscard]] bool lossless(unsigned port, unsigned prio) const {
+    return pfc.at(port).at(prio).lossless;
+  }
+  [[nodiscard]] bool wred_on(unsigned port, unsigned q) const { return wred.at(port).at(q).enable; }
+};
+
+// Programs `s` and sets CTRL.ENABLE.
+void program(driver::Switch& sw, const Setup& s);
+
+// One packet or PFC frame a source sends. Data packets of one input leave
+// in the order of the stimulus per priority; across priorities the source
+// takes the oldest one whose priority is not paused. A frame (pfc = true)
+// goes before any data packet once the cycle is reached.
+struct StimPacket {
+  unsigned in = 0;
+  unsigned prio = 0;
+  bool pfc = false;
+  std::uint64_t not_before = 0;  // cycle (from the start of traffic) it may start
+  std::vector<Flit> flits;
+};
+
+struct Stimulus {
+  std::vector<StimPacket> pkts;
+  double rx_gap = 0.0;    // probability of an idle rx cycle inside a packet
+  double tx_stall = 0.0;  // probability of tx_ready low on a port in a cycle
+};
+
+// A packet as an input took it: the stimulus index and the cycle of each flit.
+struct RxEntry {
+  std::size_t pkt = 0;
+  std::vector<std::uint64_t> cycles;
+};
+
+// A packet or frame as it left a port.
+struct TxEntry {
+  std::vector<Flit> flits;
+  std::uint64_t first = 0;
+  std::uint64_t last = 0;
+};
+
+using Counters = std::array<std::array<std::array<std::uint32_t, kKinds>, kPrios>, kPorts>;
+
+// What one run leaves for the scoreboard; cycles count from the start of
+// traffic (the model's cycle 0).
+struct RunLog {
+  std::array<std::vector<RxEntry>, kPorts> rx;      // RTL: order taken per input
+  std::array<std::vector<TxEntry>, kPorts> data;    // data copies per output
+  std::array<std::vector<TxEntry>, kPorts> frames;  // PFC frames per port
+  std::vector<std::uint8_t> ready;                  // RTL tx_ready per cycle (bit = port)
+  std::vector<model::DropRecord> drops;             // model only (ids = stimulus indices)
+  std::vector<std::string> violations;              // model only
+  Counters counters{};
+  std::uint64_t cycles = 0;  // traffic cycles until drained
+  double wall_s = 0.0;
+};
+
+// The RTL run: reset, program, traffic until drained, every counter.
+Task<RunLog> run_rtl(TestContext& ctx, const Setup& setup, const Stimulus& stim);
+
+// The model run, replaying the RTL's rx cycles and tx_ready pattern.
+RunLog run_model(const Setup& setup, const Stimulus& stim, const RunLog& rtl);
+
+// Bytes <-> the verilated 128-bit port (little-endian words).
+Flit flit_of_words(const std::uint32_t* w);
+void words_of_flit(const Flit& f, std::uint32_t* w);
+
+}  // namespace syncfab::tb::switch_cosim
