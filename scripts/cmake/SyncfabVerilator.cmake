@@ -125,6 +125,13 @@ function(syncfab_verilate lib)
   get_target_property(_all ${lib} SOURCES)
   list(FILTER _all EXCLUDE REGEX "/include/verilated[a-z_]*\\.cpp$")
   set_property(TARGET ${lib} PROPERTY SOURCES "${_all}")
+  # The symbol table (one constructor naming every scope) and the trace code
+  # (one statement per traced signal bit-field) are huge straight-line
+  # functions that gcc optimises for minutes on a large top, for code that
+  # runs once (Syms, *__Slow) or only with tracing on (Trace): -O0 for them.
+  set(_cold ${_all})
+  list(FILTER _cold INCLUDE REGEX "__(Syms|Trace__[0-9]+(__Slow)?)\\.cpp$")
+  set_source_files_properties(${_cold} PROPERTIES COMPILE_OPTIONS "-O0")
   target_link_libraries(${lib} PUBLIC syncfab_verilated_rt)
   # The generated model header includes verilated headers; keep their warnings
   # out of our -Werror builds.
