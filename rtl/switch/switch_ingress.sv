@@ -130,8 +130,10 @@ module switch_ingress #(
   // Receive state machine
   // ---------------------------------------------------------------------------
   typedef enum logic [1:0] {RxIdle, RxStore, RxDiscard, RxPfc} rx_state_e;
+  // DrPfcBad: a malformed PFC frame (more than two flits); DROP_BAD_PKT like
+  // DrBad, but a PFC frame is not a packet for RX.
   typedef enum logic [2:0] {
-    DrNone, DrDisabled, DrBad, DrNoRoute, DrBuf
+    DrNone, DrDisabled, DrBad, DrNoRoute, DrBuf, DrPfcBad
   } drop_e;
 
   rx_state_e rx_state_q, rx_state_d;
@@ -228,13 +230,17 @@ module switch_ingress #(
             rx_state_d = RxPfc;
           end
         end else begin
+          // Checks in the spec's order: enable, type, lookup, admission. The
+          // length is checked only at the last flit (its count against
+          // len_flits): len_flits 0 passes admission with 0 cells, stores
+          // nothing and ends as DROP_BAD_PKT (the count is at least 1).
           if (!enable_i) drop_d = DrDisabled;
-          else if (!type_ok || hdr.len_flits == 8'd0) drop_d = DrBad;
+          else if (!type_ok) drop_d = DrBad;
           else if (!lk_hit_i) drop_d = DrNoRoute;
           else if (!lossless && !lossy_fits) drop_d = DrBuf;
+          else if (hdr.len_flits == 8'd0) drop_d = DrBad;
           else drop_d = DrNone;
-          admit = enable_i && type_ok && hdr.len_flits != 8'd0 && lk_hit_i &&
-                  (lossless || lossy_fits);
+          admit = drop_d == DrNone;
           if (admit) begin
             new_slot = 1'b1;
             alloc = 1'b1;
@@ -252,10 +258,10 @@ module switch_ingress #(
                 ev_drop_bad_o = 1'b1;
               end
             end else begin
-              ev_drop_disabled_o = !enable_i;
-              ev_drop_bad_o = enable_i && (!type_ok || hdr.len_flits == 8'd0);
-              ev_drop_no_route_o = enable_i && type_ok && hdr.len_flits != 8'd0 && !lk_hit_i;
-              ev_drop_buf_o = enable_i && type_ok && hdr.len_flits != 8'd0 && lk_hit_i;
+              ev_drop_disabled_o = drop_d == DrDisabled;
+              ev_drop_bad_o = drop_d == DrBad;
+              ev_drop_no_route_o = drop_d == DrNoRoute;
+              ev_drop_buf_o = drop_d == DrBuf;
             end
           end else begin
             rx_state_d = admit ? RxStore : RxDiscard;
@@ -281,18 +287,21 @@ module switch_ingress #(
       end
       RxDiscard: if (beat && rx_last_i) begin
         rx_state_d = RxIdle;
-        ev_rx_o = 1'b1;
+        ev_rx_o = drop_q != DrPfcBad;
         ev_drop_disabled_o = drop_q == DrDisabled;
-        ev_drop_bad_o = drop_q == DrBad;
+        ev_drop_bad_o = drop_q == DrBad || drop_q == DrPfcBad;
         ev_drop_no_route_o = drop_q == DrNoRoute;
         ev_drop_buf_o = drop_q == DrBuf;
       end
+      // A frame is honoured only with two flits and len_flits 2; any other
+      // is DROP_BAD_PKT at its last flit, at the header's prio bits.
       RxPfc: if (beat) begin
         if (rx_last_i) begin
-          pfc_valid_o = 1'b1;
           rx_state_d = RxIdle;
+          if (len_q == 8'd2) pfc_valid_o = 1'b1;
+          else ev_drop_bad_o = 1'b1;
         end else begin
-          drop_d = DrBad;
+          drop_d = DrPfcBad;
           rx_state_d = RxDiscard;
         end
       end

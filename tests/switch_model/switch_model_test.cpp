@@ -274,6 +274,49 @@ TEST_F(SwitchModelTest, ShortAndLongPacketsAreDroppedBadPktAndFreeTheirCells) {
   EXPECT_EQ(cnt(1, 2, CounterKind::kTx), 1U);
 }
 
+// len_flits 0 (datapath "Ingress" 1): the length is checked only at the
+// last flit, so an unrouted one is DROP_NO_ROUTE, a routed one passes
+// admission with 0 cells, stores nothing and is DROP_BAD_PKT.
+TEST_F(SwitchModelTest, LenFlitsZeroIsCheckedAfterTheLookup) {
+  sw.set_lft(5, 1);
+  send(0, {.len = 0, .flits = 2, .dst = 9, .prio = 3}, 0);  // unrouted
+  send(0, {.len = 0, .flits = 2, .dst = 5, .prio = 3}, 2);  // routed
+  send(0, {.len = 0, .flits = 1, .dst = 5, .prio = 3}, 4);
+  run_to(3);
+  EXPECT_EQ(m.buffer_used(0), 0U);
+  run_to(10);
+  EXPECT_EQ(cnt(0, 3, CounterKind::kRx), 3U);
+  EXPECT_EQ(cnt(0, 3, CounterKind::kDropNoRoute), 1U);
+  EXPECT_EQ(cnt(0, 3, CounterKind::kDropBadPkt), 2U);
+  EXPECT_EQ(m.buffer_used(0), 0U);
+  EXPECT_TRUE(m.transmitted(1).empty());
+}
+
+// Malformed PFC frames (datapath "Ports and packets"): three flits, two
+// with len_flits 3, one flit: DROP_BAD_PKT at prio 0, never RX, never a
+// pause (queue 0 of output 2 is not stopped).
+TEST_F(SwitchModelTest, MalformedPfcFramesAreBadAndNotHonoured) {
+  sw.set_pfc_timing({8, 50});
+  lossless(2, 0, 32, 16, 10);
+  sw.set_lft(5, 2);
+  std::vector<Flit> longer = make_pfc(0x01, 100);
+  longer.push_back(longer[1]);
+  std::vector<Flit> badlen = make_pfc(0x01, 100);
+  badlen[0][1] = 3;  // len_flits (byte 1 of pkt_hdr)
+  std::vector<Flit> single = make_pfc(0x01, 100);
+  single.pop_back();
+  m.receive(2, longer, 0);
+  m.receive(2, badlen, 3);
+  m.receive(2, single, 5);
+  send(0, {.dst = 5, .prio = 0, .flow = 1}, 6);
+  run_to(12);
+  EXPECT_EQ(cnt(2, 0, CounterKind::kDropBadPkt), 3U);
+  EXPECT_EQ(cnt(2, 0, CounterKind::kRx), 0U);
+  EXPECT_EQ(cnt(2, 0, CounterKind::kPauseRx), 0U);
+  ASSERT_EQ(m.transmitted(2).size(), 1U);
+  EXPECT_EQ(m.transmitted(2)[0].first_cycle, 7U);
+}
+
 TEST_F(SwitchModelTest, DisabledSwitchDropsEverythingFirst) {
   sw.set_lft(5, 1);
   sw.enable(false);
@@ -630,6 +673,35 @@ TEST_F(SwitchModelWatchdog, SecondDeadlockInTheWindowDisablesUntilReenabled) {
   EXPECT_EQ(cnt(2, 0, CounterKind::kWdDetect), 3U);
   EXPECT_EQ(sw.watchdog_state(2)[0], driver::WdState::kRecover);
   EXPECT_EQ(cnt(2, 0, CounterKind::kWdDisable), 1U);
+}
+
+// A queue the watchdog has DISABLED is not lossless for WRED (docs/switch-
+// datapath.md "Enqueue"): with WRED selecting from queue length 1, a Not-ECT
+// copy passes on lossless queue 0 of output 2 while the watchdog monitors
+// it, is dropped while it is DISABLED (cycles 142..160), and passes again
+// after the re-enable. Output 2's tx is stalled so the queue stays long.
+TEST_F(SwitchModelWatchdog, DisabledQueueIsNotLosslessForWred) {
+  arm(false, 1);
+  sw.configure_wred(2, 0, {true, 0, 1, 0});
+  m.set_tx_stalled(2, true);
+  send(0, {.dst = 5, .prio = 0, .flow = 1}, 60);  // qlen 0: passes
+  send(0, {.dst = 5, .prio = 0, .flow = 2}, 61);  // qlen 1, lossless: passes
+  run_to(145);
+  ASSERT_EQ(sw.watchdog_state(2)[0], driver::WdState::kDisabled);
+  EXPECT_EQ(cnt(2, 0, CounterKind::kDropWred), 0U);
+  const std::uint64_t dropped = send(0, {.dst = 5, .prio = 0, .flow = 3}, 150);
+  run_to(155);
+  EXPECT_EQ(cnt(2, 0, CounterKind::kDropWred), 1U);
+  ASSERT_EQ(m.drops().size(), 1U);
+  EXPECT_EQ(m.drops()[0].pkt_id, dropped);
+  EXPECT_EQ(m.drops()[0].reason, SwCounter::kDropWred);
+  sw.reenable_pfc(2, 0x01);
+  run_to(157);
+  ASSERT_EQ(sw.watchdog_state(2)[0], driver::WdState::kMonitor);
+  send(0, {.dst = 5, .prio = 0, .flow = 4}, 158);  // lossless again: passes
+  run_to(165);
+  EXPECT_EQ(cnt(2, 0, CounterKind::kDropWred), 1U);
+  EXPECT_EQ(m.queue_cells(2, 0), 3U);
 }
 
 TEST_F(SwitchModelWatchdog, DropModeDiscardsAtLineRate) {

@@ -239,7 +239,10 @@ void SwitchModel::enqueue(unsigned i) {
     WredPacket wp;
     wp.qlen = std::min<std::uint32_t>(op.qlen[q], 0xFFFFU);
     wp.ecn = static_cast<Ecn>(static_cast<std::uint8_t>(hdr.ecn()));
-    wp.lossless = (pc.pfc_en >> q & 1U) != 0;
+    // A queue the watchdog of o has DISABLED (pfc_off, registered: the
+    // state after the previous edge) is not lossless for WRED
+    // (docs/switch-datapath.md "Enqueue", docs/switch-pfc.md pfc_off_o).
+    wp.lossless = (pc.pfc_en >> q & 1U) != 0 && op.wd.queue(q).state != WdState::kDisabled;
     WredEcn& wred = params_.shared_wred ? out_[0].wred : op.wred;
     const WredDecision d = wred.enqueue(wp, pc.wred[q]);
     if (d.drop) {

@@ -10,6 +10,7 @@
 
 #include "syncfab/driver/host_memory.hpp"
 #include "syncfab/driver/rtl_device.hpp"
+#include "syncfab/driver/switch_regs.hpp"
 #include "syncfab/fmt/formats.hpp"
 
 namespace syncfab::tb::switch_cosim {
@@ -49,6 +50,12 @@ void program(drv::Switch& sw, const Setup& s) {
     sw.configure_scheduler(p, s.sched[p]);
   }
   sw.configure_remap(s.remap);
+  if (s.wd) {
+    sw.configure_watchdog(*s.wd);
+    for (unsigned p = 0; p < kPorts; ++p) {
+      sw.configure_watchdog_port(p, s.wd_port[p]);
+    }
+  }
   sw.enable(true);
 }
 
@@ -71,7 +78,24 @@ struct Source {
   std::vector<std::uint64_t> cycles;
 };
 
+bool near_enable_edge(const Stimulus& st, std::uint64_t now) {
+  const auto near = [now](std::uint64_t edge) {
+    return now + kEnableQuiet >= edge && now <= edge + kEnableQuiet;
+  };
+  return std::any_of(st.disabled.begin(), st.disabled.end(),
+                     [&near](const auto& w) { return near(w.first) || near(w.second); });
+}
+
+// One CTRL.ENABLE write; records the first cycle the RTL sees it.
+Task<> write_enable(ApbMaster* apb, bool on, const std::uint64_t* now, RunLog* log) {
+  co_await apb->write(drv::switch_regs::CTRL.offset, on ? 1U : 0U);
+  log->enable_writes.emplace_back(*now + 1, on);
+}
+
 std::optional<std::size_t> pick(Source& s, const Stimulus& st, std::uint64_t now) {
+  if (near_enable_edge(st, now)) {
+    return std::nullopt;
+  }
   if (!s.frames.empty() && st.pkts[s.frames.front()].not_before <= now) {
     const std::size_t k = s.frames.front();
     s.frames.pop_front();
@@ -130,6 +154,16 @@ Task<RunLog> run_rtl(TestContext& ctx, const Setup& setup, const Stimulus& stim)
       src.at(p.in).data.at(p.prio).push_back(k);
     }
   }
+  // Frames added after the random ones (a pause storm) go in time order.
+  for (Source& s : src) {
+    std::stable_sort(s.frames.begin(), s.frames.end(), [&stim](std::size_t a, std::size_t b) {
+      return stim.pkts[a].not_before < stim.pkts[b].not_before;
+    });
+  }
+  std::uint64_t windows_end = 0;
+  for (const auto& w : stim.disabled) {
+    windows_end = std::max(windows_end, w.second + kEnableQuiet);
+  }
   std::array<TxEntry, kPorts> cur_tx{};
   std::uniform_real_distribution<double> u(0.0, 1.0);
   auto& rng = ctx.rng();
@@ -143,8 +177,13 @@ Task<RunLog> run_rtl(TestContext& ctx, const Setup& setup, const Stimulus& stim)
   auto* rx_words = reinterpret_cast<std::uint32_t*>(&dut.rx_data_i);
   const auto* tx_words = reinterpret_cast<const std::uint32_t*>(&dut.tx_data_o);
   for (;; ++now) {
-    if (done_pkts == stim.pkts.size() && now > last_activity + kQuiet) {
+    if (done_pkts == stim.pkts.size() && now > last_activity + kQuiet && now > windows_end) {
       break;
+    }
+    for (const auto& w : stim.disabled) {
+      if (now == w.first || now == w.second) {
+        ctx.sim().start_soon(write_enable(&apb, now == w.second, &now, &log));
+      }
     }
     if (now > limit) {
       throw std::runtime_error("switch co-sim: traffic did not drain");
@@ -282,8 +321,16 @@ RunLog run_model(const Setup& setup, const Stimulus& stim, const RunLog& rtl) {
     return cycle >= ready.size() || ((ready[cycle] >> port) & 1U) != 0;
   });
   RunLog log;
-  // As long as the RTL ran, then until idle.
-  m.run(rtl.cycles);
+  // As long as the RTL ran, with its CTRL.ENABLE writes, then until idle.
+  for (const auto& [cycle, on] : rtl.enable_writes) {
+    if (cycle > m.cycle()) {
+      m.run(cycle - m.cycle());
+    }
+    sw.enable(on);
+  }
+  if (rtl.cycles > m.cycle()) {
+    m.run(rtl.cycles - m.cycle());
+  }
   m.run_until_idle(1'000'000);
   log.cycles = m.cycle();
   if (!m.idle()) {

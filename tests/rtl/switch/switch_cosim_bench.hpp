@@ -20,6 +20,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,11 +52,25 @@ struct Setup {
   std::array<std::array<driver::WredQueue, kPrios>, kPorts> wred{};
   std::array<driver::SchedConfig, kPorts> sched{};
   driver::RemapConfig remap{};
+  std::optional<driver::WatchdogConfig> wd;  // programmed only when set
+  std::array<driver::WatchdogPort, kPorts> wd_port{};
 
   [[nodiscard]] bool lossless(unsigned port, unsigned prio) const {
     return pfc.at(port).at(prio).lossless;
   }
   [[nodiscard]] bool wred_on(unsigned port, unsigned q) const { return wred.at(port).at(q).enable; }
+  // The watchdog can act on queue q of port o only where pfc_rx honours
+  // pauses (PFC_EN): drop mode may discard its copies (DROP_WD); a limit
+  // may DISABLE it, and then it is not lossless for WRED.
+  [[nodiscard]] bool wd_on(unsigned o, unsigned q) const {
+    return wd && (wd_port.at(o).enable_mask >> q & 1U) != 0 && lossless(o, q);
+  }
+  [[nodiscard]] bool wd_drops(unsigned o, unsigned q) const {
+    return wd_on(o, q) && wd_port.at(o).drop_mode;
+  }
+  [[nodiscard]] bool wd_may_disable(unsigned o, unsigned q) const {
+    return wd_on(o, q) && wd->limit != 0;
+  }
 };
 
 // Programs `s` and sets CTRL.ENABLE.
@@ -77,7 +92,12 @@ struct Stimulus {
   std::vector<StimPacket> pkts;
   double rx_gap = 0.0;    // probability of an idle rx cycle inside a packet
   double tx_stall = 0.0;  // probability of tx_ready low on a port in a cycle
+  // CTRL.ENABLE = 0 from `first` to `second` (traffic cycles). No packet or
+  // frame starts within kEnableQuiet cycles of either edge, so which side of
+  // the write a header falls on does not depend on the APB timing.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> disabled;
 };
+inline constexpr std::uint64_t kEnableQuiet = 24;
 
 // A packet as an input took it: the stimulus index and the cycle of each flit.
 struct RxEntry {
@@ -103,6 +123,8 @@ struct RunLog {
   std::vector<std::uint8_t> ready;                  // RTL tx_ready per cycle (bit = port)
   std::vector<model::DropRecord> drops;             // model only (ids = stimulus indices)
   std::vector<std::string> violations;              // model only
+  // RTL: CTRL.ENABLE writes as applied (cycle after the APB write, value).
+  std::vector<std::pair<std::uint64_t, bool>> enable_writes;
   Counters counters{};
   std::uint64_t cycles = 0;  // traffic cycles until drained
   double wall_s = 0.0;

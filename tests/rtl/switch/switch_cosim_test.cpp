@@ -13,11 +13,15 @@
 //   - order per (input, output, q): arrival order at the input;
 //   - a copy that does not leave is explained by a rule: its whole packet was
 //     lossy and refused at admission (DROP_BUF), or the copy was Not-ECT in a
-//     WRED-enabled queue that is not lossless (DROP_WRED); never lossless;
+//     WRED-enabled queue that is not lossless or that the watchdog may have
+//     DISABLED (DROP_WRED), or its queue is in watchdog drop mode (DROP_WD);
+//     a packet whose header arrived while CTRL.ENABLE was 0 is DROP_DISABLED;
 //   - RTL vs model: the same copies leave, with the same bytes, except where
 //     one of those two timing-dependent outcomes differs (counted, printed);
 //   - counters per (port, prio): RX, DROP_NO_ROUTE, DROP_DISABLED, PAUSE_RX,
-//     RESUME_RX, DROP_WD equal between the runs and to the stimulus; TX,
+//     RESUME_RX, WD_DETECT, WD_RECOVER, WD_DISABLE equal between the runs
+//     (RX, DROP_NO_ROUTE, DROP_DISABLED also to the stimulus); DROP_WD equal
+//     where no copy of that queue differs; TX,
 //     DROP_BUF, DROP_BAD_PKT, DROP_WRED, ECN_MARK equal to what each run's
 //     copies show (and between the runs where no timing-dependent outcome
 //     differs); PAUSE_TX / RESUME_TX equal to the frames each run sent;
@@ -61,19 +65,24 @@ struct Copy {
   Flit hdr{};  // as it must leave (ECN as sent)
 };
 struct Expect {
-  enum class Fate : std::uint8_t { kAdmit, kBadType, kNoRoute, kBadLen, kPfc, kBadPfc };
+  enum class Fate : std::uint8_t { kAdmit, kBadType, kNoRoute, kBadLen, kPfc, kBadPfc, kDisabled };
   Fate fate = Fate::kAdmit;
   bool lossy = true;
   std::vector<Copy> copies;  // kAdmit and kBadLen (which never leave)
 };
 
-Expect expect(const Setup& s, const StimPacket& p) {
+// `disabled`: the header arrived while CTRL.ENABLE was 0 (PFC frames bypass it).
+Expect expect(const Setup& s, const StimPacket& p, bool disabled) {
   Expect e;
   const Flit& f0 = p.flits.at(0);
   const fmt::PktHdr h = hdr_of(f0);
   const auto type = static_cast<std::uint8_t>(h.pkt_type());
   if (type == static_cast<std::uint8_t>(fmt::PktType::kPfc)) {
     e.fate = p.flits.size() == 2 && h.len_flits() == 2 ? Expect::Fate::kPfc : Expect::Fate::kBadPfc;
+    return e;
+  }
+  if (disabled) {
+    e.fate = Expect::Fate::kDisabled;
     return e;
   }
   if (!valid_type(type)) {
@@ -120,11 +129,16 @@ Expect expect(const Setup& s, const StimPacket& p) {
   return e;
 }
 
-// A copy may be missing for a WRED drop: Not-ECT, WRED on, not lossless.
+// A copy may be missing for a WRED drop: Not-ECT, WRED on, not lossless
+// (or lossless but its watchdog may DISABLE it, which makes it lossy).
 bool wred_droppable(const Setup& s, const Copy& c) {
   const auto ecn = static_cast<std::uint8_t>(hdr_of(c.hdr).ecn());
-  return s.wred_on(c.out, c.q) && !s.lossless(c.out, c.q) && ecn == 0;
+  return s.wred_on(c.out, c.q) && (!s.lossless(c.out, c.q) || s.wd_may_disable(c.out, c.q)) &&
+         ecn == 0;
 }
+
+// ... or for watchdog drop mode on its queue.
+bool wd_droppable(const Setup& s, const Copy& c) { return s.wd_drops(c.out, c.q); }
 
 // Per run: which copies left, with which bytes, checked against the rules.
 struct Seen {
@@ -211,6 +225,10 @@ Seen check_run(const char* run, const Setup& s, const Stimulus& st, const std::v
         ++d[static_cast<unsigned>(K::kRx)];
         ++d[static_cast<unsigned>(K::kDropBadPkt)];
         continue;
+      case Expect::Fate::kDisabled:
+        ++d[static_cast<unsigned>(K::kRx)];
+        ++d[static_cast<unsigned>(K::kDropDisabled)];
+        continue;
       case Expect::Fate::kNoRoute:
         ++d[static_cast<unsigned>(K::kRx)];
         ++d[static_cast<unsigned>(K::kDropNoRoute)];
@@ -231,10 +249,11 @@ Seen check_run(const char* run, const Setup& s, const Stimulus& st, const std::v
       if (it->second.count(c.out) != 0) {
         continue;
       }
-      TB_CHECK(wred_droppable(s, c))
+      TB_CHECK(wred_droppable(s, c) || wd_droppable(s, c))
           << where(run, k) << " (input " << sp.in << ", prio " << p << "): copy for output "
           << c.out << " q " << c.q << " missing, and no rule allows dropping it";
-      ++seen.derived[c.out][c.q][static_cast<unsigned>(K::kDropWred)];
+      ++seen.derived[c.out][c.q]
+                    [static_cast<unsigned>(wd_droppable(s, c) ? K::kDropWd : K::kDropWred)];
     }
   }
   for (unsigned port = 0; port < kPorts; ++port) {
@@ -270,9 +289,9 @@ void check_counters(const char* run, const Setup& s, const Stimulus& st,
     const StimPacket& sp = st.pkts[k];
     const unsigned p = hdr_of(sp.flits[0]).prio();
     ++missing[sp.in][p];
-    bool all_wred = true;
+    bool all_wred = true;  // every copy may be gone by DROP_WRED or DROP_WD
     for (const Copy& c : ex[k].copies) {
-      all_wred = all_wred && wred_droppable(s, c);
+      all_wred = all_wred && (wred_droppable(s, c) || wd_droppable(s, c));
     }
     if (all_wred) {
       ++wred_only[sp.in][p];
@@ -289,20 +308,36 @@ void check_counters(const char* run, const Setup& s, const Stimulus& st,
   std::uint64_t wred_total = 0;
   std::uint64_t wred_seen = 0;
   std::uint64_t wred_amb_copies = 0;
+  std::uint64_t wd_total = 0;
+  std::uint64_t wd_seen = 0;
+  std::uint64_t wd_amb_copies = 0;
   for (std::size_t k : seen.whole_missing) {
     for (const Copy& c : ex[k].copies) {
       wred_amb_copies += wred_droppable(s, c) ? 1 : 0;
+      wd_amb_copies += wd_droppable(s, c) ? 1 : 0;
     }
   }
   for (unsigned p = 0; p < kPorts; ++p) {
     for (unsigned q = 0; q < kPrios; ++q) {
       const std::string at = std::string(run) + " run, port " + std::to_string(p) + " prio " +
                              std::to_string(q) + ": ";
-      for (K k : {K::kRx, K::kDropNoRoute, K::kTx, K::kPauseTx, K::kResumeTx}) {
+      for (K k : {K::kRx, K::kDropNoRoute, K::kDropDisabled, K::kTx, K::kPauseTx, K::kResumeTx}) {
         TB_CHECK_EQ(C(p, q, k), D(p, q, k)) << at << drv::to_string(k);
       }
-      TB_CHECK_EQ(C(p, q, K::kDropDisabled), 0U) << at << "DROP_DISABLED";
-      TB_CHECK_EQ(C(p, q, K::kDropWd), 0U) << at << "DROP_WD (watchdog off)";
+      if (s.wd_drops(p, q)) {
+        TB_CHECK(C(p, q, K::kDropWd) >= D(p, q, K::kDropWd))
+            << at << "DROP_WD " << C(p, q, K::kDropWd) << " < " << D(p, q, K::kDropWd)
+            << " copies missing";
+      } else {
+        TB_CHECK_EQ(C(p, q, K::kDropWd), 0U) << at << "DROP_WD without watchdog drop mode";
+      }
+      wd_total += C(p, q, K::kDropWd);
+      wd_seen += D(p, q, K::kDropWd);
+      if (!s.wd_on(p, q)) {
+        for (K k : {K::kWdDetect, K::kWdRecover, K::kWdDisable}) {
+          TB_CHECK_EQ(C(p, q, k), 0U) << at << drv::to_string(k) << " without the watchdog";
+        }
+      }
       // Ingress: BAD_PKT covers bad types, bad PFC frames and the bad-length
       // packets DROP_BUF did not take first; DROP_BUF the rest of the
       // bad-length ones and the whole-missing lossy packets.
@@ -319,6 +354,8 @@ void check_counters(const char* run, const Setup& s, const Stimulus& st,
           << at << "DROP_BUF " << buf << ", copies show " << buf_min << ".." << buf_max;
       if (s.lossless(p, q)) {
         TB_CHECK_EQ(buf, 0U) << at << "DROP_BUF on a lossless priority";
+      }
+      if (s.lossless(p, q) && !s.wd_may_disable(p, q)) {
         TB_CHECK_EQ(C(p, q, K::kDropWred), 0U) << at << "DROP_WRED on a lossless queue";
       }
       wred_total += C(p, q, K::kDropWred);
@@ -338,6 +375,9 @@ void check_counters(const char* run, const Setup& s, const Stimulus& st,
   TB_CHECK(wred_total >= wred_seen && wred_total <= wred_seen + wred_amb_copies)
       << run << " run: DROP_WRED " << wred_total << ", copies show " << wred_seen << " + up to "
       << wred_amb_copies;
+  TB_CHECK(wd_total >= wd_seen && wd_total <= wd_seen + wd_amb_copies)
+      << run << " run: DROP_WD " << wd_total << ", copies show " << wd_seen << " + up to "
+      << wd_amb_copies;
 }
 
 // RTL against model: the same copies with the same bytes, except timing-
@@ -360,6 +400,17 @@ unsigned compare_runs(const Setup& s, const Stimulus& st, const std::vector<Expe
     const auto ri = r.copies.find(k);
     const auto mi = m.copies.find(k);
     const unsigned p = hdr_of(st.pkts[k].flits[0]).prio();
+    // Gone in both runs, every copy droppable after admission: one run may
+    // have refused it (DROP_BUF) where the other dropped its copies (DROP_WRED
+    // / DROP_WD); each run's own check already accepted either.
+    if (ri == r.copies.end() && mi == m.copies.end() && ex[k].lossy &&
+        std::all_of(ex[k].copies.begin(), ex[k].copies.end(),
+                    [&s](const Copy& c) { return wred_droppable(s, c) || wd_droppable(s, c); })) {
+      touched.insert({st.pkts[k].in, 100 + p});
+      for (const Copy& c : ex[k].copies) {
+        touched.insert({c.out, c.q});
+      }
+    }
     for (const Copy& c : ex[k].copies) {
       const bool in_r = ri != r.copies.end() && ri->second.count(c.out) != 0;
       const bool in_m = mi != m.copies.end() && mi->second.count(c.out) != 0;
@@ -395,10 +446,16 @@ unsigned compare_runs(const Setup& s, const Stimulus& st, const std::vector<Expe
     for (unsigned q = 0; q < kPrios; ++q) {
       const auto R = [&](K k) { return rl.counters[port][q][static_cast<unsigned>(k)]; };
       const auto M = [&](K k) { return ml.counters[port][q][static_cast<unsigned>(k)]; };
-      for (K k :
-           {K::kRx, K::kDropNoRoute, K::kDropDisabled, K::kPauseRx, K::kResumeRx, K::kDropWd}) {
+      for (K k : {K::kRx, K::kDropNoRoute, K::kDropDisabled, K::kPauseRx, K::kResumeRx,
+                  K::kWdDetect, K::kWdRecover, K::kWdDisable}) {
         TB_CHECK_EQ(R(k), M(k)) << "port " << port << " prio " << q << " " << drv::to_string(k)
                                 << ": RTL vs model";
+      }
+      // Which copies a drop-mode recovery reads out depends on when they
+      // were enqueued (the RTL's engine is a cycle per copy).
+      if (touched.count({port, q}) == 0) {
+        TB_CHECK_EQ(R(K::kDropWd), M(K::kDropWd))
+            << "port " << port << " q " << q << " DROP_WD: RTL vs model";
       }
       if (touched.count({port, q}) == 0 && !s.wred_on(port, q)) {
         TB_CHECK_EQ(R(K::kTx), M(K::kTx)) << "port " << port << " q " << q << " TX: RTL vs model";
@@ -435,12 +492,24 @@ unsigned check_pause_timing(const Setup& s, const Stimulus& st, const std::vecto
       done[k] = std::max(done[k], t.last);
     }
   }
-  (void)seen;
+  // A copy that never left (DROP_WD, or DROP_WRED on a DISABLED queue)
+  // frees its cells at a cycle the ports do not show: the occupancy of that
+  // (input, prio) cannot be rebuilt, so the property is not checked there.
+  std::set<std::pair<unsigned, unsigned>> unknown;
+  for (std::size_t k = 0; k < st.pkts.size(); ++k) {
+    if (ex[k].fate != Expect::Fate::kAdmit) {
+      continue;
+    }
+    const auto it = seen.copies.find(k);
+    if (it == seen.copies.end() || it->second.size() != ex[k].copies.size()) {
+      unknown.insert({st.pkts[k].in, hdr_of(st.pkts[k].flits[0]).prio()});
+    }
+  }
   const unsigned maxpkt = s.link.max_pkt_flits;
   for (unsigned i = 0; i < kPorts; ++i) {
     for (unsigned p = 0; p < kPrios; ++p) {
       const drv::PfcPriority& pc = s.pfc[i][p];
-      if (!pc.lossless) {
+      if (!pc.lossless || (unknown.count({i, p}) != 0 && s.wd)) {
         continue;
       }
       // Events: cycle -> delta (ins at their cycle, frees at the last cycle).
@@ -467,6 +536,23 @@ unsigned check_pause_timing(const Setup& s, const Stimulus& st, const std::vecto
             e.fate == Expect::Fate::kBadLen ? r.cycles.back() : done[r.pkt];
         ev[free_at].second += static_cast<int>(cells);
       }
+      // Cycles at which the occupancy is below XON: a pause still waiting
+      // then leaves as a resume (docs/switch-pfc.md frame rule), which is
+      // the right frame for that crossing.
+      std::vector<std::uint64_t> below_xon;
+      {
+        int o = 0;
+        for (const auto& [cyc, d] : ev) {
+          o += d.first - d.second;
+          if (o < pc.xon) {
+            below_xon.push_back(cyc);
+          }
+        }
+      }
+      const auto fell_below_xon = [&below_xon](std::uint64_t from, std::uint64_t to) {
+        const auto it = std::lower_bound(below_xon.begin(), below_xon.end(), from);
+        return it != below_xon.end() && *it < to;
+      };
       int occ = 0;
       bool xoff = false;
       for (const auto& [cyc, d] : ev) {
@@ -504,7 +590,8 @@ unsigned check_pause_timing(const Setup& s, const Stimulus& st, const std::vecto
           std::copy_n(f.flits[0].begin(), 16, img.begin());
           std::copy_n(f.flits[1].begin(), 16, img.begin() + 16);
           const fmt::PfcFrame fr(img);
-          if ((fr.class_enable() >> p & 1U) != 0 && fr.quanta(p) != 0) {
+          if ((fr.class_enable() >> p & 1U) != 0 &&
+              (fr.quanta(p) != 0 || fell_below_xon(cyc, f.first))) {
             ok = true;
             if (f.first > cyc) {
               unsigned stalls = 0;
@@ -578,11 +665,8 @@ Stimulus make_stimulus(std::mt19937_64& rng, const Mix& mx, double rx_gap, doubl
       std::copy_n(f.bytes().begin(), 16, a.begin());
       std::copy_n(f.bytes().begin() + 16, 16, b.begin());
       sp.flits = {a, b};
-      // Malformed frames: one flit; three flits (--param pfc_long=N %) and
-      // two flits with len_flits 3 (--param pfc_badlen=N %) only when asked:
-      // switch_ingress counts a three-flit frame RX (RxDiscard) and takes a
-      // two-flit frame whose len_flits is not 2 as a valid pause; the model
-      // and the spec's bad-input rule do neither. Off until the RTL is fixed.
+      // Malformed frames (DROP_BAD_PKT, never RX, never honoured): 10 % one
+      // flit; pfc_long % three flits; pfc_badlen % two flits with len_flits 3.
       const unsigned bad = pct(rng);
       if (bad < 10) {
         sp.flits.pop_back();
@@ -618,12 +702,10 @@ Stimulus make_stimulus(std::mt19937_64& rng, const Mix& mx, double rx_gap, doubl
     } else if (pct(rng) < 20) {
       h.set_pkt_type(static_cast<fmt::PktType>(std::uniform_int_distribution<unsigned>(2, 5)(rng)));
     }
-    // A bad length: len_flits other than the flit count (0 only with
-    // --param len0=1: switch_ingress drops len_flits 0 as DROP_BAD_PKT before
-    // the lookup, so an unrouted one is not DROP_NO_ROUTE as the spec's check
-    // order and the model have it; off until the RTL is fixed); never more flits on the wire than
-    // the link's largest packet, which the headroom the driver computed
-    // assumes.
+    // A bad length: len_flits other than the flit count (0 too when len0:
+    // checked only at the last flit, after the lookup and admission); never
+    // more flits on the wire than the link's largest packet, which the
+    // headroom the driver computed assumes.
     const unsigned flits = len;
     h.set_len_flits(static_cast<std::uint8_t>(
         pct(rng) < mx.bad_len
@@ -710,14 +792,57 @@ void add_wred_sched_remap(Setup& s) {
   s.remap.map[3] = drv::RemapEntry{5, 33};
 }
 
+// A peer that pauses queue `prio` of port `port` and does not resume: a
+// pause of `quanta` every `period` cycles in [from, to), then (so that both
+// runs end with the watchdog at rest) one resume.
+void add_pause_storm(Stimulus& st, unsigned port, unsigned prio, std::uint16_t quanta,
+                     std::uint64_t period, std::uint64_t from, std::uint64_t to) {
+  const auto frame = [&](std::uint64_t at, std::uint16_t q) {
+    fmt::PfcFrame f;
+    f.set_pkt_type(fmt::PktType::kPfc).set_len_flits(2);
+    f.set_class_enable(static_cast<std::uint8_t>(1U << prio)).set_quanta(prio, q);
+    StimPacket sp;
+    sp.in = port;
+    sp.pfc = true;
+    sp.not_before = at;
+    sp.flits.resize(2);
+    std::copy_n(f.bytes().begin(), 16, sp.flits[0].begin());
+    std::copy_n(f.bytes().begin() + 16, 16, sp.flits[1].begin());
+    st.pkts.push_back(std::move(sp));
+  };
+  for (std::uint64_t t = from; t < to; t += period) {
+    frame(t, quanta);
+  }
+  frame(to, 0);
+}
+
 // Both runs, every check; prints the figures.
 Task<> cosim(TestContext& ctx, const char* name, const Setup& setup, const Stimulus& stim) {
+  const RunLog rtl = co_await run_rtl(ctx, setup, stim);
+  TB_CHECK_EQ(rtl.enable_writes.size(), 2 * stim.disabled.size()) << "CTRL.ENABLE writes done";
+  // Header cycle of each packet at its input, against the ENABLE windows.
+  std::vector<std::uint64_t> hdr_cycle(stim.pkts.size(), 0);
+  for (unsigned p = 0; p < kPorts; ++p) {
+    for (const RxEntry& r : rtl.rx[p]) {
+      hdr_cycle[r.pkt] = r.cycles.at(0);
+    }
+  }
+  const auto disabled_at = [&rtl](std::uint64_t cyc) {
+    bool on = true;  // programmed enabled before traffic
+    for (const auto& [at, v] : rtl.enable_writes) {
+      if (at <= cyc) {
+        on = v;
+      }
+    }
+    return !on;
+  };
   std::vector<Expect> ex;
   ex.reserve(stim.pkts.size());
-  for (const StimPacket& p : stim.pkts) {
-    ex.push_back(expect(setup, p));
+  unsigned n_disabled = 0;
+  for (std::size_t k = 0; k < stim.pkts.size(); ++k) {
+    ex.push_back(expect(setup, stim.pkts[k], disabled_at(hdr_cycle[k])));
+    n_disabled += ex.back().fate == Expect::Fate::kDisabled ? 1U : 0U;
   }
-  const RunLog rtl = co_await run_rtl(ctx, setup, stim);
   std::size_t taken = 0;
   for (unsigned p = 0; p < kPorts; ++p) {
     taken += rtl.rx[p].size();
@@ -772,14 +897,24 @@ Task<> cosim(TestContext& ctx, const char* name, const Setup& setup, const Stimu
   std::uint32_t mbuf = 0;
   std::uint32_t rwred = 0;
   std::uint32_t mwred = 0;
+  std::array<std::uint32_t, kKinds> rall{};
+  std::array<std::uint32_t, kKinds> mall{};
   for (unsigned p = 0; p < kPorts; ++p) {
     for (unsigned q = 0; q < kPrios; ++q) {
       rbuf += rtl.counters[p][q][static_cast<unsigned>(K::kDropBuf)];
       mbuf += mdl.counters[p][q][static_cast<unsigned>(K::kDropBuf)];
       rwred += rtl.counters[p][q][static_cast<unsigned>(K::kDropWred)];
       mwred += mdl.counters[p][q][static_cast<unsigned>(K::kDropWred)];
+      for (unsigned k = 0; k < kKinds; ++k) {
+        rall[k] += rtl.counters[p][q][k];
+        mall[k] += mdl.counters[p][q][k];
+      }
     }
   }
+  const auto both = [&](K k) {
+    const auto i = static_cast<unsigned>(k);
+    return std::to_string(rall[i]) + "/" + std::to_string(mall[i]);
+  };
   std::cout << "switch_cosim." << name << " seed " << ctx.seed() << ": " << stim.pkts.size()
             << " packets/frames in, " << copies << " copies out (" << compared
             << " compared byte for byte with the model, " << timing
@@ -789,7 +924,11 @@ Task<> cosim(TestContext& ctx, const char* name, const Setup& setup, const Stimu
             << crossings << ", worst pause delay " << worst << " (bound "
             << 1 + setup.link.max_pkt_flits + 2 << "); DROP_BUF RTL " << rbuf << " model " << mbuf
             << "; DROP_WRED RTL " << rwred << " model " << mwred << "; ECN marks seen RTL "
-            << r.marks << " model " << m.marks << "\n";
+            << r.marks << " model " << m.marks << "; RTL/model DROP_BAD_PKT "
+            << both(K::kDropBadPkt) << ", DROP_DISABLED " << both(K::kDropDisabled) << " ("
+            << n_disabled << " headers in ENABLE=0 windows), WD_DETECT " << both(K::kWdDetect)
+            << ", WD_RECOVER " << both(K::kWdRecover) << ", WD_DISABLE " << both(K::kWdDisable)
+            << ", DROP_WD " << both(K::kDropWd) << "\n";
 }
 
 }  // namespace
@@ -826,9 +965,9 @@ SYNCFAB_TEST(switch_cosim, random_mix) {
   mx.bad_type = 4;
   mx.bad_len = 5;
   mx.pfc_frames = 2;
-  mx.pfc_long = static_cast<unsigned>(ctx.param("pfc_long", 0));
-  mx.pfc_badlen = static_cast<unsigned>(ctx.param("pfc_badlen", 0));
-  mx.len0 = ctx.param("len0", 0) != 0;
+  mx.pfc_long = static_cast<unsigned>(ctx.param("pfc_long", 15));
+  mx.pfc_badlen = static_cast<unsigned>(ctx.param("pfc_badlen", 15));
+  mx.len0 = ctx.param("len0", 1) != 0;
   mx.gap_max = 6;
   const Stimulus st = make_stimulus(ctx.rng(), mx, 0.1, 0.2);
   co_await cosim(ctx, "random_mix", s, st);
@@ -852,4 +991,53 @@ SYNCFAB_TEST(switch_cosim, lossless_full_load) {
   mx.gap_max = 0;
   const Stimulus st = make_stimulus(ctx.rng(), mx, 0.0, 0.3);
   co_await cosim(ctx, "lossless_full_load", s, st);
+}
+
+// The random mix with the watchdog and CTRL.ENABLE = 0 windows. Peers that
+// never resume (pause refreshed every 100 cycles, 50 quanta x 8 = 400
+// cycles): queue 3 of port 0 (drop mode, no WRED: DROP_WD), queue 5 of port
+// 1 (ignore mode, WRED from queue length 1: marks only while lossless;
+// once the limit DISABLES it, Not-ECT copies are DROP_WRED), queue 3 of
+// port 2 (ignore mode).
+// Detect 150, recover 200, window 3000, limit 2: the third deadlock in a
+// window disables. Two ENABLE = 0 windows: DROP_DISABLED at the input.
+SYNCFAB_TEST(switch_cosim, watchdog_and_disable) {
+  Setup s = base_setup();
+  add_multicast(s);
+  add_pfc(s);
+  add_wred_sched_remap(s);
+  s.wd = drv::WatchdogConfig{150, 200, 3000, 2};
+  s.wd_port[0] = drv::WatchdogPort{1U << 3, true};
+  s.wd_port[1] = drv::WatchdogPort{1U << 5, false};
+  s.wd_port[2] = drv::WatchdogPort{1U << 3, false};
+  // WRED on queue 5 of port 1 from queue length 1: while lossless it only
+  // marks; once the watchdog DISABLES the queue, Not-ECT copies drop.
+  s.wred[1][5] = drv::WredQueue{true, 1, 4, 255};
+  for (unsigned o = 0; o < kPorts; ++o) {
+    for (unsigned q = 0; q < kPrios; ++q) {
+      TB_CHECK(!(s.wd_drops(o, q) && s.wred_on(o, q)))
+          << "a queue with both DROP_WD and DROP_WRED would make a missing copy ambiguous";
+    }
+  }
+  Mix mx;
+  mx.packets = static_cast<unsigned>(ctx.param("packets", 1500));
+  for (std::uint16_t lid = 1; lid <= 12; ++lid) {
+    mx.lids.push_back(lid);
+  }
+  mx.mlids = {0xC000, 0xC001, 0xC002, 0xC005};
+  mx.unicast = 80;
+  mx.multicast = 15;
+  mx.bad_type = 2;
+  mx.bad_len = 3;
+  mx.pfc_frames = 1;
+  mx.pfc_long = 15;
+  mx.pfc_badlen = 15;
+  mx.len0 = true;
+  mx.gap_max = 6;
+  Stimulus st = make_stimulus(ctx.rng(), mx, 0.1, 0.2);
+  add_pause_storm(st, 0, 3, 50, 100, 100, 900);
+  add_pause_storm(st, 1, 5, 50, 100, 100, 2000);
+  add_pause_storm(st, 2, 3, 50, 100, 1200, 2400);
+  st.disabled = {{600, 800}, {1800, 1950}};
+  co_await cosim(ctx, "watchdog_and_disable", s, st);
 }

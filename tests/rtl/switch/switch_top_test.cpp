@@ -7,6 +7,7 @@
 // NumPorts 4, BufCells 128, LftEntries 64, MftEntries 16.
 #include <Vswitch_top.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -524,6 +525,51 @@ SYNCFAB_TEST(switch_top, pause_received_stops_queue) {
   TB_CHECK(b.pfc_out[2].empty() && b.out[0].empty());
 }
 
+// Malformed PFC frames (datapath "Ports and packets"): three flits, two
+// flits with len_flits 3, one flit: none is honoured (priority 1 of output
+// 2 keeps going), each is DROP_BAD_PKT at prio 0 and none is RX. len_flits
+// 0 (datapath "Ingress" 1): checked after the lookup, so an unrouted one is
+// DROP_NO_ROUTE and a routed one DROP_BAD_PKT at its last flit, nothing
+// stored; a good packet after them passes.
+SYNCFAB_TEST(switch_top, malformed_pfc_and_len0) {
+  Bench b(ctx);
+  co_await b.reset();
+  auto& sw = b.sw();
+  sw.set_pfc_timing(drv::PfcTiming{8, 64});
+  sw.configure_pfc(2, lossless_on(1, 20, 10, 100), kLink);
+  sw.set_lft(0x24, 2);
+  sw.enable(true);
+  Packet longer = pfc_frame(0x02, {0, 100, 0, 0, 0, 0, 0, 0});
+  longer.push_back(longer[1]);
+  Packet badlen = pfc_frame(0x02, {0, 100, 0, 0, 0, 0, 0, 0});
+  badlen[0][0] = (badlen[0][0] & ~0xFF00U) | (3U << 8);
+  Packet single = pfc_frame(0x02, {0, 100, 0, 0, 0, 0, 0, 0});
+  single.pop_back();
+  b.send(2, longer);
+  b.send(2, badlen);
+  b.send(2, single);
+  b.send(3, make_packet(Hdr{.len = 0, .dst = 0x25, .prio = 4, .flow = 10}, 2));
+  b.send(3, make_packet(Hdr{.len = 0, .dst = 0x24, .prio = 4, .flow = 11}, 1));
+  b.send(3, make_packet(Hdr{.len = 0, .dst = 0x24, .prio = 4, .flow = 12}, 3));
+  co_await ClockCycles(b.clk, 20);
+  const std::uint64_t sent = b.clk.cycles();
+  b.send(0, make_packet(Hdr{.len = 2, .dst = 0x24, .prio = 1, .flow = 1}));
+  b.send(3, make_packet(Hdr{.len = 2, .dst = 0x24, .prio = 4, .flow = 2}));
+  co_await ClockCycles(b.clk, 100);
+  TB_CHECK_EQ(b.out[2].size(), 2U) << "no malformed frame paused priority 1";
+  const auto p1 = std::find_if(b.out[2].begin(), b.out[2].end(),
+                               [](const RxPacket& r) { return parse(r.flits[0]).flow == 1; });
+  TB_CHECK(p1 != b.out[2].end() && p1->first_cycle < sent + 30) << "priority 1 was held";
+  TB_CHECK_EQ(b.count(2, 0, K::kDropBadPkt), 3U) << "three malformed frames";
+  TB_CHECK_EQ(b.count(2, 0, K::kRx), 0U) << "a PFC frame is not a packet";
+  TB_CHECK_EQ(b.count(2, 1, K::kPauseRx), 0U);
+  TB_CHECK_EQ(b.count(3, 4, K::kDropNoRoute), 1U) << "len_flits 0, unrouted";
+  TB_CHECK_EQ(b.count(3, 4, K::kDropBadPkt), 2U) << "len_flits 0, routed";
+  TB_CHECK_EQ(b.count(3, 4, K::kRx), 4U);
+  TB_CHECK_EQ(parse(b.out[2][0].flits[0]).flow + parse(b.out[2][1].flits[0]).flow, 3U)
+      << "flows 1 and 2 left output 2";
+}
+
 // PFC watchdog (docs/switch-pfc.md) on a queue held paused by its peer:
 // detection after WD_DETECT_TIME cycles of continuous XOFF, then RECOVER for
 // WD_RECOVER_TIME cycles in which the queue ignores the pause. Drop mode:
@@ -580,6 +626,55 @@ SYNCFAB_TEST(switch_top, watchdog_ignore_mode) {
   Bench b(ctx);
   co_await b.reset();
   co_await watchdog_case(b, false);
+}
+
+// A queue the watchdog has DISABLED is not lossless for WRED (datapath
+// "Enqueue", docs/switch-pfc.md pfc_off_o). Queue 1 of output 2 is
+// lossless, WRED selects from queue length 1, output 2's tx is held. Limit
+// 1: detect in f+20, RECOVER to f+50, the second detection (f+70) disables.
+// Not-ECT copies pass while it is monitored, one is DROP_WRED while it is
+// DISABLED, and after the re-enable they pass again.
+SYNCFAB_TEST(switch_top, watchdog_disabled_queue_not_lossless) {
+  Bench b(ctx);
+  co_await b.reset();
+  auto& sw = b.sw();
+  sw.set_pfc_timing(drv::PfcTiming{8, 64});
+  sw.configure_pfc(2, lossless_on(1, 20, 10, 100), kLink);
+  sw.configure_watchdog(drv::WatchdogConfig{20, 30, 100'000, 1});
+  sw.configure_watchdog_port(2, drv::WatchdogPort{0x02, false});
+  sw.configure_wred(2, 1, drv::WredQueue{true, 0, 1, 0});
+  sw.set_lft(0x24, 2);
+  sw.enable(true);
+  b.hold_tx(2, true);
+  b.send(2, pfc_frame(0x02, {0, 1000, 0, 0, 0, 0, 0, 0}));
+  co_await b.drain(0);
+  const std::uint64_t f = b.rx_last_cycle[2][0];
+  b.send(0, make_packet(Hdr{.len = 2, .dst = 0x24, .prio = 1, .flow = 1}));
+  b.send(0, make_packet(Hdr{.len = 2, .dst = 0x24, .prio = 1, .flow = 2}));
+  co_await b.drain(5);
+  TB_CHECK(b.clk.cycles() < f + 20) << "both enqueued while the queue is monitored";
+  TB_CHECK_EQ(b.count(2, 1, K::kDropWred), 0U) << "lossless: a selected Not-ECT copy passes";
+  while (b.clk.cycles() < f + 100) {
+    co_await RisingEdge(b.clk);
+  }
+  TB_CHECK(sw.watchdog_state(2)[1] == drv::WdState::kDisabled);
+  TB_CHECK_EQ(b.count(2, 1, K::kWdDisable), 1U);
+  b.send(0, make_packet(Hdr{.len = 2, .dst = 0x24, .prio = 1, .flow = 3}));
+  co_await b.drain(10);
+  TB_CHECK_EQ(b.count(2, 1, K::kDropWred), 1U) << "DISABLED: not lossless, Not-ECT dropped";
+  sw.reenable_pfc(2, 0x02);
+  TB_CHECK(sw.watchdog_state(2)[1] == drv::WdState::kMonitor);
+  b.send(0, make_packet(Hdr{.len = 2, .dst = 0x24, .prio = 1, .flow = 4}));
+  co_await b.drain(10);
+  TB_CHECK_EQ(b.count(2, 1, K::kDropWred), 1U) << "re-enabled: lossless again";
+  b.hold_tx(2, false);
+  co_await ClockCycles(b.clk, 300);
+  TB_CHECK_EQ(b.out[2].size(), 3U);
+  std::vector<std::uint32_t> flows;
+  for (const RxPacket& r : b.out[2]) {
+    flows.push_back(parse(r.flits[0]).flow);
+  }
+  TB_CHECK((flows == std::vector<std::uint32_t>{1, 2, 4})) << "flows 1, 2, 4 in order";
 }
 
 // Occupancy over XOFF sends a pause frame on that port's tx within
