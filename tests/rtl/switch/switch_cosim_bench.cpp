@@ -1,6 +1,8 @@
 // The two runs of the switch co-simulation (switch_cosim_bench.hpp).
 #include "switch_cosim_bench.hpp"
 
+#include <Vswitch_top___024root.h>
+
 #include <algorithm>
 #include <chrono>
 #include <deque>
@@ -32,6 +34,85 @@ void words_of_flit(const Flit& f, std::uint32_t* w) {
   for (std::size_t i = 0; i < f.size(); ++i) {
     w[i / 4] |= static_cast<std::uint32_t>(f[i]) << (8 * (i % 4));
   }
+}
+
+std::optional<EnqEvent> probe_enqueue(const Vswitch_top& dut, std::uint64_t cycle) {
+  const Vswitch_top___024root& r = *dut.rootp;
+  if (r.switch_top__DOT__eng_active == 0) {
+    return std::nullopt;
+  }
+  EnqEvent e;
+  e.cycle = cycle;
+  e.in = r.switch_top__DOT__eng_in;
+  e.out = r.switch_top__DOT__eng_out;
+  e.q = r.switch_top__DOT__eng_q;
+  e.qlen = r.switch_top__DOT__qlen;
+  e.mark = r.switch_top__DOT__wred_mark != 0;
+  e.drop = r.switch_top__DOT__wred_drop != 0;
+  return e;
+}
+
+namespace {
+
+// Value of `key=` in a trace line (the model's `cyc=<n> NAME k=v ...`).
+std::uint64_t field(std::string_view l, std::string_view key) {
+  const std::string k = std::string(key) + "=";
+  std::size_t at = 0;
+  if (l.substr(0, k.size()) != k) {
+    at = l.find(" " + k);
+    if (at == std::string_view::npos) {
+      throw std::runtime_error("model trace line without " + k + ": " + std::string(l));
+    }
+    ++at;
+  }
+  std::uint64_t v = 0;
+  for (at += k.size(); at < l.size() && l[at] >= '0' && l[at] <= '9'; ++at) {
+    v = v * 10 + static_cast<std::uint64_t>(l[at] - '0');
+  }
+  return v;
+}
+
+}  // namespace
+
+void ModelEnqLog::line(std::string_view l) {
+  const std::size_t sp = l.find(' ');
+  if (sp == std::string_view::npos) {
+    return;
+  }
+  const std::string_view rest = l.substr(sp + 1);
+  const auto is = [&rest](std::string_view name) {
+    return rest.substr(0, name.size() + 1) == std::string(name) + " ";
+  };
+  const bool mark = is("ECN_MARK");
+  const bool drop = is("DROP_WRED");
+  const bool enq = is("ENQ");
+  if (!mark && !drop && !enq) {
+    return;
+  }
+  EnqEvent e;
+  e.cycle = field(l, "cyc");
+  e.in = static_cast<unsigned>(field(l, "in"));
+  e.out = static_cast<unsigned>(field(l, "out"));
+  e.q = static_cast<unsigned>(field(l, "q"));
+  if (mark) {
+    e.qlen = static_cast<std::uint32_t>(field(l, "qlen"));
+    e.mark = true;
+    pending_ = e;
+    return;
+  }
+  if (drop) {
+    e.qlen = static_cast<std::uint32_t>(field(l, "qlen"));
+    e.drop = true;
+    events.push_back(e);
+    return;
+  }
+  // ENQ shows the length after the copy was added.
+  e.qlen = static_cast<std::uint32_t>(field(l, "qlen") - field(l, "len"));
+  if (pending_ && pending_->out == e.out && pending_->q == e.q && pending_->in == e.in) {
+    e.mark = true;
+  }
+  pending_.reset();
+  events.push_back(e);
 }
 
 void program(drv::Switch& sw, const Setup& s) {
@@ -229,6 +310,9 @@ Task<RunLog> run_rtl(TestContext& ctx, const Setup& setup, const Stimulus& stim)
     dut.tx_ready_i = ready;
     log.ready.push_back(static_cast<std::uint8_t>(ready));
     co_await ReadOnly();
+    if (const auto e = probe_enqueue(dut, now)) {
+      log.enq.push_back(*e);
+    }
     std::array<bool, kPorts> took{};
     for (unsigned p = 0; p < kPorts; ++p) {
       took[p] = ((valid >> p) & 1U) != 0 && ((dut.rx_ready_o >> p) & 1U) != 0;
@@ -295,15 +379,22 @@ Task<RunLog> run_rtl(TestContext& ctx, const Setup& setup, const Stimulus& stim)
   co_return log;
 }
 
-RunLog run_model(const Setup& setup, const Stimulus& stim, const RunLog& rtl) {
+RunLog run_model(const Setup& setup, const Stimulus& stim, const RunLog& rtl,
+                 const ModelTiming& timing, bool trace_enq) {
+  const auto wall0 = std::chrono::steady_clock::now();
   model::SwitchModelParams mp;
   mp.csr = model::SwitchCsrParams{kPorts, kBufCells, kLftEntries, kMftEntries};
-  // The RTL's documented choices (docs/switch-datapath.md, "Aligning with
-  // the RTL's documented choices").
-  mp.fwd_latency = 2;
-  mp.starts_per_cycle = 1;
+  // The RTL's timing as far as the replay allows (ModelTiming;
+  // docs/switch-datapath.md, "Why the RTL is more congested than the model").
+  mp.fwd_latency = timing.fwd_latency;
+  mp.egress_gap = timing.egress_gap;
+  mp.starts_per_cycle = timing.starts_per_cycle;
   mp.shared_wred = true;
   model::SwitchModel m(mp);
+  ModelEnqLog enq;
+  if (trace_enq) {
+    m.set_trace([&enq](std::string_view l) { enq.line(l); });
+  }
   drv::Switch sw(m.csr());
   program(sw, setup);
   std::vector<std::size_t> stim_of;  // model id -> stimulus index
@@ -349,6 +440,8 @@ RunLog run_model(const Setup& setup, const Stimulus& stim, const RunLog& rtl) {
     log.drops.push_back(d);
   }
   log.violations.insert(log.violations.end(), m.violations().begin(), m.violations().end());
+  log.enq = std::move(enq.events);
+  log.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   for (unsigned p = 0; p < kPorts; ++p) {
     for (unsigned q = 0; q < kPrios; ++q) {
       for (unsigned k = 0; k < kKinds; ++k) {

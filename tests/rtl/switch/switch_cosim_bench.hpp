@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -105,6 +106,38 @@ struct RxEntry {
   std::vector<std::uint64_t> cycles;
 };
 
+// One decision of the RTL's enqueue engine (switch_top: one copy per cycle,
+// one wred_ecn for the switch), or of the model's enqueue. `qlen` is the
+// (out, q) queue length the WRED decision used.
+struct EnqEvent {
+  std::uint64_t cycle = 0;
+  unsigned in = 0;
+  unsigned out = 0;
+  unsigned q = 0;
+  std::uint32_t qlen = 0;
+  bool mark = false;
+  bool drop = false;
+};
+
+// The engine's decision in the current cycle (read in ReadOnly: the
+// combinational values that the next edge acts on), if a copy is being
+// enqueued. The verilated model has no public ports for these: they are the
+// flattened internal signals of switch_top (eng_active, eng_in, eng_out,
+// eng_q, qlen, wred_mark, wred_drop); a rename in the RTL breaks the build
+// here rather than the check.
+std::optional<EnqEvent> probe_enqueue(const Vswitch_top& dut, std::uint64_t cycle);
+
+// The model's enqueue decisions from its trace (ECN_MARK / DROP_WRED / ENQ
+// lines; qlen before the copy).
+class ModelEnqLog {
+ public:
+  void line(std::string_view l);
+  std::vector<EnqEvent> events;
+
+ private:
+  std::optional<EnqEvent> pending_;  // an ECN_MARK waiting for its ENQ
+};
+
 // A packet or frame as it left a port.
 struct TxEntry {
   std::vector<Flit> flits;
@@ -123,6 +156,7 @@ struct RunLog {
   std::vector<std::uint8_t> ready;                  // RTL tx_ready per cycle (bit = port)
   std::vector<model::DropRecord> drops;             // model only (ids = stimulus indices)
   std::vector<std::string> violations;              // model only
+  std::vector<EnqEvent> enq;                        // every enqueue decision
   // RTL: CTRL.ENABLE writes as applied (cycle after the APB write, value).
   std::vector<std::pair<std::uint64_t, bool>> enable_writes;
   Counters counters{};
@@ -133,8 +167,30 @@ struct RunLog {
 // The RTL run: reset, program, traffic until drained, every counter.
 Task<RunLog> run_rtl(TestContext& ctx, const Setup& setup, const Stimulus& stim);
 
-// The model run, replaying the RTL's rx cycles and tx_ready pattern.
-RunLog run_model(const Setup& setup, const Stimulus& stim, const RunLog& rtl);
+// The model's timing knobs (SwitchModelParams) in the co-simulation, set to
+// the RTL's where the model can follow it without ever being slower than
+// the RTL: the model replays the RTL's arrivals open loop (the sources
+// honoured the RTL's pauses), so a model slower anywhere overflows its own
+// lossless headroom. docs/switch-datapath.md, "Why the RTL is more
+// congested than the model"; the test's --param fwd_latency / egress_gap /
+// starts override them.
+struct ModelTiming {
+  // Last rx flit in cycle t -> first tx flit in t + 3 (pending FIFO, engine,
+  // VOQ + match): the RTL's least latency over every co-sim copy.
+  unsigned fwd_latency = 3;
+  // The RTL idles one cycle before every data copy (it matches in its
+  // OutIdle cycle), but not before a pause frame; the model's gap would
+  // delay both, so it stays 0 here (egress_gap = 1 reproduces the RTL's
+  // congestion, and overflows the replay at high load).
+  unsigned egress_gap = 0;
+  // The RTL accepts any number of outputs per cycle (one per input).
+  unsigned starts_per_cycle = 0;
+};
+
+// The model run, replaying the RTL's rx cycles and tx_ready pattern;
+// `trace_enq` keeps its enqueue decisions (RunLog::enq) from its trace.
+RunLog run_model(const Setup& setup, const Stimulus& stim, const RunLog& rtl,
+                 const ModelTiming& timing = {}, bool trace_enq = true);
 
 // Bytes <-> the verilated 128-bit port (little-endian words).
 Flit flit_of_words(const std::uint32_t* w);

@@ -29,9 +29,15 @@
 // Properties of the RTL run: a pause frame leaves port i within
 // 1 + max packet + 2 cycles (not counting tx-stalled cycles) of the
 // occupancy of a lossless priority crossing XOFF (occupancy counted from the
-// flits at the ports: the verilated model exposes no internal signals);
-// zero loss on PFC priorities.
+// flits at the ports); zero loss on PFC priorities.
+// WRED property of both runs, on every enqueue decision (the RTL's read from
+// its engine by probe_enqueue, the model's from its trace): a mark or WRED
+// drop only on a WRED-enabled queue at a queue length >= Kmin, no WRED drop
+// on a lossless queue (unless its watchdog may DISABLE it), and the logged
+// decisions equal the ECN_MARK / DROP_WRED counters. The statistical side
+// (marked fraction at a held length) is switch_wred_stats_test.cpp.
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <iostream>
 #include <map>
@@ -816,6 +822,90 @@ void add_pause_storm(Stimulus& st, unsigned port, unsigned prio, std::uint16_t q
   frame(to, 0);
 }
 
+// WRED property on every enqueue decision of a run (the RTL's from its
+// engine, the model's from its trace): a mark or a WRED drop only on a
+// WRED-enabled queue at a queue length >= Kmin, never a drop on a lossless
+// queue the watchdog cannot DISABLE; and the decisions add up to the run's
+// ECN_MARK and DROP_WRED counters, so no decision escaped the log. Returns
+// the marks + drops checked and the least queue length among them.
+struct WredSeen {
+  std::uint64_t decisions = 0;
+  std::uint64_t hits = 0;
+  std::uint32_t min_qlen = UINT32_MAX;
+};
+WredSeen check_wred_property(const char* run, const Setup& s, const RunLog& log) {
+  WredSeen w;
+  Counters hit{};
+  for (const EnqEvent& e : log.enq) {
+    ++w.decisions;
+    if (!e.mark && !e.drop) {
+      continue;
+    }
+    TB_CHECK(!(e.mark && e.drop)) << run << " run, cycle " << e.cycle << ": mark and drop";
+    const drv::WredQueue& wq = s.wred.at(e.out).at(e.q);
+    TB_CHECK(wq.enable) << run << " run, cycle " << e.cycle << ": WRED "
+                        << (e.mark ? "mark" : "drop") << " on (" << e.out << ", " << e.q
+                        << ") without WRED_EN";
+    TB_CHECK(e.qlen >= wq.kmin) << run << " run, cycle " << e.cycle << ": WRED "
+                                << (e.mark ? "mark" : "drop") << " on (" << e.out << ", " << e.q
+                                << ") at queue length " << e.qlen << " < Kmin " << wq.kmin;
+    TB_CHECK(!e.drop || !s.lossless(e.out, e.q) || s.wd_may_disable(e.out, e.q))
+        << run << " run, cycle " << e.cycle << ": WRED drop on lossless (" << e.out << ", " << e.q
+        << ")";
+    ++hit[e.out][e.q][static_cast<unsigned>(e.mark ? K::kEcnMark : K::kDropWred)];
+    ++w.hits;
+    w.min_qlen = std::min(w.min_qlen, e.qlen);
+  }
+  for (unsigned p = 0; p < kPorts; ++p) {
+    for (unsigned q = 0; q < kPrios; ++q) {
+      for (K k : {K::kEcnMark, K::kDropWred}) {
+        TB_CHECK_EQ(hit[p][q][static_cast<unsigned>(k)],
+                    log.counters[p][q][static_cast<unsigned>(k)])
+            << run << " run, port " << p << " q " << q << " " << drv::to_string(k)
+            << ": enqueue decisions logged vs counter";
+      }
+    }
+  }
+  return w;
+}
+
+// Timing of one run from its port logs (--param why=1): per output the idle
+// cycles between consecutive transmissions (0 = back to back) and the
+// forwarding latency (a copy's first flit after its packet's last rx flit).
+void print_timing(const char* run, const Stimulus& st, const RunLog& rtl, const RunLog& log) {
+  std::vector<std::uint64_t> rx_last(st.pkts.size(), 0);
+  for (unsigned p = 0; p < kPorts; ++p) {
+    for (const RxEntry& r : rtl.rx[p]) {
+      rx_last[r.pkt] = r.cycles.back();
+    }
+  }
+  std::array<std::uint64_t, 4> gaps{};  // 0, 1, 2, 3+ idle cycles between two transmissions
+  std::uint64_t lat_min = UINT64_MAX;
+  std::uint64_t lat_sum = 0;
+  std::uint64_t n = 0;
+  for (unsigned o = 0; o < kPorts; ++o) {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> spans;
+    for (const TxEntry& t : log.data[o]) {
+      spans.emplace_back(t.first, t.last);
+      const std::uint64_t r = rx_last[hdr_of(t.flits[0]).flow_label()];
+      lat_min = std::min(lat_min, t.first - r);
+      lat_sum += t.first - r;
+      ++n;
+    }
+    for (const TxEntry& t : log.frames[o]) {
+      spans.emplace_back(t.first, t.last);
+    }
+    std::sort(spans.begin(), spans.end());
+    for (std::size_t k = 1; k < spans.size(); ++k) {
+      ++gaps[std::min<std::uint64_t>(spans[k].first - spans[k - 1].second - 1, 3)];
+    }
+  }
+  std::cout << "  " << run << ": gaps between transmissions 0/1/2/3+ idle cycles: " << gaps[0]
+            << "/" << gaps[1] << "/" << gaps[2] << "/" << gaps[3] << "; forwarding latency min "
+            << lat_min << " mean "
+            << (n != 0 ? static_cast<double>(lat_sum) / static_cast<double>(n) : 0.0) << "\n";
+}
+
 // Both runs, every check; prints the figures.
 Task<> cosim(TestContext& ctx, const char* name, const Setup& setup, const Stimulus& stim) {
   const RunLog rtl = co_await run_rtl(ctx, setup, stim);
@@ -848,7 +938,12 @@ Task<> cosim(TestContext& ctx, const char* name, const Setup& setup, const Stimu
     taken += rtl.rx[p].size();
   }
   TB_CHECK_EQ(taken, stim.pkts.size()) << "the RTL took every packet";
-  const RunLog mdl = run_model(setup, stim, rtl);
+  ModelTiming mt;
+  mt.fwd_latency = static_cast<unsigned>(ctx.param("fwd_latency", mt.fwd_latency));
+  mt.egress_gap = static_cast<unsigned>(ctx.param("egress_gap", mt.egress_gap));
+  mt.starts_per_cycle = static_cast<unsigned>(ctx.param("starts", mt.starts_per_cycle));
+  const RunLog mdl = run_model(setup, stim, rtl, mt);
+  const auto checks0 = std::chrono::steady_clock::now();
   for (const std::string& v : mdl.violations) {
     TB_CHECK(false) << "model: " << v;
   }
@@ -867,6 +962,12 @@ Task<> cosim(TestContext& ctx, const char* name, const Setup& setup, const Stimu
       }
     }
   }
+  if (ctx.param("why", 0) != 0) {
+    print_timing("RTL", stim, rtl, rtl);
+    print_timing("model", stim, rtl, mdl);
+  }
+  const WredSeen rw = check_wred_property("RTL", setup, rtl);
+  const WredSeen mw = check_wred_property("model", setup, mdl);
   const Seen r = check_run("RTL", setup, stim, ex, rtl, rtl);
   const Seen m = check_run("model", setup, stim, ex, rtl, mdl);
   check_counters("RTL", setup, stim, ex, r, rtl);
@@ -875,6 +976,8 @@ Task<> cosim(TestContext& ctx, const char* name, const Setup& setup, const Stimu
   const unsigned timing = compare_runs(setup, stim, ex, r, m, rtl, mdl, compared);
   unsigned crossings = 0;
   const unsigned worst = check_pause_timing(setup, stim, ex, r, rtl, crossings);
+  const double checks_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - checks0).count();
   std::uint64_t copies = 0;
   std::uint64_t frames = 0;
   std::uint64_t mframes = 0;
@@ -928,7 +1031,18 @@ Task<> cosim(TestContext& ctx, const char* name, const Setup& setup, const Stimu
             << both(K::kDropBadPkt) << ", DROP_DISABLED " << both(K::kDropDisabled) << " ("
             << n_disabled << " headers in ENABLE=0 windows), WD_DETECT " << both(K::kWdDetect)
             << ", WD_RECOVER " << both(K::kWdRecover) << ", WD_DISABLE " << both(K::kWdDisable)
-            << ", DROP_WD " << both(K::kDropWd) << "\n";
+            << ", DROP_WD " << both(K::kDropWd) << "; WRED decisions RTL " << rw.decisions
+            << " model " << mw.decisions << ", marks+drops RTL " << rw.hits << " model " << mw.hits
+            << " all at queue length >= Kmin (least "
+            << (rw.hits != 0 ? std::to_string(rw.min_qlen) : "-") << "/"
+            << (mw.hits != 0 ? std::to_string(mw.min_qlen) : "-") << "); PAUSE_TX RTL/model "
+            << both(K::kPauseTx) << "\n";
+  // Speed of the three parts (make bench reads this line).
+  std::cout << "switch_cosim." << name << " speed: " << rtl.cycles << " cycles; RTL run "
+            << rtl.wall_s << " s, model run " << mdl.wall_s << " s, checks " << checks_s
+            << " s; co-simulation "
+            << static_cast<double>(rtl.cycles) / (rtl.wall_s + mdl.wall_s + checks_s)
+            << " cycles/s\n";
 }
 
 }  // namespace
@@ -969,7 +1083,8 @@ SYNCFAB_TEST(switch_cosim, random_mix) {
   mx.pfc_badlen = static_cast<unsigned>(ctx.param("pfc_badlen", 15));
   mx.len0 = ctx.param("len0", 1) != 0;
   mx.gap_max = 6;
-  const Stimulus st = make_stimulus(ctx.rng(), mx, 0.1, 0.2);
+  const Stimulus st =
+      make_stimulus(ctx.rng(), mx, 0.1, static_cast<double>(ctx.param("stall_pct", 20)) / 100);
   co_await cosim(ctx, "random_mix", s, st);
 }
 
@@ -989,7 +1104,8 @@ SYNCFAB_TEST(switch_cosim, lossless_full_load) {
   mx.incast_to = 2;
   mx.incast_prio = 3;
   mx.gap_max = 0;
-  const Stimulus st = make_stimulus(ctx.rng(), mx, 0.0, 0.3);
+  const Stimulus st =
+      make_stimulus(ctx.rng(), mx, 0.0, static_cast<double>(ctx.param("stall_pct", 30)) / 100);
   co_await cosim(ctx, "lossless_full_load", s, st);
 }
 
