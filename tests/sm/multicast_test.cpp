@@ -72,6 +72,90 @@ TEST(MinihopMc, HandCheckedTwoLevelTree) {
   EXPECT_EQ(a.switch_trees(3), 0u);
 }
 
+// Root rotation's tie-break, shared by every rotating engine: between
+// minimal-height roots with as many trees through them, the one whose
+// switch links carry the least EFI in total; fewer trees still go first.
+// TwoLevel group {h0, h2}: roots S0 (2) and S1 (3), height 1.
+struct RootTie {
+  const char* what;
+  std::vector<McTree> preload;
+  std::uint32_t trees_s0, trees_s1;
+  std::uint64_t efi_s0, efi_s1;
+  SwitchIdx want;
+  SwitchIdx want_g;  // FULB-MC-G's root after its rip-up
+};
+
+std::vector<RootTie> root_ties() {
+  // A tree through one spine over both leaves (2 link entries at the spine),
+  // over one leaf (1), or a lone tree at the spine (0).
+  const McTree s0_both{0xC100, 2, 1, {{0, 3}, {1, 3}, {2, 1}, {2, 2}}};
+  const McTree s1_both{0xC101, 3, 1, {{0, 4}, {1, 4}, {3, 1}, {3, 2}}};
+  const McTree s0_one{0xC102, 2, 1, {{0, 3}, {2, 1}}};
+  const McTree s1_one{0xC103, 3, 1, {{0, 4}, {3, 1}}};
+  const McTree s0_lone{0xC104, 2, 0, {}};
+  return {
+      {"equal trees, S0's links busier: S1", {s0_both, s1_one}, 1, 1, 2, 1, 3, 3},
+      {"equal trees, S1's links busier: S0", {s1_both, s0_one}, 1, 1, 1, 2, 2, 2},
+      {"equal trees, equal links: lowest index, S0", {s0_one, s1_one}, 1, 1, 1, 1, 2, 2},
+      // FULB-MC-G then moves the group to S0's idle links (max EFI 2 -> 1).
+      {"fewer trees beat idler links: S1", {s0_lone, s0_lone, s1_both}, 2, 1, 0, 2, 3, 2},
+  };
+}
+
+TEST(RootRotation, TiesGoToTheSwitchWithTheLeastLinkEfiInEveryEngine) {
+  TwoLevel t;
+  const MinHop mh(t.f);
+  const Group g = t.group(0xC000, {t.h[0], t.h[2]});
+  const std::vector<char> no_global(t.f.port_slot_count(), 0);
+  for (const RootTie& tie : root_ties()) {
+    McLoad load(t.f);
+    for (const McTree& p : tie.preload) {
+      load.add(p);
+    }
+    ASSERT_EQ(load.switch_trees(2), tie.trees_s0) << tie.what;
+    ASSERT_EQ(load.switch_trees(3), tie.trees_s1) << tie.what;
+    ASSERT_EQ(load.switch_link_efi(2), tie.efi_s0) << tie.what;
+    ASSERT_EQ(load.switch_link_efi(3), tie.efi_s1) << tie.what;
+    const std::vector<std::pair<const char*, McTree>> trees{
+        {"MINIHOP-MC-new", route_minihop_mc(mh, g, load, true)},
+        {"SSSP-MC-new", route_sssp_mc(mh, g, load, true)},
+        {"FULB-MC", route_fulb_mc(mh, g, load)},
+        {"FULB-MC-DF", route_fulb_mc_dragonfly(mh, g, load, no_global)},
+        {"FULB-MC-G one group", route_fulb_mc_bottleneck(mh, g, load)},
+    };
+    for (const auto& [engine, tree] : trees) {
+      EXPECT_EQ(tree.root, tie.want) << engine << ": " << tie.what;
+      EXPECT_EQ(check_tree(mh, g, tree), "") << engine << ": " << tie.what;
+    }
+    McLoad batch = load;
+    McGlobalStats st;
+    const std::vector<McTree> g_trees =
+        route_fulb_mc_global(mh, std::vector<Group>{g}, batch, nullptr, &st);
+    ASSERT_EQ(g_trees.size(), 1u);
+    EXPECT_EQ(g_trees[0].root, tie.want_g) << "FULB-MC-G: " << tie.what;
+    EXPECT_EQ(st.moves, tie.want_g == tie.want ? 0u : 1u) << "FULB-MC-G: " << tie.what;
+    // Without rotation the first candidate stays.
+    EXPECT_EQ(route_minihop_mc(mh, g, load, false).root, 2u) << tie.what;
+    EXPECT_EQ(route_sssp_mc(mh, g, load, false).root, 2u) << tie.what;
+  }
+}
+
+TEST(McLoad, SwitchLinkEfiCountsSwitchLinksOnly) {
+  TwoLevel t;
+  McLoad load(t.f);
+  const McTree tree{0xC000, 2, 1, {{0, 1}, {0, 3}, {1, 1}, {1, 3}, {2, 1}, {2, 2}}};
+  load.add(tree);
+  load.add(tree);
+  EXPECT_EQ(load.switch_link_efi(0), 2u);  // port 3 (S0) twice; port 1 is h0
+  EXPECT_EQ(load.switch_link_efi(2), 4u);
+  EXPECT_EQ(load.switch_link_efi(3), 0u);
+  load.remove(tree);
+  EXPECT_EQ(load.switch_link_efi(2), 2u);
+  load.remove(tree);
+  EXPECT_EQ(load.switch_link_efi(0), 0u);
+  EXPECT_EQ(load.switch_link_efi(2), 0u);
+}
+
 TEST(MinihopMc, MembersOnOneSwitchNeedNoLinks) {
   TwoLevel t;
   const MinHop mh(t.f);

@@ -53,7 +53,8 @@ const std::array<McEngine, 7> kEngines = {{
        });
      }},
     {"FULB-MC-G",
-     "beyond the paper: bottleneck-aware hops, then rip-up and reroute of the max-EFI links", false,
+     "beyond the paper: compact first pass, then bottleneck-aware rip-up of the max-EFI links",
+     false,
      [](const MinHop& mh, std::span<const Group> gs, McLoad& load, const McOptions& o) {
        return route_fulb_mc_global(mh, gs, load, o.roots);
      }},

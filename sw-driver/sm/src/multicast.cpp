@@ -14,12 +14,19 @@
 namespace syncfab::sm {
 
 McLoad::McLoad(const Fabric& fabric)
-    : fabric_(fabric), switch_trees_(fabric.switch_count(), 0), efi_(fabric.port_slot_count(), 0) {}
+    : fabric_(fabric),
+      switch_trees_(fabric.switch_count(), 0),
+      switch_link_efi_(fabric.switch_count(), 0),
+      efi_(fabric.port_slot_count(), 0) {}
 
 void McLoad::add(const McTree& tree) {
   SwitchIdx last = kNoSwitch;
   for (const MftEntry& e : tree.entries) {
-    ++efi_[fabric_.port_slot(fabric_.switch_node(e.sw), e.port)];
+    const NodeId node = fabric_.switch_node(e.sw);
+    ++efi_[fabric_.port_slot(node, e.port)];
+    if (fabric_.is_switch(fabric_.peer(node, e.port).node)) {
+      ++switch_link_efi_[e.sw];
+    }
     if (e.sw != last) {
       ++switch_trees_[e.sw];
     }
@@ -33,7 +40,11 @@ void McLoad::add(const McTree& tree) {
 void McLoad::remove(const McTree& tree) {
   SwitchIdx last = kNoSwitch;
   for (const MftEntry& e : tree.entries) {
-    --efi_[fabric_.port_slot(fabric_.switch_node(e.sw), e.port)];
+    const NodeId node = fabric_.switch_node(e.sw);
+    --efi_[fabric_.port_slot(node, e.port)];
+    if (fabric_.is_switch(fabric_.peer(node, e.port).node)) {
+      --switch_link_efi_[e.sw];
+    }
     if (e.sw != last) {
       --switch_trees_[e.sw];
     }
@@ -169,9 +180,20 @@ void add_member_ports(const Fabric& f, const Group& group, std::vector<MftEntry>
 SwitchIdx pick_root(const RootChoice& rc, const McLoad& load, bool rotate) {
   SwitchIdx root = rc.candidates.front();
   if (rotate) {
+    // Candidates come in index order, so a strict < leaves ties on both
+    // counts to the lowest index.
+    std::uint32_t best_trees = load.switch_trees(root);
+    std::uint64_t best_efi = load.switch_link_efi(root);
     for (SwitchIdx c : rc.candidates) {
-      if (load.switch_trees(c) < load.switch_trees(root)) {
+      const std::uint32_t trees = load.switch_trees(c);
+      if (trees > best_trees) {
+        continue;
+      }
+      const std::uint64_t efi = load.switch_link_efi(c);
+      if (trees < best_trees || efi < best_efi) {
         root = c;
+        best_trees = trees;
+        best_efi = efi;
       }
     }
   }
@@ -276,7 +298,7 @@ McTree route_minihop_mc(const MinHop& mh, const Group& group, const McLoad& load
 }
 
 McTree detail::fulb_tree(const MinHop& mh, const Group& group, const McLoad& load,
-                         const std::vector<char>* global, TreeStart& start) {
+                         const std::vector<char>* global, TreeStart& start, bool compact) {
   const Fabric& f = mh.fabric();
   McTree t = std::move(start.tree);
   if (!start.routable) {
@@ -334,7 +356,20 @@ McTree detail::fulb_tree(const MinHop& mh, const Group& group, const McLoad& loa
   // hop: a first guess that saves most regrowths.
   t.entries.reserve(4 * ms.size() + group.members.size());
 
-  for (SwitchIdx m : ms) {
+  // Compact walk: nearest members first, so that a farther member's
+  // neighbour one hop closer to the root is more often in the tree already.
+  thread_local std::vector<SwitchIdx> nearest_first;
+  std::span<const SwitchIdx> walk_order = ms;
+  if (compact) {
+    // Ties in switch order, as the members come (a plain sort on both keys:
+    // std::stable_sort allocates a buffer per call).
+    nearest_first.assign(ms.begin(), ms.end());
+    std::sort(nearest_first.begin(), nearest_first.end(), [&](SwitchIdx a, SwitchIdx b) {
+      return to_root[a] != to_root[b] ? to_root[a] < to_root[b] : a < b;
+    });
+    walk_order = nearest_first;
+  }
+  for (SwitchIdx m : walk_order) {
     SwitchIdx x = m;
     while (!in_tree.test(x)) {
       in_tree.set(x);
@@ -353,6 +388,9 @@ McTree detail::fulb_tree(const MinHop& mh, const Group& group, const McLoad& loa
           continue;
         }
         std::uint64_t key = load.efi(x, p);
+        if (compact && !in_tree.test(y)) {
+          key |= std::uint64_t{1} << 40;  // above the dragonfly rule's bits 32-39
+        }
         if (global != nullptr) {
           key |= static_cast<std::uint64_t>((is_global(x, p) ? 1 : 0) + fewest_global(y)) << 32;
         }
@@ -377,7 +415,7 @@ namespace {
 McTree fulb(const MinHop& mh, const Group& group, const McLoad& load,
             const std::vector<char>* global, const RootIndex* roots) {
   TreeStart start = start_tree(mh, group, load, true, roots);
-  return detail::fulb_tree(mh, group, load, global, start);
+  return detail::fulb_tree(mh, group, load, global, start, false);
 }
 
 }  // namespace

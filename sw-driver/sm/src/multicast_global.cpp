@@ -1,9 +1,11 @@
-// FULB-MC-G: FULB-MC, then a rip-up and reroute pass over the whole group
-// set with a bottleneck-aware tree builder (README "Beyond the paper").
+// FULB-MC-G: FULB-MC with a compact walk, then a rip-up and reroute pass over
+// the whole group set with a bottleneck-aware tree builder (README "Beyond
+// the paper").
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -214,7 +216,11 @@ std::vector<McTree> route_fulb_mc_global(const MinHop& mh, std::span<const Group
                                          McGlobalStats* stats) {
   const Fabric& f = mh.fabric();
   McGlobalStats st;
-  // First pass: FULB-MC itself, so the result is never worse than it.
+  // First pass: FULB-MC's root rotation with the compact walk (nearest
+  // members first, a next switch already in the tree before the least
+  // loaded one: see detail::fulb_tree). Not the paper's walk: on the
+  // torus's 2D grid its trees spread over twice the links (mean EFI 2.9 vs
+  // 1.5), and no single-group reroute got below MINIHOP-MC-new from there.
   // Members are kept for the groups that move, and the root candidates when
   // they are at most 16 per member switch; the others' are found again when
   // the group is first tried, a scan that costs little for so few members
@@ -229,10 +235,12 @@ std::vector<McTree> route_fulb_mc_global(const MinHop& mh, std::span<const Group
   std::vector<char> chosen(groups.size(), 0);
   for (std::size_t g = 0; g < groups.size(); ++g) {
     detail::TreeStart start = detail::start_tree(mh, groups[g], load, true, roots);
-    trees.push_back(detail::fulb_tree(mh, groups[g], load, nullptr, start));
+    trees.push_back(detail::fulb_tree(mh, groups[g], load, nullptr, start, true));
     load.add(trees.back());
+    // The compact walk's nearest-first order: one more unit per member switch.
     st.first_work +=
-        first_pass_work(f, trees.back(), start.members.size(), start.choice.candidates.size());
+        first_pass_work(f, trees.back(), start.members.size(), start.choice.candidates.size()) +
+        start.members.size();
     if (start.choice.candidates.size() <= kKeptPerMember * start.members.size()) {
       choice[g] = std::move(start.choice);
       chosen[g] = 1;
@@ -315,7 +323,8 @@ std::vector<McTree> route_fulb_mc_global(const MinHop& mh, std::span<const Group
   auto spent = [&] { return st.reroute_work >= budget; };
 
   std::vector<SwitchIdx> order;
-  std::vector<std::pair<std::uint64_t, SwitchIdx>> keyed;
+  // (rank, trees through), link EFI (the root rotation's tie-break), switch.
+  std::vector<std::tuple<std::uint64_t, std::uint64_t, SwitchIdx>> keyed;
   if (old_slot.size() != f.port_slot_count()) {
     old_slot.assign(f.port_slot_count(), 0);
     old_gen = 0;
@@ -349,17 +358,20 @@ std::vector<McTree> route_fulb_mc_global(const MinHop& mh, std::span<const Group
     reuse.banned_b = f.port_slot(hot_peer.node, hot_peer.port);
     // A tree towards r only has links one hop closer to r at one end: a root
     // as far from both ends of the hot link can never put it back, so those
-    // roots go first (fewest trees first), then the current root, then the rest.
+    // roots go first (fewest trees first, then least link EFI as in the root
+    // rotation), then the current root, then the rest.
     const auto from_a = mh.row(hot_link.sw);
     const auto from_b = mh.row(f.switch_index(hot_peer.node));
     auto rank = [&](SwitchIdx r) { return from_a[r] == from_b[r] ? 0 : r == old.root ? 1 : 2; };
     // Only the first kRootsTried matter: a partial sort on (rank, trees,
-    // switch) keys, the switch index keeping the candidates' order on ties.
+    // link EFI, switch) keys, the switch index keeping the candidates'
+    // order on ties.
     // (A full sort of a dragonfly group's thousands of candidates cost more
     // than the tree builds.)
     keyed.clear();
     for (SwitchIdx r : choice[g].candidates) {
-      keyed.emplace_back((static_cast<std::uint64_t>(rank(r)) << 32) | load.switch_trees(r), r);
+      keyed.emplace_back((static_cast<std::uint64_t>(rank(r)) << 32) | load.switch_trees(r),
+                         load.switch_link_efi(r), r);
     }
     st.reroute_work += keyed.size();
     const std::size_t keep = std::min(kRootsTried, keyed.size());
@@ -367,7 +379,7 @@ std::vector<McTree> route_fulb_mc_global(const MinHop& mh, std::span<const Group
                       keyed.end());
     order.clear();
     for (std::size_t i = 0; i < keep; ++i) {
-      order.push_back(keyed[i].second);
+      order.push_back(std::get<2>(keyed[i]));
     }
     McTree t;
     t.mlid = old.mlid;

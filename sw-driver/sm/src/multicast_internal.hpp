@@ -14,7 +14,10 @@ namespace syncfab::sm::detail {
 void add_member_ports(const Fabric& f, const Group& group, std::vector<MftEntry>& entries);
 
 // The root among the minimal-height candidates: the first one, or (rotate)
-// the one fewest trees pass through; ties go to the lowest switch index.
+// the least loaded: fewest trees through the switch, then the least total
+// EFI on its switch-to-switch links (McLoad::switch_link_efi), then the
+// lowest switch index. One rule for every rotating engine (MINIHOP-MC-new,
+// SSSP-MC-new, FULB-MC, FULB-MC-DF and FULB-MC-G's first pass).
 SwitchIdx pick_root(const RootChoice& rc, const McLoad& load, bool rotate);
 
 // The root index when given, else the full scan (same answer).
@@ -37,8 +40,12 @@ TreeStart start_tree(const MinHop& mh, const Group& group, const McLoad& load, b
 
 // FULB-MC's bottom-up walk from a started tree (its tree is moved out;
 // members and choice stay); `global`: the dragonfly rule's global links.
+// `compact` (FULB-MC-G's first pass, not the paper's FULB-MC): members are
+// walked nearest to the root first, and at each hop a next switch already
+// in the tree goes before any other (then the dragonfly rule, then the
+// load), so walks join the tree as early as a shortest path allows.
 McTree fulb_tree(const MinHop& mh, const Group& group, const McLoad& load,
-                 const std::vector<char>* global, TreeStart& start);
+                 const std::vector<char>* global, TreeStart& start, bool compact);
 
 // Sorts and deduplicates the entries.
 void finish(McTree& t);

@@ -42,6 +42,9 @@ class McLoad {
   void remove(const McTree& tree);
   // Trees that pass through switch s (root rotation picks the least loaded).
   [[nodiscard]] std::uint32_t switch_trees(SwitchIdx s) const { return switch_trees_[s]; }
+  // Sum of the EFI of switch s's switch-to-switch out links (root rotation's
+  // tie-break between switches with as many trees through them).
+  [[nodiscard]] std::uint64_t switch_link_efi(SwitchIdx s) const { return switch_link_efi_[s]; }
   // Groups forwarding out of port p of switch s.
   [[nodiscard]] std::uint32_t efi(SwitchIdx s, PortNum p) const {
     return efi_[fabric_.port_slot(fabric_.switch_node(s), p)];
@@ -64,6 +67,7 @@ class McLoad {
  private:
   const Fabric& fabric_;
   std::vector<std::uint32_t> switch_trees_;
+  std::vector<std::uint64_t> switch_link_efi_;
   std::vector<std::uint32_t> efi_;  // by Fabric::port_slot
 };
 
@@ -80,6 +84,11 @@ RootChoice minimal_height_roots(const MinHop& mh, std::span<const SwitchIdx> mem
 
 // The distinct switches the group's members sit on or hang off, sorted.
 std::vector<SwitchIdx> member_switches(const Fabric& fabric, const Group& group);
+
+// Root rotation, shared by every rotating engine (the paper: "the least
+// loaded by switch load"): the minimal-height root with the fewest trees
+// through it, ties to the least total EFI on its switch-to-switch links
+// (switch_link_efi), then the lowest switch index.
 
 // MINIHOP-MC (OpenSM): root = first switch of minimal height (rotate_root:
 // the least loaded of them, MINIHOP-MC-new); then top down, each member
@@ -131,22 +140,24 @@ McTree route_sssp_mc(const MinHop& mh, const Group& group, const McLoad& load, b
 McTree route_fulb_mc_bottleneck(const MinHop& mh, const Group& group, const McLoad& load,
                                 const RootIndex* roots = nullptr);
 
-// FULB-MC-G on a batch. First pass: FULB-MC (same trees, so never worse).
-// Then rip-up and reroute on the whole picture: while the max switch-link EFI
-// is M > 1, for every link at M one group on it is moved to a tree that
-// avoids that link and uses only links with load <= M-2 once its own tree is
-// removed, or links its old tree used (built like route_fulb_mc_bottleneck
-// with the other links cut; up to 16 minimal-height roots, first those at
-// equal distance from both ends of the link, then the current root, then
-// the least used; shortest paths to a minimal-height root, so check_tree
-// holds; at most 8 groups tried per link). When every link at M is
-// relieved, M drops and the loop goes on; at the first link no group can
-// leave it stops. No link's EFI ever rises above its value after the first
-// pass's max. The rip-up's work is bounded by a share (1/5) of the work
-// pass 1 did, counted in the same units (a switch port examined, a tree
-// entry handled, a root candidate ranked, a 16-switch block of a member's
-// distance row scanned), so its time follows FULB-MC's whatever a reroute
-// costs. `stats` (optional) reports the work done.
+// FULB-MC-G on a batch. First pass: FULB-MC's root rotation with a compact
+// walk (members nearest to the root first; at each hop a next switch already
+// in the tree before the least-loaded one), so trees share their links as
+// MINIHOP-MC-new's top-down trees do. Then rip-up and reroute on the whole
+// picture: while the max switch-link EFI is M > 1, for every link at M one
+// group on it is moved to a tree that avoids that link and uses only links
+// with load <= M-2 once its own tree is removed, or links its old tree used
+// (built like route_fulb_mc_bottleneck with the other links cut; up to 16
+// minimal-height roots, first those at equal distance from both ends of the
+// link, then the current root, then the least used; shortest paths to a
+// minimal-height root, so check_tree holds; at most 8 groups tried per
+// link). When every link at M is relieved, M drops and the loop goes on; at
+// the first link no group can leave it stops. No link's EFI ever rises above
+// its value after the first pass's max. The rip-up's work is bounded by a
+// share (1/5) of the work pass 1 did, counted in the same units (a switch
+// port examined, a tree entry handled, a root candidate ranked, a 16-switch
+// block of a member's distance row scanned), so its time follows FULB-MC's
+// whatever a reroute costs. `stats` (optional) reports the work done.
 struct McGlobalStats {
   std::uint32_t first_max = 0;     // max switch-link EFI after the first pass
   std::uint32_t rounds = 0;        // times M dropped by one
