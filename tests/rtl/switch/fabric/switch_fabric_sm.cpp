@@ -1,0 +1,119 @@
+#include "switch_fabric_sm.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace syncfab::tb::swfab {
+
+unsigned hw_port(sm::PortNum p) {
+  if (p == 0 || p > kPorts) {
+    throw std::invalid_argument("SM port " + std::to_string(p) +
+                                " has no switch_top port (data ports 1.." + std::to_string(kPorts) +
+                                ")");
+  }
+  return p - 1U;
+}
+
+sm::PortNum sm_port(unsigned hw) {
+  if (hw >= kPorts) {
+    throw std::invalid_argument("switch_top port " + std::to_string(hw) + " out of range");
+  }
+  return static_cast<sm::PortNum>(hw + 1);
+}
+
+unsigned host_of(const sm::Fabric& smf, sm::NodeId hca) {
+  const auto hcas = smf.hcas();
+  for (std::size_t j = 0; j < hcas.size(); ++j) {
+    if (hcas[j] == hca) {
+      return static_cast<unsigned>(j);
+    }
+  }
+  throw std::invalid_argument("SM node " + std::to_string(hca) + " is not an end node");
+}
+
+void instantiate(Fabric& f, const sm::Fabric& smf,
+                 const std::function<unsigned(sm::NodeId, sm::NodeId)>& delay) {
+  if (f.switch_count() != 0 || f.host_count() != 0) {
+    throw std::logic_error("instantiate: the harness fabric is not empty");
+  }
+  for (sm::SwitchIdx s = 0; s < smf.switch_count(); ++s) {
+    const sm::NodeId n = smf.switch_node(s);
+    if (smf.num_ports(n) > static_cast<int>(kPorts)) {
+      throw std::invalid_argument("SM switch " + smf.name(n) + " has " +
+                                  std::to_string(smf.num_ports(n)) + " ports; switch_top has " +
+                                  std::to_string(kPorts));
+    }
+    f.add_switch(smf.name(n));
+  }
+  for (const sm::NodeId h : smf.hcas()) {
+    f.add_host(smf.name(h), smf.lid(h, 1));
+  }
+  const auto end_of = [&](sm::NodeId n, sm::PortNum p) {
+    return smf.is_switch(n) ? switch_end(smf.switch_index(n), hw_port(p))
+                            : host_end(host_of(smf, n));
+  };
+  for (sm::NodeId n = 0; n < smf.node_count(); ++n) {
+    for (int p = 1; p <= smf.num_ports(n); ++p) {
+      const sm::PortPeer peer = smf.peer(n, static_cast<sm::PortNum>(p));
+      // Each link once: from its lower (node, port) end.
+      if (!peer.connected() || peer.node < n || (peer.node == n && peer.port < p)) {
+        continue;
+      }
+      if (!smf.is_switch(n) && p != 1) {
+        throw std::invalid_argument("SM end node " + smf.name(n) +
+                                    " uses a port other than 1; hosts have one port");
+      }
+      f.connect(end_of(n, static_cast<sm::PortNum>(p)), end_of(peer.node, peer.port),
+                delay(n, peer.node));
+    }
+  }
+}
+
+std::vector<driver::LftEntry> lft_entries(const sm::Lft& lft, sm::SwitchIdx s) {
+  std::vector<driver::LftEntry> out;
+  for (std::size_t d = 1; d < lft.lid_count(); ++d) {
+    const sm::PortNum p = lft.get(s, static_cast<sm::Lid>(d));
+    if (p == 0 || p == sm::kNoRoute) {
+      continue;
+    }
+    out.push_back(
+        driver::LftEntry{static_cast<std::uint16_t>(d), static_cast<std::uint8_t>(hw_port(p))});
+  }
+  return out;
+}
+
+std::size_t program_lfts(Fabric& f, const sm::Lft& lft) {
+  std::size_t n = 0;
+  f.program_all([&](unsigned s, driver::Switch& d) {
+    const auto entries = lft_entries(lft, s);
+    d.program_lft(entries);
+    n += entries.size();
+  });
+  return n;
+}
+
+std::map<std::uint16_t, std::uint32_t> mft_masks(std::span<const sm::McTree> trees,
+                                                 sm::SwitchIdx s) {
+  std::map<std::uint16_t, std::uint32_t> masks;
+  for (const sm::McTree& t : trees) {
+    for (const sm::MftEntry& e : t.entries) {
+      if (e.sw == s) {
+        masks[t.mlid] |= 1U << hw_port(e.port);
+      }
+    }
+  }
+  return masks;
+}
+
+std::size_t program_mfts(Fabric& f, std::span<const sm::McTree> trees) {
+  std::size_t n = 0;
+  f.program_all([&](unsigned s, driver::Switch& d) {
+    for (const auto& [mlid, mask] : mft_masks(trees, s)) {
+      d.set_mft(mlid, mask);
+      ++n;
+    }
+  });
+  return n;
+}
+
+}  // namespace syncfab::tb::swfab

@@ -1,0 +1,49 @@
+// The switch fabric built from, and programmed with, the subnet manager
+// library (sw-driver/sm): the SM's fabric model is the topology, its
+// unicast engines give the LFTs, its multicast engines the MFTs.
+//
+// Port numbering: an SM switch has the management port 0 and data ports
+// 1..N (InfiniBand); switch_top's ports are 0..7. SM data port p is
+// switch_top port p - 1 (hw_port/sm_port); an entry for SM port 0 (the
+// switch's own LID) is not programmed, so such a LID drops as unrouted.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <span>
+#include <vector>
+
+#include "switch_fabric.hpp"
+#include "syncfab/sm/fabric.hpp"
+#include "syncfab/sm/lft.hpp"
+#include "syncfab/sm/multicast.hpp"
+
+namespace syncfab::tb::swfab {
+
+unsigned hw_port(sm::PortNum p);  // throws for 0 or a port past kPorts
+sm::PortNum sm_port(unsigned hw);
+
+// Harness switch i = SM switch index i (its name), host j = SM end node j
+// (fabric.hcas()[j], its name and the LID of its port 1); one link per SM
+// link with delay(a, b) cycles (SM node ids of the two ends). Call on an
+// empty Fabric, before start().
+void instantiate(Fabric& f, const sm::Fabric& smf,
+                 const std::function<unsigned(sm::NodeId, sm::NodeId)>& delay);
+
+// The harness host of an SM end node (inverse of hcas()[j]).
+unsigned host_of(const sm::Fabric& smf, sm::NodeId hca);
+
+// Switch s's LFT as driver entries: every LID routed to a data port.
+std::vector<driver::LftEntry> lft_entries(const sm::Lft& lft, sm::SwitchIdx s);
+// program_lft on every switch; returns the number of entries written.
+std::size_t program_lfts(Fabric& f, const sm::Lft& lft);
+
+// Switch s's MFT: MLID -> switch_top port mask, from the trees' entries.
+std::map<std::uint16_t, std::uint32_t> mft_masks(std::span<const sm::McTree> trees,
+                                                 sm::SwitchIdx s);
+// set_mft on every switch for every tree that has an entry there; returns
+// the number of (switch, MLID) entries written.
+std::size_t program_mfts(Fabric& f, std::span<const sm::McTree> trees);
+
+}  // namespace syncfab::tb::swfab

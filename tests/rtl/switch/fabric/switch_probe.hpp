@@ -1,0 +1,41 @@
+// Read-only view of switch_top's internal state through the verilated model
+// (Vswitch_top___024root), for the fabric's per-cycle traces: the PFC state
+// of each egress (pfc_rx xoff_o / stop_o), each ingress buffer's occupancy
+// per arrival priority and free cells, and the watchdog state. The member
+// names are Verilator's flattening of the hierarchy of rtl/switch/switch_top.sv
+// (gen_ingress[p].u_ingress, gen_egress[p].u_egress); a renamed RTL signal
+// fails the build here, not silently at run time.
+#pragma once
+
+#include <Vswitch_top.h>
+
+#include <array>
+#include <cstdint>
+
+namespace syncfab::tb::swfab {
+
+struct PortProbe {
+  const std::uint8_t* xoff = nullptr;   // [7:0] pfc_rx xoff_o: the peer holds queue q paused
+  const std::uint8_t* stop = nullptr;   // [7:0] egress stop_o: queue q not scheduled
+  const std::uint32_t* occ = nullptr;   // [71:0] occ_q: 8 x 9-bit cells per arrival prio
+  const std::uint16_t* free = nullptr;  // [8:0] free_q: free cells of the ingress buffer
+  const std::uint16_t* wd = nullptr;    // [15:0] pfc_watchdog state_q: 8 x 2 bits
+
+  [[nodiscard]] std::uint32_t occupancy(unsigned prio) const {
+    const unsigned bit = 9 * prio;
+    std::uint64_t w = occ[bit / 32];
+    if (bit % 32 + 9 > 32) {
+      w |= static_cast<std::uint64_t>(occ[bit / 32 + 1]) << 32U;
+    }
+    return static_cast<std::uint32_t>((w >> (bit % 32)) & 0x1FFU);
+  }
+  [[nodiscard]] unsigned wd_state(unsigned prio) const { return (*wd >> (2 * prio)) & 3U; }
+};
+
+// The probes of ports 0..7 of an 8-port switch_top.
+std::array<PortProbe, 8> probe_ports(Vswitch_top& dut);
+
+// switch_counters' cnt_q[{port, prio, kind}] (what CNT_SEL/CNT_VALUE read).
+std::uint32_t counter_value(const Vswitch_top& dut, unsigned port, unsigned prio, unsigned kind);
+
+}  // namespace syncfab::tb::swfab
