@@ -5,13 +5,18 @@
 // (prio, ECN, DSCP of the copy), watchdog drop mode, and the pause frames of
 // this port's own ingress (pfc_tx) sent between packets.
 //
-// Matching: every idle output offers its scheduler's grant (queue and the
-// input its round robin picked; the grant does not depend on ready_i). The
-// top accepts offers in round-robin output order, one per input, and the
-// scheduler's ready_i is "idle and (no grant, or the grant was accepted)": a
-// credit-only cycle still moves the scheduler, a grant that lost its input to
-// another output leaves the scheduler state unchanged for the next cycle.
-// An input already streaming to another output is not a candidate.
+// Matching: every output that is free from the next cycle on (idle, or its
+// copy's or pause frame's last flit leaves this cycle) and has no pause frame
+// waiting offers its scheduler's grant (queue and the input its round robin
+// picked; the grant does not depend on ready_i). The top accepts offers in
+// round-robin output order, one per input, and the scheduler's ready_i is
+// "free and (no grant, or the grant was accepted)": a credit-only cycle still
+// moves the scheduler, a grant that lost its input to another output leaves
+// the scheduler state unchanged for the next cycle. A copy matched in the
+// cycle the previous one's last flit leaves sends its header the next cycle,
+// so copies leave back to back at line rate. An input streaming a copy is not
+// a candidate unless that copy's last flit is read this cycle (in_busy_i,
+// switch_top): its read port is free from the next cycle on.
 
 `include "syncfab_assert.svh"
 
@@ -161,12 +166,25 @@ module switch_egress #(
   end
 
   out_state_e state_q, state_d;
+  logic [7:0] rem_q;
+  logic discard_q;
   logic grant_valid;
   logic [2:0] grant_q;
-  logic idle_for_data;
-  assign idle_for_data = state_q == OutIdle && !frame_valid;
+
+  // The current copy's (or pause frame's) last flit leaves this cycle. Kept
+  // out of the stream's always_comb: done_o reaches the other outputs'
+  // candidates (in_busy_i) and comes back here through the matching.
+  logic fire, data_last, pfc_last, last_out;
+  assign fire = state_q == OutData && (discard_q || tx_ready_i);
+  assign data_last = fire && rem_q == 8'd1;
+  assign pfc_last = state_q == OutPfc1 && tx_ready_i;
+  assign last_out = data_last || pfc_last;
+
+  // Free for a new copy from the next cycle on, no pause frame waiting.
+  logic can_match;
+  assign can_match = (state_q == OutIdle || last_out) && !frame_valid;
   logic sched_ready;
-  assign sched_ready = idle_for_data && (!grant_valid || accept_i);
+  assign sched_ready = can_match && (!grant_valid || accept_i);
 
   sp_wdrr_sched #(.NumQ(8), .LenW(8), .WeightW(8)) u_sched (
     .clk_i, .rst_ni,
@@ -174,7 +192,7 @@ module switch_egress #(
     .ready_i(sched_ready), .grant_valid_o(grant_valid), .grant_q_o(grant_q)
   );
 
-  assign req_o = idle_for_data && grant_valid;
+  assign req_o = can_match && grant_valid;
   assign match_o = accept_i && req_o;
   assign match_q_o = grant_q;
   assign match_in_o = pick[grant_q];
@@ -189,8 +207,8 @@ module switch_egress #(
   // ---------------------------------------------------------------------------
   logic [PortW-1:0] src_q, src_d;
   cell_t slot_q, slot_d, cell_q, cell_d;
-  logic [7:0] rem_q, rem_d;
-  logic first_q, first_d, discard_q, discard_d;
+  logic [7:0] rem_d;
+  logic first_q, first_d, discard_d;
   logic [10:0] patch_q, patch_d;
   logic [2:0] oq_q, oq_d;
   logic [7:0][15:0] pfc_q1_q, pfc_q1_d;
@@ -213,7 +231,10 @@ module switch_egress #(
     frame.class_enable = frame_class;
   end
 
-  logic fire;
+  assign done_o = data_last;
+  assign ev_tx_o = data_last && !discard_q;
+  assign ev_drop_wd_o = data_last && discard_q;
+
   always_comb begin
     state_d = state_q;
     src_d = src_q;
@@ -229,10 +250,6 @@ module switch_egress #(
     tx_data_o = rd_data_i;
     tx_last_o = 1'b0;
     frame_ready = 1'b0;
-    fire = 1'b0;
-    done_o = 1'b0;
-    ev_tx_o = 1'b0;
-    ev_drop_wd_o = 1'b0;
     unique case (state_q)
       OutIdle: begin
         if (frame_valid) begin
@@ -244,16 +261,6 @@ module switch_egress #(
             pfc_q1_d = frame_quanta;
             state_d = OutPfc1;
           end
-        end else if (match_o) begin
-          state_d = OutData;
-          src_d = match_in_o;
-          slot_d = pop_slot_i;
-          cell_d = pop_cell_i;
-          rem_d = voq_len_i[match_in_o][grant_q];
-          first_d = 1'b1;
-          patch_d = pop_patch_i;
-          oq_d = grant_q;
-          discard_d = wd_drop[grant_q];
         end
       end
       OutPfc1: begin
@@ -266,21 +273,28 @@ module switch_egress #(
         tx_valid_o = !discard_q;
         tx_data_o = first_q ? 128'(hdr_out) : rd_data_i;
         tx_last_o = rem_q == 8'd1;
-        fire = discard_q || tx_ready_i;
         if (fire) begin
           cell_d = rd_next_i;
           rem_d = rem_q - 8'd1;
           first_d = 1'b0;
-          if (rem_q == 8'd1) begin
-            state_d = OutIdle;
-            done_o = 1'b1;
-            ev_tx_o = !discard_q;
-            ev_drop_wd_o = discard_q;
-          end
+          if (rem_q == 8'd1) state_d = OutIdle;
         end
       end
       default: state_d = OutIdle;
     endcase
+    // A match (idle, or in the last flit's cycle) loads the next copy, whose
+    // header leaves the next cycle.
+    if (match_o) begin
+      state_d = OutData;
+      src_d = match_in_o;
+      slot_d = pop_slot_i;
+      cell_d = pop_cell_i;
+      rem_d = voq_len_i[match_in_o][grant_q];
+      first_d = 1'b1;
+      patch_d = pop_patch_i;
+      oq_d = grant_q;
+      discard_d = wd_drop[grant_q];
+    end
   end
 
   assign ev_q_o = oq_q;
@@ -323,8 +337,17 @@ module switch_egress #(
   // A data packet is never interrupted by a PFC frame: a frame starts only
   // from idle, and a started packet runs to its last flit.
   `SF_ASSERT(a_pfc_not_inside_packet, frame_ready |-> state_q == OutIdle)
-  `SF_ASSERT(a_data_runs_to_last, state_q == OutData && !(fire && rem_q == 8'd1) |=> state_q == OutData)
-  `SF_ASSERT(a_match_only_idle, match_o |-> idle_for_data)
+  `SF_ASSERT(a_data_runs_to_last,
+             state_q == OutData && !data_last |=> state_q == OutData && $stable(slot_q))
+  // Matching only when free from the next cycle on (idle, or the last flit
+  // of a copy or pause frame leaves now) and no pause frame is waiting.
+  `SF_ASSERT(a_match_only_free, match_o |-> (state_q == OutIdle || last_out) && !frame_valid)
+  // Line rate: when a copy is eligible (a grant, accepted) in the cycle the
+  // last flit of a copy or pause frame leaves, the next copy's header is
+  // the next cycle's flit: no idle cycle between the two.
+  `SF_ASSERT(a_no_gap_after_last,
+             last_out && !frame_valid && grant_valid && accept_i |=>
+               state_q == OutData && first_q && (tx_valid_o || discard_q))
   `SF_ASSERT(a_match_from_candidate, match_o |-> voq_valid_i[match_in_o][match_q_o] && !in_busy_i[match_in_o])
   `SF_ASSERT(a_match_not_stopped, match_o |-> !stop_o[match_q_o])
   `SF_ASSERT(a_accept_only_offered, accept_i |-> req_o)

@@ -366,6 +366,10 @@ module switch_top #(
   end
 
   // Read port and copy completion of each input: the output streaming from it.
+  // in_busy: the read port stays taken next cycle. An input whose copy reads
+  // its last flit now (done) is free from the next cycle on, so it may be
+  // matched again in this cycle, by the same output or another one: copies
+  // of one input then also follow each other without an idle read cycle.
   always_comb begin
     in_busy = '0;
     in_done = '0;
@@ -373,7 +377,7 @@ module switch_top #(
     in_done_slot = '0;
     for (int o = 0; o < NumPorts; o++) begin
       if (out_busy[o]) begin
-        in_busy[out_src[o]] = 1'b1;
+        if (!out_done[o]) in_busy[out_src[o]] = 1'b1;
         in_rd_cell[out_src[o]] = out_rd_cell[o];
         if (out_done[o]) begin
           in_done[out_src[o]] = 1'b1;

@@ -178,10 +178,9 @@ struct ModelTiming {
   // Last rx flit in cycle t -> first tx flit in t + 3 (pending FIFO, engine,
   // VOQ + match): the RTL's least latency over every co-sim copy.
   unsigned fwd_latency = 3;
-  // The RTL idles one cycle before every data copy (it matches in its
-  // OutIdle cycle), but not before a pause frame; the model's gap would
-  // delay both, so it stays 0 here (egress_gap = 1 reproduces the RTL's
-  // congestion, and overflows the replay at high load).
+  // The RTL sends copies and pause frames back to back (it matches in the
+  // last flit's cycle), as the model does with 0. (Before that fix it idled
+  // one cycle before every data copy, which egress_gap = 1 reproduced.)
   unsigned egress_gap = 0;
   // The RTL accepts any number of outputs per cycle (one per input).
   unsigned starts_per_cycle = 0;

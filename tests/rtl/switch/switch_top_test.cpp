@@ -112,6 +112,7 @@ struct TxBeat {
 struct RxPacket {
   Packet flits;
   std::uint64_t first_cycle = 0;
+  std::uint64_t last_cycle = 0;
   [[nodiscard]] bool pfc() const { return (flits[0][0] & 0xFF) == 0x06; }
 };
 
@@ -232,6 +233,7 @@ class Bench {
           }
           cur[p].flits.push_back(f);
           if ((dut.tx_last_o >> p) & 1U) {
+            cur[p].last_cycle = now;
             (cur[p].pfc() ? pfc_out[p] : out[p]).push_back(std::move(cur[p]));
             cur[p] = RxPacket{};
           }
@@ -815,6 +817,113 @@ SYNCFAB_TEST(switch_top, lossy_limit_drop_buf) {
     }
   }
   TB_CHECK(lossless_seen && next == 7);
+}
+
+// Line rate (datapath "switch_top RTL", matching): an output is matched in
+// the cycle its copy's last flit leaves, so the next copy's header leaves the
+// cycle after, with no idle cycle. Output 2 held while three copies wait:
+// A (3 flits) and B (2) from input 0, C (4) from input 1, one queue with an
+// 8-flit quantum (no credit-only cycle). A is matched at once and holds
+// input 0's read port; after the release the three leave in 3 + 2 + 4 = 9
+// consecutive cycles, whichever of B and C goes second (input 0 is matched
+// again in the cycle A's last flit is read, like any other input).
+SYNCFAB_TEST(switch_top, back_to_back_one_output) {
+  Bench b(ctx);
+  co_await b.reset();
+  auto& sw = b.sw();
+  sw.set_lft(0x31, 2);
+  drv::SchedConfig sc{};
+  sc.weight = {8, 8, 8, 8, 8, 8, 8, 8};
+  sw.configure_scheduler(2, sc);
+  sw.enable(true);
+  b.hold_tx(2, true);
+  b.send(0, make_packet(Hdr{.len = 3, .dst = 0x31, .prio = 1, .flow = 1}));
+  b.send(0, make_packet(Hdr{.len = 2, .dst = 0x31, .prio = 1, .flow = 2}));
+  b.send(1, make_packet(Hdr{.len = 4, .dst = 0x31, .prio = 1, .flow = 3}));
+  co_await b.drain(30);
+  b.hold_tx(2, false);
+  co_await ClockCycles(b.clk, 40);
+  TB_CHECK_EQ(b.out[2].size(), 3U);
+  TB_CHECK_EQ(parse(b.out[2][0].flits[0]).flow, 1U) << "A was matched before the hold ended";
+  for (std::size_t k = 1; k < 3; ++k) {
+    TB_CHECK_EQ(b.out[2][k].first_cycle, b.out[2][k - 1].last_cycle + 1)
+        << "copy " << k << " starts right after copy " << k - 1;
+  }
+  TB_CHECK_EQ(b.out[2][2].last_cycle - b.out[2][0].first_cycle + 1, 9U) << "9 flits, 9 cycles";
+  TB_CHECK_EQ(b.count(2, 1, K::kTx), 3U);
+}
+
+// One input, two outputs: input 0's copy A (4 flits) to output 2 is matched
+// and held on output 2's tx; its copy B (3 flits) to output 3 waits for the
+// read port (one per input). After output 2's release, output 3 is matched
+// in the cycle A's last flit is read: B's header leaves the next cycle.
+SYNCFAB_TEST(switch_top, back_to_back_one_input_two_outputs) {
+  Bench b(ctx);
+  co_await b.reset();
+  auto& sw = b.sw();
+  sw.set_lft(0x32, 2);
+  sw.set_lft(0x33, 3);
+  drv::SchedConfig sc{};
+  sc.weight = {8, 8, 8, 8, 8, 8, 8, 8};
+  sw.configure_scheduler(2, sc);
+  sw.configure_scheduler(3, sc);
+  sw.enable(true);
+  b.hold_tx(2, true);
+  b.send(0, make_packet(Hdr{.len = 4, .dst = 0x32, .prio = 0, .flow = 1}));
+  b.send(0, make_packet(Hdr{.len = 3, .dst = 0x33, .prio = 0, .flow = 2}));
+  co_await b.drain(30);
+  TB_CHECK(b.out[3].empty()) << "B waits for input 0's read port";
+  b.hold_tx(2, false);
+  co_await ClockCycles(b.clk, 30);
+  TB_CHECK_EQ(b.out[2].size(), 1U);
+  TB_CHECK_EQ(b.out[3].size(), 1U);
+  TB_CHECK_EQ(b.out[3][0].first_cycle, b.out[2][0].last_cycle + 1)
+      << "B's header follows A's last flit with no idle read cycle";
+  TB_CHECK_EQ(b.out[3][0].last_cycle - b.out[2][0].first_cycle + 1, 7U) << "4 + 3 flits";
+}
+
+// A pause frame between two packets (datapath "Egress": frames go between
+// packets, before the next data copy, never inside one). Output 0 is held
+// with P1 (4 flits, from input 3) matched and P2 (4 flits) waiting; output 2
+// is held so that input 0's lossless priority 1 crosses XOFF (8 cells) and
+// port 0's pfc_tx has a frame waiting. After output 0's release: P1, the
+// frame, P2, each starting the cycle after the previous one's last flit,
+// 4 + 2 + 4 = 10 cycles in all.
+SYNCFAB_TEST(switch_top, pause_frame_between_packets) {
+  Bench b(ctx);
+  co_await b.reset();
+  auto& sw = b.sw();
+  sw.set_pfc_timing(drv::PfcTiming{8, 200});
+  sw.configure_pfc(0, lossless_on(1, 8, 4, 50), kLink);
+  sw.set_lft(0x25, 2);
+  sw.set_lft(0x26, 0);
+  drv::SchedConfig sc{};
+  sc.weight = {8, 8, 8, 8, 8, 8, 8, 8};
+  sw.configure_scheduler(0, sc);
+  sw.enable(true);
+  b.hold_tx(0, true);
+  b.hold_tx(2, true);
+  b.send(3, make_packet(Hdr{.len = 4, .dst = 0x26, .prio = 0, .flow = 1}));
+  b.send(3, make_packet(Hdr{.len = 4, .dst = 0x26, .prio = 0, .flow = 2}));
+  for (unsigned k = 0; k < 3; ++k) {
+    b.send(0, make_packet(Hdr{.len = 4, .dst = 0x25, .prio = 1, .flow = 10 + k}));
+  }
+  co_await b.drain(30);
+  TB_CHECK(b.pfc_out[0].empty() && b.out[0].empty());
+  TB_CHECK_EQ(b.count(0, 1, K::kPauseTx), 0U) << "PAUSE_TX counts at the frame's handshake";
+  b.hold_tx(0, false);
+  co_await ClockCycles(b.clk, 30);
+  TB_CHECK_EQ(b.out[0].size(), 2U);
+  TB_CHECK_EQ(b.pfc_out[0].size(), 1U);
+  const RxPacket& p1 = b.out[0][0];
+  const RxPacket& fr = b.pfc_out[0][0];
+  const RxPacket& p2 = b.out[0][1];
+  TB_CHECK_EQ(parse(p1.flits[0]).flow, 1U);
+  TB_CHECK_EQ(fr.first_cycle, p1.last_cycle + 1) << "the frame right after P1, before P2";
+  TB_CHECK_EQ(p2.first_cycle, fr.last_cycle + 1) << "P2 right after the frame";
+  TB_CHECK_EQ(p2.last_cycle - p1.first_cycle + 1, 10U);
+  TB_CHECK_EQ((fr.flits[0][0] >> 16) & 0xFFU, 0x02U) << "class enable: a pause of priority 1";
+  TB_CHECK_EQ(b.count(0, 1, K::kPauseTx), 1U);
 }
 
 // A CSR access outside the map (or to a read-only register) -> PSLVERR.
