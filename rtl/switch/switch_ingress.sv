@@ -178,11 +178,11 @@ module switch_ingress #(
     end
   end
 
-  logic type_ok, lossless, lossy_fits, admit;
+  logic type_ok, lossless, free_fits, lossy_fits, admit;
   assign type_ok = hdr.pkt_type inside {PKT_DATA, PKT_NOTIFY, PKT_ACK, PKT_NACK, PKT_CNP};
   assign lossless = pfc_en_i[hdr.prio];
-  assign lossy_fits = (32'(lossy_q) + 32'(hdr.len_flits) <= 32'(lossy_limit_i)) &&
-                      (32'(free_q) >= 32'(hdr.len_flits));
+  assign free_fits = 32'(free_q) >= 32'(hdr.len_flits);
+  assign lossy_fits = (32'(lossy_q) + 32'(hdr.len_flits) <= 32'(lossy_limit_i)) && free_fits;
 
   logic alloc;          // a flit is written into free_cell this cycle
   logic new_slot;       // a slot is taken this cycle (the header was admitted)
@@ -237,7 +237,10 @@ module switch_ingress #(
           if (!enable_i) drop_d = DrDisabled;
           else if (!type_ok) drop_d = DrBad;
           else if (!lk_hit_i) drop_d = DrNoRoute;
-          else if (!lossless && !lossy_fits) drop_d = DrBuf;
+          // A lossless packet finds its cells while the peer honours our
+          // pauses (the driver's headroom); a peer that does not (its
+          // watchdog ignores or has disabled PFC) overruns us: count it.
+          else if (lossless ? !free_fits : !lossy_fits) drop_d = DrBuf;
           else if (hdr.len_flits == 8'd0) drop_d = DrBad;
           else drop_d = DrNone;
           admit = drop_d == DrNone;
@@ -516,10 +519,8 @@ module switch_ingress #(
   // ---------------------------------------------------------------------------
   // Assertions
   // ---------------------------------------------------------------------------
-  // The driver's headroom guarantee: a lossless packet always finds its cells.
-  `SF_ASSERT(a_lossless_fits,
-             rx_state_q == RxIdle && beat && hdr.pkt_type != PKT_PFC && enable_i && type_ok &&
-             lk_hit_i && lossless |-> 32'(free_q) >= 32'(hdr.len_flits))
+  // Nothing is stored without its cells, lossless or not.
+  `SF_ASSERT(a_admit_fits, rx_state_q == RxIdle && beat && admit |-> free_fits)
   `SF_ASSERT(a_alloc_has_cell, alloc |-> !cell_used_q[free_cell])
   `SF_ASSERT(a_slot_available, new_slot |-> any_free_slot)
   // No cell leak: free count + used cells = BufCells.

@@ -162,9 +162,10 @@ class SwitchModel {
     return pfc_log_.at(port);
   }
   [[nodiscard]] const std::vector<DropRecord>& drops() const noexcept { return drops_; }
-  // Breaches of rules the spec makes test failures (a lossless packet that
-  // does not fit its input buffer; a PFC frame taken with CYC_PER_QUANTUM
-  // 0), one message each. Empty in a correct run.
+  // Breaches of rules the spec makes test failures (a PFC frame taken with
+  // CYC_PER_QUANTUM 0), one message each. Empty in a correct run. (A lossless
+  // packet that does not fit is not one: it is DROP_BUF, the symptom of a
+  // peer that did not honour our pauses.)
   [[nodiscard]] const std::vector<std::string>& violations() const noexcept { return violations_; }
 
   // State for tests and scoreboards.
