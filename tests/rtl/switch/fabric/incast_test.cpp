@@ -205,15 +205,23 @@ SYNCFAB_TEST(switch_fabric, incast_8to1) {
   }
   TB_CHECK(w1 > w0 + 100) << "steady window too short (" << w0 << ".." << w1
                           << "): raise --param pkts";
-  std::uint64_t win_flits = 0;
+  // Flits that arrived in (w0, w1]: a packet's flits arrive one per cycle
+  // from first_cycle to last_cycle (spread evenly if there were gaps), so a
+  // packet straddling an end of the window counts only its part inside.
+  double win_flits = 0;
   std::map<unsigned, std::uint64_t> win_pkts;
   for (const RxPacket& p : got) {
+    const std::uint64_t lo = std::max(p.first_cycle, w0 + 1);
+    const std::uint64_t hi = std::min(p.last_cycle, w1);
+    if (hi >= lo) {
+      win_flits += static_cast<double>(p.flits) * static_cast<double>(hi - lo + 1) /
+                   static_cast<double>(p.last_cycle - p.first_cycle + 1);
+    }
     if (p.last_cycle > w0 && p.last_cycle <= w1) {
-      win_flits += p.flits;
       ++win_pkts[p.id.src_host];
     }
   }
-  const double tput = static_cast<double>(win_flits) / static_cast<double>(w1 - w0);
+  const double tput = win_flits / static_cast<double>(w1 - w0);
   double sum = 0;
   double sq = 0;
   std::string shares;
@@ -228,7 +236,10 @@ SYNCFAB_TEST(switch_fabric, incast_8to1) {
         f.host_name(h) + " " + fixed(100.0 * static_cast<double>(win_pkts[h]) / sum, 1) + "% ";
   }
   const double jain = sum * sum / (static_cast<double>(senders.size()) * sq);
-  TB_CHECK(tput > 0.8) << "bottleneck throughput " << tput << " flits/cycle";
+  // Egress at line rate: the bottleneck (leaf0 -> h0, which carries no
+  // pause frame: h0 sends nothing) is busy every cycle of the window but for
+  // a few bubbles while the round robin switches inputs.
+  TB_CHECK(tput > 0.99 && tput <= 1.0) << "bottleneck throughput " << tput << " flits/cycle";
 
   Summary sum_block("switch_fabric.incast_8to1, seed " + std::to_string(ctx.seed()));
   sum_block.add("fabric", "3 leaves x 4 hosts, 4 spines (7 switches, 12 hosts), FTREE LFTs");

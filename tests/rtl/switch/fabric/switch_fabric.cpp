@@ -298,6 +298,38 @@ unsigned Fabric::add_flow(unsigned host, const FlowSpec& spec) {
 
 void Fabric::stop_flow(unsigned flow) { flows_.at(flow).stopped = true; }
 
+unsigned Fabric::add_pfc_storm(unsigned host, const PfcStormSpec& spec) {
+  HostNode& h = *hosts_.at(host);
+  if (spec.period_cycles == 0) {
+    throw std::invalid_argument("PFC storm of host " + h.name + ": period_cycles must be >= 1");
+  }
+  if (spec.class_mask == 0) {
+    throw std::invalid_argument("PFC storm of host " + h.name +
+                                ": class_mask 0 (a frame that names no priority)");
+  }
+  if (!h.link) {
+    throw std::invalid_argument("PFC storm of host " + h.name + ": the host has no link");
+  }
+  const auto id = static_cast<unsigned>(storms_.size());
+  PfcStormState st;
+  st.spec = spec;
+  st.host = host;
+  storms_.push_back(st);
+  h.storms.push_back(id);
+  return id;
+}
+
+unsigned Fabric::send_pfc(unsigned host, std::uint8_t class_mask, std::uint16_t quanta,
+                          std::uint64_t at_cycle) {
+  return add_pfc_storm(host, PfcStormSpec{.class_mask = class_mask,
+                                          .quanta = quanta,
+                                          .period_cycles = 1,
+                                          .start_cycle = at_cycle,
+                                          .count = 1});
+}
+
+void Fabric::stop_pfc_storm(unsigned id) { storms_.at(id).stopped = true; }
+
 const std::vector<RxPacket>& Fabric::received(unsigned host) const {
   return hosts_.at(host)->received;
 }

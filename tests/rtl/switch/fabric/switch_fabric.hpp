@@ -114,6 +114,32 @@ struct FlowState {
   bool stopped = false;
 };
 
+// PFC frames a host sends by itself (a faulty NIC that pauses its switch
+// forever: the white paper's figure 12). Frame k is due at start_cycle +
+// k * period_cycles; it goes out as soon as the host's link is between
+// packets (a data packet in progress completes first, as the switch's
+// pfc_tx does), and a frame missed entirely while the link was busy is not
+// replayed. The frame is a real 2-flit fmt::PfcFrame with `quanta` on every
+// class of `class_mask` (0 = resume), taken by the switch port's pfc_rx.
+struct PfcStormSpec {
+  std::uint8_t class_mask = 0;
+  std::uint16_t quanta = 0;
+  std::uint64_t period_cycles = 1;
+  std::uint64_t start_cycle = 0;
+  std::uint64_t stop_cycle = std::numeric_limits<std::uint64_t>::max();  // none starts at/after
+  std::uint64_t count = 0;  // frames; 0 = no limit (until stop_cycle or stop_pfc_storm)
+};
+
+struct PfcStormState {
+  PfcStormSpec spec;
+  unsigned host = 0;
+  std::uint64_t issued = 0;                // frames started
+  std::uint64_t sent = 0;                  // frames whose last flit left the host
+  std::optional<std::uint64_t> first_end;  // cycle of the first frame's last flit
+  std::optional<std::uint64_t> last_end;   // ... of the last one
+  bool stopped = false;
+};
+
 // A data packet as a host received it.
 struct RxPacket {
   unsigned host = 0;  // receiving host
@@ -262,6 +288,14 @@ class Fabric {
   [[nodiscard]] const FlowState& flow(unsigned id) const { return flows_.at(id); }
   [[nodiscard]] std::size_t flow_count() const { return flows_.size(); }
   [[nodiscard]] const std::vector<RxPacket>& received(unsigned host) const;
+  // A host that emits PFC frames (PfcStormSpec); returns the storm's id.
+  // While a storm has frames to send, run_until_idle does not return true.
+  unsigned add_pfc_storm(unsigned host, const PfcStormSpec& spec);
+  // One frame from `host` at (or, if its link is busy, right after) `at_cycle`.
+  unsigned send_pfc(unsigned host, std::uint8_t class_mask, std::uint16_t quanta,
+                    std::uint64_t at_cycle);
+  void stop_pfc_storm(unsigned id);  // no new frame starts (one in progress completes)
+  [[nodiscard]] const PfcStormState& pfc_storm(unsigned id) const { return storms_.at(id); }
   // Called once per cycle after the flits moved (sampling, events).
   void on_cycle(std::function<void(std::uint64_t cycle)> fn);
 
@@ -332,6 +366,7 @@ class Fabric {
   TestContext& ctx_;
   std::unique_ptr<Impl> impl_;
   std::vector<FlowState> flows_;
+  std::vector<PfcStormState> storms_;
   std::vector<LinkInfo> links_;
   struct SwitchNode;
   struct HostNode;

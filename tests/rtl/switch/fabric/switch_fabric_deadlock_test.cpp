@@ -575,16 +575,23 @@ const char* state_name(drv::WdState s) {
 }
 
 // Prints the watchdog transitions; returns, per loop queue, the detection
-// latencies (cycle it left MONITOR - start of its continuous XOFF).
+// latencies: cycle it left MONITOR - the later of the start of its
+// continuous XOFF and its return to MONITOR (after a recovery the watchdog
+// counts from 0 again even if the pause never ended).
 std::array<std::vector<std::uint64_t>, 4> report_wd(const Scenario& sc) {
   std::array<std::vector<std::uint64_t>, 4> lat;
+  std::array<std::uint64_t, 4> watched{};
   for (const WdEvent& e : sc.wd_events()) {
     std::cout << "  wd " << kLoop[e.loop].name << " -> " << state_name(e.to) << " at cycle "
               << e.cycle;
     if (e.to != drv::WdState::kMonitor && e.paused_since) {
-      lat[e.loop].push_back(e.cycle - *e.paused_since);
-      std::cout << " (paused continuously since " << *e.paused_since << ": "
-                << e.cycle - *e.paused_since << " cycles)";
+      const std::uint64_t from = std::max(*e.paused_since, watched[e.loop]);
+      lat[e.loop].push_back(e.cycle - from);
+      std::cout << " (paused continuously since " << *e.paused_since << ", watched since " << from
+                << ": " << e.cycle - from << " cycles)";
+    }
+    if (e.to == drv::WdState::kMonitor) {
+      watched[e.loop] = e.cycle;
     }
     std::cout << "\n";
   }
@@ -660,10 +667,13 @@ constexpr std::uint32_t kRecover = 500;
 // Checks common to the watchdog variants once the fabric drained: every
 // detection came kDetect cycles after the queue's continuous XOFF began,
 // the WD_DETECT counters equal the detections seen, the only drops are
-// DROP_WD on the loop queues, and every packet is received once or counted
-// dropped. Returns the first detection cycle.
+// DROP_WD on the loop queues (and lossless DROP_BUF on priority 3 at the
+// ingress ports in `overrun`: fed by a queue whose PFC was disabled), and
+// every packet is received once or counted dropped. Returns the first
+// detection cycle.
 std::uint64_t check_watchdog_run(Scenario& sc, const CounterSnapshot& snap,
-                                 const std::array<std::vector<std::uint64_t>, 4>& lat) {
+                                 const std::array<std::vector<std::uint64_t>, 4>& lat,
+                                 const std::vector<End>& overrun = {}) {
   Fabric& f = sc.fabric();
   std::optional<std::uint64_t> first;
   std::array<std::uint32_t, 4> detects{};
@@ -686,11 +696,17 @@ std::uint64_t check_watchdog_run(Scenario& sc, const CounterSnapshot& snap,
     TB_CHECK_EQ(snap.at(q.sw, q.port, kPrio, K::kWdDetect), detects[i]) << q.name;
   }
   std::uint64_t dropped = 0;
+  std::uint64_t overrun_drops = 0;
   for (const Scenario::Drop& d : Scenario::drops(snap)) {
-    TB_CHECK(d.kind == K::kDropWd && d.prio == kPrio && in_loop(d.sw, d.port))
+    const bool at_overrun =
+        std::find(overrun.begin(), overrun.end(), switch_end(d.sw, d.port)) != overrun.end();
+    const bool wd = d.kind == K::kDropWd && in_loop(d.sw, d.port);
+    const bool buf = d.kind == K::kDropBuf && at_overrun;
+    TB_CHECK(d.prio == kPrio && (wd || buf))
         << f.switch_name(d.sw) << " port " << d.port << " prio " << d.prio << ": "
         << drv::to_string(d.kind) << " " << d.n;
     dropped += d.n;
+    overrun_drops += buf ? d.n : 0;
   }
   std::uint64_t sent = 0;
   std::uint64_t received = 0;
@@ -706,9 +722,10 @@ std::uint64_t check_watchdog_run(Scenario& sc, const CounterSnapshot& snap,
       f, all, [&f](unsigned fl) { return unicast_receiver(f, fl); }, [](unsigned) { return true; });
   TB_CHECK(rep.duplicates == 0 && rep.unexpected == 0 && rep.malformed == 0) << rep;
   TB_CHECK_EQ(sent, received + dropped + sc.link_drops())
-      << "sent = received + DROP_WD + link drops";
-  std::cout << "  " << sent << " packets sent, " << received << " received, " << dropped
-            << " DROP_WD, " << sc.link_drops() << " lost on the broken link, " << rep.out_of_order
+      << "sent = received + DROP_WD + DROP_BUF + link drops";
+  std::cout << "  " << sent << " packets sent, " << received << " received, "
+            << dropped - overrun_drops << " DROP_WD, " << overrun_drops << " DROP_BUF, "
+            << sc.link_drops() << " lost on the broken link, " << rep.out_of_order
             << " arrived after a later one of their flow (looped)\n";
   std::cout << "  pauses sent " << snap.total(K::kPauseTx) << ", received "
             << snap.total(K::kPauseRx) << "\n";
@@ -788,8 +805,9 @@ SYNCFAB_TEST(switch_fabric, deadlock_watchdog_disable) {
     const auto closed = sc.wait_deadlock(30'000, kHold);
     TB_CHECK(closed.has_value()) << "episode " << ep << ": no deadlock";
     // Sources stop before the watchdog acts: a queue whose PFC gets
-    // disabled ignores pauses, and only a bounded load may follow it into a
-    // lossless buffer (the RTL asserts a_lossless_fits).
+    // disabled ignores pauses and the buffer it feeds may overflow; here
+    // only a bounded load follows it, so this variant stays lossless except
+    // for DROP_WD (deadlock_disabled_overruns_counted keeps them running).
     sc.stop(pf);
     sc.repair();
     TB_CHECK(f.run_until_idle(100'000)) << "episode " << ep << ": the fabric did not drain";
@@ -821,6 +839,75 @@ SYNCFAB_TEST(switch_fabric, deadlock_watchdog_disable) {
   for (const unsigned i : disabled) {
     TB_CHECK_EQ(snap.at(kLoop[i].sw, kLoop[i].port, kPrio, K::kWdDisable), 1U) << kLoop[i].name;
   }
+  check_intr(sc, snap, 4U, K::kWdDisable);
+  co_return;
+}
+
+// Variant 3b: as variant 3, but the sources keep sending after PFC is
+// DISABLED on a loop queue and the tables stay wrong. The disabled queue
+// ignores its peer's pauses while the loop has no exit, so the lossless
+// buffer it feeds overflows: the ingress admission drops and counts
+// (lossless DROP_BUF at that port, priority 3) instead of overrunning. The
+// RTL survives, and after the repair every packet is accounted for.
+SYNCFAB_TEST(switch_fabric, deadlock_disabled_overruns_counted) {
+  Options o;
+  o.wd = drv::WatchdogConfig{kDetect, kRecover, 10'000'000, 1};
+  Scenario sc(ctx, o);
+  sc.bring_up();
+  Fabric& f = sc.fabric();
+  sc.phase_a();
+  const PhaseFlows pf = sc.break_link();
+  const auto closed = sc.wait_deadlock(30'000, kHold);
+  TB_CHECK(closed.has_value()) << "no deadlock";
+  // Full-rate sources into a loop without exit: the first detection drops
+  // (RECOVER), the loop refills, the second detection of a queue in the
+  // window disables PFC on it.
+  std::optional<std::uint64_t> disabled_at;
+  const std::uint64_t until = f.cycle() + 4 * (std::uint64_t{kDetect} + kRecover);
+  while (f.cycle() < until && !disabled_at) {
+    f.run_cycles(50);
+    for (const WdEvent& e : sc.wd_events()) {
+      if (e.to == drv::WdState::kDisabled) {
+        disabled_at = e.cycle;
+        break;
+      }
+    }
+  }
+  TB_CHECK(disabled_at.has_value()) << "no loop queue was disabled";
+  // The sources keep sending for two pauses' time after the disable.
+  f.run_cycles(2 * kPauseCycles);
+  const std::uint64_t overrun_at = f.cycle();
+  sc.repair();
+  f.run_cycles(300);
+  sc.stop(pf);
+  TB_CHECK(f.run_until_idle(100'000)) << "the fabric did not drain after the repair";
+  std::vector<End> overrun;
+  std::vector<unsigned> disabled;
+  for (unsigned i = 0; i < kLoop.size(); ++i) {
+    if (f.wd_state(kLoop[i].sw, kLoop[i].port, kPrio) == drv::WdState::kDisabled) {
+      disabled.push_back(i);
+      overrun.push_back(sc.downstream(kLoop[i]));
+    }
+  }
+  std::cout << "deadlock: loop closed at " << *closed << ", first disable at " << *disabled_at
+            << ", repaired at " << sc.t1() << ", drained at " << f.cycle() << "\n";
+  const auto lat = report_wd(sc);
+  sc.report_peaks(kPrio);
+  const CounterSnapshot snap = sc.finish();
+  check_watchdog_run(sc, snap, lat, overrun);
+  std::uint64_t buf = 0;
+  for (const unsigned i : disabled) {
+    const End d = sc.downstream(kLoop[i]);
+    const std::uint32_t n = snap.at(d.node, d.port, kPrio, K::kDropBuf);
+    std::cout << "  " << kLoop[i].name << " DISABLED; lossless DROP_BUF at "
+              << f.switch_name(d.node) << " port " << d.port << ": " << n << "\n";
+    buf += n;
+    TB_CHECK_EQ(snap.at(kLoop[i].sw, kLoop[i].port, kPrio, K::kWdDisable), 1U) << kLoop[i].name;
+    // The buffer filled to the last cell, never past it.
+    TB_CHECK(f.trace(d.node, d.port, kPrio).peak_occ <= kBufCells) << kLoop[i].name;
+  }
+  TB_CHECK(buf > 0) << "the disabled queue's downstream buffer never overflowed in "
+                    << overrun_at - *disabled_at << " cycles of full-rate sources";
   check_intr(sc, snap, 4U, K::kWdDisable);
   co_return;
 }

@@ -273,9 +273,47 @@ std::vector<Flit> Fabric::Impl::make_packet(unsigned flow_id, std::uint64_t seq)
   return flits;
 }
 
+bool Fabric::Impl::storm_done(unsigned id, std::uint64_t now) const {
+  const PfcStormState& st = fab.storms_[id];
+  if (st.spec.count != 0 && st.issued >= st.spec.count) {
+    return true;
+  }
+  return st.stopped || now >= st.spec.stop_cycle;
+}
+
+bool Fabric::Impl::start_storm_frame(HostNode& h, std::uint64_t now) {
+  for (const unsigned id : h.storms) {
+    PfcStormState& st = fab.storms_[id];
+    if (storm_done(id, now) || now < st.spec.start_cycle + st.issued * st.spec.period_cycles) {
+      continue;
+    }
+    fmt::PfcFrame fr;
+    fr.set_pkt_type(fmt::PktType::kPfc).set_len_flits(2).set_class_enable(st.spec.class_mask);
+    for (unsigned q = 0; q < kPrios; ++q) {
+      fr.set_quanta(q, (st.spec.class_mask >> q & 1U) != 0 ? st.spec.quanta : std::uint16_t{0});
+    }
+    h.cur.assign(2, Flit{});
+    std::copy_n(fr.bytes().begin(), 16, h.cur[0].begin());
+    std::copy_n(fr.bytes().begin() + 16, 16, h.cur[1].begin());
+    h.pos = 0;
+    h.cur_storm = id;
+    // The next frame is due one period after this one's slot; slots the
+    // link was too busy for are skipped, not sent back to back later.
+    st.issued = (now - st.spec.start_cycle) / st.spec.period_cycles + 1;
+    if (st.spec.count != 0) {
+      st.issued = std::min(st.issued, st.spec.count);
+    }
+    return true;
+  }
+  return false;
+}
+
 void Fabric::Impl::host_send(HostNode& h, unsigned index, std::uint64_t now) {
-  (void)index;
-  if (!h.cur_flow && !h.flows.empty()) {
+  // Between packets a due PFC frame goes first, as in the switch's pfc_tx.
+  if (!h.cur_flow && !h.cur_storm && !h.storms.empty()) {
+    start_storm_frame(h, now);
+  }
+  if (!h.cur_flow && !h.cur_storm && !h.flows.empty()) {
     for (std::size_t k = 0; k < h.flows.size(); ++k) {
       const std::size_t at = (h.rr + k) % h.flows.size();
       const unsigned id = h.flows[at];
@@ -301,14 +339,23 @@ void Fabric::Impl::host_send(HostNode& h, unsigned index, std::uint64_t now) {
       break;
     }
   }
-  if (!h.cur_flow) {
+  if (!h.cur_flow && !h.cur_storm) {
     return;
   }
   const bool last = h.pos + 1 == h.cur.size();
   const LinkInfo& li = fab.links_[*h.link];
   enter(*h.link, li.a == host_end(index), h.cur[h.pos], last, now);
   ++h.pos;
-  if (last) {
+  if (last && h.cur_storm) {
+    PfcStormState& st = fab.storms_[*h.cur_storm];
+    ++st.sent;
+    if (!st.first_end) {
+      st.first_end = now;
+    }
+    st.last_end = now;
+    h.cur_storm.reset();
+    h.cur.clear();
+  } else if (last) {
     FlowState& fs = fab.flows_[*h.cur_flow];
     ++fs.sent;
     fs.last_end = now;
@@ -384,8 +431,13 @@ bool Fabric::Impl::idle(std::uint64_t now) const {
       return false;
     }
   }
+  for (unsigned id = 0; id < fab.storms_.size(); ++id) {
+    if (!storm_done(id, now)) {
+      return false;
+    }
+  }
   for (const auto& h : fab.hosts_) {
-    if (h->cur_flow) {
+    if (h->cur_flow || h->cur_storm) {
       return false;
     }
   }

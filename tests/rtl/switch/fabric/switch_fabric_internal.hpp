@@ -119,11 +119,13 @@ struct Fabric::HostNode {
   std::uint16_t lid = 0;
   std::optional<unsigned> link;
   std::vector<unsigned> flows;
-  std::size_t rr = 0;  // round robin over flows
-  // The packet being sent.
+  std::vector<unsigned> storms;  // PFC storms (PfcStormSpec) this host sends
+  std::size_t rr = 0;            // round robin over flows
+  // The packet or PFC frame being sent.
   std::vector<Flit> cur;
   std::size_t pos = 0;
   std::optional<unsigned> cur_flow;
+  std::optional<unsigned> cur_storm;
   std::array<std::uint64_t, kPrios> paused_until{};
   std::array<std::vector<Interval>, kPrios> paused;
   std::vector<Flit> rx_cur;
@@ -146,6 +148,9 @@ struct Fabric::Impl {
   void host_receive(HostNode& h, unsigned index, const Flit& f, bool last, std::uint64_t now);
   void sample(SwitchNode& s, std::uint64_t now);
   [[nodiscard]] bool flow_done(unsigned id, std::uint64_t now) const;
+  [[nodiscard]] bool storm_done(unsigned id, std::uint64_t now) const;
+  // Starts a due PFC frame of one of h's storms; false if none is due.
+  bool start_storm_frame(HostNode& h, std::uint64_t now);
   [[nodiscard]] bool idle(std::uint64_t now) const;
   [[nodiscard]] std::vector<Flit> make_packet(unsigned flow_id, std::uint64_t seq) const;
 
