@@ -205,14 +205,7 @@ std::optional<std::size_t> pick(Source& s, const Stimulus& st, std::uint64_t now
 
 }  // namespace
 
-Task<RunLog> run_rtl(TestContext& ctx, const Setup& setup, const Stimulus& stim) {
-  auto& dut = ctx.make_dut<Vswitch_top>();
-  Clock& clk = ctx.sim().add_clock("clk", dut.clk_i, kPeriod);
-  ApbMaster apb(clk, apb_pins_of(dut, kCsrWindow));
-  drv::HostMemory memory(0x8000'0000, 4096);
-  drv::RtlDevice dev(
-      ctx.sim(), clk, apb, [&dut] { return dut.intr_o != 0; }, memory, kCsrWindow);
-
+Task<> reset_switch(Vswitch_top& dut, ApbMaster& apb, Clock& clk) {
   apb.idle();
   dut.rst_ni = 0;
   dut.pprot_i = 0;
@@ -222,6 +215,17 @@ Task<RunLog> run_rtl(TestContext& ctx, const Setup& setup, const Stimulus& stim)
   co_await ClockCycles(clk, 3);
   dut.rst_ni = 1;
   co_await RisingEdge(clk);
+}
+
+Task<RunLog> run_rtl(TestContext& ctx, const Setup& setup, const Stimulus& stim) {
+  auto& dut = ctx.make_dut<Vswitch_top>();
+  Clock& clk = ctx.sim().add_clock("clk", dut.clk_i, kPeriod);
+  ApbMaster apb(clk, apb_pins_of(dut, kCsrWindow));
+  drv::HostMemory memory(0x8000'0000, 4096);
+  drv::RtlDevice dev(
+      ctx.sim(), clk, apb, [&dut] { return dut.intr_o != 0; }, memory, kCsrWindow);
+
+  co_await reset_switch(dut, apb, clk);
   drv::Switch sw(dev);
   program(sw, setup);
 

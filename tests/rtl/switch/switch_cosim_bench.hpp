@@ -165,6 +165,10 @@ struct RunLog {
 };
 
 // The RTL run: reset, program, traffic until drained, every counter.
+// Reset with every input idle and every output ready, the APB idle; returns
+// after the first edge out of reset.
+Task<> reset_switch(Vswitch_top& dut, ApbMaster& apb, Clock& clk);
+
 Task<RunLog> run_rtl(TestContext& ctx, const Setup& setup, const Stimulus& stim);
 
 // The model's timing knobs (SwitchModelParams) in the co-simulation, set to

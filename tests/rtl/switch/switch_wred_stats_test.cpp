@@ -105,17 +105,7 @@ class Rig {
         dev(
             c.sim(), clk, apb, [this] { return dut.intr_o != 0; }, memory, kCsrWindow) {}
 
-  Task<> reset() {
-    apb.idle();
-    dut.rst_ni = 0;
-    dut.pprot_i = 0;
-    dut.rx_valid_i = 0;
-    dut.rx_last_i = 0;
-    dut.tx_ready_i = (1U << kPorts) - 1;
-    co_await ClockCycles(clk, 3);
-    dut.rst_ni = 1;
-    co_await RisingEdge(clk);
-  }
+  Task<> reset() { co_await reset_switch(dut, apb, clk); }
 
   // One cycle: the flits on inputs kIn / kSpacerIn (one-flit packets), a
   // tx_ready pulse on kOut or not. The engine's decision, if any, goes to `decided`.
