@@ -2,6 +2,7 @@
 #include <fnmatch.h>
 #include <unistd.h>
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <array>
 #include <chrono>
@@ -17,6 +18,7 @@
 
 #include "syncfab/tb/check.hpp"
 #include "syncfab/tb/runner.hpp"
+#include "syncfab/tb/speed.hpp"
 #include "syncfab/tb/test.hpp"
 #include "syncfab/tb/timeout.hpp"
 
@@ -120,6 +122,29 @@ Outcome capture(F&& f) {
   }
 }
 
+// One test run's speed: simulated cycles, its CPU and wall time, and the
+// time inside each model class's eval (the rest is the harness and the test).
+std::string speed_json(const std::string& test, std::uint64_t seed, TestContext& ctx, double cpu_s,
+                       double wall_s) {
+  nlohmann::json j;
+  j["test"] = test;
+  j["seed"] = seed;
+  j["cycles"] = ctx.sim().cycles();
+  j["cpu_s"] = cpu_s;
+  j["wall_s"] = wall_s;
+  j["trace"] = ctx.tracing();
+  double eval_s = 0.0;
+  nlohmann::json models = nlohmann::json::object();
+  for (const auto& [name, m] : ctx.speed_by_model()) {
+    const double s = ticks_to_seconds(m.ticks);
+    eval_s += s;
+    models[name] = {{"instances", m.instances}, {"evals", m.evals}, {"eval_s", s}};
+  }
+  j["eval_s"] = eval_s;
+  j["models"] = models;
+  return j.dump();
+}
+
 }  // namespace
 
 int run_tests(int argc, char** argv) {
@@ -153,6 +178,9 @@ int run_tests(int argc, char** argv) {
   app.add_option("--param", params, "integer test knob name=value (repeatable)");
   app.add_option("--junit", junit, "write JUnit XML of all results to this file");
   app.add_option("--waves-dir", waves_dir, "folder for FST waveforms")->capture_default_str();
+  app.add_flag("--bench", opts.bench,
+               "time every model eval and print one 'bench: {json}' line per test run "
+               "(simulated cycles, CPU seconds, seconds inside eval per model class)");
   app.footer(
       "+trace (or WAVES=1 in the environment) writes <waves-dir>/<suite.name>-seed<N>.fst.\n"
       "Other +args are passed to the Verilator runtime ($test$plusargs, +verilator+...).");
@@ -273,12 +301,19 @@ int run_tests(int argc, char** argv) {
 
       TestResult r{t->suite, t->name, seed, true, {}, {}, 0};
       const auto t0 = std::chrono::steady_clock::now();
+      const double cpu0 = process_cpu_seconds();
       SimTime sim_end = 0;
       std::string task;
+      std::string speed_line;
       {
         TestContext ctx(*t, seed, opts);
         Outcome o = capture([&] { ctx.sim().run_body(t->fn(ctx), full); });
         sim_end = ctx.sim().now();
+        if (opts.bench) {
+          speed_line = speed_json(
+              full, seed, ctx, process_cpu_seconds() - cpu0,
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        }
         task = ctx.sim().failed_task();
         Outcome fin = capture([&] { ctx.finish(); });
         if (o.passed && !fin.passed) {
@@ -301,6 +336,9 @@ int run_tests(int argc, char** argv) {
       std::ostringstream secs;
       secs.precision(3);
       secs << std::fixed << r.seconds << " s, sim " << format_time(sim_end);
+      if (!speed_line.empty()) {
+        std::cout << "bench: " << speed_line << "\n";
+      }
       if (r.passed) {
         std::cout << "[       OK ] " << full << " seed=" << seed << " (" << secs.str() << ")\n";
       } else {

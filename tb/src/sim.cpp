@@ -265,6 +265,14 @@ void Sim::step() {
   }
 }
 
+std::uint64_t Sim::cycles() const noexcept {
+  std::uint64_t n = 0;
+  for (const auto& c : clocks_) {
+    n = std::max(n, c->rises_);
+  }
+  return n;
+}
+
 void Sim::eval() {
   dirty_ = false;
   for (auto& e : evals_) {

@@ -122,18 +122,37 @@ std::uint64_t TestContext::to_vtime(SimTime ps) const {
 
 void TestContext::add_dut(std::unique_ptr<detail::DutBase> dut, const std::function<void()>& eval,
                           const std::function<void(VerilatedFstC*)>& attach_trace,
-                          const std::string& inst) {
+                          const std::string& inst, std::string_view model_name) {
   if (finished_) {
     throw std::logic_error("make_dut after the test finished");
   }
   duts_.push_back(std::move(dut));
-  sim_->add_eval([this, eval] {
-    vctx_->time(to_vtime(sim_->now()));
-    eval();
-    if (vctx_->gotError() || vctx_->gotFinish()) {
-      check_rtl_errors();
+  if (opts_->bench) {
+    auto it = speed_.find(model_name);
+    if (it == speed_.end()) {
+      it = speed_.emplace(std::string(model_name), ModelSpeed{}).first;
     }
-  });
+    ModelSpeed* acc = &it->second;
+    ++acc->instances;
+    sim_->add_eval([this, eval, acc] {
+      vctx_->time(to_vtime(sim_->now()));
+      const std::uint64_t t0 = speed_ticks();
+      eval();
+      acc->ticks += speed_ticks() - t0;
+      ++acc->evals;
+      if (vctx_->gotError() || vctx_->gotFinish()) {
+        check_rtl_errors();
+      }
+    });
+  } else {
+    sim_->add_eval([this, eval] {
+      vctx_->time(to_vtime(sim_->now()));
+      eval();
+      if (vctx_->gotError() || vctx_->gotFinish()) {
+        check_rtl_errors();
+      }
+    });
+  }
   if (!opts_->trace) {
     return;
   }

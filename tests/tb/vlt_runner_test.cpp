@@ -5,6 +5,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
+#include <string>
 
 #include "subprocess.hpp"
 
@@ -42,6 +44,31 @@ TEST(VltRunner, AssertionFailureFailsTheTest) {
   EXPECT_TRUE(contains(r.out, "FAILED vlt.assertion seed=9: the RTL reported an error")) << r.out;
   // The failure is at the edge that sampled assert_i, not later.
   EXPECT_TRUE(contains(r.out, "at 65000 ps")) << r.out;
+}
+
+TEST(VltRunner, BenchPrintsOneSpeedLinePerRun) {
+  auto r = run_command("env -u WAVES " + kBin + " --test vlt.two_duts --seeds 1-2 --bench");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  std::smatch m;
+  const std::regex line(
+      R"re(bench: \{"cpu_s":([0-9.e-]+),"cycles":([0-9]+),"eval_s":([0-9.e-]+),)re"
+      R"re("models":\{"Vtb_counter":\{"eval_s":[0-9.e-]+,"evals":([0-9]+),"instances":2\}\},)re"
+      R"re("seed":([12]),"test":"vlt.two_duts","trace":false,"wall_s":[0-9.e-]+\})re");
+  std::string rest = r.out;
+  unsigned lines = 0;
+  while (std::regex_search(rest, m, line)) {
+    ++lines;
+    EXPECT_GT(std::stod(m[1]), 0.0);
+    // Both counters' clocks run from time 0; the longer one had 2 + 2 + 4 rises.
+    EXPECT_EQ(m[2], "8");
+    EXPECT_LE(std::stod(m[3]), std::stod(m[1])) << "eval time is part of the CPU time";
+    EXPECT_GT(std::stoull(m[4]), 16U) << "two models, evaluated at least at every edge";
+    rest = m.suffix();
+  }
+  EXPECT_EQ(lines, 2U) << r.out;
+  // Without --bench, no speed line.
+  r = run_command("env -u WAVES " + kBin + " --test vlt.two_duts");
+  EXPECT_FALSE(contains(r.out, "bench: ")) << r.out;
 }
 
 TEST(VltRunner, TraceWritesAnFst) {

@@ -184,6 +184,9 @@ class Sim {
   void cancel_all();
 
   [[nodiscard]] SimTime now() const noexcept { return now_; }
+  // Rising edges of the clock that has had the most (the simulated cycles of
+  // a test with one clock).
+  [[nodiscard]] std::uint64_t cycles() const noexcept;
   // True while ReadOnly waiters run: inputs must not be written.
   [[nodiscard]] bool in_readonly() const noexcept { return phase_ == Phase::read_only; }
   // Name of the background task whose exception failed the last run().

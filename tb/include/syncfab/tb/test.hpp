@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "syncfab/tb/sim.hpp"
+#include "syncfab/tb/speed.hpp"
 #include "syncfab/tb/task.hpp"
 
 class VerilatedContext;
@@ -79,6 +80,7 @@ struct RunOptions {
   std::filesystem::path waves_dir;
   std::vector<std::string> plusargs;  // passed to every VerilatedContext
   bool quiet = false;
+  bool bench = false;  // --bench: time every eval (speed_by_model) and print a speed line
 };
 
 class TestContext {
@@ -113,6 +115,9 @@ class TestContext {
   template <class Model>
   Model& make_dut(std::string_view name = "dut");
 
+  // --bench accounting: instances, evals and time inside eval() per model class.
+  [[nodiscard]] const SpeedByModel& speed_by_model() const noexcept { return speed_; }
+
   // End of test: stops the remaining tasks, calls final() on every model
   // (which may still report an RTL error) and closes the waveforms.
   // Idempotent; the runner calls it, tests need not.
@@ -123,7 +128,8 @@ class TestContext {
   VerilatedContext& verilated();
   std::string unique_dut_name(std::string_view name);
   void add_dut(std::unique_ptr<detail::DutBase> dut, const std::function<void()>& eval,
-               const std::function<void(VerilatedFstC*)>& attach_trace, const std::string& inst);
+               const std::function<void(VerilatedFstC*)>& attach_trace, const std::string& inst,
+               std::string_view model_name);
   void check_rtl_errors();
   void dump(SimTime now);
   [[nodiscard]] std::uint64_t to_vtime(SimTime ps) const;
@@ -135,6 +141,7 @@ class TestContext {
   std::set<std::string, std::less<>> printed_params_;
   std::set<std::string, std::less<>> dut_names_;
   std::vector<std::filesystem::path> wave_files_;
+  SpeedByModel speed_;
   bool rtl_error_reported_ = false;
   bool finished_ = false;
   // Destruction order matters: tasks (in sim_) refer to models, the FST refers
@@ -161,7 +168,8 @@ Model& TestContext::make_dut(std::string_view name) {
   auto dut = std::make_unique<detail::Dut<Model>>(&vc, inst.c_str());
   Model& m = dut->model;
   add_dut(
-      std::move(dut), [&m] { m.eval(); }, [&m](VerilatedFstC* fst) { m.trace(fst, 99); }, inst);
+      std::move(dut), [&m] { m.eval(); }, [&m](VerilatedFstC* fst) { m.trace(fst, 99); }, inst,
+      m.modelName());
   return m;
 }
 
