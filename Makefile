@@ -5,7 +5,7 @@ CMAKE_FLAGS ?=
 PY      := .venv/bin/python
 CTEST   := ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-.PHONY: all deps configure build run test regress lint waves bench bench-route bench-barrier docs format clean help
+.PHONY: all deps configure build run test regress lint waves bench bench-sim bench-route bench-barrier docs format clean help
 
 all: build
 
@@ -16,6 +16,7 @@ help:
 	@echo "make lint       verilator --lint-only -Wall on all RTL, clang-tidy on C++"
 	@echo "make waves TEST=<name> SEED=<n>   re-run one test with FST tracing"
 	@echo "make bench      benchmarks (simulation speed, DAMQ traffic, barrier latency, routing)"
+	@echo "make bench-sim  simulation speed of every verilated model, harness and fabric, and compile times, into docs/bench-sim.{md,csv}"
 	@echo "make bench-route  the routing benchmark alone, into docs/bench-route.{md,csv,png}"
 	@echo "make bench-barrier  NIC barrier latency on the verilated fabric, into docs/bench-barrier.{md,csv,png}"
 	@echo "make docs       format and register references into $(BUILD)/docs"
@@ -57,6 +58,10 @@ waves: build
 bench: build
 	@scripts/bench.sh $(BUILD)
 	@scripts/bench_route.sh $(BUILD)
+
+BENCH_SIM_ARGS ?= --compile
+bench-sim: build
+	@$(PY) scripts/bench_sim.py --build $(BUILD) $(BENCH_SIM_ARGS)
 
 bench-route: build
 	@scripts/bench_route.sh $(BUILD)

@@ -31,7 +31,7 @@ def test_binaries(build: pathlib.Path) -> list[pathlib.Path]:
         refuse(f"no harness tests in {build} ({manifest} is missing); build first with `make build`")
     found = []
     for entry in sorted(manifest.glob("*.txt")):
-        binary = pathlib.Path(entry.read_text().strip())
+        binary = pathlib.Path(entry.read_text().splitlines()[0].strip())
         if binary.is_file() and os.access(binary, os.X_OK):
             found.append(binary)
     if not found:

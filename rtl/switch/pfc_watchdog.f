@@ -1,4 +1,4 @@
 // Sources of the pfc_watchdog top (read by CMake, cocotb and scripts/lint.sh).
+-F ../spec/syncfab_fmt_pkg.f  // wd_state_e
 +incdir+../common  // syncfab_assert.svh
-switch_pkg.sv      // wd_state_e
 pfc_watchdog.sv

@@ -1,7 +1,7 @@
 // PFC deadlock detection, recovery and control for one egress port (white
 // paper §3.1.3; exact rules in docs/switch-pfc.md, RTL decisions there too).
 //
-// Per queue p, a three-state machine (switch_pkg::wd_state_e):
+// Per queue p, a three-state machine (syncfab_fmt_pkg::wd_state_e):
 //   MONITOR  counts the cycles the peer has held p paused without a break;
 //            detect_i of them in a row is a deadlock (a PFC loop never lets go).
 //   RECOVER  for recover_i cycles the queue ignores pause (pfc_rx masks its
@@ -22,7 +22,9 @@
 
 `include "syncfab_assert.svh"
 
-module pfc_watchdog #(
+module pfc_watchdog
+  import syncfab_fmt_pkg::*;
+#(
   parameter int unsigned NumPrio = 8,
   parameter int unsigned TimeW   = 24,   // detection / recovery / window times (cycles)
   parameter int unsigned CntW    = 8     // deadlock count width
@@ -40,19 +42,15 @@ module pfc_watchdog #(
   output logic [NumPrio-1:0]            ignore_o,       // registered: RECOVER or DISABLED
   output logic [NumPrio-1:0]            drop_o,         // registered: RECOVER and drop_mode latched at entry
   output logic [NumPrio-1:0]            pfc_off_o,      // registered: DISABLED (the switch treats p as not lossless on this queue)
-  output logic [NumPrio-1:0][1:0]       state_o,        // registered: wd_state_e
+  output wd_state_e [NumPrio-1:0]       state_o,        // registered
   output logic [NumPrio-1:0]            evt_detect_o,   // comb: deadlock declared this cycle
   output logic [NumPrio-1:0]            evt_recover_o,  // comb: a recovery period ends this cycle
   output logic [NumPrio-1:0]            evt_disable_o   // comb: PFC disabled on p this cycle
 );
 
-  import switch_pkg::*;
-
   `SF_STATIC_ASSERT(gen_num_prio_check, NumPrio >= 1)
   `SF_STATIC_ASSERT(gen_time_width_check, TimeW >= 1)
   `SF_STATIC_ASSERT(gen_cnt_width_check, CntW >= 1)
-  // state_o is 2 bits per queue by interface; the enum must fit.
-  `SF_STATIC_ASSERT(gen_state_width_check, $bits(wd_state_e) == 2)
 
   typedef logic [TimeW-1:0] time_t;
   typedef logic [CntW-1:0]  dl_t;
@@ -60,7 +58,8 @@ module pfc_watchdog #(
   // ---------------------------------------------------------------------------
   // State (names as in the spec; one element per queue)
   // ---------------------------------------------------------------------------
-  wd_state_e [NumPrio-1:0] state_q, state_d;
+  wd_state_e [NumPrio-1:0] state_q /* verilator public_flat_rd */;  // read by the switch fabric tests' probes
+  wd_state_e [NumPrio-1:0] state_d;
   time_t     [NumPrio-1:0] cnt_q, cnt_d;            // continuous XOFF (MONITOR) / recovery cycles (RECOVER)
   time_t     [NumPrio-1:0] win_q, win_d;            // cycles since the window opened
   logic      [NumPrio-1:0] win_open_q, win_open_d;
@@ -85,7 +84,7 @@ module pfc_watchdog #(
       evt_recover_o[p] = 1'b0;
       evt_disable_o[p] = 1'b0;
 
-      detect[p] = (state_q[p] == WdMonitor) && enable_i[p] && xoff_i[p]
+      detect[p] = (state_q[p] == WD_MONITOR) && enable_i[p] && xoff_i[p]
                   && (cnt_q[p] >= detect_last);
 
       // Window (every state). A deadlock in the closing cycle opens the next
@@ -111,36 +110,36 @@ module pfc_watchdog #(
       end
 
       unique case (state_q[p])
-        WdMonitor: begin
+        WD_MONITOR: begin
           if (!enable_i[p] || !xoff_i[p]) begin
             cnt_d[p] = '0;
           end else if (detect[p]) begin
             cnt_d[p] = '0;
             // dl_d[p] is the count including this deadlock.
             if (limit_i != '0 && dl_d[p] > limit_i) begin
-              state_d[p]       = WdDisabled;
+              state_d[p]       = WD_DISABLED;
               evt_disable_o[p] = 1'b1;
             end else begin
-              state_d[p] = WdRecover;
+              state_d[p] = WD_RECOVER;
               drop_d[p]  = drop_mode_i;
             end
           end else begin
             cnt_d[p] = cnt_q[p] + time_t'(1);  // < detect_i - 1: no wrap
           end
         end
-        WdRecover: begin
+        WD_RECOVER: begin
           // enable_i does not cut a recovery short.
           if (cnt_q[p] >= recover_last) begin
-            state_d[p]       = WdMonitor;
+            state_d[p]       = WD_MONITOR;
             cnt_d[p]         = '0;
             evt_recover_o[p] = 1'b1;
           end else begin
             cnt_d[p] = cnt_q[p] + time_t'(1);  // < recover_i - 1: no wrap
           end
         end
-        WdDisabled: begin
+        WD_DISABLED: begin
           if (reenable_i[p]) begin
-            state_d[p]    = WdMonitor;
+            state_d[p]    = WD_MONITOR;
             cnt_d[p]      = '0;
             // Software's re-enable starts deadlock control afresh.
             win_open_d[p] = 1'b0;
@@ -150,22 +149,22 @@ module pfc_watchdog #(
         end
         default: begin
           // 2'b11 is unreachable (a_state_legal); leave it like a reset would.
-          state_d[p] = WdMonitor;
+          state_d[p] = WD_MONITOR;
           cnt_d[p]   = '0;
         end
       endcase
 
       evt_detect_o[p] = detect[p];
-      ignore_o[p]     = (state_q[p] == WdRecover) || (state_q[p] == WdDisabled);
-      drop_o[p]       = (state_q[p] == WdRecover) && drop_q[p];
-      pfc_off_o[p]    = (state_q[p] == WdDisabled);
+      ignore_o[p]     = (state_q[p] == WD_RECOVER) || (state_q[p] == WD_DISABLED);
+      drop_o[p]       = (state_q[p] == WD_RECOVER) && drop_q[p];
+      pfc_off_o[p]    = (state_q[p] == WD_DISABLED);
       state_o[p]      = state_q[p];
     end
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      state_q    <= {NumPrio{WdMonitor}};
+      state_q    <= {NumPrio{WD_MONITOR}};
       cnt_q      <= '0;
       win_q      <= '0;
       win_open_q <= '0;
@@ -226,44 +225,44 @@ module pfc_watchdog #(
 
   for (genvar p = 0; p < NumPrio; p++) begin : gen_prio_rules
     `SF_ASSERT(a_state_legal,
-               state_q[p] == WdMonitor || state_q[p] == WdRecover || state_q[p] == WdDisabled)
+               state_q[p] == WD_MONITOR || state_q[p] == WD_RECOVER || state_q[p] == WD_DISABLED)
 
     // Detection: only in MONITOR, on a watched queue that is paused now and
     // has been for detect_i cycles in a row (cnt_q counts exactly the earlier
     // ones: +1 per paused cycle, 0 after any break).
     `SF_ASSERT(a_detect_after_continuous_xoff,
                evt_detect_o[p]
-               |-> state_q[p] == WdMonitor && enable_i[p] && xoff_i[p]
+               |-> state_q[p] == WD_MONITOR && enable_i[p] && xoff_i[p]
                    && chk_t'(cnt_q[p]) + chk_t'(1) >= chk_time(detect_i))
     `SF_ASSERT(a_detect_when_due,
-               state_q[p] == WdMonitor && enable_i[p] && xoff_i[p]
+               state_q[p] == WD_MONITOR && enable_i[p] && xoff_i[p]
                && chk_t'(cnt_q[p]) + chk_t'(1) >= chk_time(detect_i) |-> evt_detect_o[p])
     `SF_ASSERT(a_monitor_counts_xoff,
-               state_q[p] == WdMonitor && enable_i[p] && xoff_i[p] && !evt_detect_o[p]
+               state_q[p] == WD_MONITOR && enable_i[p] && xoff_i[p] && !evt_detect_o[p]
                |=> chk_t'(cnt_q[p]) == $past(chk_t'(cnt_q[p])) + chk_t'(1))
     `SF_ASSERT(a_monitor_break_clears,
-               state_q[p] == WdMonitor && !(enable_i[p] && xoff_i[p]) |=> cnt_q[p] == '0)
+               state_q[p] == WD_MONITOR && !(enable_i[p] && xoff_i[p]) |=> cnt_q[p] == '0)
     `SF_ASSERT(a_ignore_after_detect, evt_detect_o[p] |=> ignore_o[p])
 
     // Recovery: starts at 0, counts one per cycle, ends after exactly
     // recover_i cycles (recover_i held), whatever enable_i does.
     `SF_ASSERT(a_recover_starts_at_zero,
-               state_q[p] != WdRecover |=> state_q[p] != WdRecover || cnt_q[p] == '0)
+               state_q[p] != WD_RECOVER |=> state_q[p] != WD_RECOVER || cnt_q[p] == '0)
     `SF_ASSERT(a_recover_length,
-               state_q[p] == WdRecover
+               state_q[p] == WD_RECOVER
                |-> evt_recover_o[p] == (chk_t'(cnt_q[p]) + chk_t'(1) >= chk_time(recover_i)))
     `SF_ASSERT(a_recover_counts,
-               state_q[p] == WdRecover && !evt_recover_o[p]
-               |=> state_q[p] == WdRecover && chk_t'(cnt_q[p]) == $past(chk_t'(cnt_q[p])) + chk_t'(1))
+               state_q[p] == WD_RECOVER && !evt_recover_o[p]
+               |=> state_q[p] == WD_RECOVER && chk_t'(cnt_q[p]) == $past(chk_t'(cnt_q[p])) + chk_t'(1))
     `SF_ASSERT(a_recover_ends_in_monitor,
-               evt_recover_o[p] |=> state_q[p] == WdMonitor && cnt_q[p] == '0)
-    `SF_ASSERT(a_recover_evt_only_in_recover, evt_recover_o[p] |-> state_q[p] == WdRecover)
+               evt_recover_o[p] |=> state_q[p] == WD_MONITOR && cnt_q[p] == '0)
+    `SF_ASSERT(a_recover_evt_only_in_recover, evt_recover_o[p] |-> state_q[p] == WD_RECOVER)
     // Drop mode is latched at entry and held for the whole recovery.
     `SF_ASSERT(a_drop_latched_at_entry,
-               evt_detect_o[p] && !evt_disable_o[p] |=> state_q[p] == WdRecover
+               evt_detect_o[p] && !evt_disable_o[p] |=> state_q[p] == WD_RECOVER
                                                          && drop_o[p] == $past(drop_mode_i))
     `SF_ASSERT(a_drop_held_in_recover,
-               state_q[p] == WdRecover |=> state_q[p] != WdRecover || drop_o[p] == $past(drop_o[p]))
+               state_q[p] == WD_RECOVER |=> state_q[p] != WD_RECOVER || drop_o[p] == $past(drop_o[p]))
 
     // Control: disable exactly when this deadlock makes more than limit_i in
     // the window (never with limit_i = 0), and only by a deadlock.
@@ -273,21 +272,21 @@ module pfc_watchdog #(
     `SF_ASSERT(a_disable_when_over_limit,
                evt_detect_o[p] && limit_i != '0 && chk_n[p] > dl_chk_t'(limit_i) |-> evt_disable_o[p])
     `SF_ASSERT(a_enter_disabled_only_by_disable,
-               state_q[p] != WdDisabled |=> state_q[p] != WdDisabled || $past(evt_disable_o[p]))
+               state_q[p] != WD_DISABLED |=> state_q[p] != WD_DISABLED || $past(evt_disable_o[p]))
     `SF_ASSERT(a_disabled_until_reenable,
-               state_q[p] == WdDisabled && !reenable_i[p] |=> state_q[p] == WdDisabled)
+               state_q[p] == WD_DISABLED && !reenable_i[p] |=> state_q[p] == WD_DISABLED)
     // Leaving DISABLED happens only through reenable_i, and only to MONITOR
     // with the counters and the window cleared.
     `SF_ASSERT(a_reenable_only_from_disabled,
-               state_q[p] == WdDisabled |=> state_q[p] == WdDisabled
-                                            || ($past(reenable_i[p]) && state_q[p] == WdMonitor
+               state_q[p] == WD_DISABLED |=> state_q[p] == WD_DISABLED
+                                            || ($past(reenable_i[p]) && state_q[p] == WD_MONITOR
                                                 && cnt_q[p] == '0 && !win_open_q[p]
                                                 && win_q[p] == '0 && dl_q[p] == '0))
     // A stray reenable elsewhere does not clear the window.
     `SF_ASSERT(a_reenable_ignored_elsewhere,
-               reenable_i[p] && state_q[p] != WdDisabled && win_open_q[p] && !win_closing[p]
+               reenable_i[p] && state_q[p] != WD_DISABLED && win_open_q[p] && !win_closing[p]
                |=> win_open_q[p])
-    `SF_ASSERT(a_recover_not_to_disabled, state_q[p] == WdRecover |=> state_q[p] != WdDisabled)
+    `SF_ASSERT(a_recover_not_to_disabled, state_q[p] == WD_RECOVER |=> state_q[p] != WD_DISABLED)
 
     // Window: open exactly while it holds a count; the count made by a
     // deadlock is the spec's n; a window reaching window_i cycles closes and
@@ -302,9 +301,9 @@ module pfc_watchdog #(
 
     // Outputs are the state, decoded.
     `SF_ASSERT(a_ignore_is_recover_or_disabled,
-               ignore_o[p] == (state_q[p] == WdRecover || state_q[p] == WdDisabled))
-    `SF_ASSERT(a_drop_only_in_recover, drop_o[p] |-> state_q[p] == WdRecover)
-    `SF_ASSERT(a_pfc_off_is_disabled, pfc_off_o[p] == (state_q[p] == WdDisabled))
+               ignore_o[p] == (state_q[p] == WD_RECOVER || state_q[p] == WD_DISABLED))
+    `SF_ASSERT(a_drop_only_in_recover, drop_o[p] |-> state_q[p] == WD_RECOVER)
+    `SF_ASSERT(a_pfc_off_is_disabled, pfc_off_o[p] == (state_q[p] == WD_DISABLED))
     `SF_ASSERT(a_disable_implies_detect, evt_disable_o[p] |-> evt_detect_o[p])
   end
 `endif  // SYNTHESIS

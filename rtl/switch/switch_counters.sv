@@ -1,54 +1,103 @@
-// Counters of the switch: port x priority x 16 kinds (switch_csr.rdl,
-// CNT_SEL), 32 bits, saturating, all cleared by CTRL.CNT_CLEAR. Every event
-// source raises at most one increment per (port, priority, kind) per cycle,
-// so an event vector is all this block needs. CNT_VALUE shows the counter
-// CNT_SEL names (0 for a port outside the switch).
+// Counters of the switch: port x priority x kind (sw_counter_e, from the
+// format spec; CNT_SEL names one), 32 bits, saturating, all cleared by
+// CTRL.CNT_CLEAR. CNT_VALUE shows the counter CNT_SEL names (0 for a port
+// outside the switch).
+//
+// Events arrive per port: NumEv single events (ev_kind_i[k] is the kind of
+// event k, its priority comes with it) and NumMaskKinds mask events (the PFC
+// and watchdog events, several priorities at once). Every kind has one
+// source per port, so every event names a different counter in a cycle and
+// each is one indexed increment: the cost per cycle is the events raised,
+// not the NumPorts x NUM_PRIO x kinds counters.
 
 `include "syncfab_assert.svh"
 
-module switch_counters #(
-  parameter int unsigned NumPorts = 8
+module switch_counters
+  import syncfab_fmt_pkg::*;
+  import switch_pkg::*;
+#(
+  parameter int unsigned NumPorts = 8,
+  parameter int unsigned NumEv = 1,
+  parameter int unsigned NumMaskKinds = 1,
+  parameter sw_counter_e [NumEv-1:0] EvKinds = '{default: CNT_RX},
+  parameter sw_counter_e [NumMaskKinds-1:0] MaskKinds = '{default: CNT_PAUSE_TX},
+  localparam int unsigned PortW = $clog2(NumPorts)
 ) (
-  input  logic                                clk_i,
-  input  logic                                rst_ni,
-  input  logic                                clear_i,
-  input  logic [NumPorts-1:0][7:0][15:0]      inc_i,    // [port][prio][kind]
-  input  logic [7:0]                          sel_port_i,
-  input  logic [2:0]                          sel_prio_i,
-  input  logic [3:0]                          sel_kind_i,
-  output logic [31:0]                         value_o
+  input  logic                                       clk_i,
+  input  logic                                       rst_ni,
+  input  logic                                       clear_i,
+  // Single events: counter (port, ev_prio, EvKinds[k]) + 1
+  input  logic [NumPorts-1:0][NumEv-1:0]             ev_i,
+  input  prio_t [NumPorts-1:0][NumEv-1:0]            ev_prio_i,
+  // Mask events: for every priority p set in mask[n][m], counter (n, p, MaskKinds[m]) + 1
+  input  prio_mask_t [NumPorts-1:0][NumMaskKinds-1:0] mask_i,
+  // CNT_SEL / CNT_VALUE
+  input  logic [7:0]                                 sel_port_i,
+  input  prio_t                                      sel_prio_i,
+  input  sw_counter_e                                sel_kind_i,
+  output logic [31:0]                                value_o
 );
 
   `SF_STATIC_ASSERT(gen_ports_check, NumPorts >= 2 && NumPorts <= 8)
 
-  localparam int unsigned NumCnt = NumPorts * 8 * 16;
-  localparam int unsigned PortW = $clog2(NumPorts);
-  logic [31:0] cnt_q [NumCnt];
-  logic [31:0] cnt_d [NumCnt];
-  logic [NumCnt-1:0] inc_flat;
-  assign inc_flat = inc_i;
+  localparam int unsigned NumKinds = 2 ** $bits(sw_counter_e);
+  localparam int unsigned PortCnt = NumPrio * NumKinds;  // counters of one port
+  typedef logic [$clog2(PortCnt)-1:0] idx_t;
 
-  always_comb begin
-    for (int k = 0; k < NumCnt; k++) begin
-      if (clear_i) cnt_d[k] = '0;
-      else if (inc_flat[k] && cnt_q[k] != '1) cnt_d[k] = cnt_q[k] + 32'd1;
-      else cnt_d[k] = cnt_q[k];
+  function automatic idx_t index(prio_t prio, sw_counter_e kind);
+    return {prio, kind};
+  endfunction
+
+  // One counter array per port: a port's events only touch its own counters.
+  logic [NumPorts-1:0][31:0] port_value;
+  for (genvar n = 0; n < NumPorts; n++) begin : gen_port
+    // Read directly (not through CNT_SEL) by the switch fabric tests.
+    logic [31:0] cnt_q [PortCnt] /* verilator public_flat_rd */;
+
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        cnt_q <= '{default: '0};
+      end else if (clear_i) begin
+        cnt_q <= '{default: '0};
+      end else begin
+        for (int e = 0; e < NumEv; e++) begin
+          if (ev_i[n][e] && cnt_q[index(ev_prio_i[n][e], EvKinds[e])] != '1) begin
+            cnt_q[index(ev_prio_i[n][e], EvKinds[e])] <=
+                cnt_q[index(ev_prio_i[n][e], EvKinds[e])] + 32'd1;
+          end
+        end
+        for (int m = 0; m < NumMaskKinds; m++) begin
+          for (int p = 0; p < NumPrio; p++) begin
+            if (mask_i[n][m][p] && cnt_q[index(prio_t'(p), MaskKinds[m])] != '1) begin
+              cnt_q[index(prio_t'(p), MaskKinds[m])] <= cnt_q[index(prio_t'(p), MaskKinds[m])] +
+                                                        32'd1;
+            end
+          end
+        end
+      end
     end
+
+    assign port_value[n] = cnt_q[index(sel_prio_i, sel_kind_i)];
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) cnt_q <= '{default: '0};
-    else cnt_q <= cnt_d;
-  end
+  assign value_o = (32'(sel_port_i) < NumPorts) ? port_value[sel_port_i[PortW-1:0]] : '0;
 
-  always_comb begin
-    value_o = '0;
-    if (32'(sel_port_i) < NumPorts) begin
-      value_o = cnt_q[{sel_port_i[PortW-1:0], sel_prio_i, sel_kind_i}];
+  // Every kind has one source per port: no two events of a port name one
+  // counter in a cycle (an increment would be lost).
+  function automatic bit kinds_distinct();
+    for (int a = 0; a < NumEv + NumMaskKinds; a++) begin
+      for (int b = a + 1; b < NumEv + NumMaskKinds; b++) begin
+        sw_counter_e ka, kb;
+        ka = (a < NumEv) ? EvKinds[a] : MaskKinds[a - NumEv];
+        kb = (b < NumEv) ? EvKinds[b] : MaskKinds[b - NumEv];
+        if (ka == kb) return 1'b0;
+      end
     end
-  end
-
-  `SF_ASSERT_KNOWN(a_inc_known, inc_i)
+    return 1'b1;
+  endfunction
+  `SF_STATIC_ASSERT(gen_kinds_distinct, kinds_distinct())
+  `SF_ASSERT_KNOWN(a_ev_known, ev_i)
+  `SF_ASSERT_KNOWN(a_mask_known, mask_i)
 
   logic unused_counters;
   assign unused_counters = ^{sel_port_i[7:PortW]};

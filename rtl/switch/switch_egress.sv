@@ -20,7 +20,10 @@
 
 `include "syncfab_assert.svh"
 
-module switch_egress #(
+module switch_egress
+  import syncfab_fmt_pkg::*;
+  import switch_pkg::*;
+#(
   parameter int unsigned NumPorts = 8,
   parameter int unsigned BufCells = 256,
   localparam int unsigned CellW = $clog2(BufCells),
@@ -30,15 +33,15 @@ module switch_egress #(
   input  logic                                clk_i,
   input  logic                                rst_ni,
   // Configuration of this port (CSRs)
-  input  logic [7:0]                          pfc_en_i,
-  input  logic [7:0]                          sp_mask_i,
-  input  logic [7:0][7:0]                     weight_i,
-  input  logic [7:0]                          wd_enable_i,
+  input  prio_mask_t                          pfc_en_i,
+  input  prio_mask_t                          sp_mask_i,
+  input  logic [NumPrio-1:0][7:0]             weight_i,
+  input  prio_mask_t                          wd_enable_i,
   input  logic                                wd_drop_mode_i,
-  input  logic [7:0]                          wd_reenable_i,
-  input  logic [7:0][15:0]                    xoff_thr_i,
-  input  logic [7:0][15:0]                    xon_thr_i,
-  input  logic [7:0][15:0]                    quanta_i,
+  input  prio_mask_t                          wd_reenable_i,
+  input  logic [NumPrio-1:0][15:0]            xoff_thr_i,
+  input  logic [NumPrio-1:0][15:0]            xon_thr_i,
+  input  logic [NumPrio-1:0][15:0]            quanta_i,
   // Global PFC / watchdog timing
   input  logic [7:0]                          cyc_per_quantum_i,
   input  logic [15:0]                         refresh_i,
@@ -47,54 +50,52 @@ module switch_egress #(
   input  logic [23:0]                         wd_window_i,
   input  logic [7:0]                          wd_limit_i,
   // This port's ingress occupancy (pfc_tx) and received PFC frames (pfc_rx)
-  input  logic [7:0][CntW-1:0]                occ_i,
+  input  logic [NumPrio-1:0][CntW-1:0]        occ_i,
   input  logic                                pfc_valid_i,
-  input  logic [7:0]                          pfc_class_i,
-  input  logic [7:0][15:0]                    pfc_quanta_i,
+  input  prio_mask_t                          pfc_class_i,
+  input  pfc_quanta_t                         pfc_quanta_i,
   // VOQ heads of every input for this output
-  input  logic [NumPorts-1:0][7:0]            voq_valid_i,
-  input  logic [NumPorts-1:0][7:0][7:0]       voq_len_i,
+  input  logic [NumPorts-1:0][NumPrio-1:0]    voq_valid_i,
+  input  len_t [NumPorts-1:0][NumPrio-1:0]    voq_len_i,
   input  logic [NumPorts-1:0]                 in_busy_i,
   // Matching
   output logic                                req_o,      // a grant is offered
   input  logic                                accept_i,   // ... and accepted
   output logic                                match_o,
   output logic [PortW-1:0]                    match_in_o,
-  output logic [2:0]                          match_q_o,
+  output prio_t                               match_q_o,
   input  logic [CellW-1:0]                    pop_slot_i,
   input  logic [CellW-1:0]                    pop_cell_i,
-  input  logic [10:0]                         pop_patch_i,
+  input  hdr_patch_t                          pop_patch_i,
   // Streaming from input src_o
   output logic                                busy_o,
   output logic [PortW-1:0]                    src_o,
   output logic [CellW-1:0]                    rd_cell_o,
-  input  logic [127:0]                        rd_data_i,
+  input  flit_t                               rd_data_i,
   input  logic [CellW-1:0]                    rd_next_i,
   output logic                                done_o,
   output logic [CellW-1:0]                    done_slot_o,
   // Transmit stream
   output logic                                tx_valid_o,
   input  logic                                tx_ready_i,
-  output logic [127:0]                        tx_data_o,
+  output flit_t                               tx_data_o,
   output logic                                tx_last_o,
   // Events and state
   output logic                                ev_tx_o,
   output logic                                ev_drop_wd_o,
-  output logic [2:0]                          ev_q_o,
-  output logic [7:0]                          ev_pause_tx_o,
-  output logic [7:0]                          ev_resume_tx_o,
-  output logic [7:0]                          ev_pause_rx_o,
-  output logic [7:0]                          ev_resume_rx_o,
-  output logic [7:0]                          ev_wd_detect_o,
-  output logic [7:0]                          ev_wd_recover_o,
-  output logic [7:0]                          ev_wd_disable_o,
-  output logic [7:0][1:0]                     wd_state_o,
-  output logic [7:0]                          pfc_off_o,
-  output logic [7:0]                          stop_o,
-  output logic [7:0]                          xoff_tx_o
+  output prio_t                               ev_q_o,
+  output prio_mask_t                          ev_pause_tx_o,
+  output prio_mask_t                          ev_resume_tx_o,
+  output prio_mask_t                          ev_pause_rx_o,
+  output prio_mask_t                          ev_resume_rx_o,
+  output prio_mask_t                          ev_wd_detect_o,
+  output prio_mask_t                          ev_wd_recover_o,
+  output prio_mask_t                          ev_wd_disable_o,
+  output wd_state_e [NumPrio-1:0]             wd_state_o,
+  output prio_mask_t                          pfc_off_o,
+  output prio_mask_t                          stop_o /* verilator public_flat_rd */,
+  output prio_mask_t                          xoff_tx_o
 );
-
-  import syncfab_fmt_pkg::*;
 
   typedef logic [CellW-1:0] cell_t;
   typedef enum logic [1:0] {OutIdle, OutData, OutPfc1} out_state_e;
@@ -103,14 +104,14 @@ module switch_egress #(
   // PFC blocks
   // ---------------------------------------------------------------------------
   logic frame_valid, frame_ready;
-  logic [7:0] frame_class;
-  logic [7:0][15:0] frame_quanta;
-  logic [7:0][15:0] occ16;
-  for (genvar p = 0; p < 8; p++) begin : gen_occ
+  prio_mask_t frame_class;
+  pfc_quanta_t frame_quanta;
+  logic [NumPrio-1:0][15:0] occ16;
+  for (genvar p = 0; p < NumPrio; p++) begin : gen_occ
     assign occ16[p] = 16'(occ_i[p]);
   end
 
-  pfc_tx #(.NumPrio(8), .OccW(16), .RefW(16)) u_pfc_tx (
+  pfc_tx #(.NumPrio(NumPrio), .OccW(16), .RefW(16)) u_pfc_tx (
     .clk_i, .rst_ni,
     .enable_i(pfc_en_i), .occ_i(occ16), .xoff_thr_i, .xon_thr_i, .quanta_i,
     .refresh_i,
@@ -119,8 +120,10 @@ module switch_egress #(
     .xoff_o(xoff_tx_o), .evt_xoff_tx_o(ev_pause_tx_o), .evt_xon_tx_o(ev_resume_tx_o)
   );
 
-  logic [7:0] xoff_rx, wd_ignore, wd_drop;
-  pfc_rx #(.NumPrio(8), .CpqW(8)) u_pfc_rx (
+  // Read by the fabric tests' probes (tests/rtl/switch/fabric/switch_probe.cpp).
+  prio_mask_t xoff_rx /* verilator public_flat_rd */;
+  prio_mask_t wd_ignore, wd_drop;
+  pfc_rx #(.NumPrio(NumPrio), .CpqW(8)) u_pfc_rx (
     .clk_i, .rst_ni,
     .enable_i(pfc_en_i), .cyc_per_quantum_i,
     .frame_valid_i(pfc_valid_i), .frame_class_enable_i(pfc_class_i),
@@ -128,7 +131,7 @@ module switch_egress #(
     .xoff_o(xoff_rx), .stop_o, .evt_xoff_rx_o(ev_pause_rx_o), .evt_xon_rx_o(ev_resume_rx_o)
   );
 
-  pfc_watchdog #(.NumPrio(8), .TimeW(24), .CntW(8)) u_pfc_watchdog (
+  pfc_watchdog #(.NumPrio(NumPrio), .TimeW(24), .CntW(8)) u_pfc_watchdog (
     .clk_i, .rst_ni,
     .enable_i(wd_enable_i), .xoff_i(xoff_rx), .detect_i(wd_detect_i),
     .recover_i(wd_recover_i), .drop_mode_i(wd_drop_mode_i), .window_i(wd_window_i),
@@ -146,11 +149,11 @@ module switch_egress #(
     return PortW'((32'(base) + k) % NumPorts);
   endfunction
 
-  logic [7:0][PortW-1:0] rr_q, rr_d, pick;
-  logic [7:0] q_any, q_valid;
-  logic [7:0][7:0] q_len;
+  logic [NumPrio-1:0][PortW-1:0] rr_q, rr_d, pick;
+  prio_mask_t q_any, q_valid;
+  len_t [NumPrio-1:0] q_len;
   always_comb begin
-    for (int q = 0; q < 8; q++) begin
+    for (int q = 0; q < NumPrio; q++) begin
       q_any[q] = 1'b0;
       pick[q] = '0;
       // Inputs from rr_q[q] upwards first, then wrapping around.
@@ -166,17 +169,17 @@ module switch_egress #(
   end
 
   out_state_e state_q, state_d;
-  logic [7:0] rem_q;
+  len_t rem_q;
   logic discard_q;
   logic grant_valid;
-  logic [2:0] grant_q;
+  prio_t grant_q;
 
   // The current copy's (or pause frame's) last flit leaves this cycle. Kept
   // out of the stream's always_comb: done_o reaches the other outputs'
   // candidates (in_busy_i) and comes back here through the matching.
   logic fire, data_last, pfc_last, last_out;
   assign fire = state_q == OutData && (discard_q || tx_ready_i);
-  assign data_last = fire && rem_q == 8'd1;
+  assign data_last = fire && rem_q == len_t'(1);
   assign pfc_last = state_q == OutPfc1 && tx_ready_i;
   assign last_out = data_last || pfc_last;
 
@@ -186,7 +189,7 @@ module switch_egress #(
   logic sched_ready;
   assign sched_ready = can_match && (!grant_valid || accept_i);
 
-  sp_wdrr_sched #(.NumQ(8), .LenW(8), .WeightW(8)) u_sched (
+  sp_wdrr_sched #(.NumQ(NumPrio), .LenW($bits(len_t)), .WeightW(8)) u_sched (
     .clk_i, .rst_ni,
     .q_valid_i(q_valid), .q_len_i(q_len), .sp_mask_i, .weight_i,
     .ready_i(sched_ready), .grant_valid_o(grant_valid), .grant_q_o(grant_q)
@@ -207,19 +210,19 @@ module switch_egress #(
   // ---------------------------------------------------------------------------
   logic [PortW-1:0] src_q, src_d;
   cell_t slot_q, slot_d, cell_q, cell_d;
-  logic [7:0] rem_d;
+  len_t rem_d;
   logic first_q, first_d, discard_d;
-  logic [10:0] patch_q, patch_d;
-  logic [2:0] oq_q, oq_d;
-  logic [7:0][15:0] pfc_q1_q, pfc_q1_d;
+  hdr_patch_t patch_q, patch_d;
+  prio_t oq_q, oq_d;
+  pfc_quanta_t pfc_q1_q, pfc_q1_d;
 
   pkt_hdr_t hdr_in, hdr_out;
   assign hdr_in = pkt_hdr_t'(rd_data_i);
   always_comb begin
     hdr_out = hdr_in;
-    hdr_out.prio = patch_q[2:0];
-    hdr_out.ecn = ecn_e'(patch_q[4:3]);
-    hdr_out.dscp = patch_q[10:5];
+    hdr_out.prio = patch_q.prio;
+    hdr_out.ecn = patch_q.ecn;
+    hdr_out.dscp = patch_q.dscp;
   end
 
   // First flit of a PFC frame (the quanta are the second flit).
@@ -227,7 +230,7 @@ module switch_egress #(
   always_comb begin
     frame = '0;
     frame.pkt_type = PKT_PFC;
-    frame.len_flits = 8'd2;
+    frame.len_flits = PFC_FRAME_LEN_FLITS_W'(2);
     frame.class_enable = frame_class;
   end
 
@@ -255,7 +258,7 @@ module switch_egress #(
         if (frame_valid) begin
           // A pause / resume frame goes before any waiting data packet.
           tx_valid_o = 1'b1;
-          tx_data_o = frame[127:0];
+          tx_data_o = frame[FLIT_BITS-1:0];
           frame_ready = tx_ready_i;
           if (tx_ready_i) begin
             pfc_q1_d = frame_quanta;
@@ -271,13 +274,13 @@ module switch_egress #(
       end
       OutData: begin
         tx_valid_o = !discard_q;
-        tx_data_o = first_q ? 128'(hdr_out) : rd_data_i;
-        tx_last_o = rem_q == 8'd1;
+        tx_data_o = first_q ? flit_t'(hdr_out) : rd_data_i;
+        tx_last_o = rem_q == len_t'(1);
         if (fire) begin
           cell_d = rd_next_i;
-          rem_d = rem_q - 8'd1;
+          rem_d = rem_q - len_t'(1);
           first_d = 1'b0;
-          if (rem_q == 8'd1) state_d = OutIdle;
+          if (rem_q == len_t'(1)) state_d = OutIdle;
         end
       end
       default: state_d = OutIdle;
@@ -351,10 +354,10 @@ module switch_egress #(
   `SF_ASSERT(a_match_from_candidate, match_o |-> voq_valid_i[match_in_o][match_q_o] && !in_busy_i[match_in_o])
   `SF_ASSERT(a_match_not_stopped, match_o |-> !stop_o[match_q_o])
   `SF_ASSERT(a_accept_only_offered, accept_i |-> req_o)
-  `SF_ASSERT(a_copy_len_nonzero, state_q == OutData |-> rem_q != 8'd0)
+  `SF_ASSERT(a_copy_len_nonzero, state_q == OutData |-> rem_q != '0)
   `SF_ASSERT(a_tx_stable, tx_valid_o && !tx_ready_i |=> tx_valid_o)
 
   logic unused_egress;
-  assign unused_egress = ^{frame[255:128]};
+  assign unused_egress = ^{frame[PFC_FRAME_BITS-1:FLIT_BITS]};
 
 endmodule

@@ -1,5 +1,5 @@
 // Sources of the switch_ingress top (one input port; read by CMake, cocotb and scripts/lint.sh).
 -F ../spec/syncfab_fmt_pkg.f
-+incdir+../common  // syncfab_assert.svh
-../common/sync_fifo.sv
+-F ../common/sync_fifo.f  // sync_fifo.sv and +incdir+ for syncfab_assert.svh
+switch_pkg.sv
 switch_ingress.sv

@@ -1,25 +1,30 @@
-// Types shared by the switch pipeline blocks (rtl/switch/).
+// Types shared by the switch pipeline blocks (rtl/switch/). Every width comes
+// from the format spec (syncfab_fmt_pkg, generated from rtl/spec/formats.toml):
+// a flit, a LID, a priority and the fields a copy's header patch rewrites.
 
 package switch_pkg;
 
-  // ECN field of a packet (RFC 3168 codepoints, as the white paper's WRED/ECN
-  // section uses them). Not-ECT packets cannot be marked, so WRED drops them
-  // instead; CE is the mark itself and is never cleared.
-  typedef enum logic [1:0] {
-    EcnNotEct = 2'b00,
-    EcnEct1   = 2'b01,
-    EcnEct0   = 2'b10,
-    EcnCe     = 2'b11
-  } ecn_e;
+  import syncfab_fmt_pkg::*;
 
-  // State of the PFC watchdog of one egress queue (pfc_watchdog, spec
-  // docs/switch-pfc.md). MONITOR counts continuous XOFF; RECOVER ignores pause
-  // (or drops) for the recovery time; DISABLED treats the queue as not lossless
-  // until software re-enables it. 2'b11 is unused (a_state_legal).
-  typedef enum logic [1:0] {
-    WdMonitor  = 2'd0,
-    WdRecover  = 2'd1,
-    WdDisabled = 2'd2
-  } wd_state_e;
+  localparam int unsigned NumPrio = NUM_PRIO;
+  localparam int unsigned PrioW = PKT_HDR_PRIO_W;
+
+  typedef logic [FLIT_BITS-1:0] flit_t;
+  typedef logic [LID_WIDTH-1:0] lid_t;
+  typedef logic [PrioW-1:0] prio_t;
+  typedef logic [NumPrio-1:0] prio_mask_t;  // one bit per priority / egress queue
+  typedef logic [PKT_HDR_LEN_FLITS_W-1:0] len_t;  // a packet's length in flits
+
+  // What the enqueue engine decides for one copy and the egress writes into
+  // the copy's header: the egress queue (remapped priority), the ECN
+  // codepoint after WRED and the (remapped) DSCP.
+  typedef struct packed {
+    logic [PKT_HDR_DSCP_W-1:0] dscp;
+    ecn_e                      ecn;
+    prio_t                     prio;
+  } hdr_patch_t;
+
+  // Pause time per priority, as a PFC frame's second flit carries it.
+  typedef logic [NumPrio-1:0][PFC_FRAME_QUANTA_W-1:0] pfc_quanta_t;
 
 endpackage

@@ -3,18 +3,13 @@
 // after switch_csr_vlfix.py (see rtl/switch/CMakeLists.txt): Verilator 5.006
 // cannot build regblock's register arrays as generated.
 -F ../spec/syncfab_fmt_pkg.f
--F ../common/lfsr.f  // lfsr.sv and +incdir+ for syncfab_assert.svh
++incdir+../common  // syncfab_assert.svh
 ${SYNCFAB_GEN}/switch_csr_vl/switch_csr_reg_pkg.sv
 ${SYNCFAB_GEN}/switch_csr_vl/switch_csr_reg_top.sv
-../common/sync_fifo.sv
 switch_pkg.sv
-wred_ecn.sv
-sp_wdrr_sched.sv
-pfc_tx.sv
-pfc_rx.sv
-pfc_watchdog.sv
-switch_tables.sv
-switch_counters.sv
-switch_ingress.sv
-switch_egress.sv
+-F wred_ecn.f
+-F switch_tables.f
+-F switch_counters.f
+-F switch_ingress.f
+-F switch_egress.f
 switch_top.sv

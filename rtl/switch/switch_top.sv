@@ -1,6 +1,6 @@
 // The syncfab switch (docs/switch-datapath.md): NumPorts ports, each with a
-// receive and a transmit stream of 128-bit flits, and the CSR block generated
-// from switch_csr.rdl behind an APB4 port.
+// receive and a transmit stream of flits (FLIT_BITS, from the format spec),
+// and the CSR block generated from switch_csr.rdl behind an APB4 port.
 //
 //   rx[i] -> switch_ingress(i): checks, lookup (switch_tables), admission,
 //            cell buffer, VOQ[i][o][q], occupancy -> pfc_tx(i)
@@ -8,16 +8,20 @@
 //            WRED/ECN (one wred_ecn) with the (o, q) queue length over all inputs
 //         -> switch_egress(o): pfc_rx/pfc_watchdog, SP+WDRR, input round
 //            robin, copy stream, pause frames between packets -> tx[o]
-//   switch_counters: port x priority x 16 kinds, CNT_SEL / CNT_VALUE.
+//   switch_counters: port x priority x kind (sw_counter_e), CNT_SEL / CNT_VALUE.
 //
 // Structure and latencies are in docs/switch-datapath.md, "switch_top RTL".
 
 `include "syncfab_assert.svh"
 
-module switch_top #(
+module switch_top
+  import syncfab_fmt_pkg::*;
+  import switch_pkg::*;
+  import switch_csr_reg_pkg::*;
+#(
   parameter int unsigned NumPorts = 8,
   parameter int unsigned LftEntries = 1024,
-  parameter int unsigned MftEntries = 64,
+  parameter int unsigned MftEntries = 256,
   parameter int unsigned BufCells = 256,
   localparam int unsigned CellW = $clog2(BufCells),
   localparam int unsigned CntW = $clog2(BufCells + 1),
@@ -40,17 +44,14 @@ module switch_top #(
   // Receive streams, one per port
   input  logic [NumPorts-1:0]               rx_valid_i,
   output logic [NumPorts-1:0]               rx_ready_o,
-  input  logic [NumPorts-1:0][127:0]        rx_data_i,
+  input  flit_t [NumPorts-1:0]              rx_data_i,
   input  logic [NumPorts-1:0]               rx_last_i,
   // Transmit streams, one per port
   output logic [NumPorts-1:0]               tx_valid_o,
   input  logic [NumPorts-1:0]               tx_ready_i,
-  output logic [NumPorts-1:0][127:0]        tx_data_o,
+  output flit_t [NumPorts-1:0]              tx_data_o,
   output logic [NumPorts-1:0]               tx_last_o
 );
-
-  import syncfab_fmt_pkg::*;
-  import switch_csr_reg_pkg::*;
 
   `SF_STATIC_ASSERT(gen_num_ports_check, NumPorts >= 2 && NumPorts <= 8)
   `SF_STATIC_ASSERT(gen_buf_cells_check, BufCells >= 2 && BufCells <= 32768)
@@ -61,12 +62,6 @@ module switch_top #(
   function automatic logic [PortW-1:0] rr_idx(logic [PortW-1:0] base, int unsigned k);
     return PortW'((32'(base) + k) % NumPorts);
   endfunction
-
-  // Counter kinds (switch_csr.rdl, CNT_SEL.KIND).
-  localparam int unsigned KRx = 0, KTx = 1, KDropWred = 2, KDropNoRoute = 3, KDropBad = 4,
-      KDropDisabled = 5, KDropWd = 6, KEcnMark = 7, KPauseTx = 8, KResumeTx = 9,
-      KPauseRx = 10, KResumeRx = 11, KWdDetect = 12, KWdRecover = 13, KWdDisable = 14,
-      KDropBuf = 15;
 
   // ---------------------------------------------------------------------------
   // CSRs
@@ -88,12 +83,11 @@ module switch_top #(
   assign enable = hwif_out.CTRL.ENABLE.value;
 
   // Per-port configuration, unpacked from the register struct.
-  logic [NumPorts-1:0][7:0] pfc_en, sp_mask, wd_enable, wred_en;
+  prio_mask_t [NumPorts-1:0] pfc_en, sp_mask, wd_enable, wred_en, wd_reenable;
   logic [NumPorts-1:0] wd_drop_mode;
-  logic [NumPorts-1:0][7:0][7:0] weight, pmax;
-  logic [NumPorts-1:0][7:0][15:0] xoff_thr, xon_thr, quanta, kmin, kmax;
+  logic [NumPorts-1:0][NumPrio-1:0][7:0] weight, pmax;
+  logic [NumPorts-1:0][NumPrio-1:0][15:0] xoff_thr, xon_thr, quanta, kmin, kmax;
   logic [NumPorts-1:0][15:0] lossy_limit;
-  logic [NumPorts-1:0][7:0] wd_reenable;
   for (genvar n = 0; n < NumPorts; n++) begin : gen_port_cfg
     assign pfc_en[n] = hwif_out.PORT[n].PFC_EN.MASK.value;
     assign sp_mask[n] = hwif_out.PORT[n].SCHED.SP_MASK.value;
@@ -103,8 +97,8 @@ module switch_top #(
     assign lossy_limit[n] = hwif_out.PORT[n].LOSSY_LIMIT.LIMIT.value;
     assign wd_reenable[n] = (hwif_out.WD_REENABLE.GO.value &&
                              hwif_out.WD_REENABLE.PORT.value == 8'(n)) ?
-                            hwif_out.WD_REENABLE.PRIO_MASK.value : 8'd0;
-    for (genvar p = 0; p < 8; p++) begin : gen_prio_cfg
+                            hwif_out.WD_REENABLE.PRIO_MASK.value : '0;
+    for (genvar p = 0; p < NumPrio; p++) begin : gen_prio_cfg
       assign weight[n][p] = (p % 2 == 0) ? hwif_out.PORT[n].WEIGHT[p / 2].W_EVEN.value
                                          : hwif_out.PORT[n].WEIGHT[p / 2].W_ODD.value;
       assign xoff_thr[n][p] = hwif_out.PORT[n].PFC_THR[p].XOFF.value;
@@ -114,20 +108,19 @@ module switch_top #(
       assign kmin[n][p] = hwif_out.PORT[n].WRED_K[p].KMIN.value;
       assign kmax[n][p] = hwif_out.PORT[n].WRED_K[p].KMAX.value;
     end
-    assign pmax[n][0] = hwif_out.PORT[n].WRED_P[0].P0.value;
-    assign pmax[n][1] = hwif_out.PORT[n].WRED_P[0].P1.value;
-    assign pmax[n][2] = hwif_out.PORT[n].WRED_P[0].P2.value;
-    assign pmax[n][3] = hwif_out.PORT[n].WRED_P[0].P3.value;
-    assign pmax[n][4] = hwif_out.PORT[n].WRED_P[1].P0.value;
-    assign pmax[n][5] = hwif_out.PORT[n].WRED_P[1].P1.value;
-    assign pmax[n][6] = hwif_out.PORT[n].WRED_P[1].P2.value;
-    assign pmax[n][7] = hwif_out.PORT[n].WRED_P[1].P3.value;
+    // WRED_P[r] packs the probabilities of priorities 4r .. 4r+3.
+    for (genvar r = 0; r < NumPrio / 4; r++) begin : gen_pmax
+      assign pmax[n][4*r+0] = hwif_out.PORT[n].WRED_P[r].P0.value;
+      assign pmax[n][4*r+1] = hwif_out.PORT[n].WRED_P[r].P1.value;
+      assign pmax[n][4*r+2] = hwif_out.PORT[n].WRED_P[r].P2.value;
+      assign pmax[n][4*r+3] = hwif_out.PORT[n].WRED_P[r].P3.value;
+    end
   end
 
   // ---------------------------------------------------------------------------
   // Tables
   // ---------------------------------------------------------------------------
-  logic [NumPorts-1:0][15:0] lk_dst;
+  lid_t [NumPorts-1:0] lk_dst;
   logic [NumPorts-1:0] lk_hit;
   logic [NumPorts-1:0][NumPorts-1:0] lk_mask;
   logic tbl_error;
@@ -145,31 +138,30 @@ module switch_top #(
   // Ingress ports
   // ---------------------------------------------------------------------------
   logic [NumPorts-1:0] pfc_rx_valid;
-  logic [NumPorts-1:0][7:0] pfc_rx_class;
-  logic [NumPorts-1:0][7:0][15:0] pfc_rx_quanta;
+  prio_mask_t [NumPorts-1:0] pfc_rx_class;
+  pfc_quanta_t [NumPorts-1:0] pfc_rx_quanta;
   logic [NumPorts-1:0] ev_rx, ev_drop_disabled, ev_drop_bad, ev_drop_no_route, ev_drop_buf;
-  logic [NumPorts-1:0][2:0] ev_in_prio;
-  logic [NumPorts-1:0][7:0][CntW-1:0] occ;
+  prio_t [NumPorts-1:0] ev_in_prio;
+  logic [NumPorts-1:0][NumPrio-1:0][CntW-1:0] occ;
   logic [NumPorts-1:0] pend_valid, pend_pop;
   logic [NumPorts-1:0][CellW-1:0] pend_slot;
-  logic [NumPorts-1:0][127:0] pend_hdr;
+  pkt_hdr_t [NumPorts-1:0] pend_hdr;
   logic [NumPorts-1:0][NumPorts-1:0] pend_mask;
   logic [NumPorts-1:0] copy_valid;
   logic copy_keep;
   cell_t copy_slot;
   logic [PortW-1:0] copy_port;
-  logic [2:0] copy_q;
-  logic [10:0] copy_patch;
+  hdr_patch_t copy_patch;
   // [input][output][queue]
-  logic [NumPorts-1:0][NumPorts-1:0][7:0] voq_valid;
-  logic [NumPorts-1:0][NumPorts-1:0][7:0][7:0] voq_len;
-  logic [NumPorts-1:0][NumPorts-1:0][7:0][CntW-1:0] voq_cells;
+  logic [NumPorts-1:0][NumPorts-1:0][NumPrio-1:0] voq_valid;
+  len_t [NumPorts-1:0][NumPorts-1:0][NumPrio-1:0] voq_len;
+  logic [NumPorts-1:0][NumPorts-1:0][NumPrio-1:0][CntW-1:0] voq_cells;
   logic [NumPorts-1:0] in_pop, in_busy, in_done;
   logic [NumPorts-1:0][PortW-1:0] in_pop_port;
-  logic [NumPorts-1:0][2:0] in_pop_q;
+  prio_t [NumPorts-1:0] in_pop_q;
   logic [NumPorts-1:0][CellW-1:0] in_pop_slot, in_pop_cell, in_rd_cell, in_rd_next, in_done_slot;
-  logic [NumPorts-1:0][10:0] in_pop_patch;
-  logic [NumPorts-1:0][127:0] in_rd_data;
+  hdr_patch_t [NumPorts-1:0] in_pop_patch;
+  flit_t [NumPorts-1:0] in_rd_data;
 
   for (genvar i = 0; i < NumPorts; i++) begin : gen_ingress
     switch_ingress #(.NumPorts(NumPorts), .BufCells(BufCells)) u_ingress (
@@ -186,7 +178,7 @@ module switch_top #(
       .pend_valid_o(pend_valid[i]), .pend_slot_o(pend_slot[i]), .pend_hdr_o(pend_hdr[i]),
       .pend_mask_o(pend_mask[i]), .pend_pop_i(pend_pop[i]),
       .copy_valid_i(copy_valid[i]), .copy_keep_i(copy_keep), .copy_slot_i(copy_slot),
-      .copy_port_i(copy_port), .copy_q_i(copy_q), .copy_patch_i(copy_patch),
+      .copy_port_i(copy_port), .copy_patch_i(copy_patch),
       .voq_valid_o(voq_valid[i]), .voq_len_o(voq_len[i]), .voq_cells_o(voq_cells[i]),
       .pop_i(in_pop[i]), .pop_port_i(in_pop_port[i]), .pop_q_i(in_pop_q[i]),
       .pop_slot_o(in_pop_slot[i]), .pop_cell_o(in_pop_cell[i]), .pop_patch_o(in_pop_patch[i]),
@@ -200,19 +192,26 @@ module switch_top #(
   // output order, inputs served round robin, a packet's copies back to back.
   // ---------------------------------------------------------------------------
   logic eng_busy_q, eng_busy_d;
-  logic [PortW-1:0] eng_in_q, eng_in_d, eng_rr_q, eng_rr_d, eng_in;
+  logic [PortW-1:0] eng_in_q, eng_in_d, eng_rr_q, eng_rr_d;
+  // The engine's decision, read by the co-simulation's probe
+  // (tests/rtl/switch/switch_cosim_bench.cpp).
+  logic [PortW-1:0] eng_in /* verilator public_flat_rd */;
   logic [NumPorts-1:0] eng_rem_q, eng_rem_d, eng_mask, eng_rest;
-  logic eng_active;
+  logic eng_active /* verilator public_flat_rd */;
   pkt_hdr_t eng_hdr;
-  logic [PortW-1:0] eng_out;
+  logic [PortW-1:0] eng_out /* verilator public_flat_rd */;
   logic hook;
-  logic [2:0] eng_q;
-  logic [5:0] eng_dscp;
+  prio_t eng_q /* verilator public_flat_rd */;
+  logic [PKT_HDR_DSCP_W-1:0] eng_dscp;
   logic [31:0] qlen_sum;
-  logic [15:0] qlen;
-  logic wred_mark, wred_drop;
-  logic [1:0] wred_ecn_out;
-  logic [NumPorts-1:0][7:0] pfc_off;
+  logic [15:0] qlen /* verilator public_flat_rd */;
+  logic wred_mark /* verilator public_flat_rd */;
+  logic wred_drop /* verilator public_flat_rd */;
+  ecn_e wred_ecn_out;
+  prio_mask_t [NumPorts-1:0] pfc_off;
+
+  logic [NumPorts-1:0] uplink;  // the hook-flow uplink group
+  assign uplink = NumPorts'(hwif_out.REMAP_CTRL.UPLINK_MASK.value);
 
   always_comb begin
     eng_in = eng_in_q;
@@ -224,15 +223,13 @@ module switch_top #(
     end
     eng_active = eng_busy_q || (pend_valid != '0);
     eng_mask = eng_busy_q ? eng_rem_q : pend_mask[eng_in];
-    eng_hdr = pkt_hdr_t'(pend_hdr[eng_in]);
+    eng_hdr = pend_hdr[eng_in];
     eng_out = '0;
     for (int o = NumPorts - 1; o >= 0; o--) begin
       if (eng_mask[o]) eng_out = PortW'(o);
     end
     eng_rest = eng_mask & ~(NumPorts'(1) << eng_out);
-    hook = hwif_out.REMAP_CTRL.ENABLE.value &&
-           hwif_out.REMAP_CTRL.UPLINK_MASK.value[3'(eng_in)] &&
-           hwif_out.REMAP_CTRL.UPLINK_MASK.value[3'(eng_out)];
+    hook = hwif_out.REMAP_CTRL.ENABLE.value && uplink[eng_in] && uplink[eng_out];
     eng_q = hook ? hwif_out.REMAP[eng_hdr.prio].NEW_PRIO.value : eng_hdr.prio;
     eng_dscp = hook ? hwif_out.REMAP[eng_hdr.prio].NEW_DSCP.value : eng_hdr.dscp;
     qlen_sum = '0;
@@ -265,8 +262,7 @@ module switch_top #(
   assign copy_keep = !wred_drop;
   assign copy_slot = pend_slot[eng_in];
   assign copy_port = eng_out;
-  assign copy_q = eng_q;
-  assign copy_patch = {eng_dscp, wred_ecn_out, eng_q};
+  assign copy_patch = '{dscp: eng_dscp, ecn: wred_ecn_out, prio: eng_q};
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -287,17 +283,17 @@ module switch_top #(
   // ---------------------------------------------------------------------------
   logic [NumPorts-1:0] req, accept, match, out_busy, out_done;
   logic [NumPorts-1:0][PortW-1:0] match_in, out_src;
-  logic [NumPorts-1:0][2:0] match_q, ev_out_q;
+  prio_t [NumPorts-1:0] match_q, ev_out_q;
   logic [NumPorts-1:0][CellW-1:0] out_rd_cell, out_done_slot;
   logic [NumPorts-1:0] ev_tx, ev_drop_wd;
-  logic [NumPorts-1:0][7:0] ev_pause_tx, ev_resume_tx, ev_pause_rx, ev_resume_rx;
-  logic [NumPorts-1:0][7:0] ev_wd_detect, ev_wd_recover, ev_wd_disable, stop, xoff_tx;
-  logic [NumPorts-1:0][7:0][1:0] wd_state;
+  prio_mask_t [NumPorts-1:0] ev_pause_tx, ev_resume_tx, ev_pause_rx, ev_resume_rx;
+  prio_mask_t [NumPorts-1:0] ev_wd_detect, ev_wd_recover, ev_wd_disable, stop, xoff_tx;
+  wd_state_e [NumPorts-1:0][NumPrio-1:0] wd_state;
   logic [PortW-1:0] tok_rr_q, tok_rr_d;
 
   for (genvar o = 0; o < NumPorts; o++) begin : gen_egress
-    logic [NumPorts-1:0][7:0] vv;
-    logic [NumPorts-1:0][7:0][7:0] vl;
+    logic [NumPorts-1:0][NumPrio-1:0] vv;
+    len_t [NumPorts-1:0][NumPrio-1:0] vl;
     for (genvar i = 0; i < NumPorts; i++) begin : gen_view
       assign vv[i] = voq_valid[i][o];
       assign vl[i] = voq_len[i][o];
@@ -395,43 +391,47 @@ module switch_top #(
   // ---------------------------------------------------------------------------
   // Counters, interrupts, status
   // ---------------------------------------------------------------------------
-  logic [NumPorts-1:0][7:0][15:0] inc;
-  always_comb begin
-    inc = '0;
-    for (int n = 0; n < NumPorts; n++) begin
-      inc[n][ev_in_prio[n]][KRx] = ev_rx[n];
-      inc[n][ev_in_prio[n]][KDropDisabled] = ev_drop_disabled[n];
-      inc[n][ev_in_prio[n]][KDropBad] = ev_drop_bad[n];
-      inc[n][ev_in_prio[n]][KDropNoRoute] = ev_drop_no_route[n];
-      inc[n][ev_in_prio[n]][KDropBuf] = ev_drop_buf[n];
-      inc[n][ev_out_q[n]][KTx] = ev_tx[n];
-      inc[n][ev_out_q[n]][KDropWd] = ev_drop_wd[n];
-      for (int p = 0; p < 8; p++) begin
-        inc[n][p][KPauseTx] = ev_pause_tx[n][p];
-        inc[n][p][KResumeTx] = ev_resume_tx[n][p];
-        inc[n][p][KPauseRx] = ev_pause_rx[n][p];
-        inc[n][p][KResumeRx] = ev_resume_rx[n][p];
-        inc[n][p][KWdDetect] = ev_wd_detect[n][p];
-        inc[n][p][KWdRecover] = ev_wd_recover[n][p];
-        inc[n][p][KWdDisable] = ev_wd_disable[n][p];
-      end
-    end
-    inc[eng_out][eng_q][KDropWred] = eng_active && wred_drop;
-    inc[eng_out][eng_q][KEcnMark] = eng_active && wred_mark;
+  // Per port: the ingress events at the arrival priority, the egress events
+  // at the copy's queue, the enqueue engine's WRED events at its (o, q), and
+  // the PFC / watchdog events as priority masks.
+  localparam int unsigned NumEv = 9;
+  localparam sw_counter_e [NumEv-1:0] EvKinds = {
+      CNT_ECN_MARK, CNT_DROP_WRED, CNT_DROP_WD, CNT_TX, CNT_DROP_BUF, CNT_DROP_NO_ROUTE,
+      CNT_DROP_BAD_PKT, CNT_DROP_DISABLED, CNT_RX};
+  localparam int unsigned NumMaskKinds = 7;
+  localparam sw_counter_e [NumMaskKinds-1:0] MaskKinds = {
+      CNT_WD_DISABLE, CNT_WD_RECOVER, CNT_WD_DETECT, CNT_RESUME_RX, CNT_PAUSE_RX,
+      CNT_RESUME_TX, CNT_PAUSE_TX};
+  logic [NumPorts-1:0][NumEv-1:0] cnt_ev;
+  prio_t [NumPorts-1:0][NumEv-1:0] cnt_ev_prio;
+  prio_mask_t [NumPorts-1:0][NumMaskKinds-1:0] cnt_mask;
+  for (genvar n = 0; n < NumPorts; n++) begin : gen_cnt_ev
+    logic wred_here;
+    assign wred_here = eng_active && eng_out == PortW'(n);
+    assign cnt_ev[n] = {wred_here && wred_mark, wred_here && wred_drop, ev_drop_wd[n], ev_tx[n],
+                        ev_drop_buf[n], ev_drop_no_route[n], ev_drop_bad[n],
+                        ev_drop_disabled[n], ev_rx[n]};
+    assign cnt_ev_prio[n] = {eng_q, eng_q, ev_out_q[n], ev_out_q[n], {5{ev_in_prio[n]}}};
+    assign cnt_mask[n] = {ev_wd_disable[n], ev_wd_recover[n], ev_wd_detect[n], ev_resume_rx[n],
+                          ev_pause_rx[n], ev_resume_tx[n], ev_pause_tx[n]};
   end
 
   logic [31:0] cnt_value;
-  switch_counters #(.NumPorts(NumPorts)) u_counters (
+  switch_counters #(
+    .NumPorts(NumPorts), .NumEv(NumEv), .NumMaskKinds(NumMaskKinds), .EvKinds(EvKinds),
+    .MaskKinds(MaskKinds)
+  ) u_counters (
     .clk_i, .rst_ni,
-    .clear_i(hwif_out.CTRL.CNT_CLEAR.value), .inc_i(inc),
+    .clear_i(hwif_out.CTRL.CNT_CLEAR.value),
+    .ev_i(cnt_ev), .ev_prio_i(cnt_ev_prio), .mask_i(cnt_mask),
     .sel_port_i(hwif_out.CNT_SEL.PORT.value), .sel_prio_i(hwif_out.CNT_SEL.PRIO.value),
-    .sel_kind_i(hwif_out.CNT_SEL.KIND.value), .value_o(cnt_value)
+    .sel_kind_i(sw_counter_e'(hwif_out.CNT_SEL.KIND.value)), .value_o(cnt_value)
   );
 
   always_comb begin
     hwif_in = '0;
     hwif_in.HW_CFG.NUM_PORTS.next = 8'(NumPorts);
-    hwif_in.HW_CFG.NUM_PRIO.next = 8'd8;
+    hwif_in.HW_CFG.NUM_PRIO.next = 8'(NumPrio);
     hwif_in.HW_CFG.BUF_CELLS.next = 16'(BufCells);
     hwif_in.TABLE_CFG.LFT_ENTRIES.next = 16'(LftEntries);
     hwif_in.TABLE_CFG.MFT_ENTRIES.next = 16'(MftEntries);

@@ -23,7 +23,9 @@
 
 `include "syncfab_assert.svh"
 
-module wred_ecn #(
+module wred_ecn
+  import syncfab_fmt_pkg::*;
+#(
   parameter int unsigned QLenW    = 16,       // queue length width (cells)
   parameter int unsigned ProbW    = 8,        // Pmax = pmax_i / 2^ProbW
   parameter logic [15:0] LfsrSeed = 16'hACE1
@@ -32,7 +34,7 @@ module wred_ecn #(
   input  logic             rst_ni,
   input  logic             req_i,       // a packet is enqueued this cycle
   input  logic [QLenW-1:0] qlen_i,      // queue length at enqueue
-  input  logic [1:0]       ecn_i,       // switch_pkg::ecn_e codepoint
+  input  ecn_e             ecn_i,
   input  logic             lossless_i,  // PFC-enabled priority: never dropped
   input  logic             enable_i,
   input  logic [QLenW-1:0] kmin_i,
@@ -40,10 +42,8 @@ module wred_ecn #(
   input  logic [ProbW-1:0] pmax_i,
   output logic             mark_o,      // combinational, valid when req_i
   output logic             drop_o,      // combinational, valid when req_i
-  output logic [1:0]       ecn_o        // CE when mark_o, else ecn_i
+  output ecn_e             ecn_o        // CE when mark_o, else ecn_i
 );
-
-  import switch_pkg::*;
 
   `SF_STATIC_ASSERT(gen_qlen_width_check, QLenW >= 1 && QLenW <= 16)
   `SF_STATIC_ASSERT(gen_prob_width_check, ProbW >= 1 && ProbW <= 16)
@@ -120,11 +120,11 @@ module wred_ecn #(
   // ---------------------------------------------------------------------------
   logic ect;  // ECN-capable transport (ECT(0), ECT(1) or already CE)
 
-  assign ect = (ecn_i != EcnNotEct);
+  assign ect = (ecn_i != ECN_NOT_ECT);
 
   assign mark_o = req_i && hit && ect;
   assign drop_o = req_i && hit && !ect && !lossless_i;
-  assign ecn_o  = mark_o ? EcnCe : ecn_i;
+  assign ecn_o  = mark_o ? ECN_CE : ecn_i;
 
   // ---------------------------------------------------------------------------
   // Rules
@@ -137,11 +137,11 @@ module wred_ecn #(
 
   // The white paper's invariants.
   `SF_ASSERT_NEVER(a_no_lossless_drop, drop_o && lossless_i)
-  `SF_ASSERT(a_ce_never_unmarked, ecn_i == EcnCe |-> ecn_o == EcnCe)
+  `SF_ASSERT(a_ce_never_unmarked, ecn_i == ECN_CE |-> ecn_o == ECN_CE)
   `SF_ASSERT(a_mark_only_ect, mark_o |-> ect)
   `SF_ASSERT(a_drop_only_not_ect, drop_o |-> !ect)
   `SF_ASSERT_NEVER(a_mark_and_drop, mark_o && drop_o)
-  `SF_ASSERT(a_marked_is_ce, mark_o |-> ecn_o == EcnCe)
+  `SF_ASSERT(a_marked_is_ce, mark_o |-> ecn_o == ECN_CE)
   `SF_ASSERT(a_unmarked_passes_ecn, !mark_o |-> ecn_o == ecn_i)
   `SF_ASSERT(a_idle_no_action, !req_i |-> !mark_o && !drop_o)
   `SF_ASSERT(a_disabled_no_action, !enable_i |-> !mark_o && !drop_o)

@@ -9,8 +9,36 @@
 #   <target>.regress  every seed A..B, LABELS + slow    (make regress)
 # Both write JUnit XML to ${CMAKE_BINARY_DIR}/test-results/. ARGS (e.g.
 # --param ops=1000000) go to both. The binary's path is listed in
-# ${CMAKE_BINARY_DIR}/tb-tests/<target>.txt, which scripts/waves.py reads to find
-# the binary that holds a test.
+# ${CMAKE_BINARY_DIR}/tb-tests/<target>.txt (first line), which scripts/waves.py
+# reads to find the binary that holds a test; the second line names the
+# verilated libraries it links (`models: vl_...`, directly or through other
+# libraries) and the third its ARGS, for scripts/bench_sim.py.
+
+# The verilated libraries (vl_*) `target` links, directly or through the
+# libraries it links.
+function(syncfab_verilated_libs_of target out)
+  set(_seen)
+  set(_todo ${target})
+  set(_found)
+  while(_todo)
+    list(POP_FRONT _todo _t)
+    if(_t IN_LIST _seen OR NOT TARGET ${_t})
+      continue()
+    endif()
+    list(APPEND _seen ${_t})
+    if(_t MATCHES "^vl_")
+      list(APPEND _found ${_t})
+    endif()
+    get_target_property(_libs ${_t} LINK_LIBRARIES)
+    get_target_property(_ilibs ${_t} INTERFACE_LINK_LIBRARIES)
+    foreach(_l IN LISTS _libs _ilibs)
+      if(_l AND NOT _l MATCHES "NOTFOUND$" AND NOT _l MATCHES "^\\$<")
+        list(APPEND _todo ${_l})
+      endif()
+    endforeach()
+  endwhile()
+  set(${out} "${_found}" PARENT_SCOPE)
+endfunction()
 
 function(syncfab_add_tb_test target)
   cmake_parse_arguments(T "" "REGRESS_SEEDS;TIMEOUT" "SOURCES;LIBS;LABELS;ARGS" ${ARGN})
@@ -43,6 +71,9 @@ function(syncfab_add_tb_test target)
     set_tests_properties(${target}.regress PROPERTIES LABELS "${T_LABELS};slow")
   endif()
 
+  syncfab_verilated_libs_of(${target} _models)
+  list(JOIN _models " " _models)
+  list(JOIN T_ARGS " " _args)
   file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/tb-tests/${target}.txt"
-       CONTENT "$<TARGET_FILE:${target}>\n")
+       CONTENT "$<TARGET_FILE:${target}>\nmodels: ${_models}\nargs: ${_args}\n")
 endfunction()

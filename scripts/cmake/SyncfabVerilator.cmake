@@ -110,6 +110,11 @@ function(syncfab_verilate lib)
   endforeach()
   list(APPEND _args ${SV_ARGS})
 
+  # What this library is (scripts/bench_sim.py names models by it).
+  list(JOIN SV_PARAMS " " _params)
+  file(WRITE "${CMAKE_BINARY_DIR}/verilated/${lib}.txt"
+       "top: ${SV_TOP}\nparams: ${_params}\nfilelist: ${SV_FILELIST}\n")
+
   add_library(${lib} STATIC)
   verilate(${lib}
     SOURCES ${_srcs}

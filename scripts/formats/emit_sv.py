@@ -70,6 +70,14 @@ def _members(fmt: Format) -> list[tuple[str, str, str]]:
     return [(decl, name, comment) for _, _, decl, name, comment in items]
 
 
+def _width_params(fmt: Format) -> list[tuple[str, int]]:
+    """<FORMAT>_<FIELD>_W for every integer field (of one element for an array),
+    so RTL declares its own signals of a field's width (a priority, a DSCP, a
+    pause quanta) from the spec, not by hand."""
+    return [(f"{fmt.name.upper()}_{f.name.upper()}_W", f.width) for f in fmt.fields
+            if f.sub is None and f.enum is None]
+
+
 def emit(spec: Spec) -> str:
     out: list[str] = []
     w = out.append
@@ -119,6 +127,8 @@ def emit(spec: Spec) -> str:
         w(f"  }} {sv_type(fmt)};")
         w(f"  localparam int unsigned {fmt.name.upper()}_BITS = {fmt.size_bits};")
         w(f"  localparam int unsigned {fmt.name.upper()}_BYTES = {fmt.size_bytes};")
+        for name in _width_params(fmt):
+            w(f"  localparam int unsigned {name[0]} = {name[1]};")
         w("")
     # A package offers every constant to all RTL and no single user needs them all;
     # Verilator -Wall reports each unreferenced one (UNUSEDPARAM) in every model
@@ -127,6 +137,7 @@ def emit(spec: Spec) -> str:
     terms = [c.name if c.width is None else f"32'({c.name})" for c in spec.constants.values()]
     for fmt in spec.formats.values():
         terms += [f"{fmt.name.upper()}_BITS", f"{fmt.name.upper()}_BYTES"]
+        terms += [name for name, _ in _width_params(fmt)]
     w("  // Every constant above is referenced once here so that a user importing the package")
     w("  // does not get UNUSEDPARAM for the ones it does not need (Verilator exempts *unused*).")
     w("  localparam int unsigned unused_fmt_params =")

@@ -129,3 +129,27 @@ SYNCFAB_TEST(nic_fabric, torus_4x4x8) {
   std::cout << "nic_fabric.torus_4x4x8: " << cycles << " simulated cycles in " << wall
             << " s wall (" << static_cast<double>(cycles) / wall << " cycles/s, 128 models)\n";
 }
+
+// Bring-up and one barrier for each of k = 1, 2, 3 on an x by y by z torus
+// (params; default 4x4x8 = 128 nodes), safety and liveness on: the NIC
+// fabrics of make bench-sim (scripts/bench_sim.py runs it at 8 ... 128 nodes).
+SYNCFAB_TEST(nic_fabric, torus_speed) {
+  const auto dim = [&ctx](const char* name, std::int64_t def) {
+    const auto v = ctx.param(name, def);
+    TB_CHECK(v >= 1 && v <= 16) << "--param " << name << "=" << v << " is not 1 .. 16";
+    return static_cast<unsigned>(v);
+  };
+  const unsigned x = dim("x", 4);
+  const unsigned y = dim("y", 4);
+  const unsigned z = dim("z", 8);
+  Fabric fab(ctx, x, y, z, static_cast<unsigned>(ctx.param("hop", kHop)));
+  co_await fab.reset();
+  fab.bring_up(nic_options(ctx.sim(), kRetryDelay));
+  const auto skew = static_cast<unsigned>(ctx.param("skew", 500));
+  const std::string name = "nic_fabric.torus_speed " + std::to_string(x) + "x" + std::to_string(y) +
+                           "x" + std::to_string(z);
+  for (unsigned k = 1; k <= 3; ++k) {
+    Scenario sc{{{k - 1, k, 1}}, skew, 0, kRetryDelay};
+    print(name + " k=" + std::to_string(k), fab, run_scenario(fab, sc, ctx.rng()));
+  }
+}

@@ -425,7 +425,7 @@ CounterSnapshot Fabric::read_counters() {
     for (unsigned p = 0; p < kPorts; ++p) {
       for (unsigned q = 0; q < kPrios; ++q) {
         for (unsigned k = 0; k < kKinds; ++k) {
-          snap.sw[i][p][q][k] = counter_value(switches_[i]->dut, p, q, k);
+          snap.sw[i][p][q][k] = switches_[i]->probe[p].counter(q, k);
         }
       }
     }
@@ -454,7 +454,7 @@ void Fabric::check_counters_over_apb(const CounterSnapshot& snap, unsigned per_s
       const auto kind = static_cast<drv::CounterKind>(k);
       const std::uint32_t bus = driver(s).counter(p, q, kind);
       // A counter may still count while the read runs (pause refreshes).
-      const std::uint32_t after = counter_value(switches_[s]->dut, p, q, k);
+      const std::uint32_t after = switches_[s]->probe[p].counter(q, k);
       TB_CHECK(bus >= snap.sw[s][p][q][k] && bus <= after)
           << switch_name(s) << " port " << p << " prio " << q << " " << drv::to_string(kind)
           << ": CNT_VALUE over APB reads " << bus << ", the counter array held "

@@ -404,8 +404,7 @@ class Scenario {
   // dump. Each nonzero value is checked against a read through the driver.
   CounterSnapshot backdoor_counters() {
     const auto peek = [this](unsigned s, unsigned p, unsigned q, unsigned k) {
-      return f_.dut(s)
-          .rootp->switch_top__DOT__u_counters__DOT__cnt_q[(p * kPrios + q) * kKinds + k];
+      return counter_value(f_.dut(s), p, q, k);
     };
     CounterSnapshot snap;
     snap.cycle = f_.cycle();

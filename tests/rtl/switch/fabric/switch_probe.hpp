@@ -3,8 +3,9 @@
 // of each egress (pfc_rx xoff_o / stop_o), each ingress buffer's occupancy
 // per arrival priority and free cells, and the watchdog state. The member
 // names are Verilator's flattening of the hierarchy of rtl/switch/switch_top.sv
-// (gen_ingress[p].u_ingress, gen_egress[p].u_egress); a renamed RTL signal
-// fails the build here, not silently at run time.
+// (gen_ingress[p].u_ingress, gen_egress[p].u_egress) for the signals the RTL
+// marks `verilator public_flat_rd`, so they survive optimisation under their
+// names; a renamed RTL signal fails the build here, not silently at run time.
 #pragma once
 
 #include <Vswitch_top.h>
@@ -20,6 +21,7 @@ struct PortProbe {
   const std::uint32_t* occ = nullptr;   // [71:0] occ_q: 8 x 9-bit cells per arrival prio
   const std::uint16_t* free = nullptr;  // [8:0] free_q: free cells of the ingress buffer
   const std::uint16_t* wd = nullptr;    // [15:0] pfc_watchdog state_q: 8 x 2 bits
+  const std::uint32_t* cnt = nullptr;   // switch_counters gen_port[p].cnt_q[{prio, kind}]
 
   [[nodiscard]] std::uint32_t occupancy(unsigned prio) const {
     const unsigned bit = 9 * prio;
@@ -30,12 +32,16 @@ struct PortProbe {
     return static_cast<std::uint32_t>((w >> (bit % 32)) & 0x1FFU);
   }
   [[nodiscard]] unsigned wd_state(unsigned prio) const { return (*wd >> (2 * prio)) & 3U; }
+  // This port's counter (prio, kind) (what CNT_SEL/CNT_VALUE read).
+  [[nodiscard]] std::uint32_t counter(unsigned prio, unsigned kind) const {
+    return cnt[prio * 16 + kind];
+  }
 };
 
 // The probes of ports 0..7 of an 8-port switch_top.
 std::array<PortProbe, 8> probe_ports(Vswitch_top& dut);
 
-// switch_counters' cnt_q[{port, prio, kind}] (what CNT_SEL/CNT_VALUE read).
-std::uint32_t counter_value(const Vswitch_top& dut, unsigned port, unsigned prio, unsigned kind);
+// switch_counters' counter (port, prio, kind) (what CNT_SEL/CNT_VALUE read).
+std::uint32_t counter_value(Vswitch_top& dut, unsigned port, unsigned prio, unsigned kind);
 
 }  // namespace syncfab::tb::swfab

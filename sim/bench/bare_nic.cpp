@@ -1,0 +1,122 @@
+// The verilated nic_top in a bare eval loop while idle: brought up by the
+// unchanged driver (identity, rings, interrupt causes, enable) on the
+// harness, then clocked by hand with every input still — the cost of a NIC
+// that waits for its next barrier, which is what most NICs of a large fabric
+// do most of the time. Under barrier traffic the fabric's own runs measure
+// it (`--bench` of test_nic_fabric: seconds inside eval per model class).
+// One JSON line per run: scripts/bench_sim.py collects them.
+#include <Vnic_top.h>
+#include <verilated.h>
+#include <verilated_fst_c.h>
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "syncfab/driver/host_memory.hpp"
+#include "syncfab/driver/nic.hpp"
+#include "syncfab/driver/rtl_device.hpp"
+#include "syncfab/tb/speed.hpp"
+#include "syncfab/tb/tb.hpp"
+
+namespace tb = syncfab::tb;
+namespace drv = syncfab::driver;
+
+namespace {
+
+constexpr tb::SimTime kPeriod = 10'000;
+constexpr std::uint32_t kCsrWindow = 4096;
+
+tb::Task<> reset(Vnic_top& dut, tb::ApbMaster& apb, tb::Clock& clk) {
+  apb.idle();
+  dut.rst_ni = 0;
+  dut.pprot_i = 0;
+  dut.rx_valid_i = 0;
+  dut.tx_ready_i = 0;
+  dut.mem_req_ready_i = 0;
+  dut.mem_rsp_valid_i = 0;
+  co_await tb::ClockCycles(clk, 3);
+  dut.rst_ni = 1;
+  co_await tb::RisingEdge(clk);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"bare eval loop of the verilated nic_top, idle after bring-up"};
+  std::uint64_t cycles = 1'000'000;
+  std::string trace;
+  bool no_assert = false;
+  app.add_option("--cycles", cycles, "simulated cycles timed")->check(CLI::PositiveNumber);
+  app.add_option("--trace", trace, "write an FST of the timed loop to this file");
+  app.add_flag("--no-assert", no_assert, "switch the RTL's assertions off for the timed loop");
+  CLI11_PARSE(app, argc, argv);
+
+  // Brought up inside a test context, exactly as the NIC tests do (the
+  // model's errors become exceptions instead of aborts).
+  tb::TestInfo info{"bench", "bare_nic", __FILE__, __LINE__, nullptr};
+  tb::RunOptions run_opts;
+  run_opts.trace = !trace.empty();
+  tb::TestContext ctx(info, 1, run_opts);
+  tb::Sim& sim = ctx.sim();
+  Vnic_top& d = ctx.make_dut<Vnic_top>();
+  VerilatedContext& vc = *d.contextp();
+  tb::Clock& clk = sim.add_clock("clk", d.clk_i, kPeriod);
+  tb::ApbMaster apb(clk, tb::apb_pins_of(d, kCsrWindow));
+  drv::HostMemory memory(0x8000'0000, std::size_t{64} * 1024);
+  drv::RtlDevice dev(
+      sim, clk, apb, [&d] { return d.intr_o != 0; }, memory, kCsrWindow);
+  sim.run(reset(d, apb, clk));
+  drv::NicOptions opts;
+  opts.clock = [&sim] { return std::chrono::nanoseconds(sim.now() / 1000); };
+  drv::Nic nic(dev, memory, opts);
+
+  std::unique_ptr<VerilatedFstC> fst;
+  if (!trace.empty()) {
+    fst = std::make_unique<VerilatedFstC>();
+    d.trace(fst.get(), 99);
+    fst->open(trace.c_str());
+  }
+  vc.assertOn(!no_assert);
+  // The APB master leaves its last access on the pins; the bus is idle now.
+  d.psel_i = 0;
+  d.penable_i = 0;
+  // The harness stopped after a rising edge: the clock is driven by hand
+  // from here, low first, as the harness orders a cycle (three evals).
+  d.clk_i = 0;
+  const double cpu0 = tb::process_cpu_seconds();
+  for (std::uint64_t c = 0; c < cycles; ++c) {
+    d.eval();
+    vc.timeInc(kPeriod / 2);
+    d.clk_i = 1;
+    d.eval();
+    if (fst) {
+      fst->dump(vc.time());
+    }
+    vc.timeInc(kPeriod / 2);
+    d.clk_i = 0;
+    d.eval();
+    if (fst) {
+      fst->dump(vc.time());
+    }
+  }
+  const double cpu = tb::process_cpu_seconds() - cpu0;
+  if (fst) {
+    fst->close();
+  }
+  vc.assertOn(true);
+  if (vc.gotError()) {
+    std::cerr << "bare_nic: the RTL reported an error while idle\n";
+    return 1;
+  }
+  std::cout << R"({"top":"nic_top","shape":"ctx4","load":"idle","mode":")"
+            << (fst ? "bare+trace" : "bare") << R"(","assert":)" << (no_assert ? "false" : "true")
+            << R"(,"cycles":)" << cycles << R"(,"cpu_s":)" << cpu << "}\n"
+            << std::flush;
+  // The model ran ahead of the harness's clock by hand, so the driver cannot
+  // close the NIC through the harness any more: end here, without teardown.
+  std::_Exit(0);
+}
