@@ -2,6 +2,7 @@
 -F ../spec/syncfab_fmt_pkg.f
 +incdir+../common  // syncfab_assert.svh
 switch_pkg.sv
+../common/rr_pick.sv
 -F sp_wdrr_sched.f
 -F pfc_tx.f
 -F pfc_rx.f

@@ -144,29 +144,28 @@ module switch_egress
   // ---------------------------------------------------------------------------
   // Candidates: per queue, a round robin over inputs holding a copy
   // ---------------------------------------------------------------------------
-  // Index k places after base, wrapping at NumPorts.
-  function automatic logic [PortW-1:0] rr_idx(logic [PortW-1:0] base, int unsigned k);
-    return PortW'((32'(base) + k) % NumPorts);
-  endfunction
-
   logic [NumPrio-1:0][PortW-1:0] rr_q, rr_d, pick;
   prio_mask_t q_any, q_valid;
   len_t [NumPrio-1:0] q_len;
+  // The inputs holding a copy of queue q (state only), and of those the ones
+  // whose read port is free from the next cycle on.
+  logic [NumPrio-1:0][NumPorts-1:0] holds, cand;
   always_comb begin
     for (int q = 0; q < NumPrio; q++) begin
-      q_any[q] = 1'b0;
-      pick[q] = '0;
-      // Inputs from rr_q[q] upwards first, then wrapping around.
-      for (int k = NumPorts - 1; k >= 0; k--) begin
-        if (voq_valid_i[rr_idx(rr_q[q], k)][q] && !in_busy_i[rr_idx(rr_q[q], k)]) begin
-          q_any[q] = 1'b1;
-          pick[q] = rr_idx(rr_q[q], k);
-        end
+      for (int i = 0; i < NumPorts; i++) begin
+        holds[q][i] = voq_valid_i[i][q];
       end
-      q_valid[q] = q_any[q] && !stop_o[q];
-      q_len[q] = voq_len_i[pick[q]][q];
+      cand[q] = holds[q] & ~in_busy_i;
     end
   end
+  // Inputs from rr_q[q] upwards first, then wrapping around.
+  for (genvar q = 0; q < NumPrio; q++) begin : gen_cand
+    rr_pick #(.N(NumPorts)) u_pick (
+      .mask_i(cand[q]), .start_i(rr_q[q]), .any_o(q_any[q]), .idx_o(pick[q])
+    );
+    assign q_len[q] = voq_len_i[pick[q]][q];
+  end
+  assign q_valid = q_any & ~stop_o;
 
   out_state_e state_q, state_d;
   len_t rem_q;
@@ -202,7 +201,7 @@ module switch_egress
 
   always_comb begin
     rr_d = rr_q;
-    if (match_o) rr_d[grant_q] = rr_idx(pick[grant_q], 1);
+    if (match_o) rr_d[grant_q] = (32'(pick[grant_q]) == NumPorts - 1) ? '0 : pick[grant_q] + 1'b1;
   end
 
   // ---------------------------------------------------------------------------

@@ -143,6 +143,10 @@ module switch_ingress
   // VOQs
   cell_t [NumPorts-1:0][NumPrio-1:0] vq_head_q, vq_tail_q;
   cnt_t  [NumPorts-1:0][NumPrio-1:0] vq_cnt_q, vq_cells_q;
+  // Whether each VOQ holds a copy and its head packet's length, kept in step
+  // with every push and pop so the egress reads them without a lookup.
+  logic  [NumPorts-1:0][NumPrio-1:0] vq_any_q;
+  len_t  [NumPorts-1:0][NumPrio-1:0] vq_hlen_q;
 
   // ---------------------------------------------------------------------------
   // Receive state machine
@@ -442,8 +446,10 @@ module switch_ingress
   assign same_q = pop_i && push && pop_port_i == copy_port_i && pop_q_i == copy_patch_i.prio;
 
   cell_t pop_head, pop_next;
+  len_t  pop_head_len;
   cnt_t  pop_cnt, push_cnt;
   assign pop_head = vq_head_q[pop_port_i][pop_q_i];
+  assign pop_head_len = slot_len_q[pop_head];
   assign pop_next = copy_next_q[pop_head][pop_port_i];
   assign pop_cnt = vq_cnt_q[pop_port_i][pop_q_i];
   assign push_cnt = vq_cnt_q[copy_port_i][copy_patch_i.prio];
@@ -452,15 +458,9 @@ module switch_ingress
   logic link_copy;
   assign link_copy = push && push_cnt > cnt_t'(same_q);
 
-  always_comb begin
-    for (int o = 0; o < NumPorts; o++) begin
-      for (int q = 0; q < NumPrio; q++) begin
-        voq_valid_o[o][q] = vq_cnt_q[o][q] != '0;
-        voq_len_o[o][q] = slot_len_q[vq_head_q[o][q]];
-        voq_cells_o[o][q] = vq_cells_q[o][q];
-      end
-    end
-  end
+  assign voq_valid_o = vq_any_q;
+  assign voq_len_o = vq_hlen_q;
+  assign voq_cells_o = vq_cells_q;
   assign pop_slot_o = pop_head;
   assign pop_cell_o = pop_head;  // a slot is its packet's first cell
   assign pop_patch_o = copy_patch_q[pop_head][pop_port_i];
@@ -523,6 +523,8 @@ module switch_ingress
       vq_tail_q <= '0;
       vq_cnt_q <= '0;
       vq_cells_q <= '0;
+      vq_any_q <= '0;
+      vq_hlen_q <= '0;
     end else begin
       rx_state_q <= rx_state_d;
       drop_q <= drop_d;
@@ -553,17 +555,23 @@ module switch_ingress
       // both happen.
       if (pop_i) begin
         vq_head_q[pop_port_i][pop_q_i] <= pop_next;
+        vq_hlen_q[pop_port_i][pop_q_i] <= slot_len_q[pop_next];
+        vq_any_q[pop_port_i][pop_q_i] <= pop_cnt != cnt_t'(1);
         vq_cnt_q[pop_port_i][pop_q_i] <= pop_cnt - cnt_t'(1);
         vq_cells_q[pop_port_i][pop_q_i] <= vq_cells_q[pop_port_i][pop_q_i] -
-                                           cnt_t'(slot_len_q[pop_head]);
+                                           cnt_t'(pop_head_len);
       end
       if (push) begin
         vq_tail_q[copy_port_i][copy_patch_i.prio] <= copy_slot_i;
-        if (push_cnt - cnt_t'(same_q) == '0) vq_head_q[copy_port_i][copy_patch_i.prio] <= copy_slot_i;
+        if (push_cnt - cnt_t'(same_q) == '0) begin
+          vq_head_q[copy_port_i][copy_patch_i.prio] <= copy_slot_i;
+          vq_hlen_q[copy_port_i][copy_patch_i.prio] <= slot_len_q[copy_slot_i];
+        end
+        vq_any_q[copy_port_i][copy_patch_i.prio] <= 1'b1;
         vq_cnt_q[copy_port_i][copy_patch_i.prio] <= push_cnt - cnt_t'(same_q) + cnt_t'(1);
         vq_cells_q[copy_port_i][copy_patch_i.prio] <=
             vq_cells_q[copy_port_i][copy_patch_i.prio] -
-            (same_q ? cnt_t'(slot_len_q[pop_head]) : '0) + cnt_t'(slot_len_q[copy_slot_i]);
+            (same_q ? cnt_t'(pop_head_len) : '0) + cnt_t'(slot_len_q[copy_slot_i]);
       end
     end
   end
@@ -590,6 +598,9 @@ module switch_ingress
   `SF_ASSERT(a_lossy_within_used, 32'(lossy_q) + 32'(free_q) <= 32'(BufCells))
   `SF_ASSERT(a_pend_not_full_on_push, pend_push |-> pend_wready)
   `SF_ASSERT(a_pop_nonempty, pop_i |-> vq_cnt_q[pop_port_i][pop_q_i] != '0)
+  // What the egress saw of the popped queue is its true head.
+  `SF_ASSERT(a_pop_head_seen, pop_i |-> vq_any_q[pop_port_i][pop_q_i] &&
+             vq_hlen_q[pop_port_i][pop_q_i] == pop_head_len)
   `SF_ASSERT(a_copy_on_used_slot, copy_valid_i |-> slot_used_q[copy_slot_i])
   `SF_ASSERT(a_done_on_used_slot, done_i |-> slot_used_q[done_slot_i])
   // Reference counts never underflow: a decrement only on a count covering it.

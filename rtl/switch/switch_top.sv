@@ -58,9 +58,9 @@ module switch_top
 
   typedef logic [CellW-1:0] cell_t;
 
-  // Index k places after base, wrapping at NumPorts (round-robin search).
-  function automatic logic [PortW-1:0] rr_idx(logic [PortW-1:0] base, int unsigned k);
-    return PortW'((32'(base) + k) % NumPorts);
+  // The port after p, wrapping at NumPorts.
+  function automatic logic [PortW-1:0] next_port(logic [PortW-1:0] p);
+    return (32'(p) == NumPorts - 1) ? '0 : p + 1'b1;
   endfunction
 
   // ---------------------------------------------------------------------------
@@ -213,21 +213,24 @@ module switch_top
   logic [NumPorts-1:0] uplink;  // the hook-flow uplink group
   assign uplink = NumPorts'(hwif_out.REMAP_CTRL.UPLINK_MASK.value);
 
+  // The next input with a pending packet from eng_rr_q on, and the lowest
+  // output a packet's copies still need.
+  logic [PortW-1:0] pend_pick;
+  logic pend_any;
+  rr_pick #(.N(NumPorts)) u_pend_pick (
+    .mask_i(pend_valid), .start_i(eng_rr_q), .any_o(pend_any), .idx_o(pend_pick)
+  );
+  logic eng_mask_any;
+  rr_pick #(.N(NumPorts)) u_out_pick (
+    .mask_i(eng_mask), .start_i('0), .any_o(eng_mask_any), .idx_o(eng_out)
+  );
+
+  assign eng_in = eng_busy_q ? eng_in_q : (pend_any ? pend_pick : eng_rr_q);
+  assign eng_active = eng_busy_q || pend_any;
+  assign eng_mask = eng_busy_q ? eng_rem_q : pend_mask[eng_in];
+  assign eng_hdr = pend_hdr[eng_in];
+
   always_comb begin
-    eng_in = eng_in_q;
-    if (!eng_busy_q) begin
-      eng_in = eng_rr_q;
-      for (int k = NumPorts - 1; k >= 0; k--) begin
-        if (pend_valid[rr_idx(eng_rr_q, k)]) eng_in = rr_idx(eng_rr_q, k);
-      end
-    end
-    eng_active = eng_busy_q || (pend_valid != '0);
-    eng_mask = eng_busy_q ? eng_rem_q : pend_mask[eng_in];
-    eng_hdr = pend_hdr[eng_in];
-    eng_out = '0;
-    for (int o = NumPorts - 1; o >= 0; o--) begin
-      if (eng_mask[o]) eng_out = PortW'(o);
-    end
     eng_rest = eng_mask & ~(NumPorts'(1) << eng_out);
     hook = hwif_out.REMAP_CTRL.ENABLE.value && uplink[eng_in] && uplink[eng_out];
     eng_q = hook ? hwif_out.REMAP[eng_hdr.prio].NEW_PRIO.value : eng_hdr.prio;
@@ -257,7 +260,7 @@ module switch_top
     eng_in_d = eng_in;
     eng_rem_d = eng_rest;
     eng_rr_d = eng_rr_q;
-    if (eng_active && eng_rest == '0) eng_rr_d = rr_idx(eng_in, 1);
+    if (eng_active && eng_rest == '0) eng_rr_d = next_port(eng_in);
   end
   assign copy_keep = !wred_drop;
   assign copy_slot = pend_slot[eng_in];
@@ -336,15 +339,18 @@ module switch_top
   // each input to one output per cycle (an input has one read port).
   logic [NumPorts-1:0] claimed;
   always_comb begin
+    logic [PortW-1:0] o;
     accept = '0;
     claimed = '0;
+    o = tok_rr_q;
     for (int k = 0; k < NumPorts; k++) begin
-      if (req[rr_idx(tok_rr_q, k)] && !claimed[match_in[rr_idx(tok_rr_q, k)]]) begin
-        accept[rr_idx(tok_rr_q, k)] = 1'b1;
-        claimed[match_in[rr_idx(tok_rr_q, k)]] = 1'b1;
+      if (req[o] && !claimed[match_in[o]]) begin
+        accept[o] = 1'b1;
+        claimed[match_in[o]] = 1'b1;
       end
+      o = next_port(o);
     end
-    tok_rr_d = (req != '0) ? rr_idx(tok_rr_q, 1) : tok_rr_q;
+    tok_rr_d = (req != '0) ? next_port(tok_rr_q) : tok_rr_q;
   end
 
   // Each accepted output pops the head of its VOQ at its input.
@@ -428,6 +434,25 @@ module switch_top
     .sel_kind_i(sw_counter_e'(hwif_out.CNT_SEL.KIND.value)), .value_o(cnt_value)
   );
 
+  // Interrupt causes reach INTR_STATUS through a register, one cycle after
+  // their event: hwif_in then depends on state only, so the register block's
+  // field and read-back logic (each one large always_comb) stay out of the
+  // input-combinational path the simulator evaluates at every input change.
+  logic intr_wd_detect_q, intr_wd_recover_q, intr_wd_disable_q, intr_bad_pkt_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      intr_wd_detect_q <= 1'b0;
+      intr_wd_recover_q <= 1'b0;
+      intr_wd_disable_q <= 1'b0;
+      intr_bad_pkt_q <= 1'b0;
+    end else begin
+      intr_wd_detect_q <= ev_wd_detect != '0;
+      intr_wd_recover_q <= ev_wd_recover != '0;
+      intr_wd_disable_q <= ev_wd_disable != '0;
+      intr_bad_pkt_q <= ev_drop_bad != '0;
+    end
+  end
+
   always_comb begin
     hwif_in = '0;
     hwif_in.HW_CFG.NUM_PORTS.next = 8'(NumPorts);
@@ -435,10 +460,10 @@ module switch_top
     hwif_in.HW_CFG.BUF_CELLS.next = 16'(BufCells);
     hwif_in.TABLE_CFG.LFT_ENTRIES.next = 16'(LftEntries);
     hwif_in.TABLE_CFG.MFT_ENTRIES.next = 16'(MftEntries);
-    hwif_in.INTR_STATUS.WD_DETECT.next = ev_wd_detect != '0;
-    hwif_in.INTR_STATUS.WD_RECOVER.next = ev_wd_recover != '0;
-    hwif_in.INTR_STATUS.WD_DISABLE.next = ev_wd_disable != '0;
-    hwif_in.INTR_STATUS.BAD_PKT.next = ev_drop_bad != '0;
+    hwif_in.INTR_STATUS.WD_DETECT.next = intr_wd_detect_q;
+    hwif_in.INTR_STATUS.WD_RECOVER.next = intr_wd_recover_q;
+    hwif_in.INTR_STATUS.WD_DISABLE.next = intr_wd_disable_q;
+    hwif_in.INTR_STATUS.BAD_PKT.next = intr_bad_pkt_q;
     hwif_in.INTR_STATUS.TBL_ERROR.next = tbl_error;
     hwif_in.TBL_RDATA.DATA.next = tbl_rdata;
     hwif_in.TBL_STATUS.BUSY.next = 1'b0;
@@ -465,7 +490,7 @@ module switch_top
 
   `SF_ASSERT(a_accept_only_req, (accept & ~req) == '0)
   `SF_ASSERT(a_match_is_accept, match == accept)
-  `SF_ASSERT(a_engine_mask_nonzero, eng_active |-> eng_mask != '0)
+  `SF_ASSERT(a_engine_mask_nonzero, eng_active |-> eng_mask_any)
   `SF_ASSERT(a_engine_not_back_mc, eng_active && eng_hdr.dst_lid >= MLID_BASE |-> !eng_mask[eng_in])
   for (genvar o = 0; o < NumPorts; o++) begin : gen_out_rules
     for (genvar o2 = o + 1; o2 < NumPorts; o2++) begin : gen_pair
