@@ -176,7 +176,11 @@ module nic_te
   dst_table_t [NumCtx-1:0] dst_q;            // no reset: read only where used_q is set
   logic [NumCtx-1:0][Flat-1:0][15:0] retries_q;  // re-sends so far; written at every load
 
-  logic [31:0] now_q;  // free-running cycle count (retry timestamps)
+  // Cycle count for the retry timestamps. Only differences from a queued
+  // entry's stamp are read, so it needs to count only from a push until the
+  // queues drain: an idle NIC then holds all of its state still (nothing
+  // toggles, and a simulator can skip it until an input changes).
+  logic [31:0] now_q;
 
   // Retry queue per context: the NACKed sends in NACK order with the cycle
   // the NACK was taken. One delay for all, so the head is due first.
@@ -534,7 +538,9 @@ module nic_te
       tx_q            <= tx_d;
       done_lock_q     <= done_lock_d;
       done_lock_ctx_q <= done_lock_ctx_d;
-      now_q           <= now_q + 32'd1;
+      if (m_retry_push || rq_cnt_q != '0) begin
+        now_q         <= now_q + 32'd1;
+      end
     end
   end
 

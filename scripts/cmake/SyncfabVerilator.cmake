@@ -126,6 +126,20 @@ function(syncfab_verilate lib)
     OPT_SLOW -O1
     OPT_GLOBAL -O2)
 
+  # V<top>__inputs.hpp: the model's inputs for the harness's idle skipping
+  # (scripts/vl_inputs.py, from the ports in V<top>.h, written by Verilator
+  # at configure time just above).
+  set(_mdir "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${lib}.dir/V${SV_TOP}.dir")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+               "${CMAKE_SOURCE_DIR}/scripts/vl_inputs.py")
+  execute_process(
+    COMMAND "${SYNCFAB_PYTHON}" "${CMAKE_SOURCE_DIR}/scripts/vl_inputs.py"
+            "${_mdir}/V${SV_TOP}.h" "${_mdir}/V${SV_TOP}__inputs.hpp"
+    RESULT_VARIABLE _rc ERROR_VARIABLE _err)
+  if(NOT _rc EQUAL 0)
+    message(FATAL_ERROR "syncfab: vl_inputs.py failed for ${lib}:\n${_err}")
+  endif()
+
   # Drop the per-model copy of the runtime; link the shared one instead.
   get_target_property(_all ${lib} SOURCES)
   list(FILTER _all EXCLUDE REGEX "/include/verilated[a-z_]*\\.cpp$")

@@ -138,7 +138,8 @@ std::string speed_json(const std::string& test, std::uint64_t seed, TestContext&
   for (const auto& [name, m] : ctx.speed_by_model()) {
     const double s = ticks_to_seconds(m.ticks);
     eval_s += s;
-    models[name] = {{"instances", m.instances}, {"evals", m.evals}, {"eval_s", s}};
+    models[name] = {
+        {"instances", m.instances}, {"evals", m.evals}, {"eval_s", s}, {"skipped", m.skipped}};
   }
   j["eval_s"] = eval_s;
   j["models"] = models;

@@ -126,6 +126,7 @@ void TestContext::add_dut(std::unique_ptr<detail::DutBase> dut, const std::funct
   if (finished_) {
     throw std::logic_error("make_dut after the test finished");
   }
+  detail::DutBase* self = dut.get();
   duts_.push_back(std::move(dut));
   if (opts_->bench) {
     auto it = speed_.find(model_name);
@@ -134,7 +135,11 @@ void TestContext::add_dut(std::unique_ptr<detail::DutBase> dut, const std::funct
     }
     ModelSpeed* acc = &it->second;
     ++acc->instances;
-    sim_->add_eval([this, eval, acc] {
+    sim_->add_eval([this, eval, acc, self] {
+      if (self->idle_skip && self->idle_skip->skip()) {
+        ++acc->skipped;
+        return;
+      }
       vctx_->time(to_vtime(sim_->now()));
       const std::uint64_t t0 = speed_ticks();
       eval();
@@ -145,7 +150,10 @@ void TestContext::add_dut(std::unique_ptr<detail::DutBase> dut, const std::funct
       }
     });
   } else {
-    sim_->add_eval([this, eval] {
+    sim_->add_eval([this, eval, self] {
+      if (self->idle_skip && self->idle_skip->skip()) {
+        return;
+      }
       vctx_->time(to_vtime(sim_->now()));
       eval();
       if (vctx_->gotError() || vctx_->gotFinish()) {
@@ -170,6 +178,20 @@ void TestContext::add_dut(std::unique_ptr<detail::DutBase> dut, const std::funct
     traces_.push_back(std::move(t));
   }
   attach_trace(traces_.back()->fst.get());
+}
+
+void TestContext::enable_idle_skip(detail::DutBase& dut, std::unique_ptr<IdleSkipBase> skip) {
+  dut.idle_skip = std::move(skip);
+  if (!idle_hook_) {
+    idle_hook_ = true;
+    sim_->on_step_end([this](SimTime) {
+      for (auto& d : duts_) {
+        if (d->idle_skip) {
+          d->idle_skip->step_end();
+        }
+      }
+    });
+  }
 }
 
 void TestContext::dump(SimTime now) {

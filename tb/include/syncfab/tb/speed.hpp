@@ -20,7 +20,8 @@ double process_cpu_seconds() noexcept;
 struct ModelSpeed {
   unsigned instances = 0;
   std::uint64_t evals = 0;
-  std::uint64_t ticks = 0;  // inside eval()
+  std::uint64_t ticks = 0;    // inside eval()
+  std::uint64_t skipped = 0;  // evals skipped while the model was idle
 };
 
 // Model class name (e.g. "Vswitch_top") -> its instances' accounting.

@@ -17,10 +17,12 @@
 #include <memory>
 #include <random>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "syncfab/tb/idle_skip.hpp"
 #include "syncfab/tb/sim.hpp"
 #include "syncfab/tb/speed.hpp"
 #include "syncfab/tb/task.hpp"
@@ -69,6 +71,7 @@ struct DutBase {
   DutBase& operator=(DutBase&&) = delete;
   virtual ~DutBase() = default;
   virtual void final() = 0;
+  std::unique_ptr<IdleSkipBase> idle_skip;  // set by TestContext::skip_when_idle
 };
 }  // namespace detail
 
@@ -115,6 +118,14 @@ class TestContext {
   template <class Model>
   Model& make_dut(std::string_view name = "dut");
 
+  // Skips the evals of `model` (made by make_dut, clocked by `clk` on its
+  // clk_i) while it sits at a fixed point with unchanged inputs
+  // (syncfab/tb/idle_skip.hpp); include the model's V<top>__inputs.hpp.
+  // Returns false, and skips nothing, while tracing: a waveform shows every
+  // edge. Results are identical either way (tests/rtl/nic checks a fabric).
+  template <class Model>
+  bool skip_when_idle(Model& model, const Clock& clk);
+
   // --bench accounting: instances, evals and time inside eval() per model class.
   [[nodiscard]] const SpeedByModel& speed_by_model() const noexcept { return speed_; }
 
@@ -131,6 +142,7 @@ class TestContext {
                const std::function<void(VerilatedFstC*)>& attach_trace, const std::string& inst,
                std::string_view model_name);
   void check_rtl_errors();
+  void enable_idle_skip(detail::DutBase& dut, std::unique_ptr<IdleSkipBase> skip);
   void dump(SimTime now);
   [[nodiscard]] std::uint64_t to_vtime(SimTime ps) const;
 
@@ -148,6 +160,7 @@ class TestContext {
   // to models, models refer to the VerilatedContext.
   std::unique_ptr<VerilatedContext> vctx_;
   std::vector<std::unique_ptr<detail::DutBase>> duts_;
+  bool idle_hook_ = false;
   std::vector<std::unique_ptr<Trace>> traces_;
   std::unique_ptr<Sim> sim_;
 };
@@ -171,6 +184,21 @@ Model& TestContext::make_dut(std::string_view name) {
       std::move(dut), [&m] { m.eval(); }, [&m](VerilatedFstC* fst) { m.trace(fst, 99); }, inst,
       m.modelName());
   return m;
+}
+
+template <class Model>
+bool TestContext::skip_when_idle(Model& model, const Clock& clk) {
+  if (opts_->trace) {
+    return false;
+  }
+  for (auto& d : duts_) {
+    auto* dut = dynamic_cast<detail::Dut<Model>*>(d.get());
+    if (dut != nullptr && &dut->model == &model) {
+      enable_idle_skip(*dut, std::make_unique<IdleSkip<Model>>(model, clk));
+      return true;
+    }
+  }
+  throw std::logic_error("skip_when_idle: the model was not made by this test's make_dut");
 }
 
 }  // namespace syncfab::tb
