@@ -98,37 +98,87 @@ module pfc_rx #(
   // Interface rule: cycles per quantum >= 1 whenever a frame is taken.
   `SF_ASSERT(a_cpq_nonzero, frame_valid_i |-> cyc_per_quantum_i != '0)
 
-  for (genvar p = 0; p < NumPrio; p++) begin : gen_prio_rules
-    // A taken frame loads exactly quanta x cpq (replacing the old value), so
-    // a pause of q quanta taken in cycle t holds xoff_o from the edge ending
-    // t for exactly q x cpq cycles (with the two count-down rules below).
-    `SF_ASSERT(a_timer_exact_load,
-               frame_valid_i && frame_class_enable_i[p] && enable_i[p]
-               |=> chk_t'(timer_q[p]) == $past(chk_t'(frame_quanta_i[p]) * chk_t'(cyc_per_quantum_i)))
-    `SF_ASSERT(a_timer_counts_down,
-               enable_i[p] && !(frame_valid_i && frame_class_enable_i[p]) && timer_q[p] != '0
-               |=> chk_t'(timer_q[p]) + chk_t'(1) == $past(chk_t'(timer_q[p])))
-    `SF_ASSERT(a_timer_stays_zero,
-               !(frame_valid_i && frame_class_enable_i[p]) && timer_q[p] == '0 |=> timer_q[p] == '0)
-    // Frames for a disabled priority are ignored and its pause is dropped.
-    `SF_ASSERT(a_disabled_clears_timer, !enable_i[p] |=> timer_q[p] == '0)
-    `SF_ASSERT(a_pause_sets_xoff, evt_xoff_rx_o[p] |=> xoff_o[p])
-    `SF_ASSERT(a_resume_clears_xoff, evt_xon_rx_o[p] |=> !xoff_o[p])
+  // Per-priority rules, each checked for every priority at once: one named
+  // assertion over NumPrio-bit vectors (bit p is priority p) instead of one
+  // per priority. A generate loop of NumPrio copies costs Verilator (5.006) a
+  // check and a $past register per copy, evaluated and copied on every eval;
+  // the vector form keeps the same per-priority meaning at the cost of one.
+  // A failure names the rule; which priority broke it is in the waveform
+  // (the rule's terms are per-priority vectors there). An implication
+  // `a[p] |-> b[p]` is written `(a & ~b) == '0`; `a[p] |=> b[p]` is written
+  // `1'b1 |=> ($past(a) & ~b) == '0` (the attempt starts every cycle out of
+  // reset, so `disable iff` and $past give exactly the per-priority meaning).
+  //
+  // The per-priority terms, from the sampled values the rules are given
+  // (functions, not signals: they are evaluated only in the checks).
+  typedef logic [NumPrio-1:0] prio_t;
 
-    // Outputs.
-    `SF_ASSERT(a_xoff_is_timer_nonzero, xoff_o[p] == (timer_q[p] != '0))
-    `SF_ASSERT(a_stop_masked_by_ignore, stop_o[p] == (xoff_o[p] && !ignore_i[p]))
-    // The ignore input masks the stop only: the timer runs on under it.
-    `SF_ASSERT(a_ignore_keeps_timer,
-               ignore_i[p] && enable_i[p] && !(frame_valid_i && frame_class_enable_i[p])
-               && timer_q[p] != '0
-               |=> chk_t'(timer_q[p]) + chk_t'(1) == $past(chk_t'(timer_q[p])))
-    `SF_ASSERT(a_evt_on_hit,
-               (evt_xoff_rx_o[p] || evt_xon_rx_o[p])
-               == (frame_valid_i && frame_class_enable_i[p] && enable_i[p]))
-    `SF_ASSERT(a_evt_xoff_quanta, evt_xoff_rx_o[p] |-> frame_quanta_i[p] != 16'd0)
-    `SF_ASSERT_NEVER(a_evt_exclusive, evt_xoff_rx_o[p] && evt_xon_rx_o[p])
-  end
+  function automatic prio_t timer_nonzero(timer_t [NumPrio-1:0] t);
+    prio_t v;
+    for (int unsigned p = 0; p < NumPrio; p++) begin
+      v[p] = (t[p] != '0);
+    end
+    return v;
+  endfunction
+
+  function automatic prio_t quanta_nonzero(logic [NumPrio-1:0][15:0] q);
+    prio_t v;
+    for (int unsigned p = 0; p < NumPrio; p++) begin
+      v[p] = (q[p] != 16'd0);
+    end
+    return v;
+  endfunction
+
+  // The timer holds exactly quanta x cpq (product recomputed at ChkW bits).
+  function automatic prio_t timer_is_load(timer_t [NumPrio-1:0] t, logic [NumPrio-1:0][15:0] q,
+                                          logic [CpqW-1:0] cpq);
+    prio_t v;
+    for (int unsigned p = 0; p < NumPrio; p++) begin
+      v[p] = (chk_t'(t[p]) == chk_t'(q[p]) * chk_t'(cpq));
+    end
+    return v;
+  endfunction
+
+  // The timer is one less than it was (compared at ChkW bits, so no wrap).
+  function automatic prio_t timer_is_dec(timer_t [NumPrio-1:0] t, timer_t [NumPrio-1:0] was);
+    prio_t v;
+    for (int unsigned p = 0; p < NumPrio; p++) begin
+      v[p] = (chk_t'(t[p]) + chk_t'(1) == chk_t'(was[p]));
+    end
+    return v;
+  endfunction
+
+  // A frame names p this cycle (whether or not p is enabled).
+  prio_t frame_for;
+  assign frame_for = {NumPrio{frame_valid_i}} & frame_class_enable_i;
+
+  // A taken frame loads exactly quanta x cpq (replacing the old value), so
+  // a pause of q quanta taken in cycle t holds xoff_o from the edge ending
+  // t for exactly q x cpq cycles (with the two count-down rules below).
+  `SF_ASSERT(a_timer_exact_load,
+             1'b1 |=> ($past(frame_for & enable_i)
+                       & ~timer_is_load(timer_q, $past(frame_quanta_i), $past(cyc_per_quantum_i)))
+                      == '0)
+  `SF_ASSERT(a_timer_counts_down,
+             1'b1 |=> ($past(enable_i & ~frame_for & timer_nonzero(timer_q))
+                       & ~timer_is_dec(timer_q, $past(timer_q))) == '0)
+  `SF_ASSERT(a_timer_stays_zero,
+             1'b1 |=> ($past(~frame_for & ~timer_nonzero(timer_q)) & timer_nonzero(timer_q)) == '0)
+  // Frames for a disabled priority are ignored and its pause is dropped.
+  `SF_ASSERT(a_disabled_clears_timer, 1'b1 |=> ($past(~enable_i) & timer_nonzero(timer_q)) == '0)
+  `SF_ASSERT(a_pause_sets_xoff, 1'b1 |=> ($past(evt_xoff_rx_o) & ~xoff_o) == '0)
+  `SF_ASSERT(a_resume_clears_xoff, 1'b1 |=> ($past(evt_xon_rx_o) & xoff_o) == '0)
+
+  // Outputs.
+  `SF_ASSERT(a_xoff_is_timer_nonzero, xoff_o == timer_nonzero(timer_q))
+  `SF_ASSERT(a_stop_masked_by_ignore, stop_o == (xoff_o & ~ignore_i))
+  // The ignore input masks the stop only: the timer runs on under it.
+  `SF_ASSERT(a_ignore_keeps_timer,
+             1'b1 |=> ($past(ignore_i & enable_i & ~frame_for & timer_nonzero(timer_q))
+                       & ~timer_is_dec(timer_q, $past(timer_q))) == '0)
+  `SF_ASSERT(a_evt_on_hit, (evt_xoff_rx_o | evt_xon_rx_o) == (frame_for & enable_i))
+  `SF_ASSERT(a_evt_xoff_quanta, (evt_xoff_rx_o & ~quanta_nonzero(frame_quanta_i)) == '0)
+  `SF_ASSERT_NEVER(a_evt_exclusive, (evt_xoff_rx_o & evt_xon_rx_o) != '0)
 `endif  // SYNTHESIS
 
 endmodule

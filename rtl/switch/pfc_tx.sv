@@ -143,63 +143,132 @@ module pfc_tx #(
              frame_valid_o && !frame_ready_i
              |=> (frame_class_enable_o & $past(frame_class_enable_o)) == $past(frame_class_enable_o))
 
-  for (genvar p = 0; p < NumPrio; p++) begin : gen_prio_rules
-    // The spec's latency bound: a crossing of XOFF in cycle t offers a pause
-    // for p from the edge ending t (1 cycle + however long the link blocks).
-    `SF_ASSERT(a_pause_after_xoff_crossing,
-               !xoff_o[p] && enable_i[p] && occ_i[p] >= xoff_thr_i[p]
-               |=> frame_valid_o && frame_class_enable_o[p] && xoff_o[p]
-                   && frame_quanta_o[p] == quanta_i[p])
-    // Falling below XON (or disabling p) while paused offers a resume.
-    `SF_ASSERT(a_resume_after_xon_crossing,
-               xoff_o[p] && !(enable_i[p] && occ_i[p] >= xon_thr_i[p])
-               |=> frame_valid_o && frame_class_enable_o[p] && !xoff_o[p]
-                   && frame_quanta_o[p] == 16'd0)
-    // Hysteresis holds: no change of pause state without a threshold crossing.
-    `SF_ASSERT(a_xoff_holds_between_thresholds,
-               xoff_o[p] && enable_i[p] && occ_i[p] >= xon_thr_i[p] |=> xoff_o[p])
-    `SF_ASSERT(a_xon_holds_below_xoff,
-               !xoff_o[p] && !(enable_i[p] && occ_i[p] >= xoff_thr_i[p]) |=> !xoff_o[p])
-    // Spec: xoff_o never 1 on a disabled priority one cycle after it was disabled.
-    `SF_ASSERT(a_xoff_off_after_disable, !enable_i[p] |=> !xoff_o[p])
+  // Per-priority rules, each checked for every priority at once: one named
+  // assertion over NumPrio-bit vectors (bit p is priority p) instead of one
+  // per priority. A generate loop of NumPrio copies costs Verilator (5.006) a
+  // check and a $past register per copy, evaluated and copied on every eval;
+  // the vector form keeps the same per-priority meaning at the cost of one.
+  // A failure names the rule; which priority broke it is in the waveform
+  // (the rule's terms are per-priority vectors there). An implication
+  // `a[p] |-> b[p]` is written `(a & ~b) == '0`; `a[p] |=> b[p]` is written
+  // `1'b1 |=> ($past(a) & ~b) == '0` (the attempt starts every cycle out of
+  // reset, so `disable iff` and $past give exactly the per-priority meaning).
+  //
+  // The per-priority terms, from the sampled values the rules are given
+  // (functions, not signals: they are evaluated only in the checks).
+  typedef logic [NumPrio-1:0] prio_t;
+  typedef logic [NumPrio-1:0][OccW-1:0] occ_vec_t;
+  typedef logic [NumPrio-1:0][15:0] quanta_vec_t;
 
-    // A class stays pending until a frame carries it; after it is carried it
-    // is pending again only for a flip or a due refresh (no duplicates).
-    `SF_ASSERT(a_pend_until_sent, pend_q[p] && !sent[p] |=> pend_q[p])
-    `SF_ASSERT(a_flip_makes_pending, xoff_d[p] != xoff_q[p] |=> pend_q[p])
-    `SF_ASSERT(a_no_duplicate_frame,
-               sent[p] && xoff_d[p] == xoff_q[p] && !due[p] |=> !pend_q[p])
-    `SF_ASSERT(a_idle_stays_idle,
-               !pend_q[p] && xoff_d[p] == xoff_q[p] && !due[p] |=> !pend_q[p])
+  // a[p] >= b[p] for every p.
+  function automatic prio_t occ_at_least(occ_vec_t a, occ_vec_t b);
+    prio_t v;
+    for (int unsigned p = 0; p < NumPrio; p++) begin
+      v[p] = (a[p] >= b[p]);
+    end
+    return v;
+  endfunction
 
-    // Refresh: counts from the cycle after p's frame left, only while paused;
-    // due (and so pending again) once the count reaches refresh_i - 1.
-    `SF_ASSERT(a_ref_zero_unless_paused, !xoff_q[p] |-> ref_q[p] == '0)
-    `SF_ASSERT(a_ref_restarts_on_send, sent[p] |=> ref_q[p] == '0)
-    `SF_ASSERT(a_ref_counts,
-               xoff_q[p] && xoff_d[p] && !sent[p]
-               |=> ref_q[p] == (($past(ref_q[p]) == '1) ? $past(ref_q[p]) : $past(ref_q[p]) + ref_t'(1)))
-    `SF_ASSERT(a_refresh_due_pends,
-               xoff_q[p] && refresh_i != '0 && {1'b0, ref_q[p]} + 1'b1 >= {1'b0, refresh_i}
-               && !sent[p] |=> pend_q[p])
-    `SF_ASSERT(a_refresh_zero_never_due, refresh_i == '0 |-> !due[p])
+  function automatic prio_t quanta_nonzero(quanta_vec_t q);
+    prio_t v;
+    for (int unsigned p = 0; p < NumPrio; p++) begin
+      v[p] = (q[p] != 16'd0);
+    end
+    return v;
+  endfunction
 
-    // Frame contents: a pending paused class carries its programmed quanta,
-    // anything else carries 0.
-    `SF_ASSERT(a_quanta_is_programmed,
-               pend_q[p] && xoff_q[p] |-> frame_quanta_o[p] == quanta_i[p])
-    `SF_ASSERT(a_quanta_zero_otherwise,
-               !(pend_q[p] && xoff_q[p]) |-> frame_quanta_o[p] == 16'd0)
-    // Interface rule "quanta > 0": checked where it matters, when a pause for
-    // p actually leaves (a 0 there would be a resume counted as one).
-    `SF_ASSERT(a_pause_quanta_nonzero, sent[p] && xoff_q[p] |-> quanta_i[p] != 16'd0)
+  function automatic prio_t quanta_equal(quanta_vec_t a, quanta_vec_t b);
+    prio_t v;
+    for (int unsigned p = 0; p < NumPrio; p++) begin
+      v[p] = (a[p] == b[p]);
+    end
+    return v;
+  endfunction
 
-    // Events: exactly one per class carried by a frame that leaves.
-    `SF_ASSERT(a_evt_only_when_sent,
-               (evt_xoff_tx_o[p] || evt_xon_tx_o[p])
-               == (frame_valid_o && frame_ready_i && frame_class_enable_o[p]))
-    `SF_ASSERT_NEVER(a_evt_exclusive, evt_xoff_tx_o[p] && evt_xon_tx_o[p])
-  end
+  function automatic prio_t ref_nonzero(ref_t [NumPrio-1:0] r);
+    prio_t v;
+    for (int unsigned p = 0; p < NumPrio; p++) begin
+      v[p] = (r[p] != '0);
+    end
+    return v;
+  endfunction
+
+  // The refresh count moved on by one from was, saturating at all ones.
+  function automatic prio_t ref_is_next(ref_t [NumPrio-1:0] r, ref_t [NumPrio-1:0] was);
+    prio_t v;
+    for (int unsigned p = 0; p < NumPrio; p++) begin
+      v[p] = (r[p] == ((was[p] == '1) ? was[p] : was[p] + ref_t'(1)));
+    end
+    return v;
+  endfunction
+
+  // The count has reached refresh_i - 1, written as ref + 1 >= refresh at
+  // RefW + 1 bits (a different formula from the design's).
+  function automatic prio_t ref_reached(ref_t [NumPrio-1:0] r, ref_t refresh);
+    prio_t v;
+    for (int unsigned p = 0; p < NumPrio; p++) begin
+      v[p] = ({1'b0, r[p]} + 1'b1 >= {1'b0, refresh});
+    end
+    return v;
+  endfunction
+
+  // The frame offered now: valid, carrying p.
+  prio_t offered;
+  assign offered = {NumPrio{frame_valid_o}} & frame_class_enable_o;
+
+  // The spec's latency bound: a crossing of XOFF in cycle t offers a pause
+  // for p from the edge ending t (1 cycle + however long the link blocks).
+  `SF_ASSERT(a_pause_after_xoff_crossing,
+             1'b1 |=> ($past(~xoff_o & enable_i & occ_at_least(occ_i, xoff_thr_i))
+                       & ~(offered & xoff_o & quanta_equal(frame_quanta_o, quanta_i))) == '0)
+  // Falling below XON (or disabling p) while paused offers a resume.
+  `SF_ASSERT(a_resume_after_xon_crossing,
+             1'b1 |=> ($past(xoff_o & ~(enable_i & occ_at_least(occ_i, xon_thr_i)))
+                       & ~(offered & ~xoff_o & ~quanta_nonzero(frame_quanta_o))) == '0)
+  // Hysteresis holds: no change of pause state without a threshold crossing.
+  `SF_ASSERT(a_xoff_holds_between_thresholds,
+             1'b1 |=> ($past(xoff_o & enable_i & occ_at_least(occ_i, xon_thr_i)) & ~xoff_o) == '0)
+  `SF_ASSERT(a_xon_holds_below_xoff,
+             1'b1 |=> ($past(~xoff_o & ~(enable_i & occ_at_least(occ_i, xoff_thr_i))) & xoff_o)
+                      == '0)
+  // Spec: xoff_o never 1 on a disabled priority one cycle after it was disabled.
+  `SF_ASSERT(a_xoff_off_after_disable, 1'b1 |=> ($past(~enable_i) & xoff_o) == '0)
+
+  // A class stays pending until a frame carries it; after it is carried it
+  // is pending again only for a flip or a due refresh (no duplicates).
+  `SF_ASSERT(a_pend_until_sent, 1'b1 |=> ($past(pend_q & ~sent) & ~pend_q) == '0)
+  `SF_ASSERT(a_flip_makes_pending, 1'b1 |=> ($past(xoff_d ^ xoff_q) & ~pend_q) == '0)
+  `SF_ASSERT(a_no_duplicate_frame,
+             1'b1 |=> ($past(sent & ~(xoff_d ^ xoff_q) & ~due) & pend_q) == '0)
+  `SF_ASSERT(a_idle_stays_idle,
+             1'b1 |=> ($past(~pend_q & ~(xoff_d ^ xoff_q) & ~due) & pend_q) == '0)
+
+  // Refresh: counts from the cycle after p's frame left, only while paused;
+  // due (and so pending again) once the count reaches refresh_i - 1.
+  `SF_ASSERT(a_ref_zero_unless_paused, (~xoff_q & ref_nonzero(ref_q)) == '0)
+  `SF_ASSERT(a_ref_restarts_on_send, 1'b1 |=> ($past(sent) & ref_nonzero(ref_q)) == '0)
+  `SF_ASSERT(a_ref_counts,
+             1'b1 |=> ($past(xoff_q & xoff_d & ~sent) & ~ref_is_next(ref_q, $past(ref_q))) == '0)
+  `SF_ASSERT(a_refresh_due_pends,
+             1'b1 |=> ($past({NumPrio{refresh_i != '0}} & xoff_q & ref_reached(ref_q, refresh_i)
+                             & ~sent)
+                       & ~pend_q) == '0)
+  `SF_ASSERT(a_refresh_zero_never_due, refresh_i == '0 |-> due == '0)
+
+  // Frame contents: a pending paused class carries its programmed quanta,
+  // anything else carries 0.
+  `SF_ASSERT(a_quanta_is_programmed,
+             (pend_q & xoff_q & ~quanta_equal(frame_quanta_o, quanta_i)) == '0)
+  `SF_ASSERT(a_quanta_zero_otherwise,
+             (~(pend_q & xoff_q) & quanta_nonzero(frame_quanta_o)) == '0)
+  // Interface rule "quanta > 0": checked where it matters, when a pause for
+  // p actually leaves (a 0 there would be a resume counted as one).
+  `SF_ASSERT(a_pause_quanta_nonzero, (sent & xoff_q & ~quanta_nonzero(quanta_i)) == '0)
+
+  // Events: exactly one per class carried by a frame that leaves.
+  `SF_ASSERT(a_evt_only_when_sent,
+             (evt_xoff_tx_o | evt_xon_tx_o) == (offered & {NumPrio{frame_ready_i}}))
+  `SF_ASSERT_NEVER(a_evt_exclusive, (evt_xoff_tx_o & evt_xon_tx_o) != '0)
 `endif  // SYNTHESIS
 
 endmodule

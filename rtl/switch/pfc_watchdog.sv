@@ -223,89 +223,128 @@ module pfc_watchdog
   `SF_ASSERT(a_times_nonzero,
              enable_i != '0 |-> detect_i != '0 && recover_i != '0 && window_i != '0)
 
-  for (genvar p = 0; p < NumPrio; p++) begin : gen_prio_rules
-    `SF_ASSERT(a_state_legal,
-               state_q[p] == WD_MONITOR || state_q[p] == WD_RECOVER || state_q[p] == WD_DISABLED)
+  // Per-queue rules, each checked for every queue at once: one named
+  // assertion over NumPrio-bit vectors (bit p is queue p) instead of one per
+  // queue. A generate loop of NumPrio copies costs Verilator (5.006) a check
+  // and a $past register per copy, evaluated and copied on every eval; the
+  // vector form keeps the same per-queue meaning at the cost of one. A
+  // failure names the rule; which queue broke it is in the waveform (the
+  // chk_* terms below are per-queue vectors). An implication `a[p] |-> b[p]`
+  // is written `(a & ~b) == '0`; `a[p] |=> b[p]` is written
+  // `1'b1 |=> ($past(a) & ~b) == '0` (the attempt starts every cycle out of
+  // reset, so `disable iff` and $past give exactly the per-queue meaning).
+  typedef logic [NumPrio-1:0] prio_t;
 
-    // Detection: only in MONITOR, on a watched queue that is paused now and
-    // has been for detect_i cycles in a row (cnt_q counts exactly the earlier
-    // ones: +1 per paused cycle, 0 after any break).
-    `SF_ASSERT(a_detect_after_continuous_xoff,
-               evt_detect_o[p]
-               |-> state_q[p] == WD_MONITOR && enable_i[p] && xoff_i[p]
-                   && chk_t'(cnt_q[p]) + chk_t'(1) >= chk_time(detect_i))
-    `SF_ASSERT(a_detect_when_due,
-               state_q[p] == WD_MONITOR && enable_i[p] && xoff_i[p]
-               && chk_t'(cnt_q[p]) + chk_t'(1) >= chk_time(detect_i) |-> evt_detect_o[p])
-    `SF_ASSERT(a_monitor_counts_xoff,
-               state_q[p] == WD_MONITOR && enable_i[p] && xoff_i[p] && !evt_detect_o[p]
-               |=> chk_t'(cnt_q[p]) == $past(chk_t'(cnt_q[p])) + chk_t'(1))
-    `SF_ASSERT(a_monitor_break_clears,
-               state_q[p] == WD_MONITOR && !(enable_i[p] && xoff_i[p]) |=> cnt_q[p] == '0)
-    `SF_ASSERT(a_ignore_after_detect, evt_detect_o[p] |=> ignore_o[p])
-
-    // Recovery: starts at 0, counts one per cycle, ends after exactly
-    // recover_i cycles (recover_i held), whatever enable_i does.
-    `SF_ASSERT(a_recover_starts_at_zero,
-               state_q[p] != WD_RECOVER |=> state_q[p] != WD_RECOVER || cnt_q[p] == '0)
-    `SF_ASSERT(a_recover_length,
-               state_q[p] == WD_RECOVER
-               |-> evt_recover_o[p] == (chk_t'(cnt_q[p]) + chk_t'(1) >= chk_time(recover_i)))
-    `SF_ASSERT(a_recover_counts,
-               state_q[p] == WD_RECOVER && !evt_recover_o[p]
-               |=> state_q[p] == WD_RECOVER && chk_t'(cnt_q[p]) == $past(chk_t'(cnt_q[p])) + chk_t'(1))
-    `SF_ASSERT(a_recover_ends_in_monitor,
-               evt_recover_o[p] |=> state_q[p] == WD_MONITOR && cnt_q[p] == '0)
-    `SF_ASSERT(a_recover_evt_only_in_recover, evt_recover_o[p] |-> state_q[p] == WD_RECOVER)
-    // Drop mode is latched at entry and held for the whole recovery.
-    `SF_ASSERT(a_drop_latched_at_entry,
-               evt_detect_o[p] && !evt_disable_o[p] |=> state_q[p] == WD_RECOVER
-                                                         && drop_o[p] == $past(drop_mode_i))
-    `SF_ASSERT(a_drop_held_in_recover,
-               state_q[p] == WD_RECOVER |=> state_q[p] != WD_RECOVER || drop_o[p] == $past(drop_o[p]))
-
-    // Control: disable exactly when this deadlock makes more than limit_i in
-    // the window (never with limit_i = 0), and only by a deadlock.
-    `SF_ASSERT(a_disable_only_over_limit,
-               evt_disable_o[p]
-               |-> evt_detect_o[p] && limit_i != '0 && chk_n[p] > dl_chk_t'(limit_i))
-    `SF_ASSERT(a_disable_when_over_limit,
-               evt_detect_o[p] && limit_i != '0 && chk_n[p] > dl_chk_t'(limit_i) |-> evt_disable_o[p])
-    `SF_ASSERT(a_enter_disabled_only_by_disable,
-               state_q[p] != WD_DISABLED |=> state_q[p] != WD_DISABLED || $past(evt_disable_o[p]))
-    `SF_ASSERT(a_disabled_until_reenable,
-               state_q[p] == WD_DISABLED && !reenable_i[p] |=> state_q[p] == WD_DISABLED)
-    // Leaving DISABLED happens only through reenable_i, and only to MONITOR
-    // with the counters and the window cleared.
-    `SF_ASSERT(a_reenable_only_from_disabled,
-               state_q[p] == WD_DISABLED |=> state_q[p] == WD_DISABLED
-                                            || ($past(reenable_i[p]) && state_q[p] == WD_MONITOR
-                                                && cnt_q[p] == '0 && !win_open_q[p]
-                                                && win_q[p] == '0 && dl_q[p] == '0))
-    // A stray reenable elsewhere does not clear the window.
-    `SF_ASSERT(a_reenable_ignored_elsewhere,
-               reenable_i[p] && state_q[p] != WD_DISABLED && win_open_q[p] && !win_closing[p]
-               |=> win_open_q[p])
-    `SF_ASSERT(a_recover_not_to_disabled, state_q[p] == WD_RECOVER |=> state_q[p] != WD_DISABLED)
-
-    // Window: open exactly while it holds a count; the count made by a
-    // deadlock is the spec's n; a window reaching window_i cycles closes and
-    // forgets its count unless a deadlock opens the next one.
-    `SF_ASSERT(a_window_open_iff_count, win_open_q[p] == (dl_q[p] != '0))
-    `SF_ASSERT(a_window_closed_is_zero, !win_open_q[p] |-> win_q[p] == '0)
-    `SF_ASSERT(a_window_counts_deadlock,
-               evt_detect_o[p] |=> win_open_q[p] && dl_chk_t'(dl_q[p]) == $past(chk_n[p]))
-    `SF_ASSERT(a_window_close_resets_count,
-               win_open_q[p] && chk_t'(win_q[p]) + chk_t'(1) >= chk_time(window_i) && !evt_detect_o[p]
-               |=> !win_open_q[p] && dl_q[p] == '0 && win_q[p] == '0)
-
-    // Outputs are the state, decoded.
-    `SF_ASSERT(a_ignore_is_recover_or_disabled,
-               ignore_o[p] == (state_q[p] == WD_RECOVER || state_q[p] == WD_DISABLED))
-    `SF_ASSERT(a_drop_only_in_recover, drop_o[p] |-> state_q[p] == WD_RECOVER)
-    `SF_ASSERT(a_pfc_off_is_disabled, pfc_off_o[p] == (state_q[p] == WD_DISABLED))
-    `SF_ASSERT(a_disable_implies_detect, evt_disable_o[p] |-> evt_detect_o[p])
+  // The rules' per-queue terms, decoded once per cycle (checks only).
+  prio_t chk_mon, chk_rec, chk_dis;  // state_q is MONITOR / RECOVER / DISABLED
+  prio_t chk_cnt_zero, chk_win_zero, chk_dl_zero;
+  prio_t chk_detect_due;             // cnt_q + 1 >= detect_i (detection due now)
+  prio_t chk_recover_due;            // cnt_q + 1 >= recover_i (recovery ends now)
+  prio_t chk_window_due;             // win_q + 1 >= window_i (window reaches its end)
+  prio_t chk_over_limit;             // a deadlock now makes more than limit_i (never with 0)
+  always_comb begin
+    for (int unsigned p = 0; p < NumPrio; p++) begin
+      chk_mon[p]         = (state_q[p] == WD_MONITOR);
+      chk_rec[p]         = (state_q[p] == WD_RECOVER);
+      chk_dis[p]         = (state_q[p] == WD_DISABLED);
+      chk_cnt_zero[p]    = (cnt_q[p] == '0);
+      chk_win_zero[p]    = (win_q[p] == '0);
+      chk_dl_zero[p]     = (dl_q[p] == '0);
+      chk_detect_due[p]  = (chk_t'(cnt_q[p]) + chk_t'(1) >= chk_time(detect_i));
+      chk_recover_due[p] = (chk_t'(cnt_q[p]) + chk_t'(1) >= chk_time(recover_i));
+      chk_window_due[p]  = (chk_t'(win_q[p]) + chk_t'(1) >= chk_time(window_i));
+      chk_over_limit[p]  = (limit_i != '0) && (chk_n[p] > dl_chk_t'(limit_i));
+    end
   end
+
+  // Terms that compare a value with its $past (evaluated only in the checks).
+  // The count moved on by exactly one (at ChkW bits, so a wrap shows).
+  function automatic prio_t count_is_next(time_t [NumPrio-1:0] c, time_t [NumPrio-1:0] was);
+    prio_t v;
+    for (int unsigned p = 0; p < NumPrio; p++) begin
+      v[p] = (chk_t'(c[p]) == chk_t'(was[p]) + chk_t'(1));
+    end
+    return v;
+  endfunction
+
+  function automatic prio_t dl_is(dl_t [NumPrio-1:0] dl, dl_chk_t [NumPrio-1:0] n);
+    prio_t v;
+    for (int unsigned p = 0; p < NumPrio; p++) begin
+      v[p] = (dl_chk_t'(dl[p]) == n[p]);
+    end
+    return v;
+  endfunction
+
+  `SF_ASSERT(a_state_legal, &(chk_mon | chk_rec | chk_dis))
+
+  // Detection: only in MONITOR, on a watched queue that is paused now and
+  // has been for detect_i cycles in a row (cnt_q counts exactly the earlier
+  // ones: +1 per paused cycle, 0 after any break).
+  `SF_ASSERT(a_detect_after_continuous_xoff,
+             (evt_detect_o & ~(chk_mon & enable_i & xoff_i & chk_detect_due)) == '0)
+  `SF_ASSERT(a_detect_when_due,
+             (chk_mon & enable_i & xoff_i & chk_detect_due & ~evt_detect_o) == '0)
+  `SF_ASSERT(a_monitor_counts_xoff,
+             1'b1 |=> ($past(chk_mon & enable_i & xoff_i & ~evt_detect_o)
+                       & ~count_is_next(cnt_q, $past(cnt_q))) == '0)
+  `SF_ASSERT(a_monitor_break_clears,
+             1'b1 |=> ($past(chk_mon & ~(enable_i & xoff_i)) & ~chk_cnt_zero) == '0)
+  `SF_ASSERT(a_ignore_after_detect, 1'b1 |=> ($past(evt_detect_o) & ~ignore_o) == '0)
+
+  // Recovery: starts at 0, counts one per cycle, ends after exactly
+  // recover_i cycles (recover_i held), whatever enable_i does.
+  `SF_ASSERT(a_recover_starts_at_zero,
+             1'b1 |=> ($past(~chk_rec) & chk_rec & ~chk_cnt_zero) == '0)
+  `SF_ASSERT(a_recover_length, (chk_rec & (evt_recover_o ^ chk_recover_due)) == '0)
+  `SF_ASSERT(a_recover_counts,
+             1'b1 |=> ($past(chk_rec & ~evt_recover_o)
+                       & ~(chk_rec & count_is_next(cnt_q, $past(cnt_q)))) == '0)
+  `SF_ASSERT(a_recover_ends_in_monitor,
+             1'b1 |=> ($past(evt_recover_o) & ~(chk_mon & chk_cnt_zero)) == '0)
+  `SF_ASSERT(a_recover_evt_only_in_recover, (evt_recover_o & ~chk_rec) == '0)
+  // Drop mode is latched at entry and held for the whole recovery.
+  `SF_ASSERT(a_drop_latched_at_entry,
+             1'b1 |=> ($past(evt_detect_o & ~evt_disable_o)
+                       & ~(chk_rec & ~(drop_o ^ {NumPrio{$past(drop_mode_i)}}))) == '0)
+  `SF_ASSERT(a_drop_held_in_recover,
+             1'b1 |=> ($past(chk_rec) & chk_rec & (drop_o ^ $past(drop_o))) == '0)
+
+  // Control: disable exactly when this deadlock makes more than limit_i in
+  // the window (never with limit_i = 0), and only by a deadlock.
+  `SF_ASSERT(a_disable_only_over_limit, (evt_disable_o & ~(evt_detect_o & chk_over_limit)) == '0)
+  `SF_ASSERT(a_disable_when_over_limit, (evt_detect_o & chk_over_limit & ~evt_disable_o) == '0)
+  `SF_ASSERT(a_enter_disabled_only_by_disable,
+             1'b1 |=> ($past(~chk_dis & ~evt_disable_o) & chk_dis) == '0)
+  `SF_ASSERT(a_disabled_until_reenable,
+             1'b1 |=> ($past(chk_dis & ~reenable_i) & ~chk_dis) == '0)
+  // Leaving DISABLED happens only through reenable_i, and only to MONITOR
+  // with the counters and the window cleared.
+  `SF_ASSERT(a_reenable_only_from_disabled,
+             1'b1 |=> ($past(chk_dis) & ~chk_dis
+                       & ~($past(reenable_i) & chk_mon & chk_cnt_zero & ~win_open_q
+                           & chk_win_zero & chk_dl_zero)) == '0)
+  // A stray reenable elsewhere does not clear the window.
+  `SF_ASSERT(a_reenable_ignored_elsewhere,
+             1'b1 |=> ($past(reenable_i & ~chk_dis & win_open_q & ~win_closing) & ~win_open_q)
+                      == '0)
+  `SF_ASSERT(a_recover_not_to_disabled, 1'b1 |=> ($past(chk_rec) & chk_dis) == '0)
+
+  // Window: open exactly while it holds a count; the count made by a
+  // deadlock is the spec's n; a window reaching window_i cycles closes and
+  // forgets its count unless a deadlock opens the next one.
+  `SF_ASSERT(a_window_open_iff_count, win_open_q == ~chk_dl_zero)
+  `SF_ASSERT(a_window_closed_is_zero, (~win_open_q & ~chk_win_zero) == '0)
+  `SF_ASSERT(a_window_counts_deadlock,
+             1'b1 |=> ($past(evt_detect_o) & ~(win_open_q & dl_is(dl_q, $past(chk_n)))) == '0)
+  `SF_ASSERT(a_window_close_resets_count,
+             1'b1 |=> ($past(win_open_q & chk_window_due & ~evt_detect_o)
+                       & (win_open_q | ~chk_dl_zero | ~chk_win_zero)) == '0)
+
+  // Outputs are the state, decoded.
+  `SF_ASSERT(a_ignore_is_recover_or_disabled, ignore_o == (chk_rec | chk_dis))
+  `SF_ASSERT(a_drop_only_in_recover, (drop_o & ~chk_rec) == '0)
+  `SF_ASSERT(a_pfc_off_is_disabled, pfc_off_o == chk_dis)
+  `SF_ASSERT(a_disable_implies_detect, (evt_disable_o & ~evt_detect_o) == '0)
 `endif  // SYNTHESIS
 
 endmodule
