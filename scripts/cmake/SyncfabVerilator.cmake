@@ -24,6 +24,16 @@ set(SYNCFAB_VL_RUNTIME_SOURCES
     ${VERILATOR_ROOT}/include/verilated_fst_c.cpp
     ${VERILATOR_ROOT}/include/verilated_threads.cpp)
 
+# Compiler optimisation of the models' per-cycle code (Verilator's OPT_FAST
+# files) and of everything else they hold (OPT_SLOW: constructors, tracing
+# setup, initial blocks). docs/bench-sim.md has the build time and speed of
+# each choice.
+set(SYNCFAB_VL_OPT_FAST "-O2" CACHE STRING "compiler optimisation of the verilated eval code")
+set(SYNCFAB_VL_OPT_SLOW "-O1" CACHE STRING "compiler optimisation of the verilated setup code")
+# Debug information for generated C++ is rarely read (a waveform is how a model
+# is debugged) and costs compile time and disk: off unless asked for.
+option(SYNCFAB_VL_DEBUG_INFO "compile the verilated models with debug information" OFF)
+
 if(NOT TARGET syncfab_verilated_rt)
   add_library(syncfab_verilated_rt STATIC ${SYNCFAB_VL_RUNTIME_SOURCES})
   target_include_directories(syncfab_verilated_rt SYSTEM
@@ -122,9 +132,12 @@ function(syncfab_verilate lib)
     PREFIX V${SV_TOP}
     TRACE_FST TRACE_STRUCTS
     VERILATOR_ARGS ${_args}
-    OPT_FAST -O2
-    OPT_SLOW -O1
+    OPT_FAST ${SYNCFAB_VL_OPT_FAST}
+    OPT_SLOW ${SYNCFAB_VL_OPT_SLOW}
     OPT_GLOBAL -O2)
+  if(NOT SYNCFAB_VL_DEBUG_INFO)
+    target_compile_options(${lib} PRIVATE -g0)
+  endif()
 
   # V<top>__inputs.hpp: the model's inputs for the harness's idle skipping
   # (scripts/vl_inputs.py, from the ports in V<top>.h, written by Verilator
