@@ -73,7 +73,7 @@ SEED = 1
 # The paper's engines; anything else the registry lists is a variant that
 # the "beyond the paper" target applies to.
 PAPER_ENGINES = ("MINIHOP-MC", "MINIHOP-MC-new", "SSSP-MC", "SSSP-MC-new", "FULB-MC", "FULB-MC-DF")
-# Unicast engines that must come out free of credit loops (issue 3 item 3);
+# Unicast engines that must come out free of credit loops (the routing targets);
 # MINHOP and DOR with one lane are shown for contrast.
 DEADLOCK_FREE = ("UPDN", "FTREE", "DOR+dateline", "LASH")
 
@@ -215,7 +215,7 @@ def parse_root_bench(text: str) -> list[dict]:
     return rows
 
 
-# --- targets (issue 3), computed from the rows ---------------------------------
+# --- targets, computed from the rows ---------------------------------
 
 
 @dataclass
@@ -465,7 +465,7 @@ def write_markdown(path: Path, machine: str, mh_rows: list[dict], mc_rows: list[
           "[bench-route.csv](bench-route.csv) (multicast, one row per run), "
           "[bench-route-unicast.csv](bench-route-unicast.csv); plot: "
           "[bench-route.png](bench-route.png). Regenerate with `make bench-route`.", "",
-          "## Targets (issue 3)", "",
+          "## Targets", "",
           "Computed by scripts/bench_route.py from the rows below.", ""]
     md += _table(["target", "verdict", "measured"],
                  [[t.name, f"**{t.verdict}**", t.detail] for t in targets])

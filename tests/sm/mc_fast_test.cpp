@@ -1,4 +1,4 @@
-// Speed work on the multicast engines (issue 3 targets): the vectorised
+// Speed work on the multicast engines: the vectorised
 // root scan against a plain per-switch reference, the root index's early
 // hand-over to the scan against the scan, and FULB-MC-G's rip-up with tree
 // reuse against the baselines it must not exceed.

@@ -1,4 +1,4 @@
-// The latency study of issue 4 on the verilated fabric (nic_fabric.hpp): for
+// The barrier latency study on the verilated fabric (nic_fabric.hpp): for
 // each torus shape and fan-out k, every node posts its barrier descriptor in
 // the same cycle (doorbells released together); hardware latency = that
 // cycle -> the last CQ entry written. Next to it: the golden-model fabric for

@@ -46,7 +46,7 @@ struct Host {
   std::vector<Bad> bad;
 };
 
-// The context's next descriptor spoilt in one of the ways issue 4 lists
+// The context's next descriptor spoilt in one of the ways the NIC must reject
 // (`which` picks: bad opcode, too many rounds, k above K_MAX, k = 0) under an
 // epoch no barrier of the scenario uses, submitted raw on `path`.
 Bad post_malformed(Node& n, const Host& h, drv::SubmitPath path, std::uint64_t which) {

@@ -75,7 +75,7 @@ SYNCFAB_TEST(nic_fabric, common_start_2x2x2) {
   }
 }
 
-// Malformed descriptors (issue 4 item 6): about half of the posts are
+// Malformed descriptors: about half of the posts are
 // preceded by a bad descriptor of the same context on the same path (bad
 // opcode, 21 rounds, k = K_MAX + 1, k = 0 in turn). Each must complete with
 // DESC_ERROR and its code, CNT_ERROR must count exactly those, and every

@@ -1,6 +1,5 @@
-// Simulation speed of the verilated 4-port switch (issue 5, "Done when":
-// throughput of the verilated switch in simulated cycles per second, in
-// make bench). Full random traffic on every port: back-to-back unicast
+// Simulation speed of the verilated 4-port switch (throughput of the
+// verilated switch in simulated cycles per second, in make bench). Full random traffic on every port: back-to-back unicast
 // packets of 1..8 flits to random LIDs (all outputs), random priorities,
 // every output ready. Reported as simulated cycles per second
 // (items_per_second):

@@ -1,4 +1,4 @@
-// WRED/ECN on the whole verilated switch, statistically (issue 5, item 3:
+// WRED/ECN on the whole verilated switch, statistically (the requirement:
 // "the marked fraction at a held queue length within a stated statistical
 // bound of the WRED line"; docs/switch-datapath.md, "WRED line on the whole
 // switch").
