@@ -29,7 +29,7 @@ set(SYNCFAB_VL_RUNTIME_SOURCES
 # setup, initial blocks). docs/bench-sim.md has the build time and speed of
 # each choice.
 set(SYNCFAB_VL_OPT_FAST "-O2" CACHE STRING "compiler optimisation of the verilated eval code")
-set(SYNCFAB_VL_OPT_SLOW "-O1" CACHE STRING "compiler optimisation of the verilated setup code")
+set(SYNCFAB_VL_OPT_SLOW "-O0" CACHE STRING "compiler optimisation of the verilated setup code")
 # Debug information for generated C++ is rarely read (a waveform is how a model
 # is debugged) and costs compile time and disk: off unless asked for.
 option(SYNCFAB_VL_DEBUG_INFO "compile the verilated models with debug information" OFF)

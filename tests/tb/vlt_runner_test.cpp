@@ -52,7 +52,7 @@ TEST(VltRunner, BenchPrintsOneSpeedLinePerRun) {
   std::smatch m;
   const std::regex line(
       R"re(bench: \{"cpu_s":([0-9.e-]+),"cycles":([0-9]+),"eval_s":([0-9.e-]+),)re"
-      R"re("models":\{"Vtb_counter":\{"eval_s":[0-9.e-]+,"evals":([0-9]+),"instances":2\}\},)re"
+      R"re("models":\{"Vtb_counter":\{"eval_s":[0-9.e-]+,"evals":([0-9]+),"instances":2,"skipped":0\}\},)re"
       R"re("seed":([12]),"test":"vlt.two_duts","trace":false,"wall_s":[0-9.e-]+\})re");
   std::string rest = r.out;
   unsigned lines = 0;
