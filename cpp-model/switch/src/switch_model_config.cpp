@@ -41,7 +41,7 @@ void read_switch_config(const SwitchCsrModel& csr, unsigned ports, SwitchConfig&
   const std::uint32_t rc = csr.reg(SW_OFF(REMAP_CTRL));
   c.remap_enable = SW_FIELD(rc, REMAP_CTRL, ENABLE) != 0;
   c.uplink_mask = static_cast<std::uint8_t>(SW_FIELD(rc, REMAP_CTRL, UPLINK_MASK));
-  for (unsigned p = 0; p < 8; ++p) {
+  for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
     const std::uint32_t r = csr.reg(SW_OFF(REMAP) + 4 * p);
     c.remap_prio[p] = static_cast<std::uint8_t>(SW_FIELD(r, REMAPX, NEW_PRIO));
     c.remap_dscp[p] = static_cast<std::uint8_t>(SW_FIELD(r, REMAPX, NEW_DSCP));
@@ -60,7 +60,7 @@ void read_switch_config(const SwitchCsrModel& csr, unsigned ports, SwitchConfig&
     pc.wred_en =
         static_cast<std::uint8_t>(SW_FIELD(rd(offsetof(PortRegs, WRED_EN)), PORTX__WRED_EN, MASK));
     pc.lossy_limit = SW_FIELD(rd(offsetof(PortRegs, LOSSY_LIMIT)), PORTX__LOSSY_LIMIT, LIMIT);
-    for (std::size_t i = 0; i < 4; ++i) {
+    for (std::size_t i = 0; i < fmt::kNumPrio / 2; ++i) {
       const std::uint32_t w = rd(offsetof(PortRegs, WEIGHT) + 4 * i);
       pc.weight[2 * i] = SW_FIELD(w, PORTX__WEIGHTX, W_EVEN);
       pc.weight[2 * i + 1] = SW_FIELD(w, PORTX__WEIGHTX, W_ODD);
@@ -68,7 +68,7 @@ void read_switch_config(const SwitchCsrModel& csr, unsigned ports, SwitchConfig&
       pc.quanta[2 * i] = static_cast<std::uint16_t>(SW_FIELD(q, PORTX__QUANTAX, Q_EVEN));
       pc.quanta[2 * i + 1] = static_cast<std::uint16_t>(SW_FIELD(q, PORTX__QUANTAX, Q_ODD));
     }
-    for (std::size_t p = 0; p < 8; ++p) {
+    for (std::size_t p = 0; p < fmt::kNumPrio; ++p) {
       const std::uint32_t thr = rd(offsetof(PortRegs, PFC_THR) + 4 * p);
       pc.xoff[p] = SW_FIELD(thr, PORTX__PFC_THRX, XOFF);
       pc.xon[p] = SW_FIELD(thr, PORTX__PFC_THRX, XON);

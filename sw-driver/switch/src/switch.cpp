@@ -1,5 +1,6 @@
 #include "syncfab/driver/switch.hpp"
 
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -28,49 +29,18 @@ std::string port_prio(unsigned port, unsigned prio) {
 
 [[noreturn]] void refuse(const std::string& what) { throw std::invalid_argument(what); }
 
+// "0xC000": LIDs in messages as the spec writes them.
+std::string hex_upper(unsigned v) {
+  std::ostringstream os;
+  os << "0x" << std::uppercase << std::hex << v;
+  return os.str();
+}
+
 }  // namespace
 
 unsigned required_headroom(const LinkParams& link) {
   return 1 + link.max_pkt_flits + 2 + link.delay_cycles + 1 + link.max_pkt_flits +
          link.delay_cycles;
-}
-
-std::string_view to_string(CounterKind kind) noexcept {
-  switch (kind) {
-    case CounterKind::kRx:
-      return "RX";
-    case CounterKind::kTx:
-      return "TX";
-    case CounterKind::kDropWred:
-      return "DROP_WRED";
-    case CounterKind::kDropNoRoute:
-      return "DROP_NO_ROUTE";
-    case CounterKind::kDropBadPkt:
-      return "DROP_BAD_PKT";
-    case CounterKind::kDropDisabled:
-      return "DROP_DISABLED";
-    case CounterKind::kDropWd:
-      return "DROP_WD";
-    case CounterKind::kEcnMark:
-      return "ECN_MARK";
-    case CounterKind::kPauseTx:
-      return "PAUSE_TX";
-    case CounterKind::kResumeTx:
-      return "RESUME_TX";
-    case CounterKind::kPauseRx:
-      return "PAUSE_RX";
-    case CounterKind::kResumeRx:
-      return "RESUME_RX";
-    case CounterKind::kWdDetect:
-      return "WD_DETECT";
-    case CounterKind::kWdRecover:
-      return "WD_RECOVER";
-    case CounterKind::kWdDisable:
-      return "WD_DISABLE";
-    case CounterKind::kDropBuf:
-      return "DROP_BUF";
-  }
-  return "";
 }
 
 Switch::Switch(Device& device) : device_(&device) {
@@ -83,10 +53,11 @@ Switch::Switch(Device& device) : device_(&device) {
   info_.buf_cells = r::HW_CFG_BUF_CELLS.get(hw);
   info_.lft_entries = r::TABLE_CFG_LFT_ENTRIES.get(tc);
   info_.mft_entries = r::TABLE_CFG_MFT_ENTRIES.get(tc);
-  if (info_.ports == 0 || info_.ports > r::kMaxPorts || info_.prios != kSwitchPrios) {
+  if (info_.ports == 0 || info_.ports > r::kMaxPorts || info_.prios != fmt::kNumPrio) {
     throw DeviceMismatch("switch reports " + std::to_string(info_.ports) + " ports and " +
                          std::to_string(info_.prios) + " priorities; this driver handles 1.." +
-                         std::to_string(r::kMaxPorts) + " ports and 8 priorities");
+                         std::to_string(r::kMaxPorts) + " ports and " +
+                         std::to_string(fmt::kNumPrio) + " priorities");
   }
 }
 
@@ -100,9 +71,9 @@ void Switch::check_port(unsigned port, const char* what) const {
 }
 
 void Switch::check_lid(std::uint16_t lid, const char* what) const {
-  if (lid == 0 || lid >= kMlidBase) {
-    refuse(std::string(what) + ": LID " + std::to_string(lid) +
-           " is not a unicast LID (1 .. 0xBFFF)");
+  if (lid == 0 || lid >= fmt::kMlidBase) {
+    refuse(std::string(what) + ": LID " + std::to_string(lid) + " is not a unicast LID (1 .. " +
+           hex_upper(fmt::kMlidBase - 1U) + ")");
   }
   if (lid >= info_.lft_entries) {
     refuse(std::string(what) + ": LID " + std::to_string(lid) + " is beyond the LFT (" +
@@ -111,11 +82,12 @@ void Switch::check_lid(std::uint16_t lid, const char* what) const {
 }
 
 unsigned Switch::mft_index(std::uint16_t mlid, const char* what) const {
-  if (mlid < kMlidBase || static_cast<unsigned>(mlid - kMlidBase) >= info_.mft_entries) {
-    refuse(std::string(what) + ": MLID " + std::to_string(mlid) +
-           " is outside the MFT (0xC000 .. 0xC000+" + std::to_string(info_.mft_entries) + "-1)");
+  if (mlid < fmt::kMlidBase || static_cast<unsigned>(mlid - fmt::kMlidBase) >= info_.mft_entries) {
+    refuse(std::string(what) + ": MLID " + std::to_string(mlid) + " is outside the MFT (" +
+           hex_upper(fmt::kMlidBase) + " .. " + hex_upper(fmt::kMlidBase) + "+" +
+           std::to_string(info_.mft_entries) + "-1)");
   }
-  return mlid - kMlidBase;
+  return mlid - fmt::kMlidBase;
 }
 
 std::uint32_t Switch::table_read(unsigned table, unsigned index) {
@@ -201,7 +173,7 @@ PfcPortConfig Switch::read_pfc(unsigned port) {
   const Csr csr(*device_);
   PfcPortConfig cfg{};
   const std::uint32_t en = r::PFC_EN_MASK.get(csr.read(r::port_reg(port, r::PortReg::kPfcEn)));
-  for (unsigned p = 0; p < kSwitchPrios; ++p) {
+  for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
     const std::uint32_t thr = csr.read(r::port_reg(port, r::PortReg::kPfcThr, p));
     const std::uint32_t q = csr.read(r::port_reg(port, r::PortReg::kQuanta, p / 2));
     cfg[p].lossless = ((en >> p) & 1U) != 0;
@@ -218,7 +190,7 @@ void Switch::check_refresh(unsigned port, const PfcPortConfig& cfg, const PfcTim
   if (timing.cyc_per_quantum == 0) {
     refuse("PFC timing: cycles per quantum must be at least 1");
   }
-  for (unsigned p = 0; p < kSwitchPrios; ++p) {
+  for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
     if (!cfg[p].lossless) {
       continue;
     }
@@ -252,7 +224,7 @@ void Switch::configure_pfc(unsigned port, const PfcPortConfig& cfg, const LinkPa
   const unsigned headroom = required_headroom(link);
   std::uint64_t reserved = 0;
   std::string lossless;
-  for (unsigned p = 0; p < kSwitchPrios; ++p) {
+  for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
     const PfcPriority& c = cfg[p];
     if (!c.lossless) {
       continue;
@@ -281,13 +253,13 @@ void Switch::configure_pfc(unsigned port, const PfcPortConfig& cfg, const LinkPa
 
   Csr csr(*device_);
   std::uint32_t mask = 0;
-  for (unsigned p = 0; p < kSwitchPrios; ++p) {
+  for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
     mask |= cfg[p].lossless ? 1U << p : 0U;
     csr.write(r::port_reg(port, r::PortReg::kPfcThr, p),
               {{r::PFC_THR_XOFF.at(r::port_reg(port, r::PortReg::kPfcThr, p)), cfg[p].xoff},
                {r::PFC_THR_XON.at(r::port_reg(port, r::PortReg::kPfcThr, p)), cfg[p].xon}});
   }
-  for (unsigned i = 0; i < kSwitchPrios / 2; ++i) {
+  for (unsigned i = 0; i < fmt::kNumPrio / 2; ++i) {
     const Reg q = r::port_reg(port, r::PortReg::kQuanta, i);
     csr.write(q, {{r::QUANTA_Q_EVEN.at(q), cfg[std::size_t{2} * i].quanta},
                   {r::QUANTA_Q_ODD.at(q), cfg[std::size_t{2} * i + 1].quanta}});
@@ -297,7 +269,8 @@ void Switch::configure_pfc(unsigned port, const PfcPortConfig& cfg, const LinkPa
   // The lossy share shrinks before the enable and never covers the lossless
   // reservation, so lossy packets cannot eat a paused priority's headroom.
   const Reg lossy = r::port_reg(port, r::PortReg::kLossyLimit);
-  csr.write(lossy, {{r::LOSSY_LIMIT_LIMIT.at(lossy), static_cast<std::uint32_t>(info_.buf_cells - reserved)}});
+  csr.write(lossy, {{r::LOSSY_LIMIT_LIMIT.at(lossy),
+                     static_cast<std::uint32_t>(info_.buf_cells - reserved)}});
   const Reg en = r::port_reg(port, r::PortReg::kPfcEn);
   csr.write(en, {{r::PFC_EN_MASK.at(en), mask}});
   links_[port] = link;
@@ -305,8 +278,9 @@ void Switch::configure_pfc(unsigned port, const PfcPortConfig& cfg, const LinkPa
 
 void Switch::configure_wred(unsigned port, unsigned queue, const WredQueue& q) {
   check_port(port, "configure_wred");
-  if (queue >= kSwitchPrios) {
-    refuse("configure_wred: queue " + std::to_string(queue) + " does not exist (8 per port)");
+  if (queue >= fmt::kNumPrio) {
+    refuse("configure_wred: queue " + std::to_string(queue) + " does not exist (" +
+           std::to_string(fmt::kNumPrio) + " per port)");
   }
   if (q.enable && q.kmin > q.kmax) {
     refuse("port " + std::to_string(port) + " queue " + std::to_string(queue) + ": Kmin " +
@@ -326,14 +300,14 @@ void Switch::configure_wred(unsigned port, unsigned queue, const WredQueue& q) {
 
 void Switch::configure_scheduler(unsigned port, const SchedConfig& cfg) {
   check_port(port, "configure_scheduler");
-  for (unsigned q = 0; q < kSwitchPrios; ++q) {
+  for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
     if (((cfg.sp_mask >> q) & 1U) == 0 && cfg.weight[q] == 0) {
       refuse("port " + std::to_string(port) + " queue " + std::to_string(q) +
              ": a WDRR queue needs a weight of at least 1 flit");
     }
   }
   Csr csr(*device_);
-  for (unsigned i = 0; i < kSwitchPrios / 2; ++i) {
+  for (unsigned i = 0; i < fmt::kNumPrio / 2; ++i) {
     const Reg w = r::port_reg(port, r::PortReg::kWeight, i);
     csr.write(w, {{r::WEIGHT_W_EVEN.at(w), cfg.weight[std::size_t{2} * i]},
                   {r::WEIGHT_W_ODD.at(w), cfg.weight[std::size_t{2} * i + 1]}});
@@ -373,37 +347,39 @@ void Switch::reenable_pfc(unsigned port, std::uint8_t prio_mask) {
       {{r::WD_REENABLE_PORT, port}, {r::WD_REENABLE_PRIO_MASK, prio_mask}, {r::WD_REENABLE_GO, 1}});
 }
 
-std::array<WdState, kSwitchPrios> Switch::watchdog_state(unsigned port) {
+std::array<fmt::WdState, fmt::kNumPrio> Switch::watchdog_state(unsigned port) {
   check_port(port, "watchdog_state");
   Csr csr(*device_);
   csr.write(r::CNT_SEL, {{r::CNT_SEL_PORT, port}});
   const std::uint32_t v = csr.read(r::WD_STATUS_STATE);
-  std::array<WdState, kSwitchPrios> out{};
-  for (unsigned p = 0; p < kSwitchPrios; ++p) {
-    const unsigned s = (v >> (2 * p)) & 3U;
-    if (s > 2) {
+  std::array<fmt::WdState, fmt::kNumPrio> out{};
+  for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
+    const auto s = static_cast<fmt::WdState>((v >> (fmt::kWdStateWidth * p)) &
+                                             ((1U << fmt::kWdStateWidth) - 1U));
+    if (!fmt::is_known(s)) {
       throw BusError("WD_STATUS of port " + std::to_string(port) + " priority " +
-                     std::to_string(p) + " holds the undefined state 3");
+                     std::to_string(p) + " holds the undefined state " +
+                     std::to_string(static_cast<unsigned>(s)));
     }
-    out[p] = static_cast<WdState>(s);
+    out[p] = s;
   }
   return out;
 }
 
 void Switch::configure_remap(const RemapConfig& cfg) {
-  if (info_.ports < 8 && (cfg.uplink_mask >> info_.ports) != 0) {
+  if (info_.ports < r::kMaxPorts && (cfg.uplink_mask >> info_.ports) != 0) {
     refuse("remap: uplink mask names ports the switch does not have (" +
            std::to_string(info_.ports) + ")");
   }
-  for (unsigned p = 0; p < kSwitchPrios; ++p) {
-    if (cfg.map[p].prio >= kSwitchPrios || cfg.map[p].dscp >= 64) {
+  for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
+    if (cfg.map[p].prio >= fmt::kNumPrio || cfg.map[p].dscp >= 64) {
       refuse("remap: entry for priority " + std::to_string(p) + " maps to priority " +
              std::to_string(cfg.map[p].prio) + " / DSCP " + std::to_string(cfg.map[p].dscp) +
-             " (priorities 0..7, DSCP 0..63)");
+             " (priorities 0.." + std::to_string(fmt::kNumPrio - 1U) + ", DSCP 0..63)");
     }
   }
   Csr csr(*device_);
-  for (unsigned p = 0; p < kSwitchPrios; ++p) {
+  for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
     const Reg e = r::remap(p);
     csr.write(e, {{r::REMAP_NEW_PRIO.at(e), cfg.map[p].prio},
                   {r::REMAP_NEW_DSCP.at(e), cfg.map[p].dscp}});
@@ -412,9 +388,9 @@ void Switch::configure_remap(const RemapConfig& cfg) {
                             {r::REMAP_CTRL_UPLINK_MASK, cfg.uplink_mask}});
 }
 
-std::uint32_t Switch::counter(unsigned port, unsigned prio, CounterKind kind) {
+std::uint32_t Switch::counter(unsigned port, unsigned prio, fmt::SwCounter kind) {
   check_port(port, "counter");
-  if (prio >= kSwitchPrios) {
+  if (prio >= fmt::kNumPrio) {
     refuse("counter: priority " + std::to_string(prio) + " does not exist");
   }
   Csr csr(*device_);

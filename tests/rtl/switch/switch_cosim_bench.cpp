@@ -123,7 +123,7 @@ void program(drv::Switch& sw, const Setup& s) {
   sw.set_pfc_timing(s.timing);
   for (unsigned p = 0; p < kPorts; ++p) {
     sw.configure_pfc(p, s.pfc[p], s.link);
-    for (unsigned q = 0; q < kPrios; ++q) {
+    for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
       if (s.wred[p][q].enable) {
         sw.configure_wred(p, q, s.wred[p][q]);
       }
@@ -144,14 +144,14 @@ namespace {
 
 // One input's source: a queue per priority, frames first, pauses honoured.
 struct Source {
-  std::array<std::deque<std::size_t>, kPrios> data;
+  std::array<std::deque<std::size_t>, fmt::kNumPrio> data;
   std::deque<std::size_t> frames;
-  std::array<std::uint64_t, kPrios> paused_until{};
+  std::array<std::uint64_t, fmt::kNumPrio> paused_until{};
   // Pause frames the switch sent us: (cycle they take effect, class, quanta).
   struct Effect {
     std::uint64_t at = 0;
     std::uint8_t cls = 0;
-    std::array<std::uint16_t, kPrios> quanta{};
+    std::array<std::uint16_t, fmt::kNumPrio> quanta{};
   };
   std::deque<Effect> effects;
   std::optional<std::size_t> cur;
@@ -183,7 +183,7 @@ std::optional<std::size_t> pick(Source& s, const Stimulus& st, std::uint64_t now
     return k;
   }
   std::optional<unsigned> best;
-  for (unsigned p = 0; p < kPrios; ++p) {
+  for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
     if (s.data[p].empty() || s.paused_until[p] > now) {
       continue;
     }
@@ -281,7 +281,7 @@ Task<RunLog> run_rtl(TestContext& ctx, const Setup& setup, const Stimulus& stim)
       while (!s.effects.empty() && s.effects.front().at <= now) {
         const Source::Effect e = s.effects.front();
         s.effects.pop_front();
-        for (unsigned q = 0; q < kPrios; ++q) {
+        for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
           if ((e.cls >> q & 1U) == 0) {
             continue;
           }
@@ -341,7 +341,7 @@ Task<RunLog> run_rtl(TestContext& ctx, const Setup& setup, const Stimulus& stim)
               std::copy_n(t.flits[1].begin(), 16, img.begin() + 16);
               const fmt::PfcFrame f(img);
               e.cls = f.class_enable();
-              for (unsigned q = 0; q < kPrios; ++q) {
+              for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
                 e.quanta[q] = f.quanta(q);
               }
               src[p].effects.push_back(e);
@@ -374,9 +374,9 @@ Task<RunLog> run_rtl(TestContext& ctx, const Setup& setup, const Stimulus& stim)
   dut.rx_valid_i = 0;
   dut.tx_ready_i = (1U << kPorts) - 1;
   for (unsigned p = 0; p < kPorts; ++p) {
-    for (unsigned q = 0; q < kPrios; ++q) {
-      for (unsigned k = 0; k < kKinds; ++k) {
-        log.counters[p][q][k] = sw.counter(p, q, static_cast<drv::CounterKind>(k));
+    for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
+      for (unsigned k = 0; k < fmt::kSwCounterCount; ++k) {
+        log.counters[p][q][k] = sw.counter(p, q, static_cast<fmt::SwCounter>(k));
       }
     }
   }
@@ -447,9 +447,9 @@ RunLog run_model(const Setup& setup, const Stimulus& stim, const RunLog& rtl,
   log.enq = std::move(enq.events);
   log.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   for (unsigned p = 0; p < kPorts; ++p) {
-    for (unsigned q = 0; q < kPrios; ++q) {
-      for (unsigned k = 0; k < kKinds; ++k) {
-        log.counters[p][q][k] = sw.counter(p, q, static_cast<drv::CounterKind>(k));
+    for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
+      for (unsigned k = 0; k < fmt::kSwCounterCount; ++k) {
+        log.counters[p][q][k] = sw.counter(p, q, static_cast<fmt::SwCounter>(k));
       }
     }
   }

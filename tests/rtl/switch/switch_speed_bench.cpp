@@ -53,7 +53,7 @@ Flit header(std::mt19937_64& rng, unsigned len, std::uint32_t flow) {
   h.set_pkt_type(fmt::PktType::kData)
       .set_len_flits(static_cast<std::uint8_t>(len))
       .set_dst_lid(static_cast<std::uint16_t>(1 + rng() % 12))
-      .set_prio(static_cast<std::uint8_t>(rng() % 8))
+      .set_prio(static_cast<std::uint8_t>(rng() % fmt::kNumPrio))
       .set_flow_label(flow);
   return h.bytes();
 }

@@ -165,7 +165,7 @@ class Bench {
     co_await ClockCycles(clk, quiet);
   }
 
-  std::uint32_t count(unsigned port, unsigned prio, drv::CounterKind k) {
+  std::uint32_t count(unsigned port, unsigned prio, fmt::SwCounter k) {
     return sw().counter(port, prio, k);
   }
 
@@ -258,7 +258,7 @@ class Bench {
   std::optional<drv::Switch> sw_;
 };
 
-using K = drv::CounterKind;
+using K = fmt::SwCounter;
 
 // Checks that `got` is `sent` with the header's prio/ecn/dscp replaced.
 void check_copy(const RxPacket& got, const Packet& sent, std::uint8_t prio, std::uint8_t ecn,
@@ -593,8 +593,8 @@ static Task<> watchdog_case(Bench& b, bool drop_mode) {
     co_await RisingEdge(b.clk);
   }
   const auto st = sw.watchdog_state(2);
-  TB_CHECK(st[1] == drv::WdState::kRecover) << "queue 1 recovering after the detection";
-  TB_CHECK(st[0] == drv::WdState::kMonitor);
+  TB_CHECK(st[1] == fmt::WdState::kRecover) << "queue 1 recovering after the detection";
+  TB_CHECK(st[0] == fmt::WdState::kMonitor);
   TB_CHECK_EQ(b.count(2, 1, K::kWdDetect), 1U);
   TB_CHECK_EQ(sw.interrupt_status() & 0x1U, 0x1U) << "INTR_STATUS.WD_DETECT";
   for (unsigned k = 0; k < 3; ++k) {
@@ -659,13 +659,13 @@ SYNCFAB_TEST(switch_top, watchdog_disabled_queue_not_lossless) {
   while (b.clk.cycles() < f + 100) {
     co_await RisingEdge(b.clk);
   }
-  TB_CHECK(sw.watchdog_state(2)[1] == drv::WdState::kDisabled);
+  TB_CHECK(sw.watchdog_state(2)[1] == fmt::WdState::kDisabled);
   TB_CHECK_EQ(b.count(2, 1, K::kWdDisable), 1U);
   b.send(0, make_packet(Hdr{.len = 2, .dst = 0x24, .prio = 1, .flow = 3}));
   co_await b.drain(10);
   TB_CHECK_EQ(b.count(2, 1, K::kDropWred), 1U) << "DISABLED: not lossless, Not-ECT dropped";
   sw.reenable_pfc(2, 0x02);
-  TB_CHECK(sw.watchdog_state(2)[1] == drv::WdState::kMonitor);
+  TB_CHECK(sw.watchdog_state(2)[1] == fmt::WdState::kMonitor);
   b.send(0, make_packet(Hdr{.len = 2, .dst = 0x24, .prio = 1, .flow = 4}));
   co_await b.drain(10);
   TB_CHECK_EQ(b.count(2, 1, K::kDropWred), 1U) << "re-enabled: lossless again";

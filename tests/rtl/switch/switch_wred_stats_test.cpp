@@ -48,7 +48,7 @@ namespace fmt = syncfab::fmt;
 
 namespace {
 
-using K = drv::CounterKind;
+using K = fmt::SwCounter;
 
 constexpr unsigned kIn = 0;         // test packets and fillers
 constexpr unsigned kSpacerIn = 1;   // LFSR spacers

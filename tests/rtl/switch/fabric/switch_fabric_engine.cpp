@@ -20,7 +20,7 @@ bool is_pfc(const Flit& head) { return head[0] == static_cast<std::uint8_t>(fmt:
 
 struct PfcInfo {
   std::uint8_t cls = 0;
-  std::array<std::uint16_t, kPrios> quanta{};
+  std::array<std::uint16_t, fmt::kNumPrio> quanta{};
 };
 
 PfcInfo decode_pfc(const std::vector<Flit>& flits) {
@@ -33,14 +33,14 @@ PfcInfo decode_pfc(const std::vector<Flit>& flits) {
   std::copy_n(flits[1].begin(), 16, img.begin() + 16);
   const fmt::PfcFrame f(img);
   info.cls = f.class_enable();
-  for (unsigned q = 0; q < kPrios; ++q) {
+  for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
     info.quanta[q] = f.quanta(q);
   }
   return info;
 }
 
 bool is_pause(const PfcInfo& p) {
-  for (unsigned q = 0; q < kPrios; ++q) {
+  for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
     if ((p.cls >> q & 1U) != 0 && p.quanta[q] != 0) {
       return true;
     }
@@ -155,7 +155,7 @@ void Fabric::Impl::sample(SwitchNode& s, std::uint64_t now) {
     const std::uint8_t xoff = *pr.xoff;
     const std::uint8_t stop = *pr.stop;
     if ((xoff | s.last_xoff[p] | stop | s.last_stop[p]) != 0) {
-      for (unsigned q = 0; q < kPrios; ++q) {
+      for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
         mark(s.trace[p][q].xoff, (xoff >> q & 1U) != 0, now);
         mark(s.trace[p][q].stop, (stop >> q & 1U) != 0, now);
       }
@@ -165,7 +165,7 @@ void Fabric::Impl::sample(SwitchNode& s, std::uint64_t now) {
     s.wd[p] = *pr.wd;
     s.free[p] = *pr.free;
     if (s.free[p] != kBufCells) {
-      for (unsigned q = 0; q < kPrios; ++q) {
+      for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
         const std::uint32_t occ = pr.occupancy(q);
         PortPrioTrace& t = s.trace[p][q];
         if (occ > t.peak_occ) {
@@ -289,7 +289,7 @@ bool Fabric::Impl::start_storm_frame(HostNode& h, std::uint64_t now) {
     }
     fmt::PfcFrame fr;
     fr.set_pkt_type(fmt::PktType::kPfc).set_len_flits(2).set_class_enable(st.spec.class_mask);
-    for (unsigned q = 0; q < kPrios; ++q) {
+    for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
       fr.set_quanta(q, (st.spec.class_mask >> q & 1U) != 0 ? st.spec.quanta : std::uint16_t{0});
     }
     h.cur.assign(2, Flit{});
@@ -379,7 +379,7 @@ void Fabric::Impl::host_receive(HostNode& h, unsigned index, const Flit& f, bool
     const PfcInfo info = decode_pfc(pkt);
     TB_CHECK(pkt.size() == 2) << "host " << h.name << " got a PFC frame of " << pkt.size()
                               << " flits";
-    for (unsigned q = 0; q < kPrios; ++q) {
+    for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
       if ((info.cls >> q & 1U) == 0) {
         continue;
       }

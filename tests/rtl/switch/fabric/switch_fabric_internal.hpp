@@ -107,7 +107,7 @@ struct Fabric::SwitchNode {
   std::array<PortProbe, kPorts> probe{};
   std::array<std::optional<unsigned>, kPorts> link{};
   std::array<std::deque<SwitchRx>, kPorts> rx_fifo{};
-  std::array<std::array<PortPrioTrace, kPrios>, kPorts> trace{};
+  std::array<std::array<PortPrioTrace, fmt::kNumPrio>, kPorts> trace{};
   std::array<std::uint8_t, kPorts> last_xoff{};
   std::array<std::uint8_t, kPorts> last_stop{};
   std::array<std::uint16_t, kPorts> wd{};
@@ -126,8 +126,8 @@ struct Fabric::HostNode {
   std::size_t pos = 0;
   std::optional<unsigned> cur_flow;
   std::optional<unsigned> cur_storm;
-  std::array<std::uint64_t, kPrios> paused_until{};
-  std::array<std::vector<Interval>, kPrios> paused;
+  std::array<std::uint64_t, fmt::kNumPrio> paused_until{};
+  std::array<std::vector<Interval>, fmt::kNumPrio> paused;
   std::vector<Flit> rx_cur;
   std::uint64_t rx_first = 0;
   std::vector<RxPacket> received;

@@ -12,6 +12,8 @@
 #include <span>
 #include <vector>
 
+#include <syncfab/fmt/formats.hpp>
+
 #include "syncfab/driver/device.hpp"
 
 namespace syncfab::model {
@@ -25,9 +27,6 @@ struct SwitchCsrParams {
 
 class SwitchCsrModel final : public driver::Device {
  public:
-  static constexpr unsigned kPrios = 8;
-  static constexpr unsigned kKinds = 16;
-
   explicit SwitchCsrModel(const SwitchCsrParams& params = {});
 
   std::uint32_t read32(std::uint32_t offset) override;

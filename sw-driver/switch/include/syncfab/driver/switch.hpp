@@ -16,13 +16,12 @@
 #include <span>
 #include <string>
 
+#include <syncfab/fmt/formats.hpp>
+
 #include "syncfab/driver/device.hpp"
 #include "syncfab/driver/identity.hpp"
 
 namespace syncfab::driver {
-
-inline constexpr unsigned kSwitchPrios = 8;
-inline constexpr std::uint16_t kMlidBase = 0xC000;
 
 struct SwitchInfo {
   Identity id;
@@ -53,7 +52,7 @@ struct PfcPriority {
   std::uint16_t xon = 0;     // cells, <= xoff
   std::uint16_t quanta = 0;  // pause time sent, >= 1
 };
-using PfcPortConfig = std::array<PfcPriority, kSwitchPrios>;
+using PfcPortConfig = std::array<PfcPriority, fmt::kNumPrio>;
 
 struct PfcTiming {
   std::uint8_t cyc_per_quantum = 8;
@@ -68,8 +67,8 @@ struct WredQueue {
 };
 
 struct SchedConfig {
-  std::uint8_t sp_mask = 0;                         // strict-priority queues
-  std::array<std::uint8_t, kSwitchPrios> weight{};  // WDRR quanta (flits), >= 1 for WDRR queues
+  std::uint8_t sp_mask = 0;                          // strict-priority queues
+  std::array<std::uint8_t, fmt::kNumPrio> weight{};  // WDRR quanta (flits), >= 1 for WDRR queues
 };
 
 struct WatchdogConfig {
@@ -84,8 +83,6 @@ struct WatchdogPort {
   bool drop_mode = false;
 };
 
-enum class WdState : std::uint8_t { kMonitor = 0, kRecover = 1, kDisabled = 2 };
-
 struct RemapEntry {
   std::uint8_t prio = 0;  // 0..7
   std::uint8_t dscp = 0;  // 0..63
@@ -93,30 +90,8 @@ struct RemapEntry {
 struct RemapConfig {
   bool enable = false;
   std::uint8_t uplink_mask = 0;
-  std::array<RemapEntry, kSwitchPrios> map{};  // indexed by the original priority
+  std::array<RemapEntry, fmt::kNumPrio> map{};  // indexed by the original priority
 };
-
-// CNT_SEL.KIND values (switch_csr.rdl).
-enum class CounterKind : std::uint8_t {
-  kRx = 0,
-  kTx = 1,
-  kDropWred = 2,
-  kDropNoRoute = 3,
-  kDropBadPkt = 4,
-  kDropDisabled = 5,
-  kDropWd = 6,
-  kEcnMark = 7,
-  kPauseTx = 8,
-  kResumeTx = 9,
-  kPauseRx = 10,
-  kResumeRx = 11,
-  kWdDetect = 12,
-  kWdRecover = 13,
-  kWdDisable = 14,
-  kDropBuf = 15,
-};
-inline constexpr unsigned kCounterKinds = 16;
-std::string_view to_string(CounterKind kind) noexcept;
 
 struct LftEntry {
   std::uint16_t lid = 0;
@@ -160,11 +135,11 @@ class Switch {
   void configure_watchdog_port(unsigned port, const WatchdogPort& cfg);
   // Turns PFC back on for queues the watchdog disabled.
   void reenable_pfc(unsigned port, std::uint8_t prio_mask);
-  [[nodiscard]] std::array<WdState, kSwitchPrios> watchdog_state(unsigned port);
+  [[nodiscard]] std::array<fmt::WdState, fmt::kNumPrio> watchdog_state(unsigned port);
 
   void configure_remap(const RemapConfig& cfg);
 
-  [[nodiscard]] std::uint32_t counter(unsigned port, unsigned prio, CounterKind kind);
+  [[nodiscard]] std::uint32_t counter(unsigned port, unsigned prio, fmt::SwCounter kind);
   void clear_counters();
   [[nodiscard]] std::uint32_t interrupt_status();
   void clear_interrupts(std::uint32_t mask);

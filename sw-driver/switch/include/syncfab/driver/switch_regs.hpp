@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <syncfab/fmt/formats.hpp>
+
 #include "syncfab/driver/nic_regs.hpp"
 #include "syncfab/driver/reg_field.hpp"
 #include "syncfab/regs/switch_csr.h"
@@ -22,7 +24,6 @@ inline constexpr std::uint32_t kVersionMinor = SWITCH_CSR__VERSION__MINOR_reset;
 inline constexpr std::size_t kBlockBytes = sizeof(switch_csr_t);
 // Ports the register map has room for (the device may have fewer: HW_CFG).
 inline constexpr unsigned kMaxPorts = sizeof(switch_csr_t::PORT) / sizeof(switch_csr_t::PORT[0]);
-inline constexpr unsigned kNumPrio = 8;
 
 // check_identity reads ID and VERSION at the NIC's offsets and positions.
 static_assert(offsetof(switch_csr_t, ID) == offsetof(nic_csr_t, ID));
@@ -124,15 +125,27 @@ SYNCFAB_SW_AFIELD(PORTX__LOSSY_LIMIT, LOSSY_LIMIT, LIMIT);
 
 // REMAP[p].
 inline Reg remap(unsigned prio) {
-  if (prio >= kNumPrio) {
-    throw std::out_of_range("REMAP index " + std::to_string(prio) + " (8 priorities)");
+  if (prio >= fmt::kNumPrio) {
+    throw std::out_of_range("REMAP index " + std::to_string(prio) + " (" +
+                            std::to_string(fmt::kNumPrio) + " priorities)");
   }
   return Reg{static_cast<std::uint32_t>(offsetof(switch_csr_t, REMAP) + std::size_t{4} * prio),
              "REMAP"};
 }
 
 // The per-port registers (PORT[port].<which>[index]).
-enum class PortReg { kPfcEn, kSched, kWdCtrl, kWredEn, kWeight, kPfcThr, kQuanta, kWredK, kWredP, kLossyLimit };
+enum class PortReg {
+  kPfcEn,
+  kSched,
+  kWdCtrl,
+  kWredEn,
+  kWeight,
+  kPfcThr,
+  kQuanta,
+  kWredK,
+  kWredP,
+  kLossyLimit
+};
 
 Reg port_reg(unsigned port, PortReg which, unsigned index = 0);
 
