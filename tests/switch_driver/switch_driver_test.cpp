@@ -9,13 +9,13 @@
 #include "syncfab/driver/errors.hpp"
 #include "syncfab/driver/memory_device.hpp"
 #include "syncfab/driver/switch.hpp"
-#include "syncfab/driver/switch_regs.hpp"
+#include "syncfab/hw/switch_regs.hpp"
 #include "syncfab/model/switch_csr_model.hpp"
 
 namespace syncfab::driver {
 namespace {
 
-namespace r = switch_regs;
+namespace r = hw::switch_regs;
 using model::SwitchCsrModel;
 
 std::string refusal(const std::function<void()>& f) {

@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "switch_model_fixture.hpp"
-#include "syncfab/driver/switch_regs.hpp"
+#include "syncfab/hw/switch_regs.hpp"
 
 namespace syncfab::model::test {
 namespace {
 
-namespace r = driver::switch_regs;
+namespace r = hw::switch_regs;
 
 std::vector<unsigned> queues_of(const std::vector<TxPacket>& log) {
   std::vector<unsigned> q;

@@ -11,11 +11,11 @@
 #include <tuple>
 
 #include <syncfab/driver/barrier_desc.hpp>
-#include <syncfab/driver/nic_regs.hpp>
+#include <syncfab/hw/nic_regs.hpp>
 
 namespace syncfab::model {
 
-namespace nic = driver::nic;
+namespace nic = hw::nic;
 
 namespace {
 
@@ -24,9 +24,9 @@ constexpr std::uint32_t kSdqEntries = 8;
 constexpr std::uint64_t kNever = std::numeric_limits<std::uint64_t>::max();
 
 struct Layout {
-  driver::BusAddr cq;
-  driver::BusAddr sdq;
-  driver::BusAddr flags;
+  hw::BusAddr cq;
+  hw::BusAddr sdq;
+  hw::BusAddr flags;
 };
 
 Layout layout(const FabricConfig& f) {

@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-#include "syncfab/driver/errors.hpp"
+#include "syncfab/hw/errors.hpp"
 #include "syncfab/regs/switch_csr.h"
 
 namespace syncfab::model {
@@ -146,7 +146,7 @@ SwitchCsrModel::SwitchCsrModel(const SwitchCsrParams& params)
 
 std::size_t SwitchCsrModel::index(std::uint32_t offset) const {
   if (offset % 4 != 0 || offset / 4 >= kWords || !rules()[offset / 4].mapped) {
-    throw driver::BusError("switch CSR offset " + std::to_string(offset) + " is not mapped");
+    throw hw::BusError("switch CSR offset " + std::to_string(offset) + " is not mapped");
   }
   return offset / 4;
 }
@@ -154,7 +154,7 @@ std::size_t SwitchCsrModel::index(std::uint32_t offset) const {
 std::uint32_t SwitchCsrModel::read32(std::uint32_t offset) {
   const std::size_t w = index(offset);
   if (!rules()[w].readable) {
-    throw driver::BusError("switch CSR offset " + std::to_string(offset) + " is write-only");
+    throw hw::BusError("switch CSR offset " + std::to_string(offset) + " is write-only");
   }
   if (w == OFF(CNT_VALUE) || w == OFF(WD_STATUS)) {
     const std::uint32_t sel = regs_[OFF(CNT_SEL)];
@@ -178,7 +178,7 @@ void SwitchCsrModel::write32(std::uint32_t offset, std::uint32_t value) {
   const std::size_t w = index(offset);
   const Rule& rule = rules()[w];
   if (!rule.writable) {
-    throw driver::BusError("switch CSR offset " + std::to_string(offset) + " is read-only");
+    throw hw::BusError("switch CSR offset " + std::to_string(offset) + " is read-only");
   }
   if (w == OFF(INTR_STATUS)) {
     regs_[w] &= ~value;
@@ -220,12 +220,12 @@ void SwitchCsrModel::write32(std::uint32_t offset, std::uint32_t value) {
   regs_[w] = value & rule.wmask;
 }
 
-void SwitchCsrModel::NoDma::read(driver::BusAddr addr, std::span<std::byte> /*out*/) const {
-  throw driver::DmaError("the switch has no DMA port (read at " + std::to_string(addr) + ")");
+void SwitchCsrModel::NoDma::read(hw::BusAddr addr, std::span<std::byte> /*out*/) const {
+  throw hw::DmaError("the switch has no DMA port (read at " + std::to_string(addr) + ")");
 }
 
-void SwitchCsrModel::NoDma::write(driver::BusAddr addr, std::span<const std::byte> /*data*/) {
-  throw driver::DmaError("the switch has no DMA port (write at " + std::to_string(addr) + ")");
+void SwitchCsrModel::NoDma::write(hw::BusAddr addr, std::span<const std::byte> /*data*/) {
+  throw hw::DmaError("the switch has no DMA port (write at " + std::to_string(addr) + ")");
 }
 
 bool SwitchCsrModel::wait_interrupt(std::chrono::nanoseconds /*timeout*/) {

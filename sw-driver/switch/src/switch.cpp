@@ -5,13 +5,14 @@
 #include <string>
 #include <vector>
 
-#include "syncfab/driver/csr.hpp"
 #include "syncfab/driver/errors.hpp"
-#include "syncfab/driver/switch_regs.hpp"
+#include "syncfab/hw/csr.hpp"
+#include "syncfab/hw/errors.hpp"
+#include "syncfab/hw/switch_regs.hpp"
 
 namespace syncfab::driver {
 
-namespace r = switch_regs;
+namespace r = hw::switch_regs;
 
 namespace {
 
@@ -43,9 +44,9 @@ unsigned required_headroom(const LinkParams& link) {
          link.delay_cycles;
 }
 
-Switch::Switch(Device& device) : device_(&device) {
+Switch::Switch(hw::Device& device) : device_(&device) {
   info_.id = check_identity(device, Identity{r::kMagic, r::kVersionMajor, r::kVersionMinor});
-  const Csr csr(device);
+  const hw::Csr csr(device);
   const std::uint32_t hw = csr.read(r::HW_CFG);
   const std::uint32_t tc = csr.read(r::TABLE_CFG);
   info_.ports = r::HW_CFG_NUM_PORTS.get(hw);
@@ -61,7 +62,7 @@ Switch::Switch(Device& device) : device_(&device) {
   }
 }
 
-void Switch::enable(bool on) { Csr(*device_).modify(r::CTRL_ENABLE, on ? 1 : 0); }
+void Switch::enable(bool on) { hw::Csr(*device_).modify(r::CTRL_ENABLE, on ? 1 : 0); }
 
 void Switch::check_port(unsigned port, const char* what) const {
   if (port >= info_.ports) {
@@ -91,7 +92,7 @@ unsigned Switch::mft_index(std::uint16_t mlid, const char* what) const {
 }
 
 std::uint32_t Switch::table_read(unsigned table, unsigned index) {
-  Csr csr(*device_);
+  hw::Csr csr(*device_);
   csr.write(r::TBL_ADDR, {{r::TBL_ADDR_INDEX, index}, {r::TBL_ADDR_TABLE, table}});
   csr.write(r::TBL_CMD, {{r::TBL_CMD_READ, 1}});
   for (int i = 0; i < kTablePolls; ++i) {
@@ -99,12 +100,12 @@ std::uint32_t Switch::table_read(unsigned table, unsigned index) {
       return csr.read(r::TBL_RDATA);
     }
   }
-  throw BusError("switch table read of entry " + std::to_string(index) + " still busy after " +
-                 std::to_string(kTablePolls) + " polls of TBL_STATUS");
+  throw hw::BusError("switch table read of entry " + std::to_string(index) + " still busy after " +
+                     std::to_string(kTablePolls) + " polls of TBL_STATUS");
 }
 
 void Switch::table_write(unsigned table, unsigned index, std::uint32_t data) {
-  Csr csr(*device_);
+  hw::Csr csr(*device_);
   csr.write(r::TBL_ADDR, {{r::TBL_ADDR_INDEX, index}, {r::TBL_ADDR_TABLE, table}});
   csr.write(r::TBL_WDATA, data);
   csr.write(r::TBL_CMD, {{r::TBL_CMD_WRITE, 1}});
@@ -163,14 +164,14 @@ std::optional<std::uint32_t> Switch::mft(std::uint16_t mlid) {
 }
 
 PfcTiming Switch::read_pfc_timing() {
-  const Csr csr(*device_);
+  const hw::Csr csr(*device_);
   const std::uint32_t v = csr.read(r::PFC_TIMING);
   return PfcTiming{static_cast<std::uint8_t>(r::PFC_TIMING_CYC_PER_QUANTUM.get(v)),
                    static_cast<std::uint16_t>(r::PFC_TIMING_REFRESH.get(v))};
 }
 
 PfcPortConfig Switch::read_pfc(unsigned port) {
-  const Csr csr(*device_);
+  const hw::Csr csr(*device_);
   PfcPortConfig cfg{};
   const std::uint32_t en = r::PFC_EN_MASK.get(csr.read(r::port_reg(port, r::PortReg::kPfcEn)));
   for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
@@ -215,8 +216,8 @@ void Switch::set_pfc_timing(const PfcTiming& timing) {
   for (unsigned port = 0; port < info_.ports; ++port) {
     check_refresh(port, read_pfc(port), timing, links_[port]);
   }
-  Csr(*device_).write(r::PFC_TIMING, {{r::PFC_TIMING_CYC_PER_QUANTUM, timing.cyc_per_quantum},
-                                      {r::PFC_TIMING_REFRESH, timing.refresh}});
+  hw::Csr(*device_).write(r::PFC_TIMING, {{r::PFC_TIMING_CYC_PER_QUANTUM, timing.cyc_per_quantum},
+                                          {r::PFC_TIMING_REFRESH, timing.refresh}});
 }
 
 void Switch::configure_pfc(unsigned port, const PfcPortConfig& cfg, const LinkParams& link) {
@@ -251,7 +252,7 @@ void Switch::configure_pfc(unsigned port, const PfcPortConfig& cfg, const LinkPa
   }
   check_refresh(port, cfg, read_pfc_timing(), link);
 
-  Csr csr(*device_);
+  hw::Csr csr(*device_);
   std::uint32_t mask = 0;
   for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
     mask |= cfg[p].lossless ? 1U << p : 0U;
@@ -260,7 +261,7 @@ void Switch::configure_pfc(unsigned port, const PfcPortConfig& cfg, const LinkPa
                {r::PFC_THR_XON.at(r::port_reg(port, r::PortReg::kPfcThr, p)), cfg[p].xon}});
   }
   for (unsigned i = 0; i < fmt::kNumPrio / 2; ++i) {
-    const Reg q = r::port_reg(port, r::PortReg::kQuanta, i);
+    const hw::Reg q = r::port_reg(port, r::PortReg::kQuanta, i);
     csr.write(q, {{r::QUANTA_Q_EVEN.at(q), cfg[std::size_t{2} * i].quanta},
                   {r::QUANTA_Q_ODD.at(q), cfg[std::size_t{2} * i + 1].quanta}});
   }
@@ -268,10 +269,10 @@ void Switch::configure_pfc(unsigned port, const PfcPortConfig& cfg, const LinkPa
   // thresholds of the previous configuration.
   // The lossy share shrinks before the enable and never covers the lossless
   // reservation, so lossy packets cannot eat a paused priority's headroom.
-  const Reg lossy = r::port_reg(port, r::PortReg::kLossyLimit);
+  const hw::Reg lossy = r::port_reg(port, r::PortReg::kLossyLimit);
   csr.write(lossy, {{r::LOSSY_LIMIT_LIMIT.at(lossy),
                      static_cast<std::uint32_t>(info_.buf_cells - reserved)}});
-  const Reg en = r::port_reg(port, r::PortReg::kPfcEn);
+  const hw::Reg en = r::port_reg(port, r::PortReg::kPfcEn);
   csr.write(en, {{r::PFC_EN_MASK.at(en), mask}});
   links_[port] = link;
 }
@@ -286,14 +287,14 @@ void Switch::configure_wred(unsigned port, unsigned queue, const WredQueue& q) {
     refuse("port " + std::to_string(port) + " queue " + std::to_string(queue) + ": Kmin " +
            std::to_string(q.kmin) + " is above Kmax " + std::to_string(q.kmax));
   }
-  Csr csr(*device_);
-  const Reg k = r::port_reg(port, r::PortReg::kWredK, queue);
+  hw::Csr csr(*device_);
+  const hw::Reg k = r::port_reg(port, r::PortReg::kWredK, queue);
   csr.write(k, {{r::WRED_K_KMIN.at(k), q.kmin}, {r::WRED_K_KMAX.at(k), q.kmax}});
-  const Reg pr = r::port_reg(port, r::PortReg::kWredP, queue / 4);
+  const hw::Reg pr = r::port_reg(port, r::PortReg::kWredP, queue / 4);
   const unsigned shift = 8 * (queue % 4);
   const std::uint32_t old = csr.read(pr);
   csr.write(pr, (old & ~(0xFFU << shift)) | (std::uint32_t{q.pmax} << shift));
-  const Reg en = r::port_reg(port, r::PortReg::kWredEn);
+  const hw::Reg en = r::port_reg(port, r::PortReg::kWredEn);
   const std::uint32_t m = csr.read(en);
   csr.write(en, q.enable ? (m | (1U << queue)) : (m & ~(1U << queue)));
 }
@@ -306,13 +307,13 @@ void Switch::configure_scheduler(unsigned port, const SchedConfig& cfg) {
              ": a WDRR queue needs a weight of at least 1 flit");
     }
   }
-  Csr csr(*device_);
+  hw::Csr csr(*device_);
   for (unsigned i = 0; i < fmt::kNumPrio / 2; ++i) {
-    const Reg w = r::port_reg(port, r::PortReg::kWeight, i);
+    const hw::Reg w = r::port_reg(port, r::PortReg::kWeight, i);
     csr.write(w, {{r::WEIGHT_W_EVEN.at(w), cfg.weight[std::size_t{2} * i]},
                   {r::WEIGHT_W_ODD.at(w), cfg.weight[std::size_t{2} * i + 1]}});
   }
-  const Reg s = r::port_reg(port, r::PortReg::kSched);
+  const hw::Reg s = r::port_reg(port, r::PortReg::kSched);
   csr.write(s, {{r::SCHED_SP_MASK.at(s), cfg.sp_mask}});
 }
 
@@ -326,7 +327,7 @@ void Switch::configure_watchdog(const WatchdogConfig& cfg) {
   check(cfg.detect_cycles, "detection time");
   check(cfg.recover_cycles, "recovery time");
   check(cfg.window_cycles, "window");
-  Csr csr(*device_);
+  hw::Csr csr(*device_);
   csr.write(r::WD_DETECT_TIME, cfg.detect_cycles);
   csr.write(r::WD_RECOVER_TIME, cfg.recover_cycles);
   csr.write(r::WD_WINDOW, cfg.window_cycles);
@@ -335,21 +336,21 @@ void Switch::configure_watchdog(const WatchdogConfig& cfg) {
 
 void Switch::configure_watchdog_port(unsigned port, const WatchdogPort& cfg) {
   check_port(port, "configure_watchdog_port");
-  const Reg w = r::port_reg(port, r::PortReg::kWdCtrl);
-  Csr(*device_).write(w, {{r::WD_CTRL_ENABLE.at(w), cfg.enable_mask},
-                          {r::WD_CTRL_DROP_MODE.at(w), cfg.drop_mode ? 1U : 0U}});
+  const hw::Reg w = r::port_reg(port, r::PortReg::kWdCtrl);
+  hw::Csr(*device_).write(w, {{r::WD_CTRL_ENABLE.at(w), cfg.enable_mask},
+                              {r::WD_CTRL_DROP_MODE.at(w), cfg.drop_mode ? 1U : 0U}});
 }
 
 void Switch::reenable_pfc(unsigned port, std::uint8_t prio_mask) {
   check_port(port, "reenable_pfc");
-  Csr(*device_).write(
+  hw::Csr(*device_).write(
       r::WD_REENABLE,
       {{r::WD_REENABLE_PORT, port}, {r::WD_REENABLE_PRIO_MASK, prio_mask}, {r::WD_REENABLE_GO, 1}});
 }
 
 std::array<fmt::WdState, fmt::kNumPrio> Switch::watchdog_state(unsigned port) {
   check_port(port, "watchdog_state");
-  Csr csr(*device_);
+  hw::Csr csr(*device_);
   csr.write(r::CNT_SEL, {{r::CNT_SEL_PORT, port}});
   const std::uint32_t v = csr.read(r::WD_STATUS_STATE);
   std::array<fmt::WdState, fmt::kNumPrio> out{};
@@ -357,9 +358,9 @@ std::array<fmt::WdState, fmt::kNumPrio> Switch::watchdog_state(unsigned port) {
     const auto s = static_cast<fmt::WdState>((v >> (fmt::kWdStateWidth * p)) &
                                              ((1U << fmt::kWdStateWidth) - 1U));
     if (!fmt::is_known(s)) {
-      throw BusError("WD_STATUS of port " + std::to_string(port) + " priority " +
-                     std::to_string(p) + " holds the undefined state " +
-                     std::to_string(static_cast<unsigned>(s)));
+      throw hw::BusError("WD_STATUS of port " + std::to_string(port) + " priority " +
+                         std::to_string(p) + " holds the undefined state " +
+                         std::to_string(static_cast<unsigned>(s)));
     }
     out[p] = s;
   }
@@ -378,9 +379,9 @@ void Switch::configure_remap(const RemapConfig& cfg) {
              " (priorities 0.." + std::to_string(fmt::kNumPrio - 1U) + ", DSCP 0..63)");
     }
   }
-  Csr csr(*device_);
+  hw::Csr csr(*device_);
   for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
-    const Reg e = r::remap(p);
+    const hw::Reg e = r::remap(p);
     csr.write(e, {{r::REMAP_NEW_PRIO.at(e), cfg.map[p].prio},
                   {r::REMAP_NEW_DSCP.at(e), cfg.map[p].dscp}});
   }
@@ -393,7 +394,7 @@ std::uint32_t Switch::counter(unsigned port, unsigned prio, fmt::SwCounter kind)
   if (prio >= fmt::kNumPrio) {
     refuse("counter: priority " + std::to_string(prio) + " does not exist");
   }
-  Csr csr(*device_);
+  hw::Csr csr(*device_);
   csr.write(r::CNT_SEL, {{r::CNT_SEL_PORT, port},
                          {r::CNT_SEL_PRIO, prio},
                          {r::CNT_SEL_KIND, static_cast<unsigned>(kind)}});
@@ -401,13 +402,13 @@ std::uint32_t Switch::counter(unsigned port, unsigned prio, fmt::SwCounter kind)
 }
 
 void Switch::clear_counters() {
-  const Csr csr(*device_);
+  const hw::Csr csr(*device_);
   const std::uint32_t ctrl = csr.read(r::CTRL);
-  Csr(*device_).write(r::CTRL, (ctrl & r::CTRL_ENABLE.mask) | r::CTRL_CNT_CLEAR.put(1));
+  hw::Csr(*device_).write(r::CTRL, (ctrl & r::CTRL_ENABLE.mask) | r::CTRL_CNT_CLEAR.put(1));
 }
 
-std::uint32_t Switch::interrupt_status() { return Csr(*device_).read(r::INTR_STATUS); }
+std::uint32_t Switch::interrupt_status() { return hw::Csr(*device_).read(r::INTR_STATUS); }
 
-void Switch::clear_interrupts(std::uint32_t mask) { Csr(*device_).write(r::INTR_STATUS, mask); }
+void Switch::clear_interrupts(std::uint32_t mask) { hw::Csr(*device_).write(r::INTR_STATUS, mask); }
 
 }  // namespace syncfab::driver

@@ -10,10 +10,10 @@
 #include <random>
 #include <stdexcept>
 
-#include "syncfab/driver/host_memory.hpp"
 #include "syncfab/driver/rtl_device.hpp"
-#include "syncfab/driver/switch_regs.hpp"
 #include "syncfab/fmt/formats.hpp"
+#include "syncfab/hw/host_memory.hpp"
+#include "syncfab/hw/switch_regs.hpp"
 
 namespace syncfab::tb::switch_cosim {
 
@@ -169,7 +169,7 @@ bool near_enable_edge(const Stimulus& st, std::uint64_t now) {
 
 // One CTRL.ENABLE write; records the first cycle the RTL sees it.
 Task<> write_enable(ApbMaster* apb, bool on, const std::uint64_t* now, RunLog* log) {
-  co_await apb->write(drv::switch_regs::CTRL.offset, on ? 1U : 0U);
+  co_await apb->write(hw::switch_regs::CTRL.offset, on ? 1U : 0U);
   log->enable_writes.emplace_back(*now + 1, on);
 }
 
@@ -221,7 +221,7 @@ Task<RunLog> run_rtl(TestContext& ctx, const Setup& setup, const Stimulus& stim)
   auto& dut = ctx.make_dut<Vswitch_top>();
   Clock& clk = ctx.sim().add_clock("clk", dut.clk_i, kPeriod);
   ApbMaster apb(clk, apb_pins_of(dut, kCsrWindow));
-  drv::HostMemory memory(0x8000'0000, 4096);
+  hw::HostMemory memory(0x8000'0000, 4096);
   drv::RtlDevice dev(
       ctx.sim(), clk, apb, [&dut] { return dut.intr_o != 0; }, memory, kCsrWindow);
 

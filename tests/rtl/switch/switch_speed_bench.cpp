@@ -23,13 +23,14 @@
 #include <random>
 
 #include "switch_cosim_bench.hpp"
-#include "syncfab/driver/host_memory.hpp"
 #include "syncfab/driver/rtl_device.hpp"
 #include "syncfab/fmt/formats.hpp"
+#include "syncfab/hw/host_memory.hpp"
 
 using namespace syncfab::tb;
 using namespace syncfab::tb::switch_cosim;
 namespace drv = syncfab::driver;
+namespace hw = syncfab::hw;
 namespace fmt = syncfab::fmt;
 
 namespace {
@@ -93,7 +94,7 @@ void bare_switch(benchmark::State& state) {
     sim.add_eval([&d] { d.eval(); });
     Clock& clk = sim.add_clock("clk", d.clk_i, kPeriod);
     ApbMaster apb(clk, apb_pins_of(d, kCsrWindow));
-    drv::HostMemory memory(0x8000'0000, 4096);
+    hw::HostMemory memory(0x8000'0000, 4096);
     drv::RtlDevice dev(
         sim, clk, apb, [&d] { return d.intr_o != 0; }, memory, kCsrWindow);
     sim.run([](Vswitch_top& dut, ApbMaster& a, Clock& c) -> Task<> {

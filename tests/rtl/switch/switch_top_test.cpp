@@ -21,14 +21,15 @@
 #include <tuple>
 #include <vector>
 
-#include "syncfab/driver/host_memory.hpp"
 #include "syncfab/driver/rtl_device.hpp"
 #include "syncfab/driver/switch.hpp"
 #include "syncfab/fmt/formats.hpp"
+#include "syncfab/hw/host_memory.hpp"
 #include "syncfab/tb/tb.hpp"
 
 using namespace syncfab::tb;
 namespace drv = syncfab::driver;
+namespace hw = syncfab::hw;
 namespace fmt = syncfab::fmt;
 
 namespace {
@@ -180,7 +181,7 @@ class Bench {
   Vswitch_top& dut;
   Clock& clk;
   ApbMaster apb;
-  drv::HostMemory memory;
+  hw::HostMemory memory;
   drv::RtlDevice dev;
   // Probability of a cycle with tx_ready low on a port that is not held.
   double tx_stall = 0.0;

@@ -10,7 +10,7 @@
 #include <stdexcept>
 
 #include "switch_fabric_internal.hpp"
-#include "syncfab/driver/switch_regs.hpp"
+#include "syncfab/hw/switch_regs.hpp"
 
 #ifndef SYNCFAB_BUILD_DIR
 #define SYNCFAB_BUILD_DIR "."

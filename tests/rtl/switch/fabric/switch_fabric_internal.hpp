@@ -10,8 +10,8 @@
 
 #include "switch_fabric.hpp"
 #include "switch_probe.hpp"
-#include "syncfab/driver/host_memory.hpp"
 #include "syncfab/driver/rtl_device.hpp"
+#include "syncfab/hw/host_memory.hpp"
 #include "syncfab/model/switch_csr_model.hpp"
 
 namespace syncfab::tb::swfab {
@@ -41,7 +41,7 @@ struct SwitchRx {
 // step with every write the RTL gets (TeeDevice), so that a driver can be
 // run against it in zero simulated time; `record` collects the writes of a
 // staged programming pass, replayed later on the RTL's APB.
-class ShadowCsr final : public driver::Device {
+class ShadowCsr final : public hw::Device {
  public:
   ShadowCsr() : csr_(model::SwitchCsrParams{kPorts, kBufCells, kLftEntries, kMftEntries}) {}
   std::uint32_t read32(std::uint32_t offset) override { return csr_.read32(offset); }
@@ -51,7 +51,7 @@ class ShadowCsr final : public driver::Device {
       writes_.emplace_back(offset, value);
     }
   }
-  driver::DmaMemory& dma() override { return csr_.dma(); }
+  hw::DmaMemory& dma() override { return csr_.dma(); }
   bool wait_interrupt(std::chrono::nanoseconds timeout) override {
     return csr_.wait_interrupt(timeout);
   }
@@ -74,7 +74,7 @@ class ShadowCsr final : public driver::Device {
 
 // What the RTL-side driver talks to: the RtlDevice, every write also
 // mirrored into the shadow.
-class TeeDevice final : public driver::Device {
+class TeeDevice final : public hw::Device {
  public:
   TeeDevice(driver::RtlDevice& rtl, ShadowCsr& shadow) : rtl_(rtl), shadow_(shadow) {}
   std::uint32_t read32(std::uint32_t offset) override { return rtl_.read32(offset); }
@@ -82,7 +82,7 @@ class TeeDevice final : public driver::Device {
     rtl_.write32(offset, value);
     shadow_.mirror(offset, value);
   }
-  driver::DmaMemory& dma() override { return rtl_.dma(); }
+  hw::DmaMemory& dma() override { return rtl_.dma(); }
   bool wait_interrupt(std::chrono::nanoseconds timeout) override {
     return rtl_.wait_interrupt(timeout);
   }
@@ -98,7 +98,7 @@ struct Fabric::SwitchNode {
   Vswitch_top& dut;
   Clock& clk;
   ApbMaster apb;
-  driver::HostMemory memory;
+  hw::HostMemory memory;
   driver::RtlDevice dev;
   ShadowCsr shadow;
   TeeDevice tee;

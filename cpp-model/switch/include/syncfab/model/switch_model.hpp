@@ -13,7 +13,7 @@
 // latencies the spec leaves open are parameters (SwitchModelParams), chosen
 // as written in docs/switch-datapath.md "Golden model decisions".
 //
-// Configured only through its CSR block (csr(), a driver::Device), so the
+// Configured only through its CSR block (csr(), an hw::Device), so the
 // unchanged driver::Switch programs it as it programs the RTL; counters,
 // interrupt causes and watchdog state go into that block.
 #pragma once

@@ -18,8 +18,8 @@
 
 #include <syncfab/fmt/formats.hpp>
 
-#include "syncfab/driver/device.hpp"
 #include "syncfab/driver/identity.hpp"
+#include "syncfab/hw/device.hpp"
 
 namespace syncfab::driver {
 
@@ -102,7 +102,7 @@ class Switch {
  public:
   // Checks the block identity (DeviceMismatch if it is not a switch of this
   // map's major version) and reads the hardware configuration.
-  explicit Switch(Device& device);
+  explicit Switch(hw::Device& device);
 
   [[nodiscard]] const SwitchInfo& info() const noexcept { return info_; }
   void enable(bool on);
@@ -156,7 +156,7 @@ class Switch {
   [[nodiscard]] PfcPortConfig read_pfc(unsigned port);
   [[nodiscard]] PfcTiming read_pfc_timing();
 
-  Device* device_;
+  hw::Device* device_;
   SwitchInfo info_;
   // The link of each port as given to configure_pfc (the refresh check of
   // set_pfc_timing needs its largest packet; unknown ports count 255 flits).

@@ -12,11 +12,11 @@
 
 #include <syncfab/fmt/formats.hpp>
 
-#include "syncfab/driver/nic_regs.hpp"
-#include "syncfab/driver/reg_field.hpp"
+#include "syncfab/hw/nic_regs.hpp"
+#include "syncfab/hw/reg_field.hpp"
 #include "syncfab/regs/switch_csr.h"
 
-namespace syncfab::driver::switch_regs {
+namespace syncfab::hw::switch_regs {
 
 inline constexpr std::uint32_t kMagic = SWITCH_CSR__ID__MAGIC_reset;
 inline constexpr std::uint32_t kVersionMajor = SWITCH_CSR__VERSION__MAJOR_reset;
@@ -149,4 +149,4 @@ enum class PortReg {
 
 Reg port_reg(unsigned port, PortReg which, unsigned index = 0);
 
-}  // namespace syncfab::driver::switch_regs
+}  // namespace syncfab::hw::switch_regs
