@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "syncfab/hw/switch_regs.hpp"
 #include "syncfab/regs/switch_csr.h"
 
 namespace syncfab::model {
@@ -21,9 +22,10 @@ SwitchModel::OutPort::OutPort(const SwitchModelParams& p)
       wd(PfcWatchdogParams{fmt::kNumPrio, 24, 8}) {}
 
 SwitchModel::SwitchModel(const SwitchModelParams& params) : params_(params), csr_(params.csr) {
-  if (params_.csr.ports < 1 || params_.csr.ports > 8) {
+  if (params_.csr.ports < 1 || params_.csr.ports > hw::switch_regs::kMaxPorts) {
     throw std::invalid_argument("switch model: " + std::to_string(params_.csr.ports) +
-                                " ports (the register map has 1..8)");
+                                " ports (the register map has 1.." +
+                                std::to_string(hw::switch_regs::kMaxPorts) + ")");
   }
   if (params_.csr.buf_cells < 1 || params_.csr.buf_cells > 0xFFFF) {
     throw std::invalid_argument("switch model: BUF_CELLS " + std::to_string(params_.csr.buf_cells) +
@@ -178,7 +180,7 @@ void SwitchModel::tick() {
   read_switch_config(csr_, n, cfg_);
   // pfc_tx sees the occupancy registers as they were at the start of the
   // cycle; this cycle's writes and frees count from the next one.
-  std::array<std::array<std::uint32_t, fmt::kNumPrio>, 8> occ{};  // ports <= 8
+  std::array<std::array<std::uint32_t, fmt::kNumPrio>, hw::switch_regs::kMaxPorts> occ{};
   for (unsigned i = 0; i < n; ++i) {
     occ[i] = in_[i].occ;
   }
@@ -186,14 +188,14 @@ void SwitchModel::tick() {
     ingress(i);
   }
   pfc_cycle();
-  std::array<bool, 8> ready{};
+  std::array<bool, hw::switch_regs::kMaxPorts> ready{};
   for (unsigned o = 0; o < n; ++o) {
     ready[o] = tx_ready(o);
     egress(o, ready[o]);
   }
   // Free outputs are matched in round-robin order (start rotates by one per
   // cycle); an output takes its pending PFC frame before any data packet.
-  std::array<bool, 8> frame_ready{};
+  std::array<bool, hw::switch_regs::kMaxPorts> frame_ready{};
   const auto first = static_cast<unsigned>(now_ % n);
   unsigned starts = 0;
   for (unsigned k = 0; k < n; ++k) {
@@ -279,7 +281,7 @@ bool SwitchModel::pfc_tx_quiet(const PfcTx& tx, const SwitchPortConfig& pc,
 }
 
 void SwitchModel::pfc_cycle() {
-  std::array<std::uint8_t, 8> reenable{};
+  std::array<std::uint8_t, hw::switch_regs::kMaxPorts> reenable{};
   for (const auto& [port, mask] : csr_.take_reenables()) {
     if (port < ports()) {
       reenable[port] |= mask;

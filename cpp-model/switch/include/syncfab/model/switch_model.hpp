@@ -49,7 +49,7 @@ static_assert(fmt::PktHdr::kSizeBytes == kFlitBytes, "the header is one flit");
 inline constexpr unsigned kPfcFrameFlits = fmt::PfcFrame::kSizeBytes / kFlitBytes;
 
 struct SwitchModelParams {
-  SwitchCsrParams csr{};  // ports (<= 8), BUF_CELLS, table sizes
+  SwitchCsrParams csr{};  // ports (<= hw::switch_regs::kMaxPorts), BUF_CELLS, table sizes
   // Cycles from the cycle a packet's last flit arrives to the first cycle a
   // copy of it may be chosen by its output (>= 1).
   unsigned fwd_latency = 1;

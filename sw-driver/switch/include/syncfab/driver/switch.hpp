@@ -20,6 +20,7 @@
 
 #include "syncfab/driver/identity.hpp"
 #include "syncfab/hw/device.hpp"
+#include "syncfab/hw/switch_regs.hpp"
 
 namespace syncfab::driver {
 
@@ -160,7 +161,7 @@ class Switch {
   SwitchInfo info_;
   // The link of each port as given to configure_pfc (the refresh check of
   // set_pfc_timing needs its largest packet; unknown ports count 255 flits).
-  std::array<LinkParams, 32> links_{};
+  std::array<LinkParams, hw::switch_regs::kMaxPorts> links_{};
 };
 
 }  // namespace syncfab::driver
