@@ -1,5 +1,6 @@
 #include <cstddef>
 
+#include "syncfab/hw/switch_regs.hpp"
 #include "syncfab/model/switch_model_config.hpp"
 #include "syncfab/regs/switch_csr.h"
 
@@ -73,9 +74,10 @@ void read_switch_config(const SwitchCsrModel& csr, unsigned ports, SwitchConfig&
       pc.xoff[p] = SW_FIELD(thr, PORTX__PFC_THRX, XOFF);
       pc.xon[p] = SW_FIELD(thr, PORTX__PFC_THRX, XON);
       const std::uint32_t k = rd(offsetof(PortRegs, WRED_K) + 4 * p);
-      const std::uint32_t pm = rd(offsetof(PortRegs, WRED_P) + 4 * (p / 4));
+      const auto& pmax = hw::switch_regs::kWredPmax;
+      const std::uint32_t pm = rd(offsetof(PortRegs, WRED_P) + 4 * (p / pmax.size()));
       pc.wred[p] = WredConfig{((pc.wred_en >> p) & 1U) != 0, SW_FIELD(k, PORTX__WRED_KX, KMIN),
-                              SW_FIELD(k, PORTX__WRED_KX, KMAX), (pm >> (8 * (p % 4))) & 0xFFU};
+                              SW_FIELD(k, PORTX__WRED_KX, KMAX), pmax[p % pmax.size()].get(pm)};
     }
   }
 }

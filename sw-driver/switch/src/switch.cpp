@@ -290,10 +290,9 @@ void Switch::configure_wred(unsigned port, unsigned queue, const WredQueue& q) {
   hw::Csr csr(*device_);
   const hw::Reg k = r::port_reg(port, r::PortReg::kWredK, queue);
   csr.write(k, {{r::WRED_K_KMIN.at(k), q.kmin}, {r::WRED_K_KMAX.at(k), q.kmax}});
-  const hw::Reg pr = r::port_reg(port, r::PortReg::kWredP, queue / 4);
-  const unsigned shift = 8 * (queue % 4);
-  const std::uint32_t old = csr.read(pr);
-  csr.write(pr, (old & ~(0xFFU << shift)) | (std::uint32_t{q.pmax} << shift));
+  const std::size_t per_reg = r::kWredPmax.size();
+  const hw::Reg pr = r::port_reg(port, r::PortReg::kWredP, static_cast<unsigned>(queue / per_reg));
+  csr.modify(r::kWredPmax.at(queue % per_reg).at(pr), q.pmax);
   const hw::Reg en = r::port_reg(port, r::PortReg::kWredEn);
   const std::uint32_t m = csr.read(en);
   csr.write(en, q.enable ? (m | (1U << queue)) : (m & ~(1U << queue)));

@@ -5,6 +5,7 @@
 // generated arrays; nothing is written by hand.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -117,11 +118,22 @@ SYNCFAB_SW_AFIELD(PORTX__QUANTAX, QUANTA, Q_ODD);
 SYNCFAB_SW_AFIELD(PORTX__WRED_KX, WRED_K, KMIN);
 SYNCFAB_SW_AFIELD(PORTX__WRED_KX, WRED_K, KMAX);
 SYNCFAB_SW_AFIELD(PORTX__WRED_PX, WRED_P, P0);
+SYNCFAB_SW_AFIELD(PORTX__WRED_PX, WRED_P, P1);
+SYNCFAB_SW_AFIELD(PORTX__WRED_PX, WRED_P, P2);
+SYNCFAB_SW_AFIELD(PORTX__WRED_PX, WRED_P, P3);
 SYNCFAB_SW_AFIELD(PORTX__LOSSY_LIMIT, LOSSY_LIMIT, LIMIT);
 
 #undef SYNCFAB_SW_REG
 #undef SYNCFAB_SW_FIELD
 #undef SYNCFAB_SW_AFIELD
+
+// WRED_P[i] packs the Pmax of several egress queues, queue q in field
+// kWredPmax[q % kWredPmax.size()] of WRED_P[q / kWredPmax.size()].
+inline constexpr std::array<Field, 4> kWredPmax{WRED_P_P0, WRED_P_P1, WRED_P_P2, WRED_P_P3};
+static_assert(sizeof(switch_csr__PORTx__stride80_t::WRED_P) / sizeof(std::uint32_t) *
+                      kWredPmax.size() ==
+                  fmt::kNumPrio,
+              "WRED_P holds one Pmax per priority");
 
 // REMAP[p].
 inline Reg remap(unsigned prio) {
