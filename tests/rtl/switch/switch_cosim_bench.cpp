@@ -19,6 +19,9 @@ namespace syncfab::tb::switch_cosim {
 
 namespace drv = syncfab::driver;
 
+// The verilated ports carry each port's flit as FLIT_BITS / 32 words.
+constexpr std::size_t kFlitWords = model::kFlitBytes / 4;
+
 Flit flit_of_words(const std::uint32_t* w) {
   Flit f{};
   for (std::size_t i = 0; i < f.size(); ++i) {
@@ -28,7 +31,7 @@ Flit flit_of_words(const std::uint32_t* w) {
 }
 
 void words_of_flit(const Flit& f, std::uint32_t* w) {
-  for (unsigned k = 0; k < 4; ++k) {
+  for (std::size_t k = 0; k < kFlitWords; ++k) {
     w[k] = 0;
   }
   for (std::size_t i = 0; i < f.size(); ++i) {
@@ -302,7 +305,7 @@ Task<RunLog> run_rtl(TestContext& ctx, const Setup& setup, const Stimulus& stim)
         if (s.pos + 1 == fl.size()) {
           last |= 1U << p;
         }
-        words_of_flit(fl[s.pos], rx_words + std::size_t{4} * p);
+        words_of_flit(fl[s.pos], rx_words + kFlitWords * p);
       }
       const bool stall = stim.tx_stall > 0.0 && u(rng) < stim.tx_stall;
       if (!stall) {
@@ -326,19 +329,19 @@ Task<RunLog> run_rtl(TestContext& ctx, const Setup& setup, const Stimulus& stim)
         if (t.flits.empty()) {
           t.first = now;
         }
-        t.flits.push_back(flit_of_words(tx_words + std::size_t{4} * p));
+        t.flits.push_back(flit_of_words(tx_words + kFlitWords * p));
         if (((dut.tx_last_o >> p) & 1U) != 0) {
           t.last = now;
-          if (t.flits[0][0] == static_cast<std::uint8_t>(fmt::PktType::kPfc)) {
+          if (fmt::PktHdr(t.flits[0]).pkt_type() == fmt::PktType::kPfc) {
             // The peer of port p sees the frame `delay` cycles later, stops
             // at the next edge, and its flits still on the wire take
             // `delay` more: the same as stopping 2 * delay + 1 after it here.
             Source::Effect e;
             e.at = now + 2 * delay + 1;
-            if (t.flits.size() == 2) {
+            if (t.flits.size() == model::kPfcFrameFlits) {
               fmt::PfcFrame::Bytes img{};
-              std::copy_n(t.flits[0].begin(), 16, img.begin());
-              std::copy_n(t.flits[1].begin(), 16, img.begin() + 16);
+              std::copy_n(t.flits[0].begin(), model::kFlitBytes, img.begin());
+              std::copy_n(t.flits[1].begin(), model::kFlitBytes, img.begin() + model::kFlitBytes);
               const fmt::PfcFrame f(img);
               e.cls = f.class_enable();
               for (unsigned q = 0; q < fmt::kNumPrio; ++q) {

@@ -59,6 +59,8 @@ namespace fmt = syncfab::fmt;
 namespace {
 
 using K = fmt::SwCounter;
+constexpr std::size_t kFlitBytes = syncfab::model::kFlitBytes;
+constexpr unsigned kPfcFrameFlits = syncfab::model::kPfcFrameFlits;
 
 fmt::PktHdr hdr_of(const Flit& f) { return fmt::PktHdr(f); }
 
@@ -84,7 +86,9 @@ Expect expect(const Setup& s, const StimPacket& p, bool disabled) {
   const fmt::PktHdr h = hdr_of(f0);
   const auto type = static_cast<std::uint8_t>(h.pkt_type());
   if (type == static_cast<std::uint8_t>(fmt::PktType::kPfc)) {
-    e.fate = p.flits.size() == 2 && h.len_flits() == 2 ? Expect::Fate::kPfc : Expect::Fate::kBadPfc;
+    e.fate = p.flits.size() == kPfcFrameFlits && h.len_flits() == kPfcFrameFlits
+                 ? Expect::Fate::kPfc
+                 : Expect::Fate::kBadPfc;
     return e;
   }
   if (disabled) {
@@ -192,7 +196,8 @@ Seen check_run(const char* run, const Setup& s, const Stimulus& st, const std::v
       const std::uint8_t sent_ecn = static_cast<std::uint8_t>(hdr_of(want).ecn());
       const auto got_ecn = static_cast<std::uint8_t>(h.ecn());
       if (s.wred_on(o, c->q) && got_ecn != sent_ecn) {
-        TB_CHECK(got_ecn == 3 && sent_ecn != 0)
+        TB_CHECK(got_ecn == static_cast<std::uint8_t>(fmt::Ecn::kCe) &&
+                 sent_ecn != static_cast<std::uint8_t>(fmt::Ecn::kNotEct))
             << where(run, k) << " on output " << o << ": ECN " << int(sent_ecn) << " -> "
             << int(got_ecn) << " (only ECT -> CE is a mark)";
         fmt::PktHdr w(want);
@@ -265,8 +270,8 @@ Seen check_run(const char* run, const Setup& s, const Stimulus& st, const std::v
   for (unsigned port = 0; port < kPorts; ++port) {
     for (const TxEntry& f : log.frames[port]) {
       fmt::PfcFrame::Bytes img{};
-      std::copy_n(f.flits[0].begin(), 16, img.begin());
-      std::copy_n(f.flits[1].begin(), 16, img.begin() + 16);
+      std::copy_n(f.flits[0].begin(), kFlitBytes, img.begin());
+      std::copy_n(f.flits[1].begin(), kFlitBytes, img.begin() + kFlitBytes);
       const fmt::PfcFrame fr(img);
       for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
         if ((fr.class_enable() >> q & 1U) == 0) {
@@ -593,8 +598,8 @@ unsigned check_pause_timing(const Setup& s, const Stimulus& st, const std::vecto
             continue;
           }
           fmt::PfcFrame::Bytes img{};
-          std::copy_n(f.flits[0].begin(), 16, img.begin());
-          std::copy_n(f.flits[1].begin(), 16, img.begin() + 16);
+          std::copy_n(f.flits[0].begin(), kFlitBytes, img.begin());
+          std::copy_n(f.flits[1].begin(), kFlitBytes, img.begin() + kFlitBytes);
           const fmt::PfcFrame fr(img);
           if ((fr.class_enable() >> p & 1U) != 0 &&
               (fr.quanta(p) != 0 || fell_below_xon(cyc, f.first))) {
@@ -668,8 +673,8 @@ Stimulus make_stimulus(std::mt19937_64& rng, const Mix& mx, double rx_gap, doubl
       }
       Flit a{};
       Flit b{};
-      std::copy_n(f.bytes().begin(), 16, a.begin());
-      std::copy_n(f.bytes().begin() + 16, 16, b.begin());
+      std::copy_n(f.bytes().begin(), kFlitBytes, a.begin());
+      std::copy_n(f.bytes().begin() + kFlitBytes, kFlitBytes, b.begin());
       sp.flits = {a, b};
       // Malformed frames (DROP_BAD_PKT, never RX, never honoured): 10 % one
       // flit; pfc_long % three flits; pfc_badlen % two flits with len_flits 3.
@@ -680,7 +685,7 @@ Stimulus make_stimulus(std::mt19937_64& rng, const Mix& mx, double rx_gap, doubl
         sp.flits.push_back(b);
       } else if (bad < 10 + mx.pfc_long + mx.pfc_badlen) {
         f.set_len_flits(3);
-        std::copy_n(f.bytes().begin(), 16, sp.flits[0].begin());
+        std::copy_n(f.bytes().begin(), kFlitBytes, sp.flits[0].begin());
       }
       st.pkts.push_back(std::move(sp));
       continue;
@@ -811,9 +816,9 @@ void add_pause_storm(Stimulus& st, unsigned port, unsigned prio, std::uint16_t q
     sp.in = port;
     sp.pfc = true;
     sp.not_before = at;
-    sp.flits.resize(2);
-    std::copy_n(f.bytes().begin(), 16, sp.flits[0].begin());
-    std::copy_n(f.bytes().begin() + 16, 16, sp.flits[1].begin());
+    sp.flits.resize(kPfcFrameFlits);
+    std::copy_n(f.bytes().begin(), kFlitBytes, sp.flits[0].begin());
+    std::copy_n(f.bytes().begin() + kFlitBytes, kFlitBytes, sp.flits[1].begin());
     st.pkts.push_back(std::move(sp));
   };
   for (std::uint64_t t = from; t < to; t += period) {

@@ -54,7 +54,13 @@ inline constexpr unsigned kMftEntries = 16;
 inline constexpr SimTime kPeriod = 10'000;  // 10 ns: one fabric cycle
 inline constexpr std::uint32_t kCsrWindow = 4096;
 
-using Flit = std::array<std::uint8_t, fmt::kFlitBits / 8>;
+// One flit of the packet stream (FLIT_BITS); the verilated ports carry it as
+// kFlitWords 32-bit words, byte i in bits 8*(i%4) of word i/4.
+inline constexpr std::size_t kFlitBytes = fmt::kFlitBits / 8;
+inline constexpr std::size_t kFlitWords = kFlitBytes / 4;
+using Flit = std::array<std::uint8_t, kFlitBytes>;
+static_assert(fmt::PktHdr::kSizeBytes == kFlitBytes, "the header is one flit");
+inline constexpr std::uint8_t kPfcFrameFlits = fmt::PfcFrame::kSizeBytes / kFlitBytes;
 
 // ------------------------------------------------------------- endpoints
 
