@@ -195,6 +195,13 @@ constexpr std::size_t checked_index(std::string_view where, std::size_t index,
             w(f"  {kname(v.name)} = {_hex(v.value, e.width)},")
         w("};")
         w(f"inline constexpr unsigned k{name}Width = {e.width};")
+        w("/// Values the spec lists, so code that needs one entry per value never types the count.")
+        w(f"inline constexpr unsigned k{name}Count = {len(e.values)};")
+        w("/// Every listed value, in spec order.")
+        w(f"inline constexpr std::array<{name}, k{name}Count> k{name}Values = {{")
+        for v in e.values:
+            w(f"    {name}::{kname(v.name)},")
+        w("};")
         w("")
         w(f"/// The spec's name of a known value (\"{e.values[0].name}\"), or an empty view.")
         w(f"constexpr std::string_view to_string({name} value) noexcept {{")

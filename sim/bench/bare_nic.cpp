@@ -16,14 +16,15 @@
 #include <memory>
 #include <string>
 
-#include "syncfab/driver/host_memory.hpp"
 #include "syncfab/driver/nic.hpp"
 #include "syncfab/driver/rtl_device.hpp"
+#include "syncfab/hw/host_memory.hpp"
 #include "syncfab/tb/speed.hpp"
 #include "syncfab/tb/tb.hpp"
 
 namespace tb = syncfab::tb;
 namespace drv = syncfab::driver;
+namespace hw = syncfab::hw;
 
 namespace {
 
@@ -68,7 +69,7 @@ int main(int argc, char** argv) {
   });
   tb::Clock& clk = sim.add_clock("clk", d.clk_i, kPeriod);
   tb::ApbMaster apb(clk, tb::apb_pins_of(d, kCsrWindow));
-  drv::HostMemory memory(0x8000'0000, std::size_t{64} * 1024);
+  hw::HostMemory memory(0x8000'0000, std::size_t{64} * 1024);
   drv::RtlDevice dev(
       sim, clk, apb, [&d] { return d.intr_o != 0; }, memory, kCsrWindow);
   sim.run(reset(d, apb, clk));

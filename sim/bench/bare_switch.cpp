@@ -17,15 +17,16 @@
 #include <string>
 #include <vector>
 
-#include "syncfab/driver/host_memory.hpp"
 #include "syncfab/driver/rtl_device.hpp"
 #include "syncfab/driver/switch.hpp"
 #include "syncfab/fmt/formats.hpp"
+#include "syncfab/hw/host_memory.hpp"
 #include "syncfab/tb/speed.hpp"
 #include "syncfab/tb/tb.hpp"
 
 namespace tb = syncfab::tb;
 namespace drv = syncfab::driver;
+namespace hw = syncfab::hw;
 namespace fmt = syncfab::fmt;
 
 namespace {
@@ -49,7 +50,7 @@ unsigned bring_up(VerilatedContext& vc, Vswitch_top& d) {
   });
   tb::Clock& clk = sim.add_clock("clk", d.clk_i, kPeriod);
   tb::ApbMaster apb(clk, tb::apb_pins_of(d, kCsrWindow));
-  drv::HostMemory memory(0x8000'0000, 4096);
+  hw::HostMemory memory(0x8000'0000, 4096);
   drv::RtlDevice dev(
       sim, clk, apb, [&d] { return d.intr_o != 0; }, memory, kCsrWindow);
   sim.run([](Vswitch_top& dut, tb::ApbMaster& a, tb::Clock& c) -> tb::Task<> {

@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <syncfab/driver/barrier_desc.hpp>
-#include <syncfab/driver/csr.hpp>
 #include <syncfab/driver/memory_device.hpp>
+#include <syncfab/hw/csr.hpp>
 
 #include "nic_fixture.hpp"
 
@@ -115,8 +115,9 @@ TEST(NicErrors, EveryArgumentErrorNamesTheProblem) {
 // limits come from HW_CFG, and the messages say so.
 TEST(NicErrors, LimitsComeFromHwCfg) {
   MemoryDevice dev;
-  dev.write32(nic::HW_CFG.offset, nic::HW_CFG_NUM_CTX.put(3) | nic::HW_CFG_K_MAX.put(2) |
-                                      nic::HW_CFG_MAX_ROUNDS.put(3) | nic::HW_CFG_HDQ_DEPTH.put(1));
+  dev.write32(hw::nic::HW_CFG.offset,
+              hw::nic::HW_CFG_NUM_CTX.put(3) | hw::nic::HW_CFG_K_MAX.put(2) |
+                  hw::nic::HW_CFG_MAX_ROUNDS.put(3) | hw::nic::HW_CFG_HDQ_DEPTH.put(1));
   Nic nic(dev, dev.dma(), {kMemBase, 1 << 20});
   EXPECT_EQ(nic.hw().num_ctx, 3U);
   EXPECT_EQ(nic.hw().k_max, 2U);
@@ -201,7 +202,7 @@ TEST(NicErrors, MalformedDescriptorsCompleteWithTheirCodeAndGoodBarriersFollow) 
   const auto& st = nic.stats();
   EXPECT_EQ(st.error_irqs, 2 * cases.size());
   EXPECT_EQ(st.unclaimed, 0U);
-  EXPECT_EQ(Csr(node.device).read(nic::CNT_ERROR), 2 * cases.size());
+  EXPECT_EQ(hw::Csr(node.device).read(hw::nic::CNT_ERROR), 2 * cases.size());
 }
 
 TEST(NicErrors, BusyContextRejectsASecondDescriptorWithoutDisturbingTheFirst) {
@@ -227,9 +228,9 @@ TEST(NicErrors, ForeignCompletionIsUnclaimedAndDoesNotEndTheRunningBarrier) {
   ctxs[0].arrive();
   fmt::BarrierDesc foreign = ctxs[0].next_descriptor(WaitMode::kPoll);
   foreign.set_epoch(77).set_opcode(static_cast<fmt::Opcode>(0x42));
-  Csr csr(*f.devices[0]);
+  hw::Csr csr(*f.devices[0]);
   csr.write_hdq_window(desc_words(foreign));  // the driver only uses the SDQ below
-  csr.write(nic::HDQ_POST, {{nic::HDQ_POST_POST, 1}});
+  csr.write(hw::nic::HDQ_POST, {{hw::nic::HDQ_POST_POST, 1}});
   EXPECT_FALSE(ctxs[0].wait(1us));  // the error entry arrived; the barrier still runs
   EXPECT_TRUE(ctxs[0].pending());
   EXPECT_EQ(f.nic(0).take_unclaimed(),
@@ -260,7 +261,7 @@ TEST(NicErrors, RetryLimitBecomesABarrierErrorAndTheNextBarrierRuns) {
         << e.what();
   }
   EXPECT_FALSE(c0.pending());  // the error was collected
-  EXPECT_EQ(Csr(*f.devices[0]).read(nic::CNT_RETRY), 2U);
+  EXPECT_EQ(hw::Csr(*f.devices[0]).read(hw::nic::CNT_RETRY), 2U);
   // Node 1 comes up; epoch 1 was lost on node 0, so both go on with epoch 2.
   f.open_nic(1, o);
   ContextConfig c1cfg{0, 1, 2, 1, f.all_lids()};

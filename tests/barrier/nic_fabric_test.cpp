@@ -10,7 +10,7 @@
 #include <numeric>
 #include <random>
 
-#include <syncfab/driver/csr.hpp>
+#include <syncfab/hw/csr.hpp>
 
 #include "nic_fixture.hpp"
 
@@ -77,7 +77,7 @@ TEST(NicFabric, ManyNodesRandomPathsAndOrder) {
     }
     std::uint64_t completions = 0;
     for (unsigned n = 0; n < f.size(); ++n) {
-      completions += Csr(*f.devices[n]).read(nic::CNT_COMPLETION);
+      completions += hw::Csr(*f.devices[n]).read(hw::nic::CNT_COMPLETION);
       EXPECT_EQ(f.nic(n).stats().unclaimed, 0U);
     }
     EXPECT_EQ(completions, 3U * 2U * f.size());
@@ -111,7 +111,7 @@ TEST(NicFabric, SubsetCommunicatorWithShuffledRankToLidTable) {
   // Nodes outside the communicator saw no barrier traffic.
   for (unsigned n = 0; n < f.size(); ++n) {
     if (std::find(members.begin(), members.end(), n) == members.end()) {
-      EXPECT_EQ(Csr(*f.devices[n]).read(nic::CNT_NOTIF_RECV), 0U) << "node " << n;
+      EXPECT_EQ(hw::Csr(*f.devices[n]).read(hw::nic::CNT_NOTIF_RECV), 0U) << "node " << n;
     }
   }
 }
@@ -142,7 +142,7 @@ TEST(NicFabric, ConsecutiveBarriersWithAFastNode) {
   }
   std::uint64_t drops = 0;
   for (unsigned n = 0; n < f.size(); ++n) {
-    drops += Csr(*f.devices[n]).read(nic::CNT_DROP);
+    drops += hw::Csr(*f.devices[n]).read(hw::nic::CNT_DROP);
   }
   EXPECT_EQ(drops, 0U);  // nothing was mistaken for another epoch
 }
@@ -164,7 +164,7 @@ TEST(NicFabric, EightContextsInFlightAtOnce) {
     EXPECT_FALSE(ctxs[3][0].wait(3us));
     // Every context is running on every node that arrived.
     for (unsigned n = 0; n + 1 < f.size(); ++n) {
-      EXPECT_EQ(Csr(*f.devices[n]).read(nic::STATUS_ACTIVE_CTX), 8U) << "node " << n;
+      EXPECT_EQ(hw::Csr(*f.devices[n]).read(hw::nic::STATUS_ACTIVE_CTX), 8U) << "node " << n;
     }
     for (unsigned c = 0; c < 8; ++c) {
       ctxs[c][f.size() - 1].arrive();
@@ -201,7 +201,7 @@ TEST(NicFabric, ClosedContextKeepsItsIdUntilItsBarrierEnds) {
   // A barrier nobody else joins is abandoned by close(), which says so.
   again.arrive();
   EXPECT_EQ(f.nic(0).close(), 1U);
-  EXPECT_EQ(Csr(*f.devices[0]).read(nic::STATUS_BUSY), 0U);
+  EXPECT_EQ(hw::Csr(*f.devices[0]).read(hw::nic::STATUS_BUSY), 0U);
 }
 
 }  // namespace

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include <syncfab/driver/host_memory.hpp>
 #include <syncfab/driver/nic.hpp>
+#include <syncfab/hw/host_memory.hpp>
 #include <syncfab/model/barrier_engine.hpp>
 #include <syncfab/model/fabric.hpp>
 #include <syncfab/model/model_device.hpp>
@@ -24,7 +24,7 @@ namespace syncfab::driver::test {
 
 using namespace std::chrono_literals;
 
-inline constexpr BusAddr kMemBase = 0x1000'0000;
+inline constexpr hw::BusAddr kMemBase = 0x1000'0000;
 
 // Poll often (the model runs at 1 ns per cycle) and time out in device time.
 inline NicOptions fast_options(std::function<std::chrono::nanoseconds()> clock) {
@@ -57,7 +57,7 @@ struct SingleNode {
     return n;
   }
 
-  HostMemory memory{kMemBase, 1 << 16};
+  hw::HostMemory memory{kMemBase, 1 << 16};
   model::BarrierEngine engine;
   model::ModelDevice device;
   std::vector<std::string> trace;

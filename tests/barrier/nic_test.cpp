@@ -5,9 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <syncfab/driver/barrier_desc.hpp>
-#include <syncfab/driver/csr.hpp>
 #include <syncfab/driver/errors.hpp>
 #include <syncfab/driver/memory_device.hpp>
+#include <syncfab/hw/csr.hpp>
 
 #include "nic_fixture.hpp"
 
@@ -24,7 +24,7 @@ TEST(Nic, OpenProgramsTheDeviceAndCloseDetachesIt) {
   ec.num_ctx = 12;
   ec.hdq_depth = 3;
   SingleNode node(ec);
-  Csr csr(node.device);
+  hw::Csr csr(node.device);
   auto opt = node.options();
   opt.cq_entries = 32;
   opt.sdq_entries = 5;
@@ -36,14 +36,14 @@ TEST(Nic, OpenProgramsTheDeviceAndCloseDetachesIt) {
   EXPECT_EQ(nic.hw().k_max, 4U);
   EXPECT_EQ(nic.hw().max_rounds, 20U);
   EXPECT_EQ(nic.hw().identity, expected_identity());
-  EXPECT_EQ(csr.read(nic::CTRL_ENABLE), 1U);
-  EXPECT_EQ(csr.read(nic::CQ_SIZE), 32U);
-  EXPECT_EQ(csr.read(nic::SDQ_SIZE), 5U);
-  EXPECT_EQ(csr.read(nic::RETRY_DELAY), 77U);
-  EXPECT_EQ(csr.read(nic::RETRY_LIMIT), 9U);
-  EXPECT_EQ(csr.read(nic::INTR_ENABLE), 0xFU);
-  const auto cq = csr.read64(nic::CQ_BASE_LO, nic::CQ_BASE_HI);
-  const auto sdq = csr.read64(nic::SDQ_BASE_LO, nic::SDQ_BASE_HI);
+  EXPECT_EQ(csr.read(hw::nic::CTRL_ENABLE), 1U);
+  EXPECT_EQ(csr.read(hw::nic::CQ_SIZE), 32U);
+  EXPECT_EQ(csr.read(hw::nic::SDQ_SIZE), 5U);
+  EXPECT_EQ(csr.read(hw::nic::RETRY_DELAY), 77U);
+  EXPECT_EQ(csr.read(hw::nic::RETRY_LIMIT), 9U);
+  EXPECT_EQ(csr.read(hw::nic::INTR_ENABLE), 0xFU);
+  const auto cq = csr.read64(hw::nic::CQ_BASE_LO, hw::nic::CQ_BASE_HI);
+  const auto sdq = csr.read64(hw::nic::SDQ_BASE_LO, hw::nic::SDQ_BASE_HI);
   EXPECT_GE(cq, kMemBase);
   EXPECT_GE(sdq, cq + 32 * fmt::CqEntry::kSizeBytes);  // rings do not overlap
   EXPECT_EQ(sdq % 64, 0U);
@@ -52,11 +52,11 @@ TEST(Nic, OpenProgramsTheDeviceAndCloseDetachesIt) {
   ctx.barrier(1us);
   EXPECT_EQ(nic.close(), 0U);
   EXPECT_FALSE(nic.is_open());
-  EXPECT_EQ(csr.read(nic::CTRL_ENABLE), 0U);
-  EXPECT_EQ(csr.read(nic::INTR_ENABLE), 0U);
-  EXPECT_EQ(csr.read(nic::CQ_SIZE), 0U);
-  EXPECT_EQ(csr.read(nic::SDQ_SIZE), 0U);
-  EXPECT_EQ(csr.read(nic::STATUS_BUSY), 0U);
+  EXPECT_EQ(csr.read(hw::nic::CTRL_ENABLE), 0U);
+  EXPECT_EQ(csr.read(hw::nic::INTR_ENABLE), 0U);
+  EXPECT_EQ(csr.read(hw::nic::CQ_SIZE), 0U);
+  EXPECT_EQ(csr.read(hw::nic::SDQ_SIZE), 0U);
+  EXPECT_EQ(csr.read(hw::nic::STATUS_BUSY), 0U);
   EXPECT_FALSE(ctx.is_open());
   expect_error<std::logic_error>([&] { ctx.arrive(); }, "the Nic is closed");
   EXPECT_EQ(nic.close(), 0U);  // idempotent
@@ -64,7 +64,7 @@ TEST(Nic, OpenProgramsTheDeviceAndCloseDetachesIt) {
 
 TEST(Nic, RefusesAForeignDevice) {
   MemoryDevice wrong;
-  wrong.write32(nic::ID.offset, 0x12345678);
+  wrong.write32(hw::nic::ID.offset, 0x12345678);
   expect_error<DeviceMismatch>(
       [&] {
         Nic n(wrong, wrong.dma(), {kMemBase, 1 << 20});
@@ -274,7 +274,7 @@ TEST(Nic, SmallCompletionQueueWrapsAndHoldsBack) {
     }
     node.engine.run(500);  // without the host: three entries, then the CQ is full
     EXPECT_EQ(node.engine.completions().size(), 6U * (round - 1) + 3U);
-    EXPECT_EQ(Csr(node.device).read(nic::STATUS_BUSY), 1U);
+    EXPECT_EQ(hw::Csr(node.device).read(hw::nic::STATUS_BUSY), 1U);
     for (auto& c : ctxs) {
       EXPECT_TRUE(c.wait(2us)) << "round " << round << " context " << c.id();
       EXPECT_EQ(c.epoch(), round);

@@ -6,20 +6,22 @@
 #include <stdexcept>
 #include <string>
 
-#include "syncfab/driver/csr.hpp"
 #include "syncfab/driver/errors.hpp"
 #include "syncfab/driver/identity.hpp"
 #include "syncfab/driver/memory_device.hpp"
-#include "syncfab/driver/nic_regs.hpp"
 #include "syncfab/fmt/formats.hpp"
+#include "syncfab/hw/csr.hpp"
+#include "syncfab/hw/errors.hpp"
+#include "syncfab/hw/nic_regs.hpp"
 
 namespace sd = syncfab::driver;
-namespace nic = syncfab::driver::nic;
+namespace hw = syncfab::hw;
+namespace nic = syncfab::hw::nic;
 
 namespace {
 
 // The exception message of check_identity on dev, or "" if it accepted.
-std::string mismatch_message(sd::Device& dev) {
+std::string mismatch_message(hw::Device& dev) {
   try {
     sd::check_identity(dev);
   } catch (const sd::DeviceMismatch& e) {
@@ -35,8 +37,8 @@ std::string own_version() {
          std::to_string(nic::kVersionMinor);
 }
 
-void set_version(sd::Device& dev, std::uint32_t major, std::uint32_t minor) {
-  sd::Csr(dev).write(nic::VERSION, {{nic::VERSION_MAJOR, major}, {nic::VERSION_MINOR, minor}});
+void set_version(hw::Device& dev, std::uint32_t major, std::uint32_t minor) {
+  hw::Csr(dev).write(nic::VERSION, {{nic::VERSION_MAJOR, major}, {nic::VERSION_MINOR, minor}});
 }
 
 }  // namespace
@@ -128,7 +130,7 @@ TEST(Csr, HdqWindowHoldsOneBarrierDescriptor) {
 
 TEST(Csr, WriteComposesFieldsAndChecksThem) {
   sd::MemoryDevice dev;
-  sd::Csr csr(dev);
+  hw::Csr csr(dev);
   csr.write(nic::CTRL, {{nic::CTRL_ENABLE, 1}, {nic::CTRL_CNT_CLEAR, 1}});
   EXPECT_EQ(dev.read32(nic::CTRL.offset), nic::CTRL_ENABLE.mask | nic::CTRL_CNT_CLEAR.mask);
   EXPECT_EQ(csr.read(nic::CTRL_ENABLE), 1u);
@@ -150,7 +152,7 @@ TEST(Csr, WriteComposesFieldsAndChecksThem) {
 
 TEST(Csr, ModifyKeepsOtherFields) {
   sd::MemoryDevice dev;
-  sd::Csr csr(dev);
+  hw::Csr csr(dev);
   csr.write(nic::HW_CFG, 0xA1B2C3D4);
   csr.modify(nic::HW_CFG_K_MAX, 0x5E);
   EXPECT_EQ(csr.read(nic::HW_CFG), 0xA1B25ED4u);
@@ -158,7 +160,7 @@ TEST(Csr, ModifyKeepsOtherFields) {
 
 TEST(Csr, SixtyFourBitPairs) {
   sd::MemoryDevice dev;
-  sd::Csr csr(dev);
+  hw::Csr csr(dev);
   csr.write64(nic::SDQ_BASE_LO, nic::SDQ_BASE_HI, 0x0123'4567'89AB'CDEFull);
   EXPECT_EQ(dev.read32(nic::SDQ_BASE_LO.offset), 0x89ABCDEFu);
   EXPECT_EQ(dev.read32(nic::SDQ_BASE_HI.offset), 0x01234567u);
@@ -167,7 +169,7 @@ TEST(Csr, SixtyFourBitPairs) {
 
 TEST(Csr, HdqWindowBounds) {
   sd::MemoryDevice dev;
-  sd::Csr csr(dev);
+  hw::Csr csr(dev);
   const std::array<std::uint32_t, 3> words{1, 2, 3};
   csr.write_hdq_window(words, nic::kHdqWindowWords - 3);
   EXPECT_EQ(csr.read_hdq_window(nic::kHdqWindowWords - 1), 3u);
@@ -178,12 +180,12 @@ TEST(Csr, HdqWindowBounds) {
 TEST(MemoryDevice, RefusesOffsetsOutsideTheBlock) {
   sd::MemoryDevice dev;
   EXPECT_THROW(static_cast<void>(dev.read32(static_cast<std::uint32_t>(nic::kBlockBytes))),
-               sd::BusError);
-  EXPECT_THROW(dev.write32(2, 0), sd::BusError);
+               hw::BusError);
+  EXPECT_THROW(dev.write32(2, 0), hw::BusError);
   try {
     static_cast<void>(dev.read32(0x1000));
     FAIL();
-  } catch (const sd::BusError& e) {
+  } catch (const hw::BusError& e) {
     EXPECT_NE(std::string(e.what()).find("offset 0x1000"), std::string::npos) << e.what();
   }
 }
@@ -198,7 +200,7 @@ TEST(MemoryDevice, InterruptsAreCountedOnce) {
 
 TEST(HostMemory, LittleEndianWordsAndBounds) {
   sd::MemoryDevice dev(0x8000, 64);
-  sd::DmaMemory& mem = dev.dma();
+  hw::DmaMemory& mem = dev.dma();
   mem.write32(0x8000, 0x11223344);
   std::array<std::byte, 4> b{};
   mem.read(0x8000, b);
@@ -206,12 +208,12 @@ TEST(HostMemory, LittleEndianWordsAndBounds) {
   EXPECT_EQ(b[3], std::byte{0x11});
   mem.write64(0x8038, 0x0102030405060708ull);
   EXPECT_EQ(mem.read64(0x8038), 0x0102030405060708ull);
-  EXPECT_THROW(static_cast<void>(mem.read32(0x803E)), sd::DmaError);
-  EXPECT_THROW(static_cast<void>(mem.read32(0x7FFF)), sd::DmaError);
+  EXPECT_THROW(static_cast<void>(mem.read32(0x803E)), hw::DmaError);
+  EXPECT_THROW(static_cast<void>(mem.read32(0x7FFF)), hw::DmaError);
   try {
     mem.write64(0x803C, 0);
     FAIL();
-  } catch (const sd::DmaError& e) {
+  } catch (const hw::DmaError& e) {
     EXPECT_STREQ(e.what(),
                  "DMA write of 8 bytes at 0x803c is outside host memory [0x8000, 0x803f]");
   }

@@ -14,17 +14,18 @@
 #include <string>
 #include <vector>
 
-#include "syncfab/driver/csr.hpp"
-#include "syncfab/driver/errors.hpp"
-#include "syncfab/driver/host_memory.hpp"
 #include "syncfab/driver/identity.hpp"
-#include "syncfab/driver/nic_regs.hpp"
 #include "syncfab/driver/rtl_device.hpp"
+#include "syncfab/hw/csr.hpp"
+#include "syncfab/hw/errors.hpp"
+#include "syncfab/hw/host_memory.hpp"
+#include "syncfab/hw/nic_regs.hpp"
 #include "syncfab/tb/tb.hpp"
 
 using namespace syncfab::tb;
 namespace drv = syncfab::driver;
-namespace nic = syncfab::driver::nic;
+namespace hw = syncfab::hw;
+namespace nic = syncfab::hw::nic;
 
 namespace {
 
@@ -499,14 +500,14 @@ SYNCFAB_TEST(csr, unmapped_pslverr) {
 SYNCFAB_TEST(csr, rtl_device_identity) {
   Bench b(ctx);
   co_await b.reset();
-  drv::HostMemory memory(0x8000'0000, 4096);
+  hw::HostMemory memory(0x8000'0000, 4096);
   drv::RtlDevice dev(
       ctx.sim(), b.clk, b.apb, [&b] { return b.dut.intr_o != 0; }, memory, kCsrWindow);
 
   const drv::Identity id = drv::check_identity(dev);
   TB_CHECK(id == drv::expected_identity()) << drv::describe(id);
 
-  drv::Csr csr(dev);
+  hw::Csr csr(dev);
   const auto v = static_cast<std::uint32_t>(ctx.rng()());
   csr.write(nic::SCRATCH, v);
   TB_CHECK_EQ(csr.read(nic::SCRATCH), v);
@@ -519,7 +520,7 @@ SYNCFAB_TEST(csr, rtl_device_identity) {
     std::string msg;
     try {
       static_cast<void>(dev.read32(bad));
-    } catch (const drv::BusError& e) {
+    } catch (const hw::BusError& e) {
       msg = e.what();
     }
     TB_CHECK(!msg.empty()) << "read32 at " << bad << " did not throw BusError";
@@ -528,7 +529,7 @@ SYNCFAB_TEST(csr, rtl_device_identity) {
   bool threw = false;
   try {
     dev.write32(nic::ID.offset, 0);
-  } catch (const drv::BusError&) {
+  } catch (const hw::BusError&) {
     threw = true;
   }
   TB_CHECK(threw) << "write32 to the read-only ID did not throw BusError";
@@ -539,10 +540,10 @@ SYNCFAB_TEST(csr, rtl_device_identity) {
 SYNCFAB_TEST(csr, rtl_device_interrupt) {
   Bench b(ctx);
   co_await b.reset();
-  drv::HostMemory memory(0x8000'0000, 4096);
+  hw::HostMemory memory(0x8000'0000, 4096);
   drv::RtlDevice dev(
       ctx.sim(), b.clk, b.apb, [&b] { return b.dut.intr_o != 0; }, memory, kCsrWindow);
-  drv::Csr csr(dev);
+  hw::Csr csr(dev);
   csr.write(nic::INTR_ENABLE, {{nic::INTR_ENABLE_DONE, 1}});
 
   const std::uint64_t delay = 20 + ctx.rng()() % 50;

@@ -17,6 +17,7 @@
 #include "Vfmt_pfc_frame_probe.h"
 #include "Vfmt_pkt_hdr_probe.h"
 #include "golden_vectors.hpp"
+#include "syncfab/fmt/formats.hpp"  // NUM_PRIO only: the probe has one quanta per priority
 
 namespace syncfab::fmt::test {
 namespace {
@@ -81,7 +82,7 @@ class Probes {
     auto& m = *pfc_frame_;
     drive(m.raw_i, bytes);
     Probed out;
-    for (std::size_t p = 0; p < 8; ++p) {
+    for (std::size_t p = 0; p < kNumPrio; ++p) {
       m.prio_i = static_cast<CData>(p);
       m.eval();
       out.fields[at("quanta", p)] = m.quanta_o;

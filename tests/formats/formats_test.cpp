@@ -9,6 +9,7 @@
 #include <array>
 #include <functional>
 #include <limits>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -357,6 +358,35 @@ TEST(FormatAccessors, EnumsKnowTheirNames) {
   EXPECT_TRUE(is_known(ErrCode::kDmaError));
   EXPECT_FALSE(is_known(static_cast<PktType>(0)));
   EXPECT_EQ(to_string(static_cast<CqStatus>(0x7F)), "");
+}
+
+// kXCount and kXValues list each enum's values once, every one known and
+// distinct; the counter kinds are dense from 0, so a counter block can be
+// indexed by kind with kSwCounterCount entries.
+template <class E, std::size_t N>
+void expect_value_list(const std::array<E, N>& values, unsigned count, unsigned width) {
+  EXPECT_EQ(values.size(), count);
+  EXPECT_LE(count, 1U << width);
+  std::set<unsigned> seen;
+  for (const E v : values) {
+    EXPECT_TRUE(is_known(v)) << static_cast<unsigned>(v);
+    EXPECT_TRUE(seen.insert(static_cast<unsigned>(v)).second) << to_string(v);
+  }
+}
+
+TEST(FormatAccessors, EnumCountsAndValueLists) {
+  expect_value_list(kOpcodeValues, kOpcodeCount, kOpcodeWidth);
+  expect_value_list(kPktTypeValues, kPktTypeCount, kPktTypeWidth);
+  expect_value_list(kEcnValues, kEcnCount, kEcnWidth);
+  expect_value_list(kCqStatusValues, kCqStatusCount, kCqStatusWidth);
+  expect_value_list(kErrCodeValues, kErrCodeCount, kErrCodeWidth);
+  expect_value_list(kSwCounterValues, kSwCounterCount, kSwCounterWidth);
+  expect_value_list(kWdStateValues, kWdStateCount, kWdStateWidth);
+  for (unsigned i = 0; i < kSwCounterCount; ++i) {
+    EXPECT_EQ(static_cast<unsigned>(kSwCounterValues.at(i)), i) << "counter kinds are dense";
+  }
+  EXPECT_EQ(to_string(kSwCounterValues.back()), "DROP_BUF");
+  EXPECT_EQ(to_string(kWdStateValues.front()), "MONITOR");
 }
 
 TEST(FormatAccessors, SizesAreTheSpecsSizes) {

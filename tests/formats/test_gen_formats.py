@@ -91,6 +91,10 @@ def test_good_spec_generates_all_outputs(tmp_path):
     members = re.findall(r"^\s+(\S+(?: \[\d+:0\])*) (\w+);", sv.split("} rec_t;")[1], re.M)
     assert [m[1] for m in members][:6] == ["recs", "tag", "len", "rsvd_5", "flag", "kind"]
     assert "class Msg" in hpp and "recs_lo(std::size_t i0)" in hpp
+    # Every enum's count and value list come from the spec, never typed by a user.
+    assert "inline constexpr unsigned kKindCount = 2;" in hpp
+    assert re.search(r"std::array<Kind, kKindCount> kKindValues = \{\s*Kind::kA,\s*Kind::kB,\s*\};",
+                     hpp)
     assert "| `len` | [15:8] | 8 |" in md
 
 

@@ -1,6 +1,6 @@
 // Descriptor queues, validation, completion queue and CSR behaviour of the
 // golden model.
-#include <syncfab/driver/errors.hpp>
+#include <syncfab/hw/errors.hpp>
 
 #include "engine_fixture.hpp"
 
@@ -164,12 +164,12 @@ TEST_F(EngineTest, CsrMapMatchesTheRdl) {
   eng_.csr_write(nic::NODE_LID.offset, 0x0042);
   EXPECT_EQ(reg(nic::NODE_LID), 0x42U);
   EXPECT_EQ(eng_.config().lid, 0x42U);
-  EXPECT_THROW((void)eng_.csr_read(0x018), driver::BusError);  // hole
-  EXPECT_THROW((void)eng_.csr_read(0x002), driver::BusError);  // unaligned
-  EXPECT_THROW((void)eng_.csr_read(0xFFC), driver::BusError);  // past the map
-  EXPECT_THROW(eng_.csr_write(nic::ID.offset, 0), driver::BusError);
-  EXPECT_THROW(eng_.csr_write(nic::CNT_DROP.offset, 0), driver::BusError);
-  EXPECT_THROW(eng_.csr_write(nic::CQ_HEAD.offset, 0), driver::BusError);
+  EXPECT_THROW((void)eng_.csr_read(0x018), hw::BusError);  // hole
+  EXPECT_THROW((void)eng_.csr_read(0x002), hw::BusError);  // unaligned
+  EXPECT_THROW((void)eng_.csr_read(0xFFC), hw::BusError);  // past the map
+  EXPECT_THROW(eng_.csr_write(nic::ID.offset, 0), hw::BusError);
+  EXPECT_THROW(eng_.csr_write(nic::CNT_DROP.offset, 0), hw::BusError);
+  EXPECT_THROW(eng_.csr_write(nic::CQ_HEAD.offset, 0), hw::BusError);
 }
 
 TEST_F(EngineTest, CountersReadThroughCsrsAndClear) {
@@ -224,7 +224,7 @@ TEST_F(EngineTest, DriverBuiltDescriptorRunsOnTheModel) {
 }
 
 TEST(EngineConfigCheck, BadConfigurationsAreRefused) {
-  driver::HostMemory mem(kMemBase, 4096);
+  hw::HostMemory mem(kMemBase, 4096);
   const auto refused = [&](auto change) {
     EngineConfig c;
     change(c);

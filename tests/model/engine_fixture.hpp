@@ -11,18 +11,18 @@
 #include <vector>
 
 #include <syncfab/driver/barrier_desc.hpp>
-#include <syncfab/driver/host_memory.hpp>
-#include <syncfab/driver/nic_regs.hpp>
+#include <syncfab/hw/host_memory.hpp>
+#include <syncfab/hw/nic_regs.hpp>
 #include <syncfab/model/barrier_engine.hpp>
 
 namespace syncfab::model::test {
 
-namespace nic = driver::nic;
+namespace nic = hw::nic;
 
-inline constexpr driver::BusAddr kMemBase = 0x1000'0000;
-inline constexpr driver::BusAddr kCqBase = kMemBase + 0x1000;
-inline constexpr driver::BusAddr kSdqBase = kMemBase + 0x4000;
-inline constexpr driver::BusAddr kFlagAddr = kMemBase + 0x100;
+inline constexpr hw::BusAddr kMemBase = 0x1000'0000;
+inline constexpr hw::BusAddr kCqBase = kMemBase + 0x1000;
+inline constexpr hw::BusAddr kSdqBase = kMemBase + 0x4000;
+inline constexpr hw::BusAddr kFlagAddr = kMemBase + 0x100;
 inline constexpr std::uint32_t kCqEntries = 8;
 inline constexpr std::uint16_t kMe = 0x10;
 
@@ -146,7 +146,7 @@ class EngineTest : public ::testing::Test {
     return fmt::CqEntry(b);
   }
 
-  driver::HostMemory mem_;
+  hw::HostMemory mem_;
   BarrierEngine eng_;
   std::vector<fmt::PktHdr> out_;
 };

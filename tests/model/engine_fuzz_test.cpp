@@ -19,8 +19,8 @@
 #include <tuple>
 
 #include <syncfab/driver/barrier_desc.hpp>
-#include <syncfab/driver/host_memory.hpp>
-#include <syncfab/driver/nic_regs.hpp>
+#include <syncfab/hw/host_memory.hpp>
+#include <syncfab/hw/nic_regs.hpp>
 #include <syncfab/model/barrier_engine.hpp>
 
 #include <syncfab/test/seeds.hpp>
@@ -28,7 +28,7 @@
 namespace syncfab::model::test {
 namespace {
 
-namespace nic = driver::nic;
+namespace nic = hw::nic;
 using fmt::PktType;
 
 constexpr std::uint16_t kMe = 0x10;
@@ -307,7 +307,7 @@ class Fuzz {
   }
 
   std::mt19937_64 rng_;
-  driver::HostMemory mem_;
+  hw::HostMemory mem_;
   BarrierEngine eng_;
   std::uint16_t epoch_[kCtx] = {};
   bool busy_[kCtx] = {};

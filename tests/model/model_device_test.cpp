@@ -3,23 +3,23 @@
 #include <gtest/gtest.h>
 
 #include <syncfab/driver/barrier_desc.hpp>
-#include <syncfab/driver/csr.hpp>
-#include <syncfab/driver/host_memory.hpp>
 #include <syncfab/driver/identity.hpp>
+#include <syncfab/hw/csr.hpp>
+#include <syncfab/hw/host_memory.hpp>
 #include <syncfab/model/model_device.hpp>
 
 namespace syncfab::model {
 namespace {
 
-namespace nic = driver::nic;
+namespace nic = hw::nic;
 
 TEST(ModelDevice, DriverSeesTheModelThroughDevice) {
-  driver::HostMemory mem(0x1000'0000, 1 << 16);
+  hw::HostMemory mem(0x1000'0000, 1 << 16);
   BarrierEngine eng(EngineConfig{}, mem);
   ModelDevice dev(
       eng, mem, [&] { eng.step(); }, 2);
   EXPECT_NO_THROW((void)driver::check_identity(dev));
-  driver::Csr csr(dev);
+  hw::Csr csr(dev);
   csr.write(nic::INTR_ENABLE, {{nic::INTR_ENABLE_DONE, 1}});
   csr.write(nic::CTRL, {{nic::CTRL_ENABLE, 1}});
   // A communicator of one: no rounds, completes at once.

@@ -34,7 +34,7 @@ TEST(GroupPatterns, Grid2DRowsAndColumnsTopologyAware) {
   EXPECT_EQ(names(tree(), gs.groups[4]),
             (std::vector<std::string>{"node-0", "node-4", "node-8", "node-12"}));
   for (std::size_t i = 0; i < gs.groups.size(); ++i) {
-    EXPECT_EQ(gs.groups[i].mlid, kFirstMulticastLid + i);
+    EXPECT_EQ(gs.groups[i].mlid, fmt::kMlidBase + i);
   }
   EXPECT_EQ(gs.single_node_groups, 0u);
 }
@@ -185,7 +185,7 @@ TEST(GroupsFile, NamesWithSpacesAreQuoted) {
   const GroupSet back = read(out.str(), f);
   ASSERT_EQ(back.groups.size(), 1u);
   EXPECT_EQ(back.groups[0].members, (std::vector<NodeId>{a, b}));
-  EXPECT_EQ(read("0xbeef sw\n", f).groups[0].mlid, kFirstMulticastLid);  // a name, not an MLID
+  EXPECT_EQ(read("0xbeef sw\n", f).groups[0].mlid, fmt::kMlidBase);  // a name, not an MLID
 }
 
 TEST(GroupsFile, ErrorsNameTheLine) {

@@ -499,7 +499,7 @@ TEST(McgProtocol, MlidSpaceExhaustionIsAClearErrorAndFreedMlidsAreReused) {
   for (std::size_t i = 0; i < kMulticastLidCount; ++i) {
     const auto r = env.sm.join({mgid(i), env.hca(i % 16), 2}, ms(0));
     ASSERT_EQ(r.status, McgStatus::kOk);
-    ASSERT_EQ(r.record.mlid, kFirstMulticastLid + i);
+    ASSERT_EQ(r.record.mlid, fmt::kMlidBase + i);
   }
   auto r = env.sm.join({mgid(99999), env.hca(0), 2}, ms(1));
   EXPECT_EQ(r.status, McgStatus::kMlidExhausted);

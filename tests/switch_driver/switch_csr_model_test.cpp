@@ -3,25 +3,25 @@
 // unmapped and unaligned offsets are refused and change nothing.
 #include <gtest/gtest.h>
 
-#include "syncfab/driver/errors.hpp"
-#include "syncfab/driver/switch_regs.hpp"
+#include "syncfab/hw/errors.hpp"
+#include "syncfab/hw/switch_regs.hpp"
 #include "syncfab/model/switch_csr_model.hpp"
 
 namespace syncfab::model {
 namespace {
 
-namespace r = driver::switch_regs;
+namespace r = hw::switch_regs;
 
 TEST(SwitchCsrModel, AccessRules) {
   SwitchCsrModel dev;
   EXPECT_EQ(dev.read32(r::ID.offset), r::kMagic);
-  EXPECT_THROW(dev.write32(r::ID.offset, 0), driver::BusError);
-  EXPECT_THROW(dev.write32(r::HW_CFG.offset, 0), driver::BusError);
-  EXPECT_THROW((void)dev.read32(r::TBL_CMD.offset), driver::BusError);
-  EXPECT_THROW((void)dev.read32(r::WD_REENABLE.offset), driver::BusError);
-  EXPECT_THROW((void)dev.read32(0x018), driver::BusError);  // reserved
-  EXPECT_THROW((void)dev.read32(0x011), driver::BusError);  // unaligned
-  EXPECT_THROW((void)dev.read32(static_cast<std::uint32_t>(r::kBlockBytes)), driver::BusError);
+  EXPECT_THROW(dev.write32(r::ID.offset, 0), hw::BusError);
+  EXPECT_THROW(dev.write32(r::HW_CFG.offset, 0), hw::BusError);
+  EXPECT_THROW((void)dev.read32(r::TBL_CMD.offset), hw::BusError);
+  EXPECT_THROW((void)dev.read32(r::WD_REENABLE.offset), hw::BusError);
+  EXPECT_THROW((void)dev.read32(0x018), hw::BusError);  // reserved
+  EXPECT_THROW((void)dev.read32(0x011), hw::BusError);  // unaligned
+  EXPECT_THROW((void)dev.read32(static_cast<std::uint32_t>(r::kBlockBytes)), hw::BusError);
   EXPECT_EQ(dev.read32(r::ID.offset), r::kMagic);
 }
 

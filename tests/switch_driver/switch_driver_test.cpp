@@ -9,13 +9,13 @@
 #include "syncfab/driver/errors.hpp"
 #include "syncfab/driver/memory_device.hpp"
 #include "syncfab/driver/switch.hpp"
-#include "syncfab/driver/switch_regs.hpp"
+#include "syncfab/hw/switch_regs.hpp"
 #include "syncfab/model/switch_csr_model.hpp"
 
 namespace syncfab::driver {
 namespace {
 
-namespace r = switch_regs;
+namespace r = hw::switch_regs;
 using model::SwitchCsrModel;
 
 std::string refusal(const std::function<void()>& f) {
@@ -53,7 +53,7 @@ TEST(SwitchIdentity, RefusesANic) {
 
 TEST_F(SwitchTest, ReadsTheHardwareConfiguration) {
   EXPECT_EQ(sw.info().ports, 4U);
-  EXPECT_EQ(sw.info().prios, 8U);
+  EXPECT_EQ(sw.info().prios, fmt::kNumPrio);
   EXPECT_EQ(sw.info().buf_cells, 600U);
   EXPECT_EQ(sw.info().lft_entries, 64U);
   EXPECT_EQ(sw.info().mft_entries, 16U);
@@ -238,17 +238,17 @@ TEST_F(SwitchTest, WatchdogConfigReenableAndState) {
   dev.hw_set_wd_state(2, 1, 1);
   dev.hw_set_wd_state(2, 3, 2);
   const auto st = sw.watchdog_state(2);
-  EXPECT_EQ(st[0], WdState::kMonitor);
-  EXPECT_EQ(st[1], WdState::kRecover);
-  EXPECT_EQ(st[3], WdState::kDisabled);
-  EXPECT_EQ(sw.watchdog_state(1)[1], WdState::kMonitor);
+  EXPECT_EQ(st[0], fmt::WdState::kMonitor);
+  EXPECT_EQ(st[1], fmt::WdState::kRecover);
+  EXPECT_EQ(st[3], fmt::WdState::kDisabled);
+  EXPECT_EQ(sw.watchdog_state(1)[1], fmt::WdState::kMonitor);
 }
 
 TEST_F(SwitchTest, RemapTable) {
   RemapConfig c;
   c.enable = true;
   c.uplink_mask = 0b1100;
-  for (unsigned p = 0; p < 8; ++p) {
+  for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
     c.map[p] = {static_cast<std::uint8_t>(7 - p), static_cast<std::uint8_t>(8 * p)};
   }
   sw.configure_remap(c);
@@ -263,21 +263,21 @@ TEST_F(SwitchTest, RemapTable) {
 }
 
 TEST_F(SwitchTest, CountersSelectClearAndSaturate) {
-  dev.hw_count(1, 3, static_cast<unsigned>(CounterKind::kPauseTx), 5);
-  dev.hw_count(1, 3, static_cast<unsigned>(CounterKind::kRx), 0xFFFFFFF0U);
-  dev.hw_count(1, 3, static_cast<unsigned>(CounterKind::kRx), 0x100);
-  EXPECT_EQ(sw.counter(1, 3, CounterKind::kPauseTx), 5U);
-  EXPECT_EQ(sw.counter(1, 3, CounterKind::kRx), 0xFFFFFFFFU);
-  EXPECT_EQ(sw.counter(1, 2, CounterKind::kPauseTx), 0U);
-  EXPECT_EQ(sw.counter(0, 3, CounterKind::kPauseTx), 0U);
+  dev.hw_count(1, 3, static_cast<unsigned>(fmt::SwCounter::kPauseTx), 5);
+  dev.hw_count(1, 3, static_cast<unsigned>(fmt::SwCounter::kRx), 0xFFFFFFF0U);
+  dev.hw_count(1, 3, static_cast<unsigned>(fmt::SwCounter::kRx), 0x100);
+  EXPECT_EQ(sw.counter(1, 3, fmt::SwCounter::kPauseTx), 5U);
+  EXPECT_EQ(sw.counter(1, 3, fmt::SwCounter::kRx), 0xFFFFFFFFU);
+  EXPECT_EQ(sw.counter(1, 2, fmt::SwCounter::kPauseTx), 0U);
+  EXPECT_EQ(sw.counter(0, 3, fmt::SwCounter::kPauseTx), 0U);
   sw.enable(true);
   sw.clear_counters();
-  EXPECT_EQ(sw.counter(1, 3, CounterKind::kPauseTx), 0U);
+  EXPECT_EQ(sw.counter(1, 3, fmt::SwCounter::kPauseTx), 0U);
   EXPECT_EQ(dev.reg(r::CTRL.offset), 1U) << "clearing counters keeps ENABLE";
-  EXPECT_EQ(to_string(CounterKind::kWdDisable), "WD_DISABLE");
-  dev.hw_count(2, 0, static_cast<unsigned>(CounterKind::kDropBuf), 3);
-  EXPECT_EQ(sw.counter(2, 0, CounterKind::kDropBuf), 3U);
-  EXPECT_EQ(to_string(CounterKind::kDropBuf), "DROP_BUF");
+  EXPECT_EQ(to_string(fmt::SwCounter::kWdDisable), "WD_DISABLE");
+  dev.hw_count(2, 0, static_cast<unsigned>(fmt::SwCounter::kDropBuf), 3);
+  EXPECT_EQ(sw.counter(2, 0, fmt::SwCounter::kDropBuf), 3U);
+  EXPECT_EQ(to_string(fmt::SwCounter::kDropBuf), "DROP_BUF");
 }
 
 TEST_F(SwitchTest, Interrupts) {

@@ -21,9 +21,11 @@ using syncfab::test::seeds;
 struct Rx {
   explicit Rx(PfcRxParams p = {}) : m(p) {}
   PfcRx m;
-  std::uint64_t enable = 0xFF;
+  // Room for any priority count the block takes; the default one (the format
+  // spec's NUM_PRIO) all enabled.
+  std::uint64_t enable = (std::uint64_t{1} << fmt::kNumPrio) - 1;
   std::uint32_t cpq = 1;
-  std::array<std::uint16_t, 8> quanta{};
+  std::array<std::uint16_t, kPfcMaxPrio> quanta{};
   PfcRxOutputs idle(std::uint64_t ignore = 0) {
     return m.step({enable, cpq, false, 0, std::span(quanta).first(m.params().num_prio), ignore});
   }

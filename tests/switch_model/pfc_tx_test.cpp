@@ -27,10 +27,12 @@ struct Tx {
   }
   PfcTx m;
   std::uint64_t enable = 0;
-  std::array<std::uint32_t, 8> occ{};
-  std::array<std::uint32_t, 8> xoff_thr{};
-  std::array<std::uint32_t, 8> xon_thr{};
-  std::array<std::uint16_t, 8> quanta{};
+  // Room for any priority count the block takes (the default is the format
+  // spec's NUM_PRIO).
+  std::array<std::uint32_t, kPfcMaxPrio> occ{};
+  std::array<std::uint32_t, kPfcMaxPrio> xoff_thr{};
+  std::array<std::uint32_t, kPfcMaxPrio> xon_thr{};
+  std::array<std::uint16_t, kPfcMaxPrio> quanta{};
   std::uint32_t refresh = 0;
   bool ready = true;
   [[nodiscard]] PfcTxInputs in() const {

@@ -19,8 +19,8 @@ namespace {
 using syncfab::test::replay_command;
 using syncfab::test::seeds;
 
-constexpr std::uint64_t kRec = static_cast<std::uint64_t>(WdState::kRecover);
-constexpr std::uint64_t kDis = static_cast<std::uint64_t>(WdState::kDisabled);
+constexpr std::uint64_t kRec = static_cast<std::uint64_t>(fmt::WdState::kRecover);
+constexpr std::uint64_t kDis = static_cast<std::uint64_t>(fmt::WdState::kDisabled);
 
 struct Wd {
   explicit Wd(PfcWatchdogParams p = {}) : m(p) {}
@@ -219,7 +219,7 @@ TEST(PfcWatchdog, ReenableOnlyLeavesDisabledAndClearsTheWindow) {
   }
   // deadlocks at 1 and 4 (period detect + recover = 3): disabled at 4.
   EXPECT_EQ(dis, std::vector<int>{4});
-  EXPECT_EQ(w.m.queue(0).state, WdState::kDisabled) << "reenable held high before the disable";
+  EXPECT_EQ(w.m.queue(0).state, fmt::WdState::kDisabled) << "reenable held high before the disable";
   w.in.reenable = 0;
   for (int c = 0; c < 10; ++c) {
     EXPECT_EQ(w.step().state, kDis);

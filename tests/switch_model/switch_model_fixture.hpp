@@ -54,13 +54,13 @@ inline std::vector<Flit> make_packet(const PktSpec& s) {
 // A PFC frame (two flits) as an upstream peer sends it.
 inline std::vector<Flit> make_pfc(std::uint8_t class_enable, std::uint16_t quanta_all) {
   fmt::PfcFrame f;
-  f.set_pkt_type(fmt::PktType::kPfc).set_len_flits(2).set_class_enable(class_enable);
-  for (unsigned p = 0; p < 8; ++p) {
+  f.set_pkt_type(fmt::PktType::kPfc).set_len_flits(kPfcFrameFlits).set_class_enable(class_enable);
+  for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
     f.set_quanta(p, (class_enable >> p & 1U) != 0 ? quanta_all : std::uint16_t{0});
   }
-  std::vector<Flit> out(2);
-  std::copy_n(f.bytes().begin(), 16, out[0].begin());
-  std::copy_n(f.bytes().begin() + 16, 16, out[1].begin());
+  std::vector<Flit> out(kPfcFrameFlits);
+  std::copy_n(f.bytes().begin(), kFlitBytes, out[0].begin());
+  std::copy_n(f.bytes().begin() + kFlitBytes, kFlitBytes, out[1].begin());
   return out;
 }
 
@@ -88,7 +88,7 @@ class SwitchModelTest : public ::testing::Test {
     const std::vector<Flit> f = make_packet(s);
     return m.receive(port, f, cycle);
   }
-  std::uint32_t cnt(unsigned port, unsigned prio, driver::CounterKind k) {
+  std::uint32_t cnt(unsigned port, unsigned prio, fmt::SwCounter k) {
     return sw.counter(port, prio, k);
   }
   void run_to(std::uint64_t cycle) {

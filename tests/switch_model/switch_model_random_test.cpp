@@ -22,7 +22,6 @@
 namespace syncfab::model::test {
 namespace {
 
-using driver::CounterKind;
 using syncfab::test::replay_command;
 using syncfab::test::seeds;
 
@@ -37,7 +36,7 @@ struct Sent {
   bool pfc = false;
 };
 
-unsigned remap_prio(unsigned p) { return (p + 1) % 8; }
+unsigned remap_prio(unsigned p) { return (p + 1) % fmt::kNumPrio; }
 unsigned remap_dscp(unsigned p) { return 40 + p; }
 
 void run_seed(std::uint64_t seed) {
@@ -96,7 +95,7 @@ void run_seed(std::uint64_t seed) {
   driver::RemapConfig rc;
   rc.enable = true;
   rc.uplink_mask = kUplinks;
-  for (unsigned p = 0; p < 8; ++p) {
+  for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
     rc.map[p] = {static_cast<std::uint8_t>(remap_prio(p)),
                  static_cast<std::uint8_t>(remap_dscp(p))};
   }
@@ -178,9 +177,10 @@ void run_seed(std::uint64_t seed) {
     }
   }
 
-  std::array<std::array<std::array<std::uint64_t, 16>, 8>, kPorts> expect_cnt{};
+  std::array<std::array<std::array<std::uint64_t, fmt::kSwCounterCount>, fmt::kNumPrio>, kPorts>
+      expect_cnt{};
   std::size_t copies = 0;
-  std::array<std::array<std::uint64_t, 8>, kPorts> ce_on_wred{};
+  std::array<std::array<std::uint64_t, fmt::kNumPrio>, kPorts> ce_on_wred{};
   for (const auto& [id, s] : sent) {
     const auto& dr = drops[id];
     const auto& tx = txs[id];
@@ -191,13 +191,13 @@ void run_seed(std::uint64_t seed) {
         EXPECT_TRUE(dr.empty()) << what;
       } else {
         ASSERT_EQ(dr.size(), 1U) << what;
-        EXPECT_EQ(dr[0].reason, SwCounter::kDropBadPkt) << what;
-        expect_cnt[s.port][dr[0].prio][static_cast<unsigned>(SwCounter::kDropBadPkt)]++;
+        EXPECT_EQ(dr[0].reason, fmt::SwCounter::kDropBadPkt) << what;
+        expect_cnt[s.port][dr[0].prio][static_cast<unsigned>(fmt::SwCounter::kDropBadPkt)]++;
       }
       continue;
     }
     const PktSpec& p = s.spec;
-    expect_cnt[s.port][p.prio][static_cast<unsigned>(SwCounter::kRx)]++;
+    expect_cnt[s.port][p.prio][static_cast<unsigned>(fmt::SwCounter::kRx)]++;
     const bool bad_type = static_cast<unsigned>(p.type) < 1 || static_cast<unsigned>(p.type) > 5;
     std::uint32_t outs = 0;
     if (p.dst >= 0xC000) {
@@ -209,19 +209,21 @@ void run_seed(std::uint64_t seed) {
     // Ingress outcome.
     std::vector<DropRecord> ingress;
     for (const DropRecord& d : dr) {
-      if (d.reason != SwCounter::kDropWred && d.reason != SwCounter::kDropWd) {
+      if (d.reason != fmt::SwCounter::kDropWred && d.reason != fmt::SwCounter::kDropWd) {
         ingress.push_back(d);
       }
     }
     if (bad_type || outs == 0) {
       ASSERT_EQ(ingress.size(), 1U) << what;
-      EXPECT_EQ(ingress[0].reason, bad_type ? SwCounter::kDropBadPkt : SwCounter::kDropNoRoute)
+      EXPECT_EQ(ingress[0].reason,
+                bad_type ? fmt::SwCounter::kDropBadPkt : fmt::SwCounter::kDropNoRoute)
           << what;
     } else if (!ingress.empty()) {
       ASSERT_EQ(ingress.size(), 1U) << what;
-      const SwCounter why = ingress[0].reason;
-      EXPECT_TRUE(why == SwCounter::kDropBadPkt ? bad_len
-                                                : why == SwCounter::kDropBuf && p.prio != kLossless)
+      const fmt::SwCounter why = ingress[0].reason;
+      EXPECT_TRUE(why == fmt::SwCounter::kDropBadPkt
+                      ? bad_len
+                      : why == fmt::SwCounter::kDropBuf && p.prio != kLossless)
           << what << " dropped " << to_string(why);
     } else {
       EXPECT_FALSE(bad_len) << what << ": a packet of the wrong length was forwarded";
@@ -261,10 +263,10 @@ void run_seed(std::uint64_t seed) {
           EXPECT_TRUE(got == fmt::Ecn::kCe && p.ecn != fmt::Ecn::kNotEct && wred_q)
               << what << ": ECN changed without a WRED mark";
           want.ecn = fmt::Ecn::kCe;
-          expect_cnt[o][q][static_cast<unsigned>(SwCounter::kEcnMark)]++;
+          expect_cnt[o][q][static_cast<unsigned>(fmt::SwCounter::kEcnMark)]++;
         }
         EXPECT_EQ(t->flits, make_packet(want)) << what << " at output " << o;
-        expect_cnt[o][q][static_cast<unsigned>(SwCounter::kTx)]++;
+        expect_cnt[o][q][static_cast<unsigned>(fmt::SwCounter::kTx)]++;
       }
       for (const DropRecord& d : dr) {
         if (d.port != o) {
@@ -272,9 +274,9 @@ void run_seed(std::uint64_t seed) {
         }
         ++fates;
         EXPECT_EQ(d.prio, q) << what;
-        EXPECT_FALSE(d.reason == SwCounter::kDropWred && q == kLossless)
+        EXPECT_FALSE(d.reason == fmt::SwCounter::kDropWred && q == kLossless)
             << what << ": lossless copy dropped by WRED";
-        if (d.reason == SwCounter::kDropWred) {
+        if (d.reason == fmt::SwCounter::kDropWred) {
           EXPECT_EQ(p.ecn, fmt::Ecn::kNotEct) << what << ": an ECT copy dropped by WRED";
         }
         expect_cnt[o][q][static_cast<unsigned>(d.reason)]++;
@@ -289,52 +291,55 @@ void run_seed(std::uint64_t seed) {
   // Counters in the CSR block agree with what happened (PFC and watchdog
   // kinds are not packet fates and are left out).
   for (unsigned port = 0; port < kPorts; ++port) {
-    for (unsigned prio = 0; prio < 8; ++prio) {
-      for (SwCounter k : {SwCounter::kRx, SwCounter::kTx, SwCounter::kDropWred,
-                          SwCounter::kDropNoRoute, SwCounter::kDropBadPkt, SwCounter::kDropWd,
-                          SwCounter::kDropBuf, SwCounter::kDropDisabled}) {
-        EXPECT_EQ(sw.counter(port, prio, static_cast<CounterKind>(k)),
+    for (unsigned prio = 0; prio < fmt::kNumPrio; ++prio) {
+      for (fmt::SwCounter k :
+           {fmt::SwCounter::kRx, fmt::SwCounter::kTx, fmt::SwCounter::kDropWred,
+            fmt::SwCounter::kDropNoRoute, fmt::SwCounter::kDropBadPkt, fmt::SwCounter::kDropWd,
+            fmt::SwCounter::kDropBuf, fmt::SwCounter::kDropDisabled}) {
+        EXPECT_EQ(sw.counter(port, prio, static_cast<fmt::SwCounter>(k)),
                   expect_cnt[port][prio][static_cast<unsigned>(k)])
             << to_string(k) << " port " << port << " prio " << prio;
       }
       // A marked copy the watchdog then discards, or a CE copy marked
       // again, shows its mark only in the counter: between the marks seen
       // and those plus CE copies and DROP_WD.
-      const std::uint32_t marks = sw.counter(port, prio, CounterKind::kEcnMark);
-      const auto seen_marks = expect_cnt[port][prio][static_cast<unsigned>(SwCounter::kEcnMark)];
+      const std::uint32_t marks = sw.counter(port, prio, fmt::SwCounter::kEcnMark);
+      const auto seen_marks =
+          expect_cnt[port][prio][static_cast<unsigned>(fmt::SwCounter::kEcnMark)];
       EXPECT_GE(marks, seen_marks) << "ECN_MARK port " << port << " prio " << prio;
       EXPECT_LE(marks, seen_marks + ce_on_wred[port][prio] +
-                           expect_cnt[port][prio][static_cast<unsigned>(SwCounter::kDropWd)])
+                           expect_cnt[port][prio][static_cast<unsigned>(fmt::SwCounter::kDropWd)])
           << "ECN_MARK port " << port << " prio " << prio;
     }
     EXPECT_EQ(m.buffer_used(port), 0U);
   }
   EXPECT_EQ(m.stored_packets(), 0U);
   // The load must have exercised the rules, or the test proves nothing.
-  std::map<SwCounter, unsigned> reasons;
+  std::map<fmt::SwCounter, unsigned> reasons;
   for (const DropRecord& d : m.drops()) {
     reasons[d.reason]++;
   }
   std::uint64_t pauses = 0;
   std::uint64_t detects = 0;
   for (unsigned port = 0; port < kPorts; ++port) {
-    for (unsigned prio = 0; prio < 8; ++prio) {
-      pauses += sw.counter(port, prio, CounterKind::kPauseTx);
-      detects += sw.counter(port, prio, CounterKind::kWdDetect);
+    for (unsigned prio = 0; prio < fmt::kNumPrio; ++prio) {
+      pauses += sw.counter(port, prio, fmt::SwCounter::kPauseTx);
+      detects += sw.counter(port, prio, fmt::SwCounter::kWdDetect);
     }
   }
   std::printf(
       "seed %llu: %zu packets, %zu copies, drops NO_ROUTE %u BAD_PKT %u BUF %u WRED %u WD %u, "
       "PAUSE_TX %llu, WD_DETECT %llu, drained at cycle %llu\n",
-      static_cast<unsigned long long>(seed), sent.size(), copies, reasons[SwCounter::kDropNoRoute],
-      reasons[SwCounter::kDropBadPkt], reasons[SwCounter::kDropBuf], reasons[SwCounter::kDropWred],
-      reasons[SwCounter::kDropWd], static_cast<unsigned long long>(pauses),
+      static_cast<unsigned long long>(seed), sent.size(), copies,
+      reasons[fmt::SwCounter::kDropNoRoute], reasons[fmt::SwCounter::kDropBadPkt],
+      reasons[fmt::SwCounter::kDropBuf], reasons[fmt::SwCounter::kDropWred],
+      reasons[fmt::SwCounter::kDropWd], static_cast<unsigned long long>(pauses),
       static_cast<unsigned long long>(detects), static_cast<unsigned long long>(m.cycle()));
   EXPECT_GT(copies, 500U);
   EXPECT_GT(pauses, 0U);
-  EXPECT_GT(reasons[SwCounter::kDropNoRoute], 0U);
-  EXPECT_GT(reasons[SwCounter::kDropBadPkt], 0U);
-  EXPECT_GT(reasons[SwCounter::kDropWred], 0U);
+  EXPECT_GT(reasons[fmt::SwCounter::kDropNoRoute], 0U);
+  EXPECT_GT(reasons[fmt::SwCounter::kDropBadPkt], 0U);
+  EXPECT_GT(reasons[fmt::SwCounter::kDropWred], 0U);
   ::testing::Test::RecordProperty("copies_seed" + std::to_string(seed), static_cast<int>(copies));
 }
 

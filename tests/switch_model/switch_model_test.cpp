@@ -9,13 +9,12 @@
 #include <vector>
 
 #include "switch_model_fixture.hpp"
-#include "syncfab/driver/switch_regs.hpp"
+#include "syncfab/hw/switch_regs.hpp"
 
 namespace syncfab::model::test {
 namespace {
 
-using driver::CounterKind;
-namespace r = driver::switch_regs;
+namespace r = hw::switch_regs;
 
 std::vector<unsigned> queues_of(const std::vector<TxPacket>& log) {
   std::vector<unsigned> q;
@@ -46,8 +45,8 @@ TEST_F(SwitchModelTest, UnicastLeavesTheCycleAfterItsLastFlitWithTheSameBytes) {
   EXPECT_EQ(t.flits, make_packet(s));
   EXPECT_EQ(m.buffer_used(0), 0U);
   EXPECT_EQ(m.occupancy(0, 2), 0U);
-  EXPECT_EQ(cnt(0, 2, CounterKind::kRx), 1U);
-  EXPECT_EQ(cnt(2, 2, CounterKind::kTx), 1U);
+  EXPECT_EQ(cnt(0, 2, fmt::SwCounter::kRx), 1U);
+  EXPECT_EQ(cnt(2, 2, fmt::SwCounter::kTx), 1U);
   for (unsigned o : {0U, 1U, 3U}) {
     EXPECT_TRUE(m.transmitted(o).empty()) << o;
   }
@@ -126,9 +125,9 @@ TEST(SwitchModelParams, LatenciesShiftTheTimeline) {
   while (m.cycle() < 5) {
     m.tick();
   }
-  EXPECT_EQ(sw.counter(2, 0, driver::CounterKind::kPauseRx), 0U);
+  EXPECT_EQ(sw.counter(2, 0, fmt::SwCounter::kPauseRx), 0U);
   m.tick();
-  EXPECT_EQ(sw.counter(2, 0, driver::CounterKind::kPauseRx), 1U);
+  EXPECT_EQ(sw.counter(2, 0, fmt::SwCounter::kPauseRx), 1U);
   while (m.cycle() < 20) {
     m.tick();
   }
@@ -206,8 +205,7 @@ TEST_P(SwitchModelWredLfsr, MarksFollowTheLeafModel) {
     }
   }
   EXPECT_GT(marks, 2U);  // the LFSR really decided something
-  EXPECT_EQ(sw.counter(2, 0, driver::CounterKind::kEcnMark) +
-                sw.counter(3, 0, driver::CounterKind::kEcnMark),
+  EXPECT_EQ(sw.counter(2, 0, fmt::SwCounter::kEcnMark) + sw.counter(3, 0, fmt::SwCounter::kEcnMark),
             marks);
 }
 
@@ -222,11 +220,11 @@ TEST_F(SwitchModelTest, LookupMissesAreDroppedNoRoute) {
   send(0, {.dst = 0xC010, .prio = 1}, 3);  // past the 16-entry MFT
   send(0, {.dst = 0, .prio = 1}, 4);       // LID 0 is never programmed
   run_to(10);
-  EXPECT_EQ(cnt(0, 1, CounterKind::kRx), 5U);
-  EXPECT_EQ(cnt(0, 1, CounterKind::kDropNoRoute), 5U);
+  EXPECT_EQ(cnt(0, 1, fmt::SwCounter::kRx), 5U);
+  EXPECT_EQ(cnt(0, 1, fmt::SwCounter::kDropNoRoute), 5U);
   ASSERT_EQ(m.drops().size(), 5U);
   for (const DropRecord& d : m.drops()) {
-    EXPECT_EQ(d.reason, SwCounter::kDropNoRoute);
+    EXPECT_EQ(d.reason, fmt::SwCounter::kDropNoRoute);
     EXPECT_EQ(d.port, 0U);
   }
   EXPECT_TRUE(m.transmitted(2).empty());
@@ -242,9 +240,9 @@ TEST_F(SwitchModelTest, UnknownTypeIsDroppedBadPktAndThePortKeepsWorking) {
   const PktSpec good{.type = fmt::PktType::kCnp, .dst = 5, .prio = 4, .flow = 3};
   send(0, good, 4);
   run_to(10);
-  EXPECT_EQ(cnt(0, 4, CounterKind::kDropBadPkt), 2U);
-  EXPECT_EQ(cnt(0, 4, CounterKind::kDropNoRoute), 0U);
-  EXPECT_EQ(cnt(0, 4, CounterKind::kRx), 3U);
+  EXPECT_EQ(cnt(0, 4, fmt::SwCounter::kDropBadPkt), 2U);
+  EXPECT_EQ(cnt(0, 4, fmt::SwCounter::kDropNoRoute), 0U);
+  EXPECT_EQ(cnt(0, 4, fmt::SwCounter::kRx), 3U);
   EXPECT_NE(sw.interrupt_status() & r::INTR_STATUS_BAD_PKT.mask, 0U);
   ASSERT_EQ(m.transmitted(1).size(), 1U);
   EXPECT_EQ(m.transmitted(1)[0].flits, make_packet(good));
@@ -264,14 +262,14 @@ TEST_F(SwitchModelTest, ShortAndLongPacketsAreDroppedBadPktAndFreeTheirCells) {
   EXPECT_EQ(m.occupancy(0, 2), 4U);
   run_to(9);
   EXPECT_EQ(m.buffer_used(0), 0U);
-  EXPECT_EQ(cnt(0, 2, CounterKind::kDropBadPkt), 2U);
+  EXPECT_EQ(cnt(0, 2, fmt::SwCounter::kDropBadPkt), 2U);
   EXPECT_NE(sw.interrupt_status() & r::INTR_STATUS_BAD_PKT.mask, 0U);
   const PktSpec good{.len = 2, .dst = 5, .prio = 2, .flow = 9};
   send(0, good, 9);
   run_to(20);
   ASSERT_EQ(m.transmitted(1).size(), 1U);
   EXPECT_EQ(m.transmitted(1)[0].flits, make_packet(good));
-  EXPECT_EQ(cnt(1, 2, CounterKind::kTx), 1U);
+  EXPECT_EQ(cnt(1, 2, fmt::SwCounter::kTx), 1U);
 }
 
 // len_flits 0 (datapath "Ingress" 1): the length is checked only at the
@@ -285,9 +283,9 @@ TEST_F(SwitchModelTest, LenFlitsZeroIsCheckedAfterTheLookup) {
   run_to(3);
   EXPECT_EQ(m.buffer_used(0), 0U);
   run_to(10);
-  EXPECT_EQ(cnt(0, 3, CounterKind::kRx), 3U);
-  EXPECT_EQ(cnt(0, 3, CounterKind::kDropNoRoute), 1U);
-  EXPECT_EQ(cnt(0, 3, CounterKind::kDropBadPkt), 2U);
+  EXPECT_EQ(cnt(0, 3, fmt::SwCounter::kRx), 3U);
+  EXPECT_EQ(cnt(0, 3, fmt::SwCounter::kDropNoRoute), 1U);
+  EXPECT_EQ(cnt(0, 3, fmt::SwCounter::kDropBadPkt), 2U);
   EXPECT_EQ(m.buffer_used(0), 0U);
   EXPECT_TRUE(m.transmitted(1).empty());
 }
@@ -310,9 +308,9 @@ TEST_F(SwitchModelTest, MalformedPfcFramesAreBadAndNotHonoured) {
   m.receive(2, single, 5);
   send(0, {.dst = 5, .prio = 0, .flow = 1}, 6);
   run_to(12);
-  EXPECT_EQ(cnt(2, 0, CounterKind::kDropBadPkt), 3U);
-  EXPECT_EQ(cnt(2, 0, CounterKind::kRx), 0U);
-  EXPECT_EQ(cnt(2, 0, CounterKind::kPauseRx), 0U);
+  EXPECT_EQ(cnt(2, 0, fmt::SwCounter::kDropBadPkt), 3U);
+  EXPECT_EQ(cnt(2, 0, fmt::SwCounter::kRx), 0U);
+  EXPECT_EQ(cnt(2, 0, fmt::SwCounter::kPauseRx), 0U);
   ASSERT_EQ(m.transmitted(2).size(), 1U);
   EXPECT_EQ(m.transmitted(2)[0].first_cycle, 7U);
 }
@@ -323,9 +321,9 @@ TEST_F(SwitchModelTest, DisabledSwitchDropsEverythingFirst) {
   send(0, {.dst = 5, .prio = 6}, 0);
   send(0, {.type = static_cast<fmt::PktType>(0x09), .dst = 9, .prio = 6}, 1);  // would be BAD_PKT
   run_to(5);
-  EXPECT_EQ(cnt(0, 6, CounterKind::kDropDisabled), 2U);
-  EXPECT_EQ(cnt(0, 6, CounterKind::kDropBadPkt), 0U);
-  EXPECT_EQ(cnt(0, 6, CounterKind::kRx), 2U);
+  EXPECT_EQ(cnt(0, 6, fmt::SwCounter::kDropDisabled), 2U);
+  EXPECT_EQ(cnt(0, 6, fmt::SwCounter::kDropBadPkt), 0U);
+  EXPECT_EQ(cnt(0, 6, fmt::SwCounter::kRx), 2U);
   EXPECT_TRUE(m.transmitted(1).empty());
   sw.enable(true);
   send(0, {.dst = 5, .prio = 6}, 5);
@@ -356,16 +354,16 @@ TEST_F(SwitchModelTest, MulticastGoesToTheMaskMinusTheInputOneReadAtATime) {
   EXPECT_TRUE(m.transmitted(2).empty());
   EXPECT_EQ(m.stored_packets(), 0U);
   EXPECT_EQ(m.buffer_used(1), 0U);
-  EXPECT_EQ(cnt(1, 5, CounterKind::kRx), 1U);
-  EXPECT_EQ(cnt(0, 5, CounterKind::kTx), 1U);
-  EXPECT_EQ(cnt(3, 5, CounterKind::kTx), 1U);
+  EXPECT_EQ(cnt(1, 5, fmt::SwCounter::kRx), 1U);
+  EXPECT_EQ(cnt(0, 5, fmt::SwCounter::kTx), 1U);
+  EXPECT_EQ(cnt(3, 5, fmt::SwCounter::kTx), 1U);
 }
 
 TEST_F(SwitchModelTest, MulticastToOnlyTheInputIsAMiss) {
   sw.set_mft(0xC002, 0b0010);
   send(1, {.dst = 0xC002, .prio = 0}, 0);
   run_to(5);
-  EXPECT_EQ(cnt(1, 0, CounterKind::kDropNoRoute), 1U);
+  EXPECT_EQ(cnt(1, 0, fmt::SwCounter::kDropNoRoute), 1U);
   EXPECT_EQ(m.buffer_used(1), 0U);
   EXPECT_TRUE(m.idle());
 }
@@ -416,7 +414,7 @@ TEST_F(SwitchModelTest, RemapOnlyForUplinkToUplink) {
   driver::RemapConfig rc;
   rc.enable = true;
   rc.uplink_mask = 0b1100;
-  for (unsigned p = 0; p < 8; ++p) {
+  for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
     rc.map[p] = {static_cast<std::uint8_t>(p), 0};
   }
   rc.map[1] = {5, 9};
@@ -445,9 +443,9 @@ TEST_F(SwitchModelTest, RemapOnlyForUplinkToUplink) {
   }
   ASSERT_EQ(m.transmitted(1).size(), 1U);
   EXPECT_EQ(m.transmitted(1)[0].flits, make_packet(up_down));
-  EXPECT_EQ(cnt(3, 5, CounterKind::kTx), 1U);
-  EXPECT_EQ(cnt(3, 1, CounterKind::kTx), 1U);
-  EXPECT_EQ(cnt(2, 1, CounterKind::kRx), 2U);  // RX at the arrival priority
+  EXPECT_EQ(cnt(3, 5, fmt::SwCounter::kTx), 1U);
+  EXPECT_EQ(cnt(3, 1, fmt::SwCounter::kTx), 1U);
+  EXPECT_EQ(cnt(2, 1, fmt::SwCounter::kRx), 2U);  // RX at the arrival priority
 }
 
 TEST_F(SwitchModelTest, WredDecidesPerCopyAndNeverDropsLossless) {
@@ -464,14 +462,14 @@ TEST_F(SwitchModelTest, WredDecidesPerCopyAndNeverDropsLossless) {
   run_to(4);
   EXPECT_EQ(m.queue_cells(3, 0), 2U);
   EXPECT_EQ(m.queue_cells(2, 0), 3U);
-  EXPECT_EQ(cnt(3, 0, CounterKind::kDropWred), 1U);
-  EXPECT_EQ(cnt(3, 0, CounterKind::kEcnMark), 1U);
+  EXPECT_EQ(cnt(3, 0, fmt::SwCounter::kDropWred), 1U);
+  EXPECT_EQ(cnt(3, 0, fmt::SwCounter::kEcnMark), 1U);
   // Queue 0 of output 3 lossless: a selected Not-ECT copy passes unchanged.
   lossless(3, 0, 32, 16, 100);
   const PktSpec d{.dst = 0xC004, .ecn = fmt::Ecn::kNotEct, .flow = 4};
   send(0, d, 4);
   run_to(6);
-  EXPECT_EQ(cnt(3, 0, CounterKind::kDropWred), 1U);
+  EXPECT_EQ(cnt(3, 0, fmt::SwCounter::kDropWred), 1U);
   m.set_tx_stalled(2, false);
   m.set_tx_stalled(3, false);
   run_to(40);
@@ -489,7 +487,7 @@ TEST_F(SwitchModelTest, WredDecidesPerCopyAndNeverDropsLossless) {
   EXPECT_EQ(o3[1].flits, make_packet(c_marked));
   EXPECT_EQ(o3[2].flits, make_packet(d));
   ASSERT_EQ(m.drops().size(), 1U);
-  EXPECT_EQ(m.drops()[0].reason, SwCounter::kDropWred);
+  EXPECT_EQ(m.drops()[0].reason, fmt::SwCounter::kDropWred);
   EXPECT_EQ(m.drops()[0].port, 3U);
   EXPECT_EQ(m.buffer_used(0), 0U);
 }
@@ -510,8 +508,8 @@ TEST_F(SwitchModelTest, LossyLimitDropsBufAtInputAndPriority) {
   send(0, {.len = 8, .dst = 5, .prio = 3}, t);  // lossless: admitted
   t += 8;
   run_to(t + 1);
-  EXPECT_EQ(cnt(0, 0, CounterKind::kDropBuf), 2U);
-  EXPECT_EQ(cnt(0, 3, CounterKind::kDropBuf), 0U);
+  EXPECT_EQ(cnt(0, 0, fmt::SwCounter::kDropBuf), 2U);
+  EXPECT_EQ(cnt(0, 3, fmt::SwCounter::kDropBuf), 0U);
   EXPECT_EQ(m.lossy_cells(0), 132U);
   EXPECT_EQ(m.buffer_used(0), 140U);
   EXPECT_EQ(m.occupancy(0, 3), 8U);
@@ -536,7 +534,8 @@ TEST_F(SwitchModelSmallBuffer, FullBufferDropsLossyBuf) {
   send(0, {.len = 1, .dst = 5, .prio = 2}, 64);
   run_to(66);
   EXPECT_EQ(m.buffer_used(0), 64U);
-  EXPECT_EQ(cnt(0, 2, CounterKind::kDropBuf), 1U);  // LOSSY_LIMIT is 0xFFFF: free cells refused it
+  EXPECT_EQ(cnt(0, 2, fmt::SwCounter::kDropBuf),
+            1U);  // LOSSY_LIMIT is 0xFFFF: free cells refused it
 }
 
 TEST_F(SwitchModelSmallBuffer, LosslessPacketThatDoesNotFitIsDropBuf) {
@@ -552,7 +551,7 @@ TEST_F(SwitchModelSmallBuffer, LosslessPacketThatDoesNotFitIsDropBuf) {
   run_to(80);
   EXPECT_TRUE(m.violations().empty());
   EXPECT_EQ(m.buffer_used(0), 64U);
-  EXPECT_EQ(cnt(0, 3, CounterKind::kDropBuf), 1U);
+  EXPECT_EQ(cnt(0, 3, fmt::SwCounter::kDropBuf), 1U);
   EXPECT_FALSE(m.pfc_sent(0).empty());  // the pause went out, it was not honoured
 }
 
@@ -613,8 +612,8 @@ TEST_F(SwitchModelTest, ReceivedPauseStopsOnlyThatQueueForQuantaTimesCycles) {
   EXPECT_EQ(log[0].first_cycle, 3U);
   EXPECT_EQ(log[1].queue, 0U);
   EXPECT_EQ(log[1].first_cycle, 82U);
-  EXPECT_EQ(cnt(2, 0, CounterKind::kPauseRx), 1U);
-  EXPECT_EQ(cnt(2, 0, CounterKind::kRx), 0U);  // link-local, not a packet
+  EXPECT_EQ(cnt(2, 0, fmt::SwCounter::kPauseRx), 1U);
+  EXPECT_EQ(cnt(2, 0, fmt::SwCounter::kRx), 0U);  // link-local, not a packet
 }
 
 class SwitchModelWatchdog : public SwitchModelTest {
@@ -634,23 +633,23 @@ TEST_F(SwitchModelWatchdog, IgnoreReleasesAPausedQueue) {
   send(0, {.len = 2, .dst = 5, .prio = 0, .flow = 5}, 2);
   run_to(21);
   EXPECT_TRUE(m.transmitted(2).empty());
-  EXPECT_EQ(cnt(2, 0, CounterKind::kWdDetect), 0U);
+  EXPECT_EQ(cnt(2, 0, fmt::SwCounter::kWdDetect), 0U);
   run_to(23);
-  EXPECT_EQ(cnt(2, 0, CounterKind::kWdDetect), 1U);
+  EXPECT_EQ(cnt(2, 0, fmt::SwCounter::kWdDetect), 1U);
   EXPECT_NE(sw.interrupt_status() & r::INTR_STATUS_WD_DETECT.mask, 0U);
-  EXPECT_EQ(sw.watchdog_state(2)[0], driver::WdState::kRecover);
+  EXPECT_EQ(sw.watchdog_state(2)[0], fmt::WdState::kRecover);
   run_to(30);
   ASSERT_EQ(m.transmitted(2).size(), 1U);
   EXPECT_EQ(m.transmitted(2)[0].first_cycle, 22U);
   // Recovery of 100 cycles from 22 ends in cycle 121; still paused, so the
   // next deadlock is declared 20 cycles later, in 141.
   run_to(122);
-  EXPECT_EQ(cnt(2, 0, CounterKind::kWdRecover), 1U);
-  EXPECT_EQ(sw.watchdog_state(2)[0], driver::WdState::kMonitor);
+  EXPECT_EQ(cnt(2, 0, fmt::SwCounter::kWdRecover), 1U);
+  EXPECT_EQ(sw.watchdog_state(2)[0], fmt::WdState::kMonitor);
   run_to(141);
-  EXPECT_EQ(cnt(2, 0, CounterKind::kWdDetect), 1U);
+  EXPECT_EQ(cnt(2, 0, fmt::SwCounter::kWdDetect), 1U);
   run_to(142);
-  EXPECT_EQ(cnt(2, 0, CounterKind::kWdDetect), 2U);
+  EXPECT_EQ(cnt(2, 0, fmt::SwCounter::kWdDetect), 2U);
 }
 
 // Limit 1: the second deadlock in the window (cycle 141) disables PFC on
@@ -659,22 +658,22 @@ TEST_F(SwitchModelWatchdog, IgnoreReleasesAPausedQueue) {
 TEST_F(SwitchModelWatchdog, SecondDeadlockInTheWindowDisablesUntilReenabled) {
   arm(false, 1);
   run_to(141);
-  EXPECT_EQ(sw.watchdog_state(2)[0], driver::WdState::kMonitor);
+  EXPECT_EQ(sw.watchdog_state(2)[0], fmt::WdState::kMonitor);
   run_to(142);
-  EXPECT_EQ(sw.watchdog_state(2)[0], driver::WdState::kDisabled);
-  EXPECT_EQ(cnt(2, 0, CounterKind::kWdDisable), 1U);
-  EXPECT_EQ(cnt(2, 0, CounterKind::kWdDetect), 2U);
+  EXPECT_EQ(sw.watchdog_state(2)[0], fmt::WdState::kDisabled);
+  EXPECT_EQ(cnt(2, 0, fmt::SwCounter::kWdDisable), 1U);
+  EXPECT_EQ(cnt(2, 0, fmt::SwCounter::kWdDetect), 2U);
   EXPECT_NE(sw.interrupt_status() & r::INTR_STATUS_WD_DISABLE.mask, 0U);
   run_to(150);
   sw.reenable_pfc(2, 0x01);
   run_to(151);
-  EXPECT_EQ(sw.watchdog_state(2)[0], driver::WdState::kMonitor);
+  EXPECT_EQ(sw.watchdog_state(2)[0], fmt::WdState::kMonitor);
   run_to(170);
-  EXPECT_EQ(cnt(2, 0, CounterKind::kWdDetect), 2U);
+  EXPECT_EQ(cnt(2, 0, fmt::SwCounter::kWdDetect), 2U);
   run_to(171);
-  EXPECT_EQ(cnt(2, 0, CounterKind::kWdDetect), 3U);
-  EXPECT_EQ(sw.watchdog_state(2)[0], driver::WdState::kRecover);
-  EXPECT_EQ(cnt(2, 0, CounterKind::kWdDisable), 1U);
+  EXPECT_EQ(cnt(2, 0, fmt::SwCounter::kWdDetect), 3U);
+  EXPECT_EQ(sw.watchdog_state(2)[0], fmt::WdState::kRecover);
+  EXPECT_EQ(cnt(2, 0, fmt::SwCounter::kWdDisable), 1U);
 }
 
 // A queue the watchdog has DISABLED is not lossless for WRED (docs/switch-
@@ -689,20 +688,20 @@ TEST_F(SwitchModelWatchdog, DisabledQueueIsNotLosslessForWred) {
   send(0, {.dst = 5, .prio = 0, .flow = 1}, 60);  // qlen 0: passes
   send(0, {.dst = 5, .prio = 0, .flow = 2}, 61);  // qlen 1, lossless: passes
   run_to(145);
-  ASSERT_EQ(sw.watchdog_state(2)[0], driver::WdState::kDisabled);
-  EXPECT_EQ(cnt(2, 0, CounterKind::kDropWred), 0U);
+  ASSERT_EQ(sw.watchdog_state(2)[0], fmt::WdState::kDisabled);
+  EXPECT_EQ(cnt(2, 0, fmt::SwCounter::kDropWred), 0U);
   const std::uint64_t dropped = send(0, {.dst = 5, .prio = 0, .flow = 3}, 150);
   run_to(155);
-  EXPECT_EQ(cnt(2, 0, CounterKind::kDropWred), 1U);
+  EXPECT_EQ(cnt(2, 0, fmt::SwCounter::kDropWred), 1U);
   ASSERT_EQ(m.drops().size(), 1U);
   EXPECT_EQ(m.drops()[0].pkt_id, dropped);
-  EXPECT_EQ(m.drops()[0].reason, SwCounter::kDropWred);
+  EXPECT_EQ(m.drops()[0].reason, fmt::SwCounter::kDropWred);
   sw.reenable_pfc(2, 0x01);
   run_to(157);
-  ASSERT_EQ(sw.watchdog_state(2)[0], driver::WdState::kMonitor);
+  ASSERT_EQ(sw.watchdog_state(2)[0], fmt::WdState::kMonitor);
   send(0, {.dst = 5, .prio = 0, .flow = 4}, 158);  // lossless again: passes
   run_to(165);
-  EXPECT_EQ(cnt(2, 0, CounterKind::kDropWred), 1U);
+  EXPECT_EQ(cnt(2, 0, fmt::SwCounter::kDropWred), 1U);
   EXPECT_EQ(m.queue_cells(2, 0), 3U);
 }
 
@@ -710,14 +709,14 @@ TEST_F(SwitchModelWatchdog, DropModeDiscardsAtLineRate) {
   arm(true);
   send(0, {.len = 3, .dst = 5, .prio = 0}, 2);  // may leave from 5, stopped until 22
   run_to(24);
-  EXPECT_EQ(cnt(2, 0, CounterKind::kDropWd), 0U);
+  EXPECT_EQ(cnt(2, 0, fmt::SwCounter::kDropWd), 0U);
   EXPECT_EQ(m.buffer_used(0), 3U);
   run_to(25);  // read out in 22..24
-  EXPECT_EQ(cnt(2, 0, CounterKind::kDropWd), 1U);
+  EXPECT_EQ(cnt(2, 0, fmt::SwCounter::kDropWd), 1U);
   EXPECT_EQ(m.buffer_used(0), 0U);
   EXPECT_TRUE(m.transmitted(2).empty());
   ASSERT_EQ(m.drops().size(), 1U);
-  EXPECT_EQ(m.drops()[0].reason, SwCounter::kDropWd);
+  EXPECT_EQ(m.drops()[0].reason, fmt::SwCounter::kDropWd);
 }
 
 // Occupancy of (0, 3) reaches XOFF = 8 at the edge ending cycle 7; pfc_tx
@@ -743,7 +742,7 @@ TEST_F(SwitchModelTest, PauseFrameWhenOccupancyReachesXoffAndResumeBelowXon) {
   EXPECT_EQ(wire.len_flits(), 2U);
   EXPECT_EQ(wire.class_enable(), 0x08);
   EXPECT_EQ(wire.quanta(3), 50U);
-  EXPECT_EQ(cnt(0, 3, CounterKind::kPauseTx), 1U);
+  EXPECT_EQ(cnt(0, 3, fmt::SwCounter::kPauseTx), 1U);
   // Output 1 released at 20: the packet leaves in 20..29, its cells are
   // freed at that edge, pfc_tx sees 0 < XON in 30, the resume leaves in 31.
   run_to(20);
@@ -752,7 +751,7 @@ TEST_F(SwitchModelTest, PauseFrameWhenOccupancyReachesXoffAndResumeBelowXon) {
   ASSERT_EQ(m.pfc_sent(0).size(), 2U);
   EXPECT_EQ(m.pfc_sent(0)[1].first_cycle, 31U);
   EXPECT_EQ(m.pfc_sent(0)[1].quanta[3], 0U);
-  EXPECT_EQ(cnt(0, 3, CounterKind::kResumeTx), 1U);
+  EXPECT_EQ(cnt(0, 3, fmt::SwCounter::kResumeTx), 1U);
 }
 
 TEST_F(SwitchModelTest, PauseFrameWaitsForThePacketAndGoesBeforeTheNext) {

@@ -5,8 +5,8 @@
 #include <stdexcept>
 #include <string>
 
-#include <syncfab/driver/errors.hpp>
-#include <syncfab/driver/nic_regs.hpp>
+#include <syncfab/hw/errors.hpp>
+#include <syncfab/hw/nic_regs.hpp>
 
 namespace syncfab::model {
 
@@ -57,10 +57,10 @@ std::string_view counter_name(Counter c) noexcept {
   return {};
 }
 
-BarrierEngine::BarrierEngine(const EngineConfig& config, driver::DmaMemory& memory)
+BarrierEngine::BarrierEngine(const EngineConfig& config, hw::DmaMemory& memory)
     : cfg_(config),
       mem_(&memory),
-      hdq_window_(driver::nic::kHdqWindowWords, 0),
+      hdq_window_(hw::nic::kHdqWindowWords, 0),
       ctxs_(config.num_ctx),
       damq_(config.num_ctx, std::max(config.req_damq_entries, 1U)) {
   if (cfg_.lid == fmt::kLidNone || cfg_.lid >= fmt::kMlidBase) {
@@ -78,7 +78,7 @@ BarrierEngine::BarrierEngine(const EngineConfig& config, driver::DmaMemory& memo
   if (cfg_.req_damq_entries == 0) {
     throw std::invalid_argument("engine req_damq_entries 0: the request DAMQ needs an entry");
   }
-  static_assert(fmt::BarrierDesc::kSizeBytes <= driver::nic::kHdqWindowWords * 4,
+  static_assert(fmt::BarrierDesc::kSizeBytes <= hw::nic::kHdqWindowWords * 4,
                 "a descriptor fits the HDQ window");
 }
 
@@ -379,7 +379,7 @@ void BarrierEngine::step_dispatch() {
     if (--of_busy_ == 0) {
       if (of_dma_error_) {
         of_dma_error_ = false;
-        intr_status_ |= driver::nic::INTR_STATUS_DMA_ERROR.mask;
+        intr_status_ |= hw::nic::INTR_STATUS_DMA_ERROR.mask;
         complete_error(0, 0, fmt::ErrCode::kDmaError);
       } else {
         dispatch(*of_desc_);
@@ -410,7 +410,7 @@ void BarrierEngine::step_dispatch() {
     try {
       mem_->read(addr, std::as_writable_bytes(std::span(image)));
       of_desc_ = fmt::BarrierDesc(image);
-    } catch (const driver::DmaError&) {
+    } catch (const hw::DmaError&) {
       of_dma_error_ = true;
     }
     sdq_cons_ = (sdq_cons_ + 1) % sdq_size_;
@@ -594,8 +594,8 @@ void BarrierEngine::perform(PendingCompletion& pc) {
   if (rec.status == fmt::CqStatus::kOk && pc.write) {
     try {
       mem_->write64(pc.addr, pc.value);
-    } catch (const driver::DmaError&) {
-      intr_status_ |= driver::nic::INTR_STATUS_DMA_ERROR.mask;
+    } catch (const hw::DmaError&) {
+      intr_status_ |= hw::nic::INTR_STATUS_DMA_ERROR.mask;
       rec.status = fmt::CqStatus::kNetError;
       rec.err = fmt::ErrCode::kDmaError;
     }
@@ -611,8 +611,8 @@ void BarrierEngine::perform(PendingCompletion& pc) {
     try {
       mem_->write(cq_base_ + std::uint64_t{cq_head_} * fmt::CqEntry::kSizeBytes,
                   std::as_bytes(std::span(e.bytes())));
-    } catch (const driver::DmaError&) {
-      intr_status_ |= driver::nic::INTR_STATUS_DMA_ERROR.mask;
+    } catch (const hw::DmaError&) {
+      intr_status_ |= hw::nic::INTR_STATUS_DMA_ERROR.mask;
     }
     cq_head_ = (cq_head_ + 1) % cq_size_;
     if (cq_head_ == 0) {
@@ -620,10 +620,10 @@ void BarrierEngine::perform(PendingCompletion& pc) {
     }
   }
   if (!ok) {
-    intr_status_ |= driver::nic::INTR_STATUS_ERROR.mask;
+    intr_status_ |= hw::nic::INTR_STATUS_ERROR.mask;
     count(Counter::kError);
   } else if (pc.irq) {
-    intr_status_ |= driver::nic::INTR_STATUS_DONE.mask;
+    intr_status_ |= hw::nic::INTR_STATUS_DONE.mask;
   }
   count(Counter::kCompletion);
   rec.cycle = cycle_;

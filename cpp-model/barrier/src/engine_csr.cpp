@@ -3,14 +3,14 @@
 #include <cstdio>
 #include <string>
 
-#include <syncfab/driver/errors.hpp>
-#include <syncfab/driver/nic_regs.hpp>
+#include <syncfab/hw/errors.hpp>
+#include <syncfab/hw/nic_regs.hpp>
 
 #include "syncfab/model/barrier_engine.hpp"
 
 namespace syncfab::model {
 
-namespace nic = driver::nic;
+namespace nic = hw::nic;
 
 namespace {
 
@@ -21,8 +21,8 @@ std::string hex32(std::uint32_t v) {
 }
 
 [[noreturn]] void bus_error(std::uint32_t offset, const char* what) {
-  throw driver::BusError("model CSR " + std::string(what) + " at offset " + hex32(offset) +
-                         ": PSLVERR (unmapped, unaligned or not " + what + "able)");
+  throw hw::BusError("model CSR " + std::string(what) + " at offset " + hex32(offset) +
+                     ": PSLVERR (unmapped, unaligned or not " + what + "able)");
 }
 
 bool in_window(std::uint32_t offset) {

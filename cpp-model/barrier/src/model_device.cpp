@@ -4,7 +4,7 @@
 
 namespace syncfab::model {
 
-ModelDevice::ModelDevice(BarrierEngine& engine, driver::DmaMemory& memory,
+ModelDevice::ModelDevice(BarrierEngine& engine, hw::DmaMemory& memory,
                          std::function<void()> advance, std::uint64_t ns_per_cycle)
     : engine_(&engine),
       memory_(&memory),

@@ -10,12 +10,13 @@
 #include <set>
 #include <tuple>
 
-#include <syncfab/driver/barrier_desc.hpp>
-#include <syncfab/driver/nic_regs.hpp>
+#include <syncfab/hw/nic_regs.hpp>
+
+#include "syncfab/model/dissemination.hpp"
 
 namespace syncfab::model {
 
-namespace nic = driver::nic;
+namespace nic = hw::nic;
 
 namespace {
 
@@ -24,14 +25,25 @@ constexpr std::uint32_t kSdqEntries = 8;
 constexpr std::uint64_t kNever = std::numeric_limits<std::uint64_t>::max();
 
 struct Layout {
-  driver::BusAddr cq;
-  driver::BusAddr sdq;
-  driver::BusAddr flags;
+  hw::BusAddr cq;
+  hw::BusAddr sdq;
+  hw::BusAddr flags;
 };
 
 Layout layout(const FabricConfig& f) {
   return {f.mem_base + 0x100, f.mem_base + 0x400,
           f.mem_base + 0x400 + kSdqEntries * fmt::BarrierDesc::kSizeBytes};
+}
+
+// Word w of the descriptor as the HDQ window takes it (little-endian bytes).
+constexpr std::size_t kDescWords = fmt::BarrierDesc::kSizeBytes / 4;
+static_assert(fmt::BarrierDesc::kSizeBytes % 4 == 0);
+std::uint32_t desc_word(const fmt::BarrierDesc& d, std::size_t w) {
+  std::uint32_t v = 0;
+  for (std::size_t b = 0; b < 4; ++b) {
+    v |= std::uint32_t{d.bytes()[4 * w + b]} << (8 * b);
+  }
+  return v;
 }
 
 std::uint64_t cmpl_value(unsigned ctx, std::uint16_t epoch) {
@@ -145,8 +157,7 @@ void Runner::setup() {
     for (auto& c : agents_[i].ctx) {
       c.arrive_at = cfg_.max_skew ? rng_() % (cfg_.max_skew + 1) : 0;
     }
-    const auto s = driver::build_barrier_schedule(i, n, cfg_.fanout);
-    for (const auto& r : s.rounds) {
+    for (const auto& r : dissemination_schedule(i, n, cfg_.fanout)) {
       first_sends_per_barrier_ += r.send_to.size();
     }
   }
@@ -191,11 +202,10 @@ void Runner::queue_barrier(unsigned node, unsigned ctx) {
   auto& a = agents_[node];
   auto& ca = a.ctx[ctx];
   const std::uint16_t ep = epoch_of(ctx, ca.next);
-  const auto sched = driver::build_barrier_schedule(node, fabric_.size(), cfg_.fanout);
-  const driver::BarrierCompletion cmpl{true, lay_.flags + 8ULL * ctx, cmpl_value(ctx, ep), true,
-                                       rng_() % 4 == 0};
+  const HostCompletion cmpl{true, lay_.flags + 8ULL * ctx, cmpl_value(ctx, ep), true,
+                            rng_() % 4 == 0};
   const auto desc =
-      driver::encode_barrier_desc(sched, lids_, static_cast<std::uint8_t>(ctx), ep, cmpl);
+      dissemination_descriptor(node, cfg_.fanout, lids_, static_cast<std::uint8_t>(ctx), ep, cmpl);
   if (cfg_.malformed > 0 && std::uniform_real_distribution<>(0, 1)(rng_) < cfg_.malformed) {
     fmt::ErrCode err{};
     const auto bad = spoil(desc, err);
@@ -219,9 +229,8 @@ bool Runner::try_post(unsigned node, const Submission& s) {
     a.sdq_prod = (a.sdq_prod + 1) % kSdqEntries;
     e.csr_write(nic::SDQ_PROD.offset, a.sdq_prod);
   } else if (hdq_room) {
-    const auto words = driver::desc_words(s.desc);
-    for (std::size_t w = 0; w < words.size(); ++w) {
-      e.csr_write(static_cast<std::uint32_t>(nic::kHdqWindowOffset + 4 * w), words[w]);
+    for (std::size_t w = 0; w < kDescWords; ++w) {
+      e.csr_write(static_cast<std::uint32_t>(nic::kHdqWindowOffset + 4 * w), desc_word(s.desc, w));
     }
     e.csr_write(nic::HDQ_POST.offset, nic::HDQ_POST_POST.put(1));
   } else {
@@ -418,7 +427,7 @@ std::uint64_t liveness_bound(const ScenarioConfig& cfg) {
   const Torus3D t(cfg.x, cfg.y, cfg.z);
   const EngineConfig ec;
   const std::uint64_t lat = cfg.nic_latency + std::uint64_t{t.diameter()} * cfg.hop_latency;
-  const std::uint64_t rounds = driver::dissemination_rounds(t.nodes(), cfg.fanout);
+  const std::uint64_t rounds = dissemination_rounds(t.nodes(), cfg.fanout);
   // Queueing at one NIC's network arbiter: its own sends and the responses it
   // owes, for every context in use.
   const std::uint64_t queue = 4ULL * cfg.fanout * cfg.contexts + 16;

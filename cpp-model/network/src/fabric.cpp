@@ -13,7 +13,7 @@ Fabric::Fabric(const FabricConfig& cfg) : cfg_(cfg), torus_(cfg.x, cfg.y, cfg.z)
   nodes_.reserve(torus_.nodes());
   for (unsigned n = 0; n < torus_.nodes(); ++n) {
     Node node;
-    node.memory = std::make_unique<driver::HostMemory>(cfg.mem_base, cfg.mem_size);
+    node.memory = std::make_unique<hw::HostMemory>(cfg.mem_base, cfg.mem_size);
     EngineConfig ec = cfg.engine;
     ec.lid = lid_of(n);
     node.engine = std::make_unique<BarrierEngine>(ec, *node.memory);

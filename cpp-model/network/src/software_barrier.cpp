@@ -3,19 +3,19 @@
 #include <algorithm>
 #include <vector>
 
-#include <syncfab/driver/barrier_schedule.hpp>
+#include "syncfab/model/dissemination.hpp"
 
 namespace syncfab::model {
 
 SoftwareBarrier software_barrier(const Torus3D& torus, unsigned fanout, const SoftwareCosts& c) {
   const unsigned p = torus.nodes();
-  std::vector<driver::BarrierSchedule> s;
+  std::vector<std::vector<DisseminationRound>> s;
   s.reserve(p);
   for (unsigned i = 0; i < p; ++i) {
-    s.push_back(driver::build_barrier_schedule(i, p, fanout));
+    s.push_back(dissemination_schedule(i, p, fanout));
   }
   SoftwareBarrier out;
-  out.rounds = driver::dissemination_rounds(p, fanout);
+  out.rounds = dissemination_rounds(p, fanout);
   std::vector<std::uint64_t> start(p, 0);
   std::uint64_t lat_sum = 0;
   std::uint64_t messages = 0;
@@ -24,7 +24,7 @@ SoftwareBarrier software_barrier(const Torus3D& torus, unsigned fanout, const So
     std::vector<std::uint64_t> sends_done(p);
     for (unsigned i = 0; i < p; ++i) {
       std::uint64_t t = start[i];
-      for (const auto j : s[i].rounds[r].send_to) {
+      for (const auto j : s[i][r].send_to) {
         t += c.o_send;
         const std::uint64_t lat = c.nic_latency + std::uint64_t{torus.hops(i, j)} * c.hop_latency;
         arrivals[j].push_back(t + lat);

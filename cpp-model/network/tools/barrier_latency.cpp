@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include <syncfab/driver/barrier_schedule.hpp>
 #include <syncfab/model/barrier_scenario.hpp>
 #include <syncfab/model/software_barrier.hpp>
 

@@ -62,13 +62,13 @@ PfcWatchdogCycle PfcWatchdog::decide(const PfcWatchdogInputs& in) const {
 
     // Outputs from the state.
     o.state |= std::uint64_t{static_cast<std::uint8_t>(q.state)} << (2 * p);
-    o.ignore |= q.state != WdState::kMonitor ? bit : 0;
-    o.drop |= q.state == WdState::kRecover && q.drop ? bit : 0;
-    o.pfc_off |= q.state == WdState::kDisabled ? bit : 0;
+    o.ignore |= q.state != fmt::WdState::kMonitor ? bit : 0;
+    o.drop |= q.state == fmt::WdState::kRecover && q.drop ? bit : 0;
+    o.pfc_off |= q.state == fmt::WdState::kDisabled ? bit : 0;
 
     // Is a deadlock declared this cycle (MONITOR only)?
     const bool watching =
-        q.state == WdState::kMonitor && (in.enable & bit) != 0 && (in.xoff & bit) != 0;
+        q.state == fmt::WdState::kMonitor && (in.enable & bit) != 0 && (in.xoff & bit) != 0;
     const bool declared = watching && reached(q.cnt, in.detect, tmax_);
 
     // Window (every state); its dl_d is the count the MONITOR rule uses.
@@ -94,35 +94,35 @@ PfcWatchdogCycle PfcWatchdog::decide(const PfcWatchdogInputs& in) const {
     }
 
     switch (q.state) {
-      case WdState::kMonitor:
+      case fmt::WdState::kMonitor:
         if (!watching) {
           d.cnt = 0;
         } else if (declared) {
           o.evt_detect |= bit;
           d.cnt = 0;
           if (in.limit != 0 && d.dl > in.limit) {
-            d.state = WdState::kDisabled;
+            d.state = fmt::WdState::kDisabled;
             o.evt_disable |= bit;
           } else {
-            d.state = WdState::kRecover;
+            d.state = fmt::WdState::kRecover;
             d.drop = in.drop_mode;
           }
         } else {
           d.cnt = q.cnt + 1;
         }
         break;
-      case WdState::kRecover:
+      case fmt::WdState::kRecover:
         if (reached(q.cnt, in.recover, tmax_)) {
-          d.state = WdState::kMonitor;
+          d.state = fmt::WdState::kMonitor;
           d.cnt = 0;
           o.evt_recover |= bit;
         } else {
           d.cnt = q.cnt + 1;  // < recover - 1 <= all ones: no wrap
         }
         break;
-      case WdState::kDisabled:
+      case fmt::WdState::kDisabled:
         if ((in.reenable & bit) != 0) {
-          d.state = WdState::kMonitor;
+          d.state = fmt::WdState::kMonitor;
           d.cnt = 0;
           d.win_open = false;
           d.dl = 0;

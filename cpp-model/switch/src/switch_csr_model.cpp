@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-#include "syncfab/driver/errors.hpp"
+#include "syncfab/hw/errors.hpp"
 #include "syncfab/regs/switch_csr.h"
 
 namespace syncfab::model {
@@ -27,6 +27,19 @@ struct Rule {
 constexpr std::size_t kWords = sizeof(switch_csr_t) / 4;
 
 #define OFF(R) (offsetof(switch_csr_t, R) / 4)
+
+// The register map (switch_csr.rdl) and the format spec must agree on the
+// number of priorities: the per-priority arrays are walked with fmt::kNumPrio.
+using PortBlock = switch_csr__PORTx__stride80_t;
+static_assert(sizeof(switch_csr_t::REMAP) / sizeof(std::uint32_t) == fmt::kNumPrio);
+static_assert(sizeof(PortBlock::PFC_THR) / sizeof(std::uint32_t) == fmt::kNumPrio);
+static_assert(sizeof(PortBlock::WRED_K) / sizeof(std::uint32_t) == fmt::kNumPrio);
+static_assert(sizeof(PortBlock::WEIGHT) / sizeof(std::uint32_t) == fmt::kNumPrio / 2);
+static_assert(sizeof(PortBlock::QUANTA) / sizeof(std::uint32_t) == fmt::kNumPrio / 2);
+static_assert(sizeof(PortBlock::WRED_P) / sizeof(std::uint32_t) == fmt::kNumPrio / 4);
+// WD_STATUS holds one state per priority, and the counter select one kind.
+static_assert(fmt::kNumPrio * fmt::kWdStateWidth == SWITCH_CSR__WD_STATUS__STATE_bw);
+static_assert(SWITCH_CSR__CNT_SEL__KIND_bw == fmt::kSwCounterWidth);
 
 std::array<Rule, kWords> make_rules() {
   std::array<Rule, kWords> r{};
@@ -57,7 +70,7 @@ std::array<Rule, kWords> make_rules() {
   wo(OFF(WD_REENABLE));
   rw(OFF(REMAP_CTRL), SWITCH_CSR__REMAP_CTRL__ENABLE_bm | SWITCH_CSR__REMAP_CTRL__UPLINK_MASK_bm,
      0);
-  for (std::size_t i = 0; i < 8; ++i) {
+  for (std::size_t i = 0; i < fmt::kNumPrio; ++i) {
     rw(OFF(REMAP) + i, SWITCH_CSR__REMAPX__NEW_PRIO_bm | SWITCH_CSR__REMAPX__NEW_DSCP_bm, 0);
   }
   rw(OFF(TBL_ADDR), SWITCH_CSR__TBL_ADDR__INDEX_bm | SWITCH_CSR__TBL_ADDR__TABLE_bm, 0);
@@ -69,7 +82,7 @@ std::array<Rule, kWords> make_rules() {
      SWITCH_CSR__CNT_SEL__PORT_bm | SWITCH_CSR__CNT_SEL__PRIO_bm | SWITCH_CSR__CNT_SEL__KIND_bm, 0);
   ro(OFF(CNT_VALUE), 0);
   ro(OFF(WD_STATUS), 0);
-  using P = switch_csr__PORTx__stride80_t;
+  using P = PortBlock;
   for (std::size_t port = 0; port < sizeof(switch_csr_t::PORT) / sizeof(P); ++port) {
     const std::size_t base = OFF(PORT) + port * sizeof(P) / 4;
     rw(base + offsetof(P, PFC_EN) / 4, SWITCH_CSR__PORTX__PFC_EN__MASK_bm, 0);
@@ -79,7 +92,7 @@ std::array<Rule, kWords> make_rules() {
     rw(base + offsetof(P, WRED_EN) / 4, SWITCH_CSR__PORTX__WRED_EN__MASK_bm, 0);
     rw(base + offsetof(P, LOSSY_LIMIT) / 4, SWITCH_CSR__PORTX__LOSSY_LIMIT__LIMIT_bm,
        SWITCH_CSR__PORTX__LOSSY_LIMIT__LIMIT_reset << SWITCH_CSR__PORTX__LOSSY_LIMIT__LIMIT_bp);
-    for (std::size_t i = 0; i < 4; ++i) {
+    for (std::size_t i = 0; i < fmt::kNumPrio / 2; ++i) {
       rw(base + offsetof(P, WEIGHT) / 4 + i,
          SWITCH_CSR__PORTX__WEIGHTX__W_EVEN_bm | SWITCH_CSR__PORTX__WEIGHTX__W_ODD_bm,
          (SWITCH_CSR__PORTX__WEIGHTX__W_EVEN_reset << SWITCH_CSR__PORTX__WEIGHTX__W_EVEN_bp) |
@@ -88,7 +101,7 @@ std::array<Rule, kWords> make_rules() {
          (SWITCH_CSR__PORTX__QUANTAX__Q_EVEN_reset << SWITCH_CSR__PORTX__QUANTAX__Q_EVEN_bp) |
              (SWITCH_CSR__PORTX__QUANTAX__Q_ODD_reset << SWITCH_CSR__PORTX__QUANTAX__Q_ODD_bp));
     }
-    for (std::size_t i = 0; i < 8; ++i) {
+    for (std::size_t i = 0; i < fmt::kNumPrio; ++i) {
       rw(base + offsetof(P, PFC_THR) / 4 + i, 0xFFFFFFFFU,
          (SWITCH_CSR__PORTX__PFC_THRX__XOFF_reset << SWITCH_CSR__PORTX__PFC_THRX__XOFF_bp) |
              (SWITCH_CSR__PORTX__PFC_THRX__XON_reset << SWITCH_CSR__PORTX__PFC_THRX__XON_bp));
@@ -96,7 +109,7 @@ std::array<Rule, kWords> make_rules() {
          (SWITCH_CSR__PORTX__WRED_KX__KMIN_reset << SWITCH_CSR__PORTX__WRED_KX__KMIN_bp) |
              (SWITCH_CSR__PORTX__WRED_KX__KMAX_reset << SWITCH_CSR__PORTX__WRED_KX__KMAX_bp));
     }
-    for (std::size_t i = 0; i < 2; ++i) {
+    for (std::size_t i = 0; i < fmt::kNumPrio / 4; ++i) {
       rw(base + offsetof(P, WRED_P) / 4 + i, 0xFFFFFFFFU, 0);
     }
   }
@@ -119,13 +132,13 @@ SwitchCsrModel::SwitchCsrModel(const SwitchCsrParams& params)
       regs_(kWords),
       lft_(params.lft_entries),
       mft_(params.mft_entries),
-      counters_(std::size_t{params.ports} * kPrios * kKinds),
+      counters_(std::size_t{params.ports} * fmt::kNumPrio * fmt::kSwCounterCount),
       wd_state_(params.ports) {
   for (std::size_t w = 0; w < kWords; ++w) {
     regs_[w] = rules()[w].reset;
   }
   regs_[OFF(HW_CFG)] = (params.ports << SWITCH_CSR__HW_CFG__NUM_PORTS_bp) |
-                       (kPrios << SWITCH_CSR__HW_CFG__NUM_PRIO_bp) |
+                       (fmt::kNumPrio << SWITCH_CSR__HW_CFG__NUM_PRIO_bp) |
                        (params.buf_cells << SWITCH_CSR__HW_CFG__BUF_CELLS_bp);
   regs_[OFF(TABLE_CFG)] = (params.lft_entries << SWITCH_CSR__TABLE_CFG__LFT_ENTRIES_bp) |
                           (params.mft_entries << SWITCH_CSR__TABLE_CFG__MFT_ENTRIES_bp);
@@ -133,7 +146,7 @@ SwitchCsrModel::SwitchCsrModel(const SwitchCsrParams& params)
 
 std::size_t SwitchCsrModel::index(std::uint32_t offset) const {
   if (offset % 4 != 0 || offset / 4 >= kWords || !rules()[offset / 4].mapped) {
-    throw driver::BusError("switch CSR offset " + std::to_string(offset) + " is not mapped");
+    throw hw::BusError("switch CSR offset " + std::to_string(offset) + " is not mapped");
   }
   return offset / 4;
 }
@@ -141,7 +154,7 @@ std::size_t SwitchCsrModel::index(std::uint32_t offset) const {
 std::uint32_t SwitchCsrModel::read32(std::uint32_t offset) {
   const std::size_t w = index(offset);
   if (!rules()[w].readable) {
-    throw driver::BusError("switch CSR offset " + std::to_string(offset) + " is write-only");
+    throw hw::BusError("switch CSR offset " + std::to_string(offset) + " is write-only");
   }
   if (w == OFF(CNT_VALUE) || w == OFF(WD_STATUS)) {
     const std::uint32_t sel = regs_[OFF(CNT_SEL)];
@@ -154,7 +167,9 @@ std::uint32_t SwitchCsrModel::read32(std::uint32_t offset) {
     if (w == OFF(WD_STATUS)) {
       return wd_state_[port];
     }
-    return kind < kKinds ? counters_[(std::size_t{port} * kPrios + prio) * kKinds + kind] : 0;
+    return kind < fmt::kSwCounterCount
+               ? counters_[(std::size_t{port} * fmt::kNumPrio + prio) * fmt::kSwCounterCount + kind]
+               : 0;
   }
   return regs_[w];
 }
@@ -163,7 +178,7 @@ void SwitchCsrModel::write32(std::uint32_t offset, std::uint32_t value) {
   const std::size_t w = index(offset);
   const Rule& rule = rules()[w];
   if (!rule.writable) {
-    throw driver::BusError("switch CSR offset " + std::to_string(offset) + " is read-only");
+    throw hw::BusError("switch CSR offset " + std::to_string(offset) + " is read-only");
   }
   if (w == OFF(INTR_STATUS)) {
     regs_[w] &= ~value;
@@ -205,12 +220,12 @@ void SwitchCsrModel::write32(std::uint32_t offset, std::uint32_t value) {
   regs_[w] = value & rule.wmask;
 }
 
-void SwitchCsrModel::NoDma::read(driver::BusAddr addr, std::span<std::byte> /*out*/) const {
-  throw driver::DmaError("the switch has no DMA port (read at " + std::to_string(addr) + ")");
+void SwitchCsrModel::NoDma::read(hw::BusAddr addr, std::span<std::byte> /*out*/) const {
+  throw hw::DmaError("the switch has no DMA port (read at " + std::to_string(addr) + ")");
 }
 
-void SwitchCsrModel::NoDma::write(driver::BusAddr addr, std::span<const std::byte> /*data*/) {
-  throw driver::DmaError("the switch has no DMA port (write at " + std::to_string(addr) + ")");
+void SwitchCsrModel::NoDma::write(hw::BusAddr addr, std::span<const std::byte> /*data*/) {
+  throw hw::DmaError("the switch has no DMA port (write at " + std::to_string(addr) + ")");
 }
 
 bool SwitchCsrModel::wait_interrupt(std::chrono::nanoseconds /*timeout*/) {
@@ -220,13 +235,16 @@ bool SwitchCsrModel::wait_interrupt(std::chrono::nanoseconds /*timeout*/) {
 std::uint32_t SwitchCsrModel::reg(std::uint32_t offset) const { return regs_.at(offset / 4); }
 
 void SwitchCsrModel::hw_count(unsigned port, unsigned prio, unsigned kind, std::uint32_t n) {
-  std::uint32_t& c = counters_.at((std::size_t{port} * kPrios + prio) * kKinds + kind);
+  std::uint32_t& c =
+      counters_.at((std::size_t{port} * fmt::kNumPrio + prio) * fmt::kSwCounterCount + kind);
   c = (c > 0xFFFFFFFFU - n) ? 0xFFFFFFFFU : c + n;  // saturating, as the RDL says
 }
 
 void SwitchCsrModel::hw_set_wd_state(unsigned port, unsigned prio, unsigned state) {
   std::uint16_t& s = wd_state_.at(port);
-  s = static_cast<std::uint16_t>((s & ~(3U << (2 * prio))) | ((state & 3U) << (2 * prio)));
+  constexpr unsigned kMask = (1U << fmt::kWdStateWidth) - 1U;
+  const unsigned shift = fmt::kWdStateWidth * prio;
+  s = static_cast<std::uint16_t>((s & ~(kMask << shift)) | ((state & kMask) << shift));
 }
 
 void SwitchCsrModel::hw_raise(std::uint32_t intr_bits) {

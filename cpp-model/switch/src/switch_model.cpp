@@ -9,59 +9,23 @@
 #include <stdexcept>
 #include <utility>
 
+#include "syncfab/hw/switch_regs.hpp"
 #include "syncfab/regs/switch_csr.h"
 
 namespace syncfab::model {
 
-std::string_view to_string(SwCounter kind) noexcept {
-  switch (kind) {
-    case SwCounter::kRx:
-      return "RX";
-    case SwCounter::kTx:
-      return "TX";
-    case SwCounter::kDropWred:
-      return "DROP_WRED";
-    case SwCounter::kDropNoRoute:
-      return "DROP_NO_ROUTE";
-    case SwCounter::kDropBadPkt:
-      return "DROP_BAD_PKT";
-    case SwCounter::kDropDisabled:
-      return "DROP_DISABLED";
-    case SwCounter::kDropWd:
-      return "DROP_WD";
-    case SwCounter::kEcnMark:
-      return "ECN_MARK";
-    case SwCounter::kPauseTx:
-      return "PAUSE_TX";
-    case SwCounter::kResumeTx:
-      return "RESUME_TX";
-    case SwCounter::kPauseRx:
-      return "PAUSE_RX";
-    case SwCounter::kResumeRx:
-      return "RESUME_RX";
-    case SwCounter::kWdDetect:
-      return "WD_DETECT";
-    case SwCounter::kWdRecover:
-      return "WD_RECOVER";
-    case SwCounter::kWdDisable:
-      return "WD_DISABLE";
-    case SwCounter::kDropBuf:
-      return "DROP_BUF";
-  }
-  return {};
-}
-
 SwitchModel::OutPort::OutPort(const SwitchModelParams& p)
     : wred(WredParams{16, 8, p.wred_seed}),
-      sched(SchedParams{8, 8, 8}),
-      pfc_tx(PfcTxParams{8, 16, 16}),
-      pfc_rx(PfcRxParams{8, 8}),
-      wd(PfcWatchdogParams{8, 24, 8}) {}
+      sched(SchedParams{fmt::kNumPrio, fmt::PktHdr::kLenFlitsWidth, 8}),
+      pfc_tx(PfcTxParams{fmt::kNumPrio, 16, 16}),
+      pfc_rx(PfcRxParams{fmt::kNumPrio, 8}),
+      wd(PfcWatchdogParams{fmt::kNumPrio, 24, 8}) {}
 
 SwitchModel::SwitchModel(const SwitchModelParams& params) : params_(params), csr_(params.csr) {
-  if (params_.csr.ports < 1 || params_.csr.ports > 8) {
+  if (params_.csr.ports < 1 || params_.csr.ports > hw::switch_regs::kMaxPorts) {
     throw std::invalid_argument("switch model: " + std::to_string(params_.csr.ports) +
-                                " ports (the register map has 1..8)");
+                                " ports (the register map has 1.." +
+                                std::to_string(hw::switch_regs::kMaxPorts) + ")");
   }
   if (params_.csr.buf_cells < 1 || params_.csr.buf_cells > 0xFFFF) {
     throw std::invalid_argument("switch model: BUF_CELLS " + std::to_string(params_.csr.buf_cells) +
@@ -81,7 +45,7 @@ SwitchModel::SwitchModel(const SwitchModelParams& params) : params_(params), csr
   for (unsigned o = 0; o < n; ++o) {
     out_.emplace_back(params_);
   }
-  voq_.resize(std::size_t{n} * n * 8);
+  voq_.resize(std::size_t{n} * n * fmt::kNumPrio);
   stop_.assign(n, 0);
   wd_drop_.assign(n, 0);
   stalled_.assign(n, false);
@@ -155,14 +119,15 @@ bool SwitchModel::tx_ready(unsigned port) const {
 std::size_t SwitchModel::voq_depth(unsigned in, unsigned out, unsigned q) const {
   check_port(in, "voq_depth");
   check_port(out, "voq_depth");
-  if (q >= 8) {
+  if (q >= fmt::kNumPrio) {
     throw std::invalid_argument("switch model voq_depth: queue " + std::to_string(q) +
-                                " does not exist (8 per output)");
+                                " does not exist (" + std::to_string(fmt::kNumPrio) +
+                                " per output)");
   }
   return voq(in, out, q).size();
 }
 
-void SwitchModel::count(unsigned port, unsigned prio, SwCounter kind, std::uint32_t n) {
+void SwitchModel::count(unsigned port, unsigned prio, fmt::SwCounter kind, std::uint32_t n) {
   csr_.hw_count(port, prio, static_cast<unsigned>(kind), n);
 }
 
@@ -215,7 +180,7 @@ void SwitchModel::tick() {
   read_switch_config(csr_, n, cfg_);
   // pfc_tx sees the occupancy registers as they were at the start of the
   // cycle; this cycle's writes and frees count from the next one.
-  std::array<std::array<std::uint32_t, 8>, 8> occ{};  // ports <= 8
+  std::array<std::array<std::uint32_t, fmt::kNumPrio>, hw::switch_regs::kMaxPorts> occ{};
   for (unsigned i = 0; i < n; ++i) {
     occ[i] = in_[i].occ;
   }
@@ -223,14 +188,14 @@ void SwitchModel::tick() {
     ingress(i);
   }
   pfc_cycle();
-  std::array<bool, 8> ready{};
+  std::array<bool, hw::switch_regs::kMaxPorts> ready{};
   for (unsigned o = 0; o < n; ++o) {
     ready[o] = tx_ready(o);
     egress(o, ready[o]);
   }
   // Free outputs are matched in round-robin order (start rotates by one per
   // cycle); an output takes its pending PFC frame before any data packet.
-  std::array<bool, 8> frame_ready{};
+  std::array<bool, hw::switch_regs::kMaxPorts> frame_ready{};
   const auto first = static_cast<unsigned>(now_ % n);
   unsigned starts = 0;
   for (unsigned k = 0; k < n; ++k) {
@@ -272,40 +237,42 @@ void SwitchModel::tick() {
     f.first_cycle = now_;
     f.class_enable = static_cast<std::uint8_t>(out.class_enable);
     fmt::PfcFrame img;
-    img.set_pkt_type(fmt::PktType::kPfc).set_len_flits(2).set_class_enable(f.class_enable);
-    for (unsigned p = 0; p < 8; ++p) {
+    img.set_pkt_type(fmt::PktType::kPfc)
+        .set_len_flits(kPfcFrameFlits)
+        .set_class_enable(f.class_enable);
+    for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
       f.quanta[p] = out.frame_quanta[p];
       img.set_quanta(p, f.quanta[p]);
       if ((out.evt_xoff_tx >> p & 1U) != 0) {
-        count(i, p, SwCounter::kPauseTx);
+        count(i, p, fmt::SwCounter::kPauseTx);
         if (trace_) {
           trace("PAUSE_TX port=" + std::to_string(i) + " prio=" + std::to_string(p) +
                 " quanta=" + std::to_string(f.quanta[p]) + " occ=" + std::to_string(occ[i][p]));
         }
       }
       if ((out.evt_xon_tx >> p & 1U) != 0) {
-        count(i, p, SwCounter::kResumeTx);
+        count(i, p, fmt::SwCounter::kResumeTx);
         if (trace_) {
           trace("RESUME_TX port=" + std::to_string(i) + " prio=" + std::to_string(p) +
                 " occ=" + std::to_string(occ[i][p]));
         }
       }
     }
-    std::copy_n(img.bytes().begin(), 16, f.flits[0].begin());
-    std::copy_n(img.bytes().begin() + 16, 16, f.flits[1].begin());
+    std::copy_n(img.bytes().begin(), kFlitBytes, f.flits[0].begin());
+    std::copy_n(img.bytes().begin() + kFlitBytes, kFlitBytes, f.flits[1].begin());
     pfc_log_[i].push_back(f);
   }
   ++now_;
 }
 
 bool SwitchModel::pfc_tx_quiet(const PfcTx& tx, const SwitchPortConfig& pc,
-                               const std::array<std::uint32_t, 8>& occ) {
+                               const std::array<std::uint32_t, fmt::kNumPrio>& occ) {
   // Not paused and nothing pending: ref is 0 too (it clears whenever xoff
   // is 0), and it stays so unless an enabled priority reaches XOFF.
   if (tx.xoff() != 0 || tx.pend() != 0) {
     return false;
   }
-  for (unsigned p = 0; p < 8; ++p) {
+  for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
     if ((pc.pfc_en >> p & 1U) != 0 && occ[p] >= pc.xoff[p]) {
       return false;
     }
@@ -314,7 +281,7 @@ bool SwitchModel::pfc_tx_quiet(const PfcTx& tx, const SwitchPortConfig& pc,
 }
 
 void SwitchModel::pfc_cycle() {
-  std::array<std::uint8_t, 8> reenable{};
+  std::array<std::uint8_t, hw::switch_regs::kMaxPorts> reenable{};
   for (const auto& [port, mask] : csr_.take_reenables()) {
     if (port < ports()) {
       reenable[port] |= mask;
@@ -324,7 +291,7 @@ void SwitchModel::pfc_cycle() {
     OutPort& op = out_[e];
     const SwitchPortConfig& pc = cfg_.port[e];
     std::uint64_t xoff = 0;  // pfc_rx.xoff_o (registered): the watchdog's input
-    for (unsigned p = 0; p < 8; ++p) {
+    for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
       xoff |= op.pfc_rx.timer(p) != 0 ? std::uint64_t{1} << p : 0;
     }
     // A watchdog that is off, at rest and not re-enabled keeps its reset
@@ -349,7 +316,7 @@ void SwitchModel::pfc_cycle() {
     ri.enable = pc.pfc_en;
     ri.cyc_per_quantum = cfg_.cyc_per_quantum;
     ri.ignore = wo.ignore;
-    std::array<std::uint16_t, 8> quanta{};
+    std::array<std::uint16_t, fmt::kNumPrio> quanta{};
     if (!op.rx_frames.empty() && op.rx_frames.front().cycle == now_) {
       const PendingFrame f = op.rx_frames.front();
       op.rx_frames.pop_front();
@@ -370,8 +337,8 @@ void SwitchModel::pfc_cycle() {
     wd_drop_[e] = wo.drop;
     const std::uint64_t any =
         ro.evt_xoff_rx | ro.evt_xon_rx | wo.evt_detect | wo.evt_recover | wo.evt_disable;
-    for (unsigned p = 0; p < 8 && (any != 0 || wd_ran); ++p) {
-      const auto ev = [&](std::uint64_t mask, SwCounter kind, std::uint32_t intr) {
+    for (unsigned p = 0; p < fmt::kNumPrio && (any != 0 || wd_ran); ++p) {
+      const auto ev = [&](std::uint64_t mask, fmt::SwCounter kind, std::uint32_t intr) {
         if ((mask >> p & 1U) == 0) {
           return;
         }
@@ -380,15 +347,15 @@ void SwitchModel::pfc_cycle() {
         if (trace_) {
           trace(std::string(to_string(kind)) + " port=" + std::to_string(e) +
                 " prio=" + std::to_string(p) +
-                (kind == SwCounter::kPauseRx ? " quanta=" + std::to_string(quanta[p])
-                                             : std::string()));
+                (kind == fmt::SwCounter::kPauseRx ? " quanta=" + std::to_string(quanta[p])
+                                                  : std::string()));
         }
       };
-      ev(ro.evt_xoff_rx, SwCounter::kPauseRx, 0);
-      ev(ro.evt_xon_rx, SwCounter::kResumeRx, 0);
-      ev(wo.evt_detect, SwCounter::kWdDetect, SWITCH_CSR__INTR_STATUS__WD_DETECT_bm);
-      ev(wo.evt_recover, SwCounter::kWdRecover, SWITCH_CSR__INTR_STATUS__WD_RECOVER_bm);
-      ev(wo.evt_disable, SwCounter::kWdDisable, SWITCH_CSR__INTR_STATUS__WD_DISABLE_bm);
+      ev(ro.evt_xoff_rx, fmt::SwCounter::kPauseRx, 0);
+      ev(ro.evt_xon_rx, fmt::SwCounter::kResumeRx, 0);
+      ev(wo.evt_detect, fmt::SwCounter::kWdDetect, SWITCH_CSR__INTR_STATUS__WD_DETECT_bm);
+      ev(wo.evt_recover, fmt::SwCounter::kWdRecover, SWITCH_CSR__INTR_STATUS__WD_RECOVER_bm);
+      ev(wo.evt_disable, fmt::SwCounter::kWdDisable, SWITCH_CSR__INTR_STATUS__WD_DISABLE_bm);
       if (wd_ran) {
         csr_.hw_set_wd_state(e, p, static_cast<unsigned>(op.wd.queue(p).state));
       }
@@ -397,7 +364,7 @@ void SwitchModel::pfc_cycle() {
 }
 
 bool SwitchModel::wd_at_rest(const PfcWatchdog& wd) {
-  for (unsigned p = 0; p < 8; ++p) {
+  for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
     if (!(wd.queue(p) == WdQueue{})) {
       return false;
     }
@@ -408,7 +375,7 @@ bool SwitchModel::wd_at_rest(const PfcWatchdog& wd) {
 void SwitchModel::egress(unsigned o, bool tx_ready) {
   OutPort& op = out_[o];
   if (op.busy == OutPort::Busy::kPfc) {
-    if (tx_ready && ++op.sent == 2) {
+    if (tx_ready && ++op.sent == kPfcFrameFlits) {
       op.busy = OutPort::Busy::kIdle;
       op.free_at = now_ + 1 + params_.egress_gap;
     }
@@ -428,10 +395,10 @@ bool SwitchModel::start(unsigned o) {
   }
   const SwitchPortConfig& pc = cfg_.port[o];
   const unsigned n = ports();
-  std::array<std::uint32_t, 8> len{};
-  std::array<unsigned, 8> cand{};
+  std::array<std::uint32_t, fmt::kNumPrio> len{};
+  std::array<unsigned, fmt::kNumPrio> cand{};
   SchedInputs si;
-  for (unsigned q = 0; q < 8; ++q) {
+  for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
     if ((stop_[o] >> q & 1U) != 0) {
       continue;
     }
@@ -497,10 +464,10 @@ void SwitchModel::finish_copy(unsigned o) {
   const unsigned q = op.queue;
   op.log.last_cycle = now_;
   if (op.discard) {
-    count(o, q, SwCounter::kDropWd);
-    drops_.push_back({op.copy.id, o, q, SwCounter::kDropWd, now_});
+    count(o, q, fmt::SwCounter::kDropWd);
+    drops_.push_back({op.copy.id, o, q, fmt::SwCounter::kDropWd, now_});
   } else {
-    count(o, q, SwCounter::kTx);
+    count(o, q, fmt::SwCounter::kTx);
     tx_log_[o].push_back(std::move(op.log));
   }
   if (trace_) {

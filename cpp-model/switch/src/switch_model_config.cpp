@@ -1,5 +1,6 @@
 #include <cstddef>
 
+#include "syncfab/hw/switch_regs.hpp"
 #include "syncfab/model/switch_model_config.hpp"
 #include "syncfab/regs/switch_csr.h"
 
@@ -41,7 +42,7 @@ void read_switch_config(const SwitchCsrModel& csr, unsigned ports, SwitchConfig&
   const std::uint32_t rc = csr.reg(SW_OFF(REMAP_CTRL));
   c.remap_enable = SW_FIELD(rc, REMAP_CTRL, ENABLE) != 0;
   c.uplink_mask = static_cast<std::uint8_t>(SW_FIELD(rc, REMAP_CTRL, UPLINK_MASK));
-  for (unsigned p = 0; p < 8; ++p) {
+  for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
     const std::uint32_t r = csr.reg(SW_OFF(REMAP) + 4 * p);
     c.remap_prio[p] = static_cast<std::uint8_t>(SW_FIELD(r, REMAPX, NEW_PRIO));
     c.remap_dscp[p] = static_cast<std::uint8_t>(SW_FIELD(r, REMAPX, NEW_DSCP));
@@ -60,7 +61,7 @@ void read_switch_config(const SwitchCsrModel& csr, unsigned ports, SwitchConfig&
     pc.wred_en =
         static_cast<std::uint8_t>(SW_FIELD(rd(offsetof(PortRegs, WRED_EN)), PORTX__WRED_EN, MASK));
     pc.lossy_limit = SW_FIELD(rd(offsetof(PortRegs, LOSSY_LIMIT)), PORTX__LOSSY_LIMIT, LIMIT);
-    for (std::size_t i = 0; i < 4; ++i) {
+    for (std::size_t i = 0; i < fmt::kNumPrio / 2; ++i) {
       const std::uint32_t w = rd(offsetof(PortRegs, WEIGHT) + 4 * i);
       pc.weight[2 * i] = SW_FIELD(w, PORTX__WEIGHTX, W_EVEN);
       pc.weight[2 * i + 1] = SW_FIELD(w, PORTX__WEIGHTX, W_ODD);
@@ -68,14 +69,15 @@ void read_switch_config(const SwitchCsrModel& csr, unsigned ports, SwitchConfig&
       pc.quanta[2 * i] = static_cast<std::uint16_t>(SW_FIELD(q, PORTX__QUANTAX, Q_EVEN));
       pc.quanta[2 * i + 1] = static_cast<std::uint16_t>(SW_FIELD(q, PORTX__QUANTAX, Q_ODD));
     }
-    for (std::size_t p = 0; p < 8; ++p) {
+    for (std::size_t p = 0; p < fmt::kNumPrio; ++p) {
       const std::uint32_t thr = rd(offsetof(PortRegs, PFC_THR) + 4 * p);
       pc.xoff[p] = SW_FIELD(thr, PORTX__PFC_THRX, XOFF);
       pc.xon[p] = SW_FIELD(thr, PORTX__PFC_THRX, XON);
       const std::uint32_t k = rd(offsetof(PortRegs, WRED_K) + 4 * p);
-      const std::uint32_t pm = rd(offsetof(PortRegs, WRED_P) + 4 * (p / 4));
+      const auto& pmax = hw::switch_regs::kWredPmax;
+      const std::uint32_t pm = rd(offsetof(PortRegs, WRED_P) + 4 * (p / pmax.size()));
       pc.wred[p] = WredConfig{((pc.wred_en >> p) & 1U) != 0, SW_FIELD(k, PORTX__WRED_KX, KMIN),
-                              SW_FIELD(k, PORTX__WRED_KX, KMAX), (pm >> (8 * (p % 4))) & 0xFFU};
+                              SW_FIELD(k, PORTX__WRED_KX, KMAX), pmax[p % pmax.size()].get(pm)};
     }
   }
 }

@@ -51,11 +51,11 @@ void SwitchModel::ingress(unsigned i) {
   }
 }
 
-void SwitchModel::drop_ingress(unsigned i, SwCounter why, const std::string& detail) {
+void SwitchModel::drop_ingress(unsigned i, fmt::SwCounter why, const std::string& detail) {
   RxPacket& rx = in_[i].rx;
   count(i, rx.prio, why);
   drops_.push_back({rx.id, i, rx.prio, why, now_});
-  if (why == SwCounter::kDropBadPkt) {
+  if (why == fmt::SwCounter::kDropBadPkt) {
     csr_.hw_raise(SWITCH_CSR__INTR_STATUS__BAD_PKT_bm);
   }
   if (trace_) {
@@ -79,7 +79,7 @@ void SwitchModel::rx_header(unsigned i, std::uint64_t id, const Flit& flit) {
   }
   const unsigned len = rx.hdr.len_flits();
   const std::uint16_t dst = rx.hdr.dst_lid();
-  count(i, rx.prio, SwCounter::kRx);
+  count(i, rx.prio, fmt::SwCounter::kRx);
   if (trace_) {
     trace("RX port=" + std::to_string(i) + " prio=" + std::to_string(rx.prio) +
           " pkt=" + std::to_string(id) + " type=" + std::to_string(static_cast<unsigned>(type)) +
@@ -87,11 +87,11 @@ void SwitchModel::rx_header(unsigned i, std::uint64_t id, const Flit& flit) {
   }
   // 1. Header checks, first failure wins.
   if (!cfg_.enable) {
-    drop_ingress(i, SwCounter::kDropDisabled, "(CTRL.ENABLE 0)");
+    drop_ingress(i, fmt::SwCounter::kDropDisabled, "(CTRL.ENABLE 0)");
     return;
   }
   if (!forwardable(type)) {
-    drop_ingress(i, SwCounter::kDropBadPkt,
+    drop_ingress(i, fmt::SwCounter::kDropBadPkt,
                  "(pkt_type " + std::to_string(static_cast<unsigned>(type)) + ")");
     return;
   }
@@ -111,7 +111,7 @@ void SwitchModel::rx_header(unsigned i, std::uint64_t id, const Flit& flit) {
     }
   }
   if (outputs == 0) {
-    drop_ingress(i, SwCounter::kDropNoRoute, "dst=" + hex16(dst));
+    drop_ingress(i, fmt::SwCounter::kDropNoRoute, "dst=" + hex16(dst));
     return;
   }
   // 3. Admission.
@@ -125,12 +125,12 @@ void SwitchModel::rx_header(unsigned i, std::uint64_t id, const Flit& flit) {
     // admission rule). Tests whose sources honour pauses check that no
     // lossless DROP_BUF occurs.
     if (len > free) {
-      drop_ingress(i, SwCounter::kDropBuf,
+      drop_ingress(i, fmt::SwCounter::kDropBuf,
                    "lossless len=" + std::to_string(len) + " free=" + std::to_string(free));
       return;
     }
   } else if (ip.lossy + len > pc.lossy_limit || len > free) {
-    drop_ingress(i, SwCounter::kDropBuf,
+    drop_ingress(i, fmt::SwCounter::kDropBuf,
                  "lossy=" + std::to_string(ip.lossy) + " len=" + std::to_string(len) +
                      " limit=" + std::to_string(pc.lossy_limit) + " free=" + std::to_string(free));
     return;
@@ -167,20 +167,20 @@ void SwitchModel::rx_last(unsigned i, std::size_t arrived_flits) {
   InPort& ip = in_[i];
   RxPacket& rx = ip.rx;
   if (rx.mode == RxMode::kPfc) {
-    if (arrived_flits != 2 || rx.hdr.len_flits() != 2) {
-      drop_ingress(i, SwCounter::kDropBadPkt,
+    if (arrived_flits != kPfcFrameFlits || rx.hdr.len_flits() != kPfcFrameFlits) {
+      drop_ingress(i, fmt::SwCounter::kDropBadPkt,
                    "(PFC frame of " + std::to_string(arrived_flits) + " flits, len_flits " +
                        std::to_string(rx.hdr.len_flits()) + ")");
       return;
     }
     fmt::PfcFrame::Bytes img{};
     std::copy(rx.flits[0].begin(), rx.flits[0].end(), img.begin());
-    std::copy(rx.flits[1].begin(), rx.flits[1].end(), img.begin() + 16);
+    std::copy(rx.flits[1].begin(), rx.flits[1].end(), img.begin() + kFlitBytes);
     const fmt::PfcFrame frame(img);
     PendingFrame pf;
     pf.cycle = now_ + params_.pfc_rx_latency;
     pf.class_enable = frame.class_enable();
-    for (unsigned p = 0; p < 8; ++p) {
+    for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
       pf.quanta[p] = frame.quanta(p);
     }
     out_[i].rx_frames.push_back(pf);
@@ -196,7 +196,7 @@ void SwitchModel::rx_last(unsigned i, std::size_t arrived_flits) {
   if (rx.count != len) {
     release_cells(i, rx.prio, rx.lossy, static_cast<std::uint32_t>(rx.flits.size()));
     drop_ingress(
-        i, SwCounter::kDropBadPkt,
+        i, fmt::SwCounter::kDropBadPkt,
         "(" + std::to_string(arrived_flits) + " flits, len_flits " + std::to_string(len) + ")");
     return;
   }
@@ -244,12 +244,12 @@ void SwitchModel::enqueue(unsigned i) {
     // A queue the watchdog of o has DISABLED (pfc_off, registered: the
     // state after the previous edge) is not lossless for WRED
     // (docs/switch-datapath.md "Enqueue", docs/switch-pfc.md pfc_off_o).
-    wp.lossless = (pc.pfc_en >> q & 1U) != 0 && op.wd.queue(q).state != WdState::kDisabled;
+    wp.lossless = (pc.pfc_en >> q & 1U) != 0 && op.wd.queue(q).state != fmt::WdState::kDisabled;
     WredEcn& wred = params_.shared_wred ? out_[0].wred : op.wred;
     const WredDecision d = wred.enqueue(wp, pc.wred[q]);
     if (d.drop) {
-      count(o, q, SwCounter::kDropWred);
-      drops_.push_back({rx.id, o, q, SwCounter::kDropWred, now_});
+      count(o, q, fmt::SwCounter::kDropWred);
+      drops_.push_back({rx.id, o, q, fmt::SwCounter::kDropWred, now_});
       if (trace_) {
         trace("DROP_WRED out=" + std::to_string(o) + " q=" + std::to_string(q) +
               " in=" + std::to_string(i) + " pkt=" + std::to_string(rx.id) +
@@ -259,7 +259,7 @@ void SwitchModel::enqueue(unsigned i) {
     }
     if (d.mark) {
       hdr.set_ecn(fmt::Ecn::kCe);
-      count(o, q, SwCounter::kEcnMark);
+      count(o, q, fmt::SwCounter::kEcnMark);
       if (trace_) {
         trace("ECN_MARK out=" + std::to_string(o) + " q=" + std::to_string(q) +
               " in=" + std::to_string(i) + " pkt=" + std::to_string(rx.id) +

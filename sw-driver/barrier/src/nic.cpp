@@ -18,10 +18,10 @@ BarrierError::BarrierError(const CqRecord& record)
 
 // ------------------------------------------------------------------- Nic
 
-Nic::Nic(Device& device, DmaMemory& memory, DmaRegion region, NicOptions options)
+Nic::Nic(hw::Device& device, hw::DmaMemory& memory, DmaRegion region, NicOptions options)
     : core_(std::make_shared<detail::NicCore>(device, memory, region, std::move(options))) {}
 
-Nic::Nic(Device& device, HostMemory& memory, NicOptions options)
+Nic::Nic(hw::Device& device, hw::HostMemory& memory, NicOptions options)
     : Nic(device, memory, DmaRegion{memory.base(), memory.size()}, std::move(options)) {}
 
 Nic::~Nic() {

@@ -12,18 +12,18 @@ namespace syncfab::driver::detail {
 
 namespace {
 
-constexpr std::uint32_t kAllCauses = nic::INTR_STATUS_DONE.mask | nic::INTR_STATUS_ERROR.mask |
-                                     nic::INTR_STATUS_HDQ_OVERFLOW.mask |
-                                     nic::INTR_STATUS_DMA_ERROR.mask;
-constexpr std::uint32_t kAllEnables = nic::INTR_ENABLE_DONE.mask | nic::INTR_ENABLE_ERROR.mask |
-                                      nic::INTR_ENABLE_HDQ_OVERFLOW.mask |
-                                      nic::INTR_ENABLE_DMA_ERROR.mask;
-constexpr BusAddr kRingAlign = 64;
+constexpr std::uint32_t kAllCauses =
+    hw::nic::INTR_STATUS_DONE.mask | hw::nic::INTR_STATUS_ERROR.mask |
+    hw::nic::INTR_STATUS_HDQ_OVERFLOW.mask | hw::nic::INTR_STATUS_DMA_ERROR.mask;
+constexpr std::uint32_t kAllEnables =
+    hw::nic::INTR_ENABLE_DONE.mask | hw::nic::INTR_ENABLE_ERROR.mask |
+    hw::nic::INTR_ENABLE_HDQ_OVERFLOW.mask | hw::nic::INTR_ENABLE_DMA_ERROR.mask;
+constexpr hw::BusAddr kRingAlign = 64;
 // STATUS reads while a soft reset is in progress before the device is
 // declared stuck (each read is a bus transfer: real time passes).
 constexpr unsigned kResetPolls = 10'000;
 
-BusAddr align_up(BusAddr a) { return (a + kRingAlign - 1) / kRingAlign * kRingAlign; }
+hw::BusAddr align_up(hw::BusAddr a) { return (a + kRingAlign - 1) / kRingAlign * kRingAlign; }
 
 void check_entries(const char* what, std::uint32_t n) {
   if (n < 2 || n > 0xFFFF) {
@@ -42,7 +42,7 @@ std::string ctx_name(unsigned id) { return "context " + std::to_string(id); }
 
 }  // namespace
 
-NicCore::NicCore(Device& device, DmaMemory& memory, DmaRegion region, NicOptions options)
+NicCore::NicCore(hw::Device& device, hw::DmaMemory& memory, DmaRegion region, NicOptions options)
     : dev_(&device), mem_(&memory), csr_(device), opt_(std::move(options)) {
   check_entries("cq_entries", opt_.cq_entries);
   check_entries("sdq_entries", opt_.sdq_entries);
@@ -52,7 +52,8 @@ NicCore::NicCore(Device& device, DmaMemory& memory, DmaRegion region, NicOptions
   }
   cq_base_ = align_up(region.base);
   sdq_base_ = align_up(cq_base_ + std::uint64_t{opt_.cq_entries} * fmt::CqEntry::kSizeBytes);
-  const BusAddr end = sdq_base_ + std::uint64_t{opt_.sdq_entries} * fmt::BarrierDesc::kSizeBytes;
+  const hw::BusAddr end =
+      sdq_base_ + std::uint64_t{opt_.sdq_entries} * fmt::BarrierDesc::kSizeBytes;
   if (end - region.base > region.bytes) {
     throw std::invalid_argument(
         "Nic: the DMA region of " + std::to_string(region.bytes) + " bytes is too small for a " +
@@ -61,11 +62,11 @@ NicCore::NicCore(Device& device, DmaMemory& memory, DmaRegion region, NicOptions
   }
 
   hw_.identity = check_identity(device);
-  const std::uint32_t cfg = csr_.read(nic::HW_CFG);
-  hw_.num_ctx = nic::HW_CFG_NUM_CTX.get(cfg);
-  hw_.k_max = std::min<unsigned>(nic::HW_CFG_K_MAX.get(cfg), fmt::kKMax);
-  hw_.max_rounds = std::min<unsigned>(nic::HW_CFG_MAX_ROUNDS.get(cfg), fmt::kMaxRounds);
-  hw_.hdq_depth = nic::HW_CFG_HDQ_DEPTH.get(cfg);
+  const std::uint32_t cfg = csr_.read(hw::nic::HW_CFG);
+  hw_.num_ctx = hw::nic::HW_CFG_NUM_CTX.get(cfg);
+  hw_.k_max = std::min<unsigned>(hw::nic::HW_CFG_K_MAX.get(cfg), fmt::kKMax);
+  hw_.max_rounds = std::min<unsigned>(hw::nic::HW_CFG_MAX_ROUNDS.get(cfg), fmt::kMaxRounds);
+  hw_.hdq_depth = hw::nic::HW_CFG_HDQ_DEPTH.get(cfg);
   if (hw_.num_ctx == 0 || hw_.k_max == 0 || hw_.hdq_depth == 0) {
     throw DeviceMismatch("device HW_CFG " + std::to_string(cfg) +
                          " reports no contexts, no fan-out or no HDQ: NUM_CTX " +
@@ -76,34 +77,34 @@ NicCore::NicCore(Device& device, DmaMemory& memory, DmaRegion region, NicOptions
 
   // Quiet the engine before its rings move (SDQ/CQ registers may only change
   // while ENABLE = 0), and forget whatever an earlier user left in it.
-  csr_.write(nic::CTRL, 0);
+  csr_.write(hw::nic::CTRL, 0);
   soft_reset();
-  csr_.write(nic::INTR_ENABLE, 0);
-  csr_.write(nic::INTR_STATUS, kAllCauses);
+  csr_.write(hw::nic::INTR_ENABLE, 0);
+  csr_.write(hw::nic::INTR_STATUS, kAllCauses);
 
   // A zeroed CQ holds no valid entry: the engine's first pass writes phase 1.
   const std::vector<std::byte> zeros(end - cq_base_);
   mem_->write(cq_base_, zeros);
-  csr_.write64(nic::CQ_BASE_LO, nic::CQ_BASE_HI, cq_base_);
-  csr_.write(nic::CQ_SIZE, opt_.cq_entries);
-  csr_.write(nic::CQ_TAIL, 0);
-  csr_.write64(nic::SDQ_BASE_LO, nic::SDQ_BASE_HI, sdq_base_);
-  csr_.write(nic::SDQ_SIZE, opt_.sdq_entries);
-  csr_.write(nic::SDQ_PROD, 0);
+  csr_.write64(hw::nic::CQ_BASE_LO, hw::nic::CQ_BASE_HI, cq_base_);
+  csr_.write(hw::nic::CQ_SIZE, opt_.cq_entries);
+  csr_.write(hw::nic::CQ_TAIL, 0);
+  csr_.write64(hw::nic::SDQ_BASE_LO, hw::nic::SDQ_BASE_HI, sdq_base_);
+  csr_.write(hw::nic::SDQ_SIZE, opt_.sdq_entries);
+  csr_.write(hw::nic::SDQ_PROD, 0);
   if (opt_.retry_delay_cycles) {
-    csr_.write(nic::RETRY_DELAY, *opt_.retry_delay_cycles);
+    csr_.write(hw::nic::RETRY_DELAY, *opt_.retry_delay_cycles);
   }
   if (opt_.retry_limit) {
-    csr_.write(nic::RETRY_LIMIT, {{nic::RETRY_LIMIT_LIMIT, *opt_.retry_limit}});
+    csr_.write(hw::nic::RETRY_LIMIT, {{hw::nic::RETRY_LIMIT_LIMIT, *opt_.retry_limit}});
   }
-  csr_.write(nic::INTR_ENABLE, kAllEnables);
-  csr_.write(nic::CTRL, {{nic::CTRL_ENABLE, 1}});
+  csr_.write(hw::nic::INTR_ENABLE, kAllEnables);
+  csr_.write(hw::nic::CTRL, {{hw::nic::CTRL_ENABLE, 1}});
   open_ = true;
 }
 
 void NicCore::soft_reset() {
-  csr_.write(nic::CTRL, {{nic::CTRL_SOFT_RESET, 1}});
-  for (unsigned i = 0; csr_.read(nic::STATUS_RESETTING) != 0; ++i) {
+  csr_.write(hw::nic::CTRL, {{hw::nic::CTRL_SOFT_RESET, 1}});
+  for (unsigned i = 0; csr_.read(hw::nic::STATUS_RESETTING) != 0; ++i) {
     if (i == kResetPolls) {
       throw std::runtime_error("Nic: STATUS.RESETTING still 1 after " +
                                std::to_string(kResetPolls) + " reads: the soft reset hangs");
@@ -128,15 +129,15 @@ unsigned NicCore::close() {
   wait_until([&] { return in_flight() == 0; }, opt_.drain_timeout, WaitMode::kPoll);
   const auto abandoned = static_cast<unsigned>(in_flight());
   open_ = false;
-  csr_.write(nic::CTRL, 0);
+  csr_.write(hw::nic::CTRL, 0);
   soft_reset();
-  csr_.write(nic::INTR_ENABLE, 0);
-  csr_.write(nic::INTR_STATUS, kAllCauses);
+  csr_.write(hw::nic::INTR_ENABLE, 0);
+  csr_.write(hw::nic::INTR_STATUS, kAllCauses);
   // Detach the rings: the device must not touch the region once it is closed.
-  csr_.write(nic::SDQ_SIZE, 0);
-  csr_.write(nic::SDQ_PROD, 0);
-  csr_.write(nic::CQ_SIZE, 0);
-  csr_.write(nic::CQ_TAIL, 0);
+  csr_.write(hw::nic::SDQ_SIZE, 0);
+  csr_.write(hw::nic::SDQ_PROD, 0);
+  csr_.write(hw::nic::CQ_SIZE, 0);
+  csr_.write(hw::nic::CQ_TAIL, 0);
   for (auto& s : slots_) {
     s.state = SlotState::kFree;
     s.pending = false;

@@ -11,14 +11,14 @@
 #include <vector>
 
 #include "syncfab/driver/barrier_desc.hpp"
-#include "syncfab/driver/csr.hpp"
 #include "syncfab/driver/nic.hpp"
+#include "syncfab/hw/csr.hpp"
 
 namespace syncfab::driver::detail {
 
 class NicCore {
  public:
-  NicCore(Device& device, DmaMemory& memory, DmaRegion region, NicOptions options);
+  NicCore(hw::Device& device, hw::DmaMemory& memory, DmaRegion region, NicOptions options);
 
   unsigned close();
   [[nodiscard]] bool is_open() const noexcept { return open_; }
@@ -106,14 +106,14 @@ class NicCore {
   bool collect(Slot& s, unsigned id);
   void soft_reset();
 
-  Device* dev_;
-  DmaMemory* mem_;
-  Csr csr_;
+  hw::Device* dev_;
+  hw::DmaMemory* mem_;
+  hw::Csr csr_;
   NicOptions opt_;
   HwConfig hw_;
   bool open_ = false;
-  BusAddr cq_base_ = 0;
-  BusAddr sdq_base_ = 0;
+  hw::BusAddr cq_base_ = 0;
+  hw::BusAddr sdq_base_ = 0;
   std::uint32_t cq_tail_ = 0;
   bool cq_phase_ = true;
   std::uint32_t sdq_prod_ = 0;

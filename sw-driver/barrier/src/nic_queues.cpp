@@ -80,17 +80,17 @@ bool NicCore::wait_until(const std::function<bool()>& done, std::optional<nanose
 }
 
 void NicCore::service_interrupt() {
-  const std::uint32_t causes = csr_.read(nic::INTR_STATUS);
+  const std::uint32_t causes = csr_.read(hw::nic::INTR_STATUS);
   if (causes == 0) {
     return;
   }
   // Clear first, then look at the CQ: an entry written after the poll raises
   // a fresh cause instead of being missed.
-  csr_.write(nic::INTR_STATUS, causes);
-  stats_.done_irqs += nic::INTR_STATUS_DONE.get(causes);
-  stats_.error_irqs += nic::INTR_STATUS_ERROR.get(causes);
-  stats_.hdq_overflows += nic::INTR_STATUS_HDQ_OVERFLOW.get(causes);
-  stats_.dma_errors += nic::INTR_STATUS_DMA_ERROR.get(causes);
+  csr_.write(hw::nic::INTR_STATUS, causes);
+  stats_.done_irqs += hw::nic::INTR_STATUS_DONE.get(causes);
+  stats_.error_irqs += hw::nic::INTR_STATUS_ERROR.get(causes);
+  stats_.hdq_overflows += hw::nic::INTR_STATUS_HDQ_OVERFLOW.get(causes);
+  stats_.dma_errors += hw::nic::INTR_STATUS_DMA_ERROR.get(causes);
 }
 
 // -------------------------------------------------------- completion queue
@@ -119,7 +119,7 @@ unsigned NicCore::progress() {
   }
   if (n != 0) {
     // One tail write for the batch: it frees the ring for a stalled engine.
-    csr_.write(nic::CQ_TAIL, cq_tail_);
+    csr_.write(hw::nic::CQ_TAIL, cq_tail_);
     stats_.cq_entries += n;
   }
   return n;
@@ -165,12 +165,12 @@ bool NicCore::has_room(SubmitPath path) {
     if (next != sdq_cons_seen_) {
       return true;
     }
-    sdq_cons_seen_ = csr_.read(nic::SDQ_CONS_INDEX);
+    sdq_cons_seen_ = csr_.read(hw::nic::SDQ_CONS_INDEX);
     return next != sdq_cons_seen_;
   }
   // The HDQ only drains behind the driver's back, so room seen once stays.
   if (hdq_room_known_ == 0) {
-    const std::uint32_t level = csr_.read(nic::HDQ_POST_LEVEL);
+    const std::uint32_t level = csr_.read(hw::nic::HDQ_POST_LEVEL);
     hdq_room_known_ = level < hw_.hdq_depth ? hw_.hdq_depth - level : 0;
   }
   return hdq_room_known_ != 0;
@@ -216,7 +216,7 @@ void NicCore::post_hdq(const fmt::BarrierDesc& desc) {
     }
   }
   window_known_ = true;
-  csr_.write(nic::HDQ_POST, {{nic::HDQ_POST_POST, 1}});
+  csr_.write(hw::nic::HDQ_POST, {{hw::nic::HDQ_POST_POST, 1}});
   --hdq_room_known_;
   ++stats_.hdq_posts;
 }
@@ -227,7 +227,7 @@ void NicCore::post_sdq(const fmt::BarrierDesc& desc) {
   // The slot must be visible to the device before the doorbell.
   std::atomic_thread_fence(std::memory_order_release);
   sdq_prod_ = (sdq_prod_ + 1) % opt_.sdq_entries;
-  csr_.write(nic::SDQ_PROD, {{nic::SDQ_PROD_INDEX, sdq_prod_}});
+  csr_.write(hw::nic::SDQ_PROD, {{hw::nic::SDQ_PROD_INDEX, sdq_prod_}});
   ++stats_.sdq_posts;
 }
 

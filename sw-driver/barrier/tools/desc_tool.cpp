@@ -22,6 +22,7 @@
 namespace {
 
 using namespace syncfab::driver;
+namespace hw = syncfab::hw;
 
 std::string read_all(std::istream& in) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -98,7 +99,7 @@ int run(int argc, char** argv) {
   std::uint16_t lid_base = 1, epoch = 0;
   unsigned ctx = 0;
   bool no_cq = false, irq = false;
-  BusAddr write_addr = 0;
+  hw::BusAddr write_addr = 0;
   std::uint64_t write_value = 1;
   auto* enc = app.add_subcommand(
       "encode",

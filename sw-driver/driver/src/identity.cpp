@@ -2,10 +2,10 @@
 
 #include <string>
 
-#include "hex.hpp"
-#include "syncfab/driver/csr.hpp"
 #include "syncfab/driver/errors.hpp"
-#include "syncfab/driver/nic_regs.hpp"
+#include "syncfab/hw/csr.hpp"
+#include "syncfab/hw/hex.hpp"
+#include "syncfab/hw/nic_regs.hpp"
 
 namespace syncfab::driver {
 
@@ -25,24 +25,24 @@ std::string magic_text(std::uint32_t magic) {
 }  // namespace
 
 Identity expected_identity() noexcept {
-  return Identity{nic::kMagic, nic::kVersionMajor, nic::kVersionMinor};
+  return Identity{hw::nic::kMagic, hw::nic::kVersionMajor, hw::nic::kVersionMinor};
 }
 
-Identity read_identity(Device& device) {
-  const Csr csr(device);
-  const std::uint32_t version = csr.read(nic::VERSION);
-  return Identity{csr.read(nic::ID_MAGIC), nic::VERSION_MAJOR.get(version),
-                  nic::VERSION_MINOR.get(version)};
+Identity read_identity(hw::Device& device) {
+  const hw::Csr csr(device);
+  const std::uint32_t version = csr.read(hw::nic::VERSION);
+  return Identity{csr.read(hw::nic::ID_MAGIC), hw::nic::VERSION_MAJOR.get(version),
+                  hw::nic::VERSION_MINOR.get(version)};
 }
 
 std::string describe(const Identity& id) {
-  return "block type '" + magic_text(id.magic) + "' (" + detail::hex(id.magic) +
+  return "block type '" + magic_text(id.magic) + "' (" + hw::hex(id.magic) +
          "), register map version " + std::to_string(id.major) + "." + std::to_string(id.minor);
 }
 
-Identity check_identity(Device& device) { return check_identity(device, expected_identity()); }
+Identity check_identity(hw::Device& device) { return check_identity(device, expected_identity()); }
 
-Identity check_identity(Device& device, const Identity& want) {
+Identity check_identity(hw::Device& device, const Identity& want) {
   const Identity found = read_identity(device);
   const char* what = nullptr;
   if (found.magic != want.magic) {

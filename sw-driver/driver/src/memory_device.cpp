@@ -2,26 +2,27 @@
 
 #include <string>
 
-#include "hex.hpp"
-#include "syncfab/driver/errors.hpp"
-#include "syncfab/driver/nic_regs.hpp"
+#include "syncfab/hw/errors.hpp"
+#include "syncfab/hw/hex.hpp"
+#include "syncfab/hw/nic_regs.hpp"
 
 namespace syncfab::driver {
 
-using detail::hex;
+using hw::hex;
 
-MemoryDevice::MemoryDevice(BusAddr dma_base, std::size_t dma_size)
-    : regs_(nic::kBlockBytes / sizeof(std::uint32_t), 0), memory_(dma_base, dma_size) {
-  regs_[index(nic::ID.offset, "init")] = nic::ID_MAGIC.put(nic::kMagic);
-  regs_[index(nic::VERSION.offset, "init")] =
-      nic::VERSION_MAJOR.put(nic::kVersionMajor) | nic::VERSION_MINOR.put(nic::kVersionMinor);
+MemoryDevice::MemoryDevice(hw::BusAddr dma_base, std::size_t dma_size)
+    : regs_(hw::nic::kBlockBytes / sizeof(std::uint32_t), 0), memory_(dma_base, dma_size) {
+  regs_[index(hw::nic::ID.offset, "init")] = hw::nic::ID_MAGIC.put(hw::nic::kMagic);
+  regs_[index(hw::nic::VERSION.offset, "init")] =
+      hw::nic::VERSION_MAJOR.put(hw::nic::kVersionMajor) |
+      hw::nic::VERSION_MINOR.put(hw::nic::kVersionMinor);
 }
 
 std::size_t MemoryDevice::index(std::uint32_t offset, const char* what) const {
-  if (offset % sizeof(std::uint32_t) != 0 || offset >= nic::kBlockBytes) {
-    throw BusError(std::string("CSR ") + what + " at offset " + hex(offset) +
-                   ": not a 32-bit aligned offset inside the " + std::to_string(nic::kBlockBytes) +
-                   "-byte register block");
+  if (offset % sizeof(std::uint32_t) != 0 || offset >= hw::nic::kBlockBytes) {
+    throw hw::BusError(std::string("CSR ") + what + " at offset " + hex(offset) +
+                       ": not a 32-bit aligned offset inside the " +
+                       std::to_string(hw::nic::kBlockBytes) + "-byte register block");
   }
   return offset / sizeof(std::uint32_t);
 }

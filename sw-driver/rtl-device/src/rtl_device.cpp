@@ -1,21 +1,17 @@
 #include "syncfab/driver/rtl_device.hpp"
 
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
-#include "syncfab/driver/errors.hpp"
+#include "syncfab/hw/errors.hpp"
+#include "syncfab/hw/hex.hpp"
 
 namespace syncfab::driver {
 
 namespace {
 
-std::string hex(std::uint64_t v) {
-  std::ostringstream os;
-  os << "0x" << std::hex << v;
-  return os.str();
-}
+using hw::hex;
 
 tb::Task<bool> watch_line(tb::Sim& sim, tb::Clock& clk, const std::function<bool()>& line,
                           tb::SimTime deadline) {
@@ -40,7 +36,7 @@ tb::Task<bool> watch_line(tb::Sim& sim, tb::Clock& clk, const std::function<bool
 }  // namespace
 
 RtlDevice::RtlDevice(tb::Sim& sim, tb::Clock& clk, tb::ApbMaster& apb, std::function<bool()> intr,
-                     DmaMemory& memory, std::uint32_t csr_window_bytes)
+                     hw::DmaMemory& memory, std::uint32_t csr_window_bytes)
     : sim_(&sim),
       clk_(&clk),
       apb_(&apb),
@@ -58,9 +54,9 @@ RtlDevice::RtlDevice(tb::Sim& sim, tb::Clock& clk, tb::ApbMaster& apb, std::func
 
 void RtlDevice::check_offset(std::uint32_t offset, const char* what) const {
   if (offset % 4 != 0 || offset >= window_) {
-    throw BusError(std::string("CSR ") + what + " at offset " + hex(offset) +
-                   ": not a 32-bit aligned offset inside the " + std::to_string(window_) +
-                   "-byte CSR window");
+    throw hw::BusError(std::string("CSR ") + what + " at offset " + hex(offset) +
+                       ": not a 32-bit aligned offset inside the " + std::to_string(window_) +
+                       "-byte CSR window");
   }
 }
 
@@ -68,7 +64,7 @@ std::uint32_t RtlDevice::read32(std::uint32_t offset) {
   check_offset(offset, "read");
   const tb::ApbResult r = sim_->run(apb_->read(offset), "RtlDevice::read32");
   if (r.error) {
-    throw BusError("CSR read at offset " + hex(offset) + ": the device answered PSLVERR");
+    throw hw::BusError("CSR read at offset " + hex(offset) + ": the device answered PSLVERR");
   }
   return r.data;
 }
@@ -77,8 +73,8 @@ void RtlDevice::write32(std::uint32_t offset, std::uint32_t value) {
   check_offset(offset, "write");
   const tb::ApbResult r = sim_->run(apb_->write(offset, value), "RtlDevice::write32");
   if (r.error) {
-    throw BusError("CSR write of " + hex(value) + " at offset " + hex(offset) +
-                   ": the device answered PSLVERR");
+    throw hw::BusError("CSR write of " + hex(value) + " at offset " + hex(offset) +
+                       ": the device answered PSLVERR");
   }
 }
 

@@ -1,6 +1,8 @@
 #include "syncfab/sm/fabric.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstdio>
 
 #include "syncfab/sm/errors.hpp"
 
@@ -84,10 +86,17 @@ void Fabric::connect(NodeId a, PortNum pa, NodeId b, PortNum pb) {
   peer_[port_offset_[b] + pb] = PortPeer{a, pa};
 }
 
+std::string hex_lid(std::uint32_t lid) {
+  std::array<char, 12> buf{};
+  std::snprintf(buf.data(), buf.size(), "0x%04X", lid);
+  return buf.data();
+}
+
 void Fabric::set_lid(NodeId node, PortNum port, Lid lid) {
   if (lid < kFirstUnicastLid || lid > kLastUnicastLid) {
     throw FabricError("LID " + std::to_string(lid) + " of " + port_text(*this, node, port) +
-                      " is not a unicast LID (1..0xBFFF)");
+                      " is not a unicast LID (" + std::to_string(kFirstUnicastLid) + ".." +
+                      hex_lid(kLastUnicastLid) + ")");
   }
   const PortNum slot = is_switch(node) ? 0 : port;
   if (lid_owner_.size() <= lid) {
@@ -112,7 +121,8 @@ void Fabric::assign_lids() {
       ++next;
     }
     if (next > kLastUnicastLid) {
-      throw FabricError("unicast LID space (1..0xBFFF) exhausted at " + port_text(*this, n, p));
+      throw FabricError("unicast LID space (" + std::to_string(kFirstUnicastLid) + ".." +
+                        hex_lid(kLastUnicastLid) + ") exhausted at " + port_text(*this, n, p));
     }
     set_lid(n, p, next);
   };

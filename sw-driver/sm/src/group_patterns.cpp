@@ -46,9 +46,10 @@ class Builder {
     }
     if (out_.groups.size() >= kMulticastLidCount) {
       throw FabricError("more groups than the multicast LID space (" +
-                        std::to_string(kMulticastLidCount) + " MLIDs, 0xC000..0xFFFE)");
+                        std::to_string(kMulticastLidCount) + " MLIDs, " + hex_lid(fmt::kMlidBase) +
+                        ".." + hex_lid(kLastMulticastLid) + ")");
     }
-    g.mlid = static_cast<Lid>(kFirstMulticastLid + out_.groups.size());
+    g.mlid = static_cast<Lid>(fmt::kMlidBase + out_.groups.size());
     out_.groups.push_back(std::move(g));
   }
 

@@ -78,8 +78,9 @@ GroupSet read_groups(std::istream& in, const std::string& file_name, const Fabri
       if (ec != std::errc{} || p != e || b == e) {
         fail(line, "bad MLID \"" + tok[0] + "\"");
       }
-      if (v < kFirstMulticastLid || v > kLastMulticastLid) {
-        fail(line, "MLID " + tok[0] + " outside the multicast range 0xc000..0xfffe");
+      if (v < fmt::kMlidBase || v > kLastMulticastLid) {
+        fail(line, "MLID " + tok[0] + " outside the multicast range " + hex_lid(fmt::kMlidBase) +
+                       ".." + hex_lid(kLastMulticastLid));
       }
       g.mlid = static_cast<Lid>(v);
       if (const auto [it, fresh] = mlid_line.emplace(g.mlid, line); !fresh) {
@@ -111,7 +112,7 @@ GroupSet read_groups(std::istream& in, const std::string& file_name, const Fabri
   if (in.bad()) {
     fail(line, "read error");
   }
-  Lid next = kFirstMulticastLid;
+  Lid next = fmt::kMlidBase;
   for (Group& g : out.groups) {
     if (g.mlid != 0) {
       continue;

@@ -22,14 +22,14 @@ struct Row {
 }  // namespace
 
 void write_mcfdbs(std::ostream& out, const Fabric& f, std::span<const McTree> trees) {
-  std::vector<char> mlid_used(kLastMulticastLid - kFirstMulticastLid + 1, 0);
+  std::vector<char> mlid_used(kLastMulticastLid - fmt::kMlidBase + 1, 0);
   std::size_t total = 0;
   for (const McTree& t : trees) {
-    if (t.mlid < kFirstMulticastLid || t.mlid > kLastMulticastLid) {
-      throw FabricError("mcfdbs: MLID " + std::to_string(t.mlid) +
-                        " outside the multicast range 0xc000..0xfffe");
+    if (t.mlid < fmt::kMlidBase || t.mlid > kLastMulticastLid) {
+      throw FabricError("mcfdbs: MLID " + std::to_string(t.mlid) + " outside the multicast range " +
+                        hex_lid(fmt::kMlidBase) + ".." + hex_lid(kLastMulticastLid));
     }
-    char& used = mlid_used[t.mlid - kFirstMulticastLid];
+    char& used = mlid_used[t.mlid - fmt::kMlidBase];
     if (used != 0) {
       throw FabricError("mcfdbs: MLID " + std::to_string(t.mlid) + " used by two trees");
     }

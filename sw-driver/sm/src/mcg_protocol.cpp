@@ -8,15 +8,7 @@
 #include "syncfab/sm/errors.hpp"
 
 namespace syncfab::sm {
-namespace {
-
-std::string hex_lid(std::uint32_t lid) {
-  std::array<char, 8> buf{};
-  std::snprintf(buf.data(), buf.size(), "0x%04X", lid);
-  return buf.data();
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::string to_string(const Mgid& mgid) {
   std::array<char, 40> buf{};
@@ -174,9 +166,10 @@ McgProtocol::McgProtocol(const Fabric& fabric, McgRouter& router, McgConfig conf
     throw std::invalid_argument(
         "McgConfig: join and leave timeouts must be positive, destroy_linger not negative");
   }
-  if (config_.first_mlid < kFirstMulticastLid || config_.last_mlid > kLastMulticastLid ||
+  if (config_.first_mlid < fmt::kMlidBase || config_.last_mlid > kLastMulticastLid ||
       config_.first_mlid > config_.last_mlid) {
-    throw std::invalid_argument("McgConfig: MLID range must lie within 0xC000-0xFFFE");
+    throw std::invalid_argument("McgConfig: MLID range must lie within " + hex_lid(fmt::kMlidBase) +
+                                "-" + hex_lid(kLastMulticastLid));
   }
   for (std::uint32_t l = config_.first_mlid; l <= config_.last_mlid; ++l) {
     free_mlids_.insert(free_mlids_.end(), static_cast<Lid>(l));

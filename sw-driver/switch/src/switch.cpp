@@ -1,16 +1,18 @@
 #include "syncfab/driver/switch.hpp"
 
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "syncfab/driver/csr.hpp"
 #include "syncfab/driver/errors.hpp"
-#include "syncfab/driver/switch_regs.hpp"
+#include "syncfab/hw/csr.hpp"
+#include "syncfab/hw/errors.hpp"
+#include "syncfab/hw/switch_regs.hpp"
 
 namespace syncfab::driver {
 
-namespace r = switch_regs;
+namespace r = hw::switch_regs;
 
 namespace {
 
@@ -28,6 +30,13 @@ std::string port_prio(unsigned port, unsigned prio) {
 
 [[noreturn]] void refuse(const std::string& what) { throw std::invalid_argument(what); }
 
+// "0xC000": LIDs in messages as the spec writes them.
+std::string hex_upper(unsigned v) {
+  std::ostringstream os;
+  os << "0x" << std::uppercase << std::hex << v;
+  return os.str();
+}
+
 }  // namespace
 
 unsigned required_headroom(const LinkParams& link) {
@@ -35,47 +44,9 @@ unsigned required_headroom(const LinkParams& link) {
          link.delay_cycles;
 }
 
-std::string_view to_string(CounterKind kind) noexcept {
-  switch (kind) {
-    case CounterKind::kRx:
-      return "RX";
-    case CounterKind::kTx:
-      return "TX";
-    case CounterKind::kDropWred:
-      return "DROP_WRED";
-    case CounterKind::kDropNoRoute:
-      return "DROP_NO_ROUTE";
-    case CounterKind::kDropBadPkt:
-      return "DROP_BAD_PKT";
-    case CounterKind::kDropDisabled:
-      return "DROP_DISABLED";
-    case CounterKind::kDropWd:
-      return "DROP_WD";
-    case CounterKind::kEcnMark:
-      return "ECN_MARK";
-    case CounterKind::kPauseTx:
-      return "PAUSE_TX";
-    case CounterKind::kResumeTx:
-      return "RESUME_TX";
-    case CounterKind::kPauseRx:
-      return "PAUSE_RX";
-    case CounterKind::kResumeRx:
-      return "RESUME_RX";
-    case CounterKind::kWdDetect:
-      return "WD_DETECT";
-    case CounterKind::kWdRecover:
-      return "WD_RECOVER";
-    case CounterKind::kWdDisable:
-      return "WD_DISABLE";
-    case CounterKind::kDropBuf:
-      return "DROP_BUF";
-  }
-  return "";
-}
-
-Switch::Switch(Device& device) : device_(&device) {
+Switch::Switch(hw::Device& device) : device_(&device) {
   info_.id = check_identity(device, Identity{r::kMagic, r::kVersionMajor, r::kVersionMinor});
-  const Csr csr(device);
+  const hw::Csr csr(device);
   const std::uint32_t hw = csr.read(r::HW_CFG);
   const std::uint32_t tc = csr.read(r::TABLE_CFG);
   info_.ports = r::HW_CFG_NUM_PORTS.get(hw);
@@ -83,14 +54,15 @@ Switch::Switch(Device& device) : device_(&device) {
   info_.buf_cells = r::HW_CFG_BUF_CELLS.get(hw);
   info_.lft_entries = r::TABLE_CFG_LFT_ENTRIES.get(tc);
   info_.mft_entries = r::TABLE_CFG_MFT_ENTRIES.get(tc);
-  if (info_.ports == 0 || info_.ports > r::kMaxPorts || info_.prios != kSwitchPrios) {
+  if (info_.ports == 0 || info_.ports > r::kMaxPorts || info_.prios != fmt::kNumPrio) {
     throw DeviceMismatch("switch reports " + std::to_string(info_.ports) + " ports and " +
                          std::to_string(info_.prios) + " priorities; this driver handles 1.." +
-                         std::to_string(r::kMaxPorts) + " ports and 8 priorities");
+                         std::to_string(r::kMaxPorts) + " ports and " +
+                         std::to_string(fmt::kNumPrio) + " priorities");
   }
 }
 
-void Switch::enable(bool on) { Csr(*device_).modify(r::CTRL_ENABLE, on ? 1 : 0); }
+void Switch::enable(bool on) { hw::Csr(*device_).modify(r::CTRL_ENABLE, on ? 1 : 0); }
 
 void Switch::check_port(unsigned port, const char* what) const {
   if (port >= info_.ports) {
@@ -100,9 +72,9 @@ void Switch::check_port(unsigned port, const char* what) const {
 }
 
 void Switch::check_lid(std::uint16_t lid, const char* what) const {
-  if (lid == 0 || lid >= kMlidBase) {
-    refuse(std::string(what) + ": LID " + std::to_string(lid) +
-           " is not a unicast LID (1 .. 0xBFFF)");
+  if (lid == 0 || lid >= fmt::kMlidBase) {
+    refuse(std::string(what) + ": LID " + std::to_string(lid) + " is not a unicast LID (1 .. " +
+           hex_upper(fmt::kMlidBase - 1U) + ")");
   }
   if (lid >= info_.lft_entries) {
     refuse(std::string(what) + ": LID " + std::to_string(lid) + " is beyond the LFT (" +
@@ -111,15 +83,16 @@ void Switch::check_lid(std::uint16_t lid, const char* what) const {
 }
 
 unsigned Switch::mft_index(std::uint16_t mlid, const char* what) const {
-  if (mlid < kMlidBase || static_cast<unsigned>(mlid - kMlidBase) >= info_.mft_entries) {
-    refuse(std::string(what) + ": MLID " + std::to_string(mlid) +
-           " is outside the MFT (0xC000 .. 0xC000+" + std::to_string(info_.mft_entries) + "-1)");
+  if (mlid < fmt::kMlidBase || static_cast<unsigned>(mlid - fmt::kMlidBase) >= info_.mft_entries) {
+    refuse(std::string(what) + ": MLID " + std::to_string(mlid) + " is outside the MFT (" +
+           hex_upper(fmt::kMlidBase) + " .. " + hex_upper(fmt::kMlidBase) + "+" +
+           std::to_string(info_.mft_entries) + "-1)");
   }
-  return mlid - kMlidBase;
+  return mlid - fmt::kMlidBase;
 }
 
 std::uint32_t Switch::table_read(unsigned table, unsigned index) {
-  Csr csr(*device_);
+  hw::Csr csr(*device_);
   csr.write(r::TBL_ADDR, {{r::TBL_ADDR_INDEX, index}, {r::TBL_ADDR_TABLE, table}});
   csr.write(r::TBL_CMD, {{r::TBL_CMD_READ, 1}});
   for (int i = 0; i < kTablePolls; ++i) {
@@ -127,12 +100,12 @@ std::uint32_t Switch::table_read(unsigned table, unsigned index) {
       return csr.read(r::TBL_RDATA);
     }
   }
-  throw BusError("switch table read of entry " + std::to_string(index) + " still busy after " +
-                 std::to_string(kTablePolls) + " polls of TBL_STATUS");
+  throw hw::BusError("switch table read of entry " + std::to_string(index) + " still busy after " +
+                     std::to_string(kTablePolls) + " polls of TBL_STATUS");
 }
 
 void Switch::table_write(unsigned table, unsigned index, std::uint32_t data) {
-  Csr csr(*device_);
+  hw::Csr csr(*device_);
   csr.write(r::TBL_ADDR, {{r::TBL_ADDR_INDEX, index}, {r::TBL_ADDR_TABLE, table}});
   csr.write(r::TBL_WDATA, data);
   csr.write(r::TBL_CMD, {{r::TBL_CMD_WRITE, 1}});
@@ -191,17 +164,17 @@ std::optional<std::uint32_t> Switch::mft(std::uint16_t mlid) {
 }
 
 PfcTiming Switch::read_pfc_timing() {
-  const Csr csr(*device_);
+  const hw::Csr csr(*device_);
   const std::uint32_t v = csr.read(r::PFC_TIMING);
   return PfcTiming{static_cast<std::uint8_t>(r::PFC_TIMING_CYC_PER_QUANTUM.get(v)),
                    static_cast<std::uint16_t>(r::PFC_TIMING_REFRESH.get(v))};
 }
 
 PfcPortConfig Switch::read_pfc(unsigned port) {
-  const Csr csr(*device_);
+  const hw::Csr csr(*device_);
   PfcPortConfig cfg{};
   const std::uint32_t en = r::PFC_EN_MASK.get(csr.read(r::port_reg(port, r::PortReg::kPfcEn)));
-  for (unsigned p = 0; p < kSwitchPrios; ++p) {
+  for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
     const std::uint32_t thr = csr.read(r::port_reg(port, r::PortReg::kPfcThr, p));
     const std::uint32_t q = csr.read(r::port_reg(port, r::PortReg::kQuanta, p / 2));
     cfg[p].lossless = ((en >> p) & 1U) != 0;
@@ -218,7 +191,7 @@ void Switch::check_refresh(unsigned port, const PfcPortConfig& cfg, const PfcTim
   if (timing.cyc_per_quantum == 0) {
     refuse("PFC timing: cycles per quantum must be at least 1");
   }
-  for (unsigned p = 0; p < kSwitchPrios; ++p) {
+  for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
     if (!cfg[p].lossless) {
       continue;
     }
@@ -243,8 +216,8 @@ void Switch::set_pfc_timing(const PfcTiming& timing) {
   for (unsigned port = 0; port < info_.ports; ++port) {
     check_refresh(port, read_pfc(port), timing, links_[port]);
   }
-  Csr(*device_).write(r::PFC_TIMING, {{r::PFC_TIMING_CYC_PER_QUANTUM, timing.cyc_per_quantum},
-                                      {r::PFC_TIMING_REFRESH, timing.refresh}});
+  hw::Csr(*device_).write(r::PFC_TIMING, {{r::PFC_TIMING_CYC_PER_QUANTUM, timing.cyc_per_quantum},
+                                          {r::PFC_TIMING_REFRESH, timing.refresh}});
 }
 
 void Switch::configure_pfc(unsigned port, const PfcPortConfig& cfg, const LinkParams& link) {
@@ -252,7 +225,7 @@ void Switch::configure_pfc(unsigned port, const PfcPortConfig& cfg, const LinkPa
   const unsigned headroom = required_headroom(link);
   std::uint64_t reserved = 0;
   std::string lossless;
-  for (unsigned p = 0; p < kSwitchPrios; ++p) {
+  for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
     const PfcPriority& c = cfg[p];
     if (!c.lossless) {
       continue;
@@ -279,16 +252,16 @@ void Switch::configure_pfc(unsigned port, const PfcPortConfig& cfg, const LinkPa
   }
   check_refresh(port, cfg, read_pfc_timing(), link);
 
-  Csr csr(*device_);
+  hw::Csr csr(*device_);
   std::uint32_t mask = 0;
-  for (unsigned p = 0; p < kSwitchPrios; ++p) {
+  for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
     mask |= cfg[p].lossless ? 1U << p : 0U;
     csr.write(r::port_reg(port, r::PortReg::kPfcThr, p),
               {{r::PFC_THR_XOFF.at(r::port_reg(port, r::PortReg::kPfcThr, p)), cfg[p].xoff},
                {r::PFC_THR_XON.at(r::port_reg(port, r::PortReg::kPfcThr, p)), cfg[p].xon}});
   }
-  for (unsigned i = 0; i < kSwitchPrios / 2; ++i) {
-    const Reg q = r::port_reg(port, r::PortReg::kQuanta, i);
+  for (unsigned i = 0; i < fmt::kNumPrio / 2; ++i) {
+    const hw::Reg q = r::port_reg(port, r::PortReg::kQuanta, i);
     csr.write(q, {{r::QUANTA_Q_EVEN.at(q), cfg[std::size_t{2} * i].quanta},
                   {r::QUANTA_Q_ODD.at(q), cfg[std::size_t{2} * i + 1].quanta}});
   }
@@ -296,49 +269,50 @@ void Switch::configure_pfc(unsigned port, const PfcPortConfig& cfg, const LinkPa
   // thresholds of the previous configuration.
   // The lossy share shrinks before the enable and never covers the lossless
   // reservation, so lossy packets cannot eat a paused priority's headroom.
-  const Reg lossy = r::port_reg(port, r::PortReg::kLossyLimit);
-  csr.write(lossy, {{r::LOSSY_LIMIT_LIMIT.at(lossy), static_cast<std::uint32_t>(info_.buf_cells - reserved)}});
-  const Reg en = r::port_reg(port, r::PortReg::kPfcEn);
+  const hw::Reg lossy = r::port_reg(port, r::PortReg::kLossyLimit);
+  csr.write(lossy, {{r::LOSSY_LIMIT_LIMIT.at(lossy),
+                     static_cast<std::uint32_t>(info_.buf_cells - reserved)}});
+  const hw::Reg en = r::port_reg(port, r::PortReg::kPfcEn);
   csr.write(en, {{r::PFC_EN_MASK.at(en), mask}});
   links_[port] = link;
 }
 
 void Switch::configure_wred(unsigned port, unsigned queue, const WredQueue& q) {
   check_port(port, "configure_wred");
-  if (queue >= kSwitchPrios) {
-    refuse("configure_wred: queue " + std::to_string(queue) + " does not exist (8 per port)");
+  if (queue >= fmt::kNumPrio) {
+    refuse("configure_wred: queue " + std::to_string(queue) + " does not exist (" +
+           std::to_string(fmt::kNumPrio) + " per port)");
   }
   if (q.enable && q.kmin > q.kmax) {
     refuse("port " + std::to_string(port) + " queue " + std::to_string(queue) + ": Kmin " +
            std::to_string(q.kmin) + " is above Kmax " + std::to_string(q.kmax));
   }
-  Csr csr(*device_);
-  const Reg k = r::port_reg(port, r::PortReg::kWredK, queue);
+  hw::Csr csr(*device_);
+  const hw::Reg k = r::port_reg(port, r::PortReg::kWredK, queue);
   csr.write(k, {{r::WRED_K_KMIN.at(k), q.kmin}, {r::WRED_K_KMAX.at(k), q.kmax}});
-  const Reg pr = r::port_reg(port, r::PortReg::kWredP, queue / 4);
-  const unsigned shift = 8 * (queue % 4);
-  const std::uint32_t old = csr.read(pr);
-  csr.write(pr, (old & ~(0xFFU << shift)) | (std::uint32_t{q.pmax} << shift));
-  const Reg en = r::port_reg(port, r::PortReg::kWredEn);
+  const std::size_t per_reg = r::kWredPmax.size();
+  const hw::Reg pr = r::port_reg(port, r::PortReg::kWredP, static_cast<unsigned>(queue / per_reg));
+  csr.modify(r::kWredPmax.at(queue % per_reg).at(pr), q.pmax);
+  const hw::Reg en = r::port_reg(port, r::PortReg::kWredEn);
   const std::uint32_t m = csr.read(en);
   csr.write(en, q.enable ? (m | (1U << queue)) : (m & ~(1U << queue)));
 }
 
 void Switch::configure_scheduler(unsigned port, const SchedConfig& cfg) {
   check_port(port, "configure_scheduler");
-  for (unsigned q = 0; q < kSwitchPrios; ++q) {
+  for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
     if (((cfg.sp_mask >> q) & 1U) == 0 && cfg.weight[q] == 0) {
       refuse("port " + std::to_string(port) + " queue " + std::to_string(q) +
              ": a WDRR queue needs a weight of at least 1 flit");
     }
   }
-  Csr csr(*device_);
-  for (unsigned i = 0; i < kSwitchPrios / 2; ++i) {
-    const Reg w = r::port_reg(port, r::PortReg::kWeight, i);
+  hw::Csr csr(*device_);
+  for (unsigned i = 0; i < fmt::kNumPrio / 2; ++i) {
+    const hw::Reg w = r::port_reg(port, r::PortReg::kWeight, i);
     csr.write(w, {{r::WEIGHT_W_EVEN.at(w), cfg.weight[std::size_t{2} * i]},
                   {r::WEIGHT_W_ODD.at(w), cfg.weight[std::size_t{2} * i + 1]}});
   }
-  const Reg s = r::port_reg(port, r::PortReg::kSched);
+  const hw::Reg s = r::port_reg(port, r::PortReg::kSched);
   csr.write(s, {{r::SCHED_SP_MASK.at(s), cfg.sp_mask}});
 }
 
@@ -352,7 +326,7 @@ void Switch::configure_watchdog(const WatchdogConfig& cfg) {
   check(cfg.detect_cycles, "detection time");
   check(cfg.recover_cycles, "recovery time");
   check(cfg.window_cycles, "window");
-  Csr csr(*device_);
+  hw::Csr csr(*device_);
   csr.write(r::WD_DETECT_TIME, cfg.detect_cycles);
   csr.write(r::WD_RECOVER_TIME, cfg.recover_cycles);
   csr.write(r::WD_WINDOW, cfg.window_cycles);
@@ -361,50 +335,52 @@ void Switch::configure_watchdog(const WatchdogConfig& cfg) {
 
 void Switch::configure_watchdog_port(unsigned port, const WatchdogPort& cfg) {
   check_port(port, "configure_watchdog_port");
-  const Reg w = r::port_reg(port, r::PortReg::kWdCtrl);
-  Csr(*device_).write(w, {{r::WD_CTRL_ENABLE.at(w), cfg.enable_mask},
-                          {r::WD_CTRL_DROP_MODE.at(w), cfg.drop_mode ? 1U : 0U}});
+  const hw::Reg w = r::port_reg(port, r::PortReg::kWdCtrl);
+  hw::Csr(*device_).write(w, {{r::WD_CTRL_ENABLE.at(w), cfg.enable_mask},
+                              {r::WD_CTRL_DROP_MODE.at(w), cfg.drop_mode ? 1U : 0U}});
 }
 
 void Switch::reenable_pfc(unsigned port, std::uint8_t prio_mask) {
   check_port(port, "reenable_pfc");
-  Csr(*device_).write(
+  hw::Csr(*device_).write(
       r::WD_REENABLE,
       {{r::WD_REENABLE_PORT, port}, {r::WD_REENABLE_PRIO_MASK, prio_mask}, {r::WD_REENABLE_GO, 1}});
 }
 
-std::array<WdState, kSwitchPrios> Switch::watchdog_state(unsigned port) {
+std::array<fmt::WdState, fmt::kNumPrio> Switch::watchdog_state(unsigned port) {
   check_port(port, "watchdog_state");
-  Csr csr(*device_);
+  hw::Csr csr(*device_);
   csr.write(r::CNT_SEL, {{r::CNT_SEL_PORT, port}});
   const std::uint32_t v = csr.read(r::WD_STATUS_STATE);
-  std::array<WdState, kSwitchPrios> out{};
-  for (unsigned p = 0; p < kSwitchPrios; ++p) {
-    const unsigned s = (v >> (2 * p)) & 3U;
-    if (s > 2) {
-      throw BusError("WD_STATUS of port " + std::to_string(port) + " priority " +
-                     std::to_string(p) + " holds the undefined state 3");
+  std::array<fmt::WdState, fmt::kNumPrio> out{};
+  for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
+    const auto s = static_cast<fmt::WdState>((v >> (fmt::kWdStateWidth * p)) &
+                                             ((1U << fmt::kWdStateWidth) - 1U));
+    if (!fmt::is_known(s)) {
+      throw hw::BusError("WD_STATUS of port " + std::to_string(port) + " priority " +
+                         std::to_string(p) + " holds the undefined state " +
+                         std::to_string(static_cast<unsigned>(s)));
     }
-    out[p] = static_cast<WdState>(s);
+    out[p] = s;
   }
   return out;
 }
 
 void Switch::configure_remap(const RemapConfig& cfg) {
-  if (info_.ports < 8 && (cfg.uplink_mask >> info_.ports) != 0) {
+  if (info_.ports < r::kMaxPorts && (cfg.uplink_mask >> info_.ports) != 0) {
     refuse("remap: uplink mask names ports the switch does not have (" +
            std::to_string(info_.ports) + ")");
   }
-  for (unsigned p = 0; p < kSwitchPrios; ++p) {
-    if (cfg.map[p].prio >= kSwitchPrios || cfg.map[p].dscp >= 64) {
+  for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
+    if (cfg.map[p].prio >= fmt::kNumPrio || cfg.map[p].dscp >= 64) {
       refuse("remap: entry for priority " + std::to_string(p) + " maps to priority " +
              std::to_string(cfg.map[p].prio) + " / DSCP " + std::to_string(cfg.map[p].dscp) +
-             " (priorities 0..7, DSCP 0..63)");
+             " (priorities 0.." + std::to_string(fmt::kNumPrio - 1U) + ", DSCP 0..63)");
     }
   }
-  Csr csr(*device_);
-  for (unsigned p = 0; p < kSwitchPrios; ++p) {
-    const Reg e = r::remap(p);
+  hw::Csr csr(*device_);
+  for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
+    const hw::Reg e = r::remap(p);
     csr.write(e, {{r::REMAP_NEW_PRIO.at(e), cfg.map[p].prio},
                   {r::REMAP_NEW_DSCP.at(e), cfg.map[p].dscp}});
   }
@@ -412,12 +388,12 @@ void Switch::configure_remap(const RemapConfig& cfg) {
                             {r::REMAP_CTRL_UPLINK_MASK, cfg.uplink_mask}});
 }
 
-std::uint32_t Switch::counter(unsigned port, unsigned prio, CounterKind kind) {
+std::uint32_t Switch::counter(unsigned port, unsigned prio, fmt::SwCounter kind) {
   check_port(port, "counter");
-  if (prio >= kSwitchPrios) {
+  if (prio >= fmt::kNumPrio) {
     refuse("counter: priority " + std::to_string(prio) + " does not exist");
   }
-  Csr csr(*device_);
+  hw::Csr csr(*device_);
   csr.write(r::CNT_SEL, {{r::CNT_SEL_PORT, port},
                          {r::CNT_SEL_PRIO, prio},
                          {r::CNT_SEL_KIND, static_cast<unsigned>(kind)}});
@@ -425,13 +401,13 @@ std::uint32_t Switch::counter(unsigned port, unsigned prio, CounterKind kind) {
 }
 
 void Switch::clear_counters() {
-  const Csr csr(*device_);
+  const hw::Csr csr(*device_);
   const std::uint32_t ctrl = csr.read(r::CTRL);
-  Csr(*device_).write(r::CTRL, (ctrl & r::CTRL_ENABLE.mask) | r::CTRL_CNT_CLEAR.put(1));
+  hw::Csr(*device_).write(r::CTRL, (ctrl & r::CTRL_ENABLE.mask) | r::CTRL_CNT_CLEAR.put(1));
 }
 
-std::uint32_t Switch::interrupt_status() { return Csr(*device_).read(r::INTR_STATUS); }
+std::uint32_t Switch::interrupt_status() { return hw::Csr(*device_).read(r::INTR_STATUS); }
 
-void Switch::clear_interrupts(std::uint32_t mask) { Csr(*device_).write(r::INTR_STATUS, mask); }
+void Switch::clear_interrupts(std::uint32_t mask) { hw::Csr(*device_).write(r::INTR_STATUS, mask); }
 
 }  // namespace syncfab::driver

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "syncfab/driver/nic_regs.hpp"
+#include "syncfab/hw/nic_regs.hpp"
 #include "syncfab/regs/nic_csr.h"
 
 namespace syncfab::tb::fabric {
@@ -104,7 +104,7 @@ Task<> Network::run() {
 // ------------------------------------------------------------------- nodes
 
 std::uint32_t DoorbellGate::read32(std::uint32_t offset) {
-  namespace nic = driver::nic;
+  namespace nic = hw::nic;
   // The queue state would not include the held posts: the driver would
   // overfill the queue.
   TB_CHECK(held_.empty() || (offset != nic::HDQ_POST.offset && offset != nic::SDQ_CONS.offset))
@@ -114,7 +114,7 @@ std::uint32_t DoorbellGate::read32(std::uint32_t offset) {
 }
 
 void DoorbellGate::write32(std::uint32_t offset, std::uint32_t value) {
-  namespace nic = driver::nic;
+  namespace nic = hw::nic;
   if (holding_ && (offset == nic::HDQ_POST.offset || offset == nic::SDQ_PROD.offset)) {
     held_.emplace_back(offset, value);
     return;

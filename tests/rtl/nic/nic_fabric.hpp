@@ -76,12 +76,12 @@ class Network {
 // timeline, so without this the posts of p nodes land one after another;
 // Fabric::release_doorbells() sends every node's kept doorbells from the same
 // clock edge, so that all posts of a barrier land in one cycle.
-class DoorbellGate final : public driver::Device {
+class DoorbellGate final : public hw::Device {
  public:
   DoorbellGate(driver::RtlDevice& dev, ApbMaster& apb) : dev_(dev), apb_(apb) {}
   std::uint32_t read32(std::uint32_t offset) override;
   void write32(std::uint32_t offset, std::uint32_t value) override;
-  driver::DmaMemory& dma() override { return dev_.dma(); }
+  hw::DmaMemory& dma() override { return dev_.dma(); }
   // Waiting while doorbells are held could only time out (the NIC has not
   // seen the posts): a test error, e.g. a full queue during a common start.
   bool wait_interrupt(std::chrono::nanoseconds timeout) override;
@@ -103,7 +103,7 @@ struct Node {
   Vnic_top& dut;
   Clock& clk;
   ApbMaster apb;
-  driver::HostMemory memory;
+  hw::HostMemory memory;
   nic_top::MemoryBfm mem;
   driver::RtlDevice dev;
   DoorbellGate gate;  // the driver's device (dev, doorbells held on request)

@@ -7,14 +7,14 @@
 #include <optional>
 
 #include "syncfab/driver/barrier_errors.hpp"
-#include "syncfab/driver/csr.hpp"
-#include "syncfab/driver/device.hpp"
-#include "syncfab/driver/nic_regs.hpp"
+#include "syncfab/hw/csr.hpp"
+#include "syncfab/hw/device.hpp"
+#include "syncfab/hw/nic_regs.hpp"
 
 namespace syncfab::tb::fabric {
 
 namespace drv = syncfab::driver;
-namespace nic = syncfab::driver::nic;
+namespace nic = syncfab::hw::nic;
 
 namespace {
 
@@ -83,8 +83,8 @@ struct Counters {
   }
 };
 
-Counters read_counters(drv::Device& d) {
-  drv::Csr c(d);
+Counters read_counters(hw::Device& d) {
+  hw::Csr c(d);
   return {c.read(nic::CNT_NOTIF_SENT), c.read(nic::CNT_NOTIF_RECV), c.read(nic::CNT_NACK_SENT),
           c.read(nic::CNT_NACK_RECV),  c.read(nic::CNT_RETRY),      c.read(nic::CNT_COMPLETION),
           c.read(nic::CNT_ERROR),      c.read(nic::CNT_DROP),       c.read(nic::CNT_DUP)};

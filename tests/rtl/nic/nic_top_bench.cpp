@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "syncfab/driver/errors.hpp"
+#include "syncfab/hw/errors.hpp"
 #include "syncfab/regs/nic_csr.h"
 
 namespace syncfab::tb::nic_top {
@@ -66,13 +66,13 @@ Task<> MemoryBfm::run() {
       pend_.pop_front();
     }
     if (dut_.mem_req_valid_o && dut_.mem_req_ready_i) {
-      const driver::BusAddr addr = dut_.mem_req_addr_o;
+      const hw::BusAddr addr = dut_.mem_req_addr_o;
       Pending p;
       p.due = std::max(last_due, now + uniform(rng_, 1, std::max(1U, knobs_.mem_latency)));
       last_due = p.due;
       try {
         if (addr % 8 != 0) {
-          throw driver::DmaError("unaligned");
+          throw hw::DmaError("unaligned");
         }
         if (dut_.mem_req_write_o) {
           mem_.write64(addr, dut_.mem_req_data_o);
@@ -89,7 +89,7 @@ Task<> MemoryBfm::run() {
           p.data = mem_.read64(addr);
           ++reads_;
         }
-      } catch (const driver::DmaError&) {
+      } catch (const hw::DmaError&) {
         p.err = true;
       }
       pend_.push_back(p);

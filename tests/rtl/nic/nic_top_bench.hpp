@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "syncfab/driver/barrier_schedule.hpp"
-#include "syncfab/driver/host_memory.hpp"
 #include "syncfab/driver/rtl_device.hpp"
 #include "syncfab/fmt/formats.hpp"
+#include "syncfab/hw/host_memory.hpp"
 #include "syncfab/tb/tb.hpp"
 
 namespace syncfab::tb::nic_top {
@@ -30,7 +30,7 @@ inline constexpr SimTime kPeriod = 10'000;  // 10 ns
 inline constexpr unsigned kNumCtx = 4;
 inline constexpr std::uint32_t kCsrWindow = 4096;
 inline constexpr std::uint16_t kOwnLid = 0x0101;
-inline constexpr driver::BusAddr kMemBase = 0x8000'0000;
+inline constexpr hw::BusAddr kMemBase = 0x8000'0000;
 inline constexpr std::size_t kMemBytes = std::size_t{64} * 1024;
 
 struct Knobs {
@@ -55,11 +55,11 @@ struct CqWrite {
 
 class MemoryBfm {
  public:
-  MemoryBfm(Vnic_top& dut, Clock& clk, std::mt19937_64& rng, driver::HostMemory& mem,
+  MemoryBfm(Vnic_top& dut, Clock& clk, std::mt19937_64& rng, hw::HostMemory& mem,
             const Knobs& knobs)
       : dut_(dut), clk_(clk), rng_(rng), mem_(mem), knobs_(knobs) {}
 
-  void watch_cq(driver::BusAddr base, unsigned entries) {
+  void watch_cq(hw::BusAddr base, unsigned entries) {
     cq_base_ = base;
     cq_entries_ = entries;
   }
@@ -77,10 +77,10 @@ class MemoryBfm {
   Vnic_top& dut_;
   Clock& clk_;
   std::mt19937_64& rng_;
-  driver::HostMemory& mem_;
+  hw::HostMemory& mem_;
   const Knobs& knobs_;
   std::deque<Pending> pend_;
-  driver::BusAddr cq_base_ = 0;
+  hw::BusAddr cq_base_ = 0;
   unsigned cq_entries_ = 0;
   std::vector<CqWrite> cq_;
   std::uint64_t reads_ = 0;
@@ -229,7 +229,7 @@ class Bench {
   Vnic_top& dut;
   Clock& clk;
   ApbMaster apb;
-  driver::HostMemory memory;
+  hw::HostMemory memory;
   MemoryBfm mem;
   PeerWorld world;
   NetworkBfm net;

@@ -33,14 +33,15 @@
 
 #include "nic_top_bench.hpp"
 #include "syncfab/driver/barrier_desc.hpp"
-#include "syncfab/driver/csr.hpp"
 #include "syncfab/driver/nic.hpp"
-#include "syncfab/driver/nic_regs.hpp"
+#include "syncfab/hw/csr.hpp"
+#include "syncfab/hw/nic_regs.hpp"
 
 using namespace syncfab::tb;
 using namespace syncfab::tb::nic_top;
 namespace drv = syncfab::driver;
-namespace nic = syncfab::driver::nic;
+namespace hw = syncfab::hw;
+namespace nic = syncfab::hw::nic;
 namespace fmt = syncfab::fmt;
 namespace model = syncfab::model;
 
@@ -60,8 +61,8 @@ struct Outcome {
 
 // The device side of one run.
 struct Env {
-  drv::Device& dev;
-  drv::HostMemory& memory;
+  hw::Device& dev;
+  hw::HostMemory& memory;
   PeerWorld& world;
   std::function<std::uint64_t()> cycles;
   std::function<void(std::uint64_t)> idle;
@@ -89,10 +90,10 @@ drv::NicOptions options(const Env& env) {
   return o;
 }
 
-std::vector<std::uint32_t> counters(drv::Device& d) {
+std::vector<std::uint32_t> counters(hw::Device& d) {
   std::vector<std::uint32_t> v;
   for (const auto r : nic::kCounters) {
-    v.push_back(drv::Csr(d).read(r));
+    v.push_back(hw::Csr(d).read(r));
   }
   return v;
 }
@@ -310,7 +311,7 @@ struct ModelRun {
     return v;
   }
 
-  drv::HostMemory memory;
+  hw::HostMemory memory;
   model::BarrierEngine engine;
   PeerWorld world;
   model::ModelDevice dev;

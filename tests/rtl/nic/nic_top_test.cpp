@@ -13,14 +13,15 @@
 
 #include "nic_top_bench.hpp"
 #include "syncfab/driver/barrier_desc.hpp"
-#include "syncfab/driver/csr.hpp"
 #include "syncfab/driver/nic.hpp"
-#include "syncfab/driver/nic_regs.hpp"
+#include "syncfab/hw/csr.hpp"
+#include "syncfab/hw/nic_regs.hpp"
 
 using namespace syncfab::tb;
 using namespace syncfab::tb::nic_top;
 namespace drv = syncfab::driver;
-namespace nic = syncfab::driver::nic;
+namespace hw = syncfab::hw;
+namespace nic = syncfab::hw::nic;
 namespace fmt = syncfab::fmt;
 
 namespace {
@@ -52,8 +53,8 @@ std::vector<std::uint16_t> rank_lids(std::uint32_t p, std::uint32_t rank) {
 struct Counters {
   std::uint32_t sent, recv, nack_sent, nack_recv, retry, completion, error, drop, dup;
 };
-Counters read_counters(drv::Device& d) {
-  drv::Csr c(d);
+Counters read_counters(hw::Device& d) {
+  hw::Csr c(d);
   return {c.read(nic::CNT_NOTIF_SENT), c.read(nic::CNT_NOTIF_RECV), c.read(nic::CNT_NACK_SENT),
           c.read(nic::CNT_NACK_RECV),  c.read(nic::CNT_RETRY),      c.read(nic::CNT_COMPLETION),
           c.read(nic::CNT_ERROR),      c.read(nic::CNT_DROP),       c.read(nic::CNT_DUP)};
@@ -290,14 +291,14 @@ SYNCFAB_TEST(nic_top, soft_reset) {
     // A NOTIFY of ctx 1 epoch 7 parks (no descriptor on ctx 1 yet).
     b.world.expect(1, 7, drv::build_barrier_schedule(1, 2, 1), l2, 0, 0);
     b.idle_cycles(300);
-    TB_CHECK_EQ(drv::Csr(b.dev).read(nic::STATUS_ACTIVE_CTX), 1U);
+    TB_CHECK_EQ(hw::Csr(b.dev).read(nic::STATUS_ACTIVE_CTX), 1U);
     b.world.abandon(1, 7);
     stuck.close();
     TB_CHECK_EQ(n.close(), 1U) << "one barrier abandoned by close()";
     b.world.abandon(0, e0);
   }
   TB_CHECK(b.world.empty()) << "nothing left to inject";
-  drv::Csr csr(b.dev);
+  hw::Csr csr(b.dev);
   TB_CHECK_EQ(csr.read(nic::STATUS_ACTIVE_CTX), 0U) << "§8: every context gone";
   TB_CHECK_EQ(csr.read(nic::STATUS_BUSY), 0U) << "§8: nothing queued or running";
   drv::Nic n(b.dev, b.memory, nic_options(b));

@@ -39,7 +39,7 @@ using syncfab::model::PfcWatchdogInputs;
 using syncfab::model::PfcWatchdogOutputs;
 using syncfab::model::PfcWatchdogParams;
 using syncfab::model::WdQueue;
-using syncfab::model::WdState;
+namespace fmt = syncfab::fmt;
 
 namespace {
 
@@ -236,7 +236,7 @@ SYNCFAB_TEST(pfc_watchdog, random) {
       bool busy = false;
       for (unsigned p = 0; p < kNumPrio; ++p) {
         const WdQueue& q = model.queue(p);
-        busy = busy || q.state != WdState::kMonitor || q.win_open || q.cnt != 0;
+        busy = busy || q.state != fmt::WdState::kMonitor || q.win_open || q.cnt != 0;
       }
       when(busy, c_reset_state);
     }
@@ -262,7 +262,7 @@ SYNCFAB_TEST(pfc_watchdog, random) {
     if (zero_pending) {
       bool recovering = false;
       for (unsigned p = 0; p < kNumPrio; ++p) {
-        recovering = recovering || model.queue(p).state == WdState::kRecover;
+        recovering = recovering || model.queue(p).state == fmt::WdState::kRecover;
       }
       if (recovering) {
         zero_pending = false;
@@ -307,7 +307,7 @@ SYNCFAB_TEST(pfc_watchdog, random) {
     // Reenable pulses: often for a disabled queue, now and then anywhere.
     s.reenable = 0;
     for (unsigned p = 0; p < kNumPrio; ++p) {
-      const bool disabled = model.queue(p).state == WdState::kDisabled;
+      const bool disabled = model.queue(p).state == fmt::WdState::kDisabled;
       if (gen.chance(disabled ? 40 : 400)) {
         s.reenable |= std::uint64_t{1} << p;
       }
@@ -358,19 +358,19 @@ SYNCFAB_TEST(pfc_watchdog, random) {
         when(det && last_recover[p] >= 0 && cycle - last_recover[p] == s.detect, c_again);
         when((want.out.evt_disable & bit) != 0, c_disable);
         when((want.reenabled & bit) != 0, c_reenable);
-        when((s.reenable & bit) != 0 && q.state != WdState::kDisabled, c_reenable_other);
+        when((s.reenable & bit) != 0 && q.state != fmt::WdState::kDisabled, c_reenable_other);
         when((want.win_closed & bit) != 0, c_closed);
         when((want.win_reopened & bit) != 0, c_reopen);
         when(det && s.window == 1, c_window1);
         when((want.dl_saturated & bit) != 0, c_sat);
-        when(q.state == WdState::kMonitor && s.detect >= 2 && q.cnt + 2 == s.detect &&
+        when(q.state == fmt::WdState::kMonitor && s.detect >= 2 && q.cnt + 2 == s.detect &&
                  (s.enable & bit) != 0 && (s.xoff & bit) == 0,
              c_cut);
-        when(q.state == WdState::kRecover && (s.enable & bit) == 0, c_en_low_rec);
+        when(q.state == fmt::WdState::kRecover && (s.enable & bit) == 0, c_en_low_rec);
         when(det && s.limit == 0 && want.next[p].dl > 1, c_limit0);
         when((want.out.evt_recover & bit) != 0 && s.recover == 0, c_zero_rec);
         when((want.win_closed & bit) != 0 && s.window == 0, c_zero_win);
-        when(zero_phase && q.state == WdState::kRecover && s.recover == 0, c_zero_phase);
+        when(zero_phase && q.state == fmt::WdState::kRecover && s.recover == 0, c_zero_phase);
         if ((want.out.evt_recover & bit) != 0) {
           last_recover[p] = cycle;
         }

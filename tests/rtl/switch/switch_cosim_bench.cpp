@@ -10,14 +10,17 @@
 #include <random>
 #include <stdexcept>
 
-#include "syncfab/driver/host_memory.hpp"
 #include "syncfab/driver/rtl_device.hpp"
-#include "syncfab/driver/switch_regs.hpp"
 #include "syncfab/fmt/formats.hpp"
+#include "syncfab/hw/host_memory.hpp"
+#include "syncfab/hw/switch_regs.hpp"
 
 namespace syncfab::tb::switch_cosim {
 
 namespace drv = syncfab::driver;
+
+// The verilated ports carry each port's flit as FLIT_BITS / 32 words.
+constexpr std::size_t kFlitWords = model::kFlitBytes / 4;
 
 Flit flit_of_words(const std::uint32_t* w) {
   Flit f{};
@@ -28,7 +31,7 @@ Flit flit_of_words(const std::uint32_t* w) {
 }
 
 void words_of_flit(const Flit& f, std::uint32_t* w) {
-  for (unsigned k = 0; k < 4; ++k) {
+  for (std::size_t k = 0; k < kFlitWords; ++k) {
     w[k] = 0;
   }
   for (std::size_t i = 0; i < f.size(); ++i) {
@@ -123,7 +126,7 @@ void program(drv::Switch& sw, const Setup& s) {
   sw.set_pfc_timing(s.timing);
   for (unsigned p = 0; p < kPorts; ++p) {
     sw.configure_pfc(p, s.pfc[p], s.link);
-    for (unsigned q = 0; q < kPrios; ++q) {
+    for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
       if (s.wred[p][q].enable) {
         sw.configure_wred(p, q, s.wred[p][q]);
       }
@@ -144,14 +147,14 @@ namespace {
 
 // One input's source: a queue per priority, frames first, pauses honoured.
 struct Source {
-  std::array<std::deque<std::size_t>, kPrios> data;
+  std::array<std::deque<std::size_t>, fmt::kNumPrio> data;
   std::deque<std::size_t> frames;
-  std::array<std::uint64_t, kPrios> paused_until{};
+  std::array<std::uint64_t, fmt::kNumPrio> paused_until{};
   // Pause frames the switch sent us: (cycle they take effect, class, quanta).
   struct Effect {
     std::uint64_t at = 0;
     std::uint8_t cls = 0;
-    std::array<std::uint16_t, kPrios> quanta{};
+    std::array<std::uint16_t, fmt::kNumPrio> quanta{};
   };
   std::deque<Effect> effects;
   std::optional<std::size_t> cur;
@@ -169,7 +172,7 @@ bool near_enable_edge(const Stimulus& st, std::uint64_t now) {
 
 // One CTRL.ENABLE write; records the first cycle the RTL sees it.
 Task<> write_enable(ApbMaster* apb, bool on, const std::uint64_t* now, RunLog* log) {
-  co_await apb->write(drv::switch_regs::CTRL.offset, on ? 1U : 0U);
+  co_await apb->write(hw::switch_regs::CTRL.offset, on ? 1U : 0U);
   log->enable_writes.emplace_back(*now + 1, on);
 }
 
@@ -183,7 +186,7 @@ std::optional<std::size_t> pick(Source& s, const Stimulus& st, std::uint64_t now
     return k;
   }
   std::optional<unsigned> best;
-  for (unsigned p = 0; p < kPrios; ++p) {
+  for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
     if (s.data[p].empty() || s.paused_until[p] > now) {
       continue;
     }
@@ -221,7 +224,7 @@ Task<RunLog> run_rtl(TestContext& ctx, const Setup& setup, const Stimulus& stim)
   auto& dut = ctx.make_dut<Vswitch_top>();
   Clock& clk = ctx.sim().add_clock("clk", dut.clk_i, kPeriod);
   ApbMaster apb(clk, apb_pins_of(dut, kCsrWindow));
-  drv::HostMemory memory(0x8000'0000, 4096);
+  hw::HostMemory memory(0x8000'0000, 4096);
   drv::RtlDevice dev(
       ctx.sim(), clk, apb, [&dut] { return dut.intr_o != 0; }, memory, kCsrWindow);
 
@@ -281,7 +284,7 @@ Task<RunLog> run_rtl(TestContext& ctx, const Setup& setup, const Stimulus& stim)
       while (!s.effects.empty() && s.effects.front().at <= now) {
         const Source::Effect e = s.effects.front();
         s.effects.pop_front();
-        for (unsigned q = 0; q < kPrios; ++q) {
+        for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
           if ((e.cls >> q & 1U) == 0) {
             continue;
           }
@@ -302,7 +305,7 @@ Task<RunLog> run_rtl(TestContext& ctx, const Setup& setup, const Stimulus& stim)
         if (s.pos + 1 == fl.size()) {
           last |= 1U << p;
         }
-        words_of_flit(fl[s.pos], rx_words + std::size_t{4} * p);
+        words_of_flit(fl[s.pos], rx_words + kFlitWords * p);
       }
       const bool stall = stim.tx_stall > 0.0 && u(rng) < stim.tx_stall;
       if (!stall) {
@@ -326,22 +329,22 @@ Task<RunLog> run_rtl(TestContext& ctx, const Setup& setup, const Stimulus& stim)
         if (t.flits.empty()) {
           t.first = now;
         }
-        t.flits.push_back(flit_of_words(tx_words + std::size_t{4} * p));
+        t.flits.push_back(flit_of_words(tx_words + kFlitWords * p));
         if (((dut.tx_last_o >> p) & 1U) != 0) {
           t.last = now;
-          if (t.flits[0][0] == static_cast<std::uint8_t>(fmt::PktType::kPfc)) {
+          if (fmt::PktHdr(t.flits[0]).pkt_type() == fmt::PktType::kPfc) {
             // The peer of port p sees the frame `delay` cycles later, stops
             // at the next edge, and its flits still on the wire take
             // `delay` more: the same as stopping 2 * delay + 1 after it here.
             Source::Effect e;
             e.at = now + 2 * delay + 1;
-            if (t.flits.size() == 2) {
+            if (t.flits.size() == model::kPfcFrameFlits) {
               fmt::PfcFrame::Bytes img{};
-              std::copy_n(t.flits[0].begin(), 16, img.begin());
-              std::copy_n(t.flits[1].begin(), 16, img.begin() + 16);
+              std::copy_n(t.flits[0].begin(), model::kFlitBytes, img.begin());
+              std::copy_n(t.flits[1].begin(), model::kFlitBytes, img.begin() + model::kFlitBytes);
               const fmt::PfcFrame f(img);
               e.cls = f.class_enable();
-              for (unsigned q = 0; q < kPrios; ++q) {
+              for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
                 e.quanta[q] = f.quanta(q);
               }
               src[p].effects.push_back(e);
@@ -374,9 +377,9 @@ Task<RunLog> run_rtl(TestContext& ctx, const Setup& setup, const Stimulus& stim)
   dut.rx_valid_i = 0;
   dut.tx_ready_i = (1U << kPorts) - 1;
   for (unsigned p = 0; p < kPorts; ++p) {
-    for (unsigned q = 0; q < kPrios; ++q) {
-      for (unsigned k = 0; k < kKinds; ++k) {
-        log.counters[p][q][k] = sw.counter(p, q, static_cast<drv::CounterKind>(k));
+    for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
+      for (unsigned k = 0; k < fmt::kSwCounterCount; ++k) {
+        log.counters[p][q][k] = sw.counter(p, q, static_cast<fmt::SwCounter>(k));
       }
     }
   }
@@ -447,9 +450,9 @@ RunLog run_model(const Setup& setup, const Stimulus& stim, const RunLog& rtl,
   log.enq = std::move(enq.events);
   log.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   for (unsigned p = 0; p < kPorts; ++p) {
-    for (unsigned q = 0; q < kPrios; ++q) {
-      for (unsigned k = 0; k < kKinds; ++k) {
-        log.counters[p][q][k] = sw.counter(p, q, static_cast<drv::CounterKind>(k));
+    for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
+      for (unsigned k = 0; k < fmt::kSwCounterCount; ++k) {
+        log.counters[p][q][k] = sw.counter(p, q, static_cast<fmt::SwCounter>(k));
       }
     }
   }

@@ -36,8 +36,6 @@ inline constexpr unsigned kPorts = 4;
 inline constexpr unsigned kBufCells = 128;
 inline constexpr unsigned kLftEntries = 64;
 inline constexpr unsigned kMftEntries = 16;
-inline constexpr unsigned kPrios = 8;
-inline constexpr unsigned kKinds = 16;
 inline constexpr SimTime kPeriod = 10'000;  // 10 ns
 inline constexpr std::uint32_t kCsrWindow = 4096;
 
@@ -50,7 +48,7 @@ struct Setup {
   driver::PfcTiming timing{8, 64};
   driver::LinkParams link{4, 8};
   std::array<driver::PfcPortConfig, kPorts> pfc{};
-  std::array<std::array<driver::WredQueue, kPrios>, kPorts> wred{};
+  std::array<std::array<driver::WredQueue, fmt::kNumPrio>, kPorts> wred{};
   std::array<driver::SchedConfig, kPorts> sched{};
   driver::RemapConfig remap{};
   std::optional<driver::WatchdogConfig> wd;  // programmed only when set
@@ -145,7 +143,8 @@ struct TxEntry {
   std::uint64_t last = 0;
 };
 
-using Counters = std::array<std::array<std::array<std::uint32_t, kKinds>, kPrios>, kPorts>;
+using Counters =
+    std::array<std::array<std::array<std::uint32_t, fmt::kSwCounterCount>, fmt::kNumPrio>, kPorts>;
 
 // What one run leaves for the scoreboard; cycles count from the start of
 // traffic (the model's cycle 0).

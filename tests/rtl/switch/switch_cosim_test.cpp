@@ -58,7 +58,9 @@ namespace fmt = syncfab::fmt;
 
 namespace {
 
-using K = drv::CounterKind;
+using K = fmt::SwCounter;
+constexpr std::size_t kFlitBytes = syncfab::model::kFlitBytes;
+constexpr unsigned kPfcFrameFlits = syncfab::model::kPfcFrameFlits;
 
 fmt::PktHdr hdr_of(const Flit& f) { return fmt::PktHdr(f); }
 
@@ -84,7 +86,9 @@ Expect expect(const Setup& s, const StimPacket& p, bool disabled) {
   const fmt::PktHdr h = hdr_of(f0);
   const auto type = static_cast<std::uint8_t>(h.pkt_type());
   if (type == static_cast<std::uint8_t>(fmt::PktType::kPfc)) {
-    e.fate = p.flits.size() == 2 && h.len_flits() == 2 ? Expect::Fate::kPfc : Expect::Fate::kBadPfc;
+    e.fate = p.flits.size() == kPfcFrameFlits && h.len_flits() == kPfcFrameFlits
+                 ? Expect::Fate::kPfc
+                 : Expect::Fate::kBadPfc;
     return e;
   }
   if (disabled) {
@@ -98,7 +102,7 @@ Expect expect(const Setup& s, const StimPacket& p, bool disabled) {
   e.lossy = !s.lossless(p.in, h.prio());
   std::uint32_t mask = 0;
   const std::uint16_t dst = h.dst_lid();
-  if (dst >= drv::kMlidBase) {
+  if (dst >= fmt::kMlidBase) {
     for (const auto& [mlid, m] : s.mft) {
       if (mlid == dst) {
         mask = m & ~(1U << p.in);
@@ -192,7 +196,8 @@ Seen check_run(const char* run, const Setup& s, const Stimulus& st, const std::v
       const std::uint8_t sent_ecn = static_cast<std::uint8_t>(hdr_of(want).ecn());
       const auto got_ecn = static_cast<std::uint8_t>(h.ecn());
       if (s.wred_on(o, c->q) && got_ecn != sent_ecn) {
-        TB_CHECK(got_ecn == 3 && sent_ecn != 0)
+        TB_CHECK(got_ecn == static_cast<std::uint8_t>(fmt::Ecn::kCe) &&
+                 sent_ecn != static_cast<std::uint8_t>(fmt::Ecn::kNotEct))
             << where(run, k) << " on output " << o << ": ECN " << int(sent_ecn) << " -> "
             << int(got_ecn) << " (only ECT -> CE is a mark)";
         fmt::PktHdr w(want);
@@ -265,10 +270,10 @@ Seen check_run(const char* run, const Setup& s, const Stimulus& st, const std::v
   for (unsigned port = 0; port < kPorts; ++port) {
     for (const TxEntry& f : log.frames[port]) {
       fmt::PfcFrame::Bytes img{};
-      std::copy_n(f.flits[0].begin(), 16, img.begin());
-      std::copy_n(f.flits[1].begin(), 16, img.begin() + 16);
+      std::copy_n(f.flits[0].begin(), kFlitBytes, img.begin());
+      std::copy_n(f.flits[1].begin(), kFlitBytes, img.begin() + kFlitBytes);
       const fmt::PfcFrame fr(img);
-      for (unsigned q = 0; q < kPrios; ++q) {
+      for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
         if ((fr.class_enable() >> q & 1U) == 0) {
           continue;
         }
@@ -290,7 +295,7 @@ void check_counters(const char* run, const Setup& s, const Stimulus& st,
     return seen.derived[p][q][static_cast<unsigned>(k)];
   };
   // Per (input, prio): whole-missing admitted packets, bad-length packets.
-  std::array<std::array<unsigned, kPrios>, kPorts> missing{}, wred_only{}, badlen{};
+  std::array<std::array<unsigned, fmt::kNumPrio>, kPorts> missing{}, wred_only{}, badlen{};
   for (std::size_t k : seen.whole_missing) {
     const StimPacket& sp = st.pkts[k];
     const unsigned p = hdr_of(sp.flits[0]).prio();
@@ -324,11 +329,11 @@ void check_counters(const char* run, const Setup& s, const Stimulus& st,
     }
   }
   for (unsigned p = 0; p < kPorts; ++p) {
-    for (unsigned q = 0; q < kPrios; ++q) {
+    for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
       const std::string at = std::string(run) + " run, port " + std::to_string(p) + " prio " +
                              std::to_string(q) + ": ";
       for (K k : {K::kRx, K::kDropNoRoute, K::kDropDisabled, K::kTx, K::kPauseTx, K::kResumeTx}) {
-        TB_CHECK_EQ(C(p, q, k), D(p, q, k)) << at << drv::to_string(k);
+        TB_CHECK_EQ(C(p, q, k), D(p, q, k)) << at << fmt::to_string(k);
       }
       if (s.wd_drops(p, q)) {
         TB_CHECK(C(p, q, K::kDropWd) >= D(p, q, K::kDropWd))
@@ -341,7 +346,7 @@ void check_counters(const char* run, const Setup& s, const Stimulus& st,
       wd_seen += D(p, q, K::kDropWd);
       if (!s.wd_on(p, q)) {
         for (K k : {K::kWdDetect, K::kWdRecover, K::kWdDisable}) {
-          TB_CHECK_EQ(C(p, q, k), 0U) << at << drv::to_string(k) << " without the watchdog";
+          TB_CHECK_EQ(C(p, q, k), 0U) << at << fmt::to_string(k) << " without the watchdog";
         }
       }
       // Ingress: BAD_PKT covers bad types, bad PFC frames and the bad-length
@@ -393,7 +398,7 @@ unsigned compare_runs(const Setup& s, const Stimulus& st, const std::vector<Expe
                       unsigned& compared) {
   unsigned timing = 0;
   std::set<std::tuple<unsigned, unsigned>> touched;  // (port, prio) with a differing outcome
-  std::array<std::array<unsigned, kPrios>, kPorts> badlen{};
+  std::array<std::array<unsigned, fmt::kNumPrio>, kPorts> badlen{};
   for (std::size_t k = 0; k < st.pkts.size(); ++k) {
     if (ex[k].fate == Expect::Fate::kBadLen) {
       ++badlen[st.pkts[k].in][hdr_of(st.pkts[k].flits[0]).prio()];
@@ -449,12 +454,12 @@ unsigned compare_runs(const Setup& s, const Stimulus& st, const std::vector<Expe
     }
   }
   for (unsigned port = 0; port < kPorts; ++port) {
-    for (unsigned q = 0; q < kPrios; ++q) {
+    for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
       const auto R = [&](K k) { return rl.counters[port][q][static_cast<unsigned>(k)]; };
       const auto M = [&](K k) { return ml.counters[port][q][static_cast<unsigned>(k)]; };
       for (K k : {K::kRx, K::kDropNoRoute, K::kDropDisabled, K::kPauseRx, K::kResumeRx,
                   K::kWdDetect, K::kWdRecover, K::kWdDisable}) {
-        TB_CHECK_EQ(R(k), M(k)) << "port " << port << " prio " << q << " " << drv::to_string(k)
+        TB_CHECK_EQ(R(k), M(k)) << "port " << port << " prio " << q << " " << fmt::to_string(k)
                                 << ": RTL vs model";
       }
       // Which copies a drop-mode recovery reads out depends on when they
@@ -513,7 +518,7 @@ unsigned check_pause_timing(const Setup& s, const Stimulus& st, const std::vecto
   }
   const unsigned maxpkt = s.link.max_pkt_flits;
   for (unsigned i = 0; i < kPorts; ++i) {
-    for (unsigned p = 0; p < kPrios; ++p) {
+    for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
       const drv::PfcPriority& pc = s.pfc[i][p];
       if (!pc.lossless || (unknown.count({i, p}) != 0 && s.wd)) {
         continue;
@@ -593,8 +598,8 @@ unsigned check_pause_timing(const Setup& s, const Stimulus& st, const std::vecto
             continue;
           }
           fmt::PfcFrame::Bytes img{};
-          std::copy_n(f.flits[0].begin(), 16, img.begin());
-          std::copy_n(f.flits[1].begin(), 16, img.begin() + 16);
+          std::copy_n(f.flits[0].begin(), kFlitBytes, img.begin());
+          std::copy_n(f.flits[1].begin(), kFlitBytes, img.begin() + kFlitBytes);
           const fmt::PfcFrame fr(img);
           if ((fr.class_enable() >> p & 1U) != 0 &&
               (fr.quanta(p) != 0 || fell_below_xon(cyc, f.first))) {
@@ -663,13 +668,13 @@ Stimulus make_stimulus(std::mt19937_64& rng, const Mix& mx, double rx_gap, doubl
       f.set_pkt_type(fmt::PktType::kPfc).set_len_flits(2);
       f.set_class_enable(
           static_cast<std::uint8_t>(std::uniform_int_distribution<unsigned>(1, 255)(rng)));
-      for (unsigned q = 0; q < kPrios; ++q) {
+      for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
         f.set_quanta(q, static_cast<std::uint16_t>(pct(rng) < 30 ? 0 : pct(rng) % 20));
       }
       Flit a{};
       Flit b{};
-      std::copy_n(f.bytes().begin(), 16, a.begin());
-      std::copy_n(f.bytes().begin() + 16, 16, b.begin());
+      std::copy_n(f.bytes().begin(), kFlitBytes, a.begin());
+      std::copy_n(f.bytes().begin() + kFlitBytes, kFlitBytes, b.begin());
       sp.flits = {a, b};
       // Malformed frames (DROP_BAD_PKT, never RX, never honoured): 10 % one
       // flit; pfc_long % three flits; pfc_badlen % two flits with len_flits 3.
@@ -680,7 +685,7 @@ Stimulus make_stimulus(std::mt19937_64& rng, const Mix& mx, double rx_gap, doubl
         sp.flits.push_back(b);
       } else if (bad < 10 + mx.pfc_long + mx.pfc_badlen) {
         f.set_len_flits(3);
-        std::copy_n(f.bytes().begin(), 16, sp.flits[0].begin());
+        std::copy_n(f.bytes().begin(), kFlitBytes, sp.flits[0].begin());
       }
       st.pkts.push_back(std::move(sp));
       continue;
@@ -789,7 +794,7 @@ void add_wred_sched_remap(Setup& s) {
   }
   s.remap.enable = true;
   s.remap.uplink_mask = 0x0C;
-  for (unsigned q = 0; q < kPrios; ++q) {
+  for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
     s.remap.map[q] =
         drv::RemapEntry{static_cast<std::uint8_t>(q), static_cast<std::uint8_t>(40 + q)};
   }
@@ -811,9 +816,9 @@ void add_pause_storm(Stimulus& st, unsigned port, unsigned prio, std::uint16_t q
     sp.in = port;
     sp.pfc = true;
     sp.not_before = at;
-    sp.flits.resize(2);
-    std::copy_n(f.bytes().begin(), 16, sp.flits[0].begin());
-    std::copy_n(f.bytes().begin() + 16, 16, sp.flits[1].begin());
+    sp.flits.resize(kPfcFrameFlits);
+    std::copy_n(f.bytes().begin(), kFlitBytes, sp.flits[0].begin());
+    std::copy_n(f.bytes().begin() + kFlitBytes, kFlitBytes, sp.flits[1].begin());
     st.pkts.push_back(std::move(sp));
   };
   for (std::uint64_t t = from; t < to; t += period) {
@@ -857,11 +862,11 @@ WredSeen check_wred_property(const char* run, const Setup& s, const RunLog& log)
     w.min_qlen = std::min(w.min_qlen, e.qlen);
   }
   for (unsigned p = 0; p < kPorts; ++p) {
-    for (unsigned q = 0; q < kPrios; ++q) {
+    for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
       for (K k : {K::kEcnMark, K::kDropWred}) {
         TB_CHECK_EQ(hit[p][q][static_cast<unsigned>(k)],
                     log.counters[p][q][static_cast<unsigned>(k)])
-            << run << " run, port " << p << " q " << q << " " << drv::to_string(k)
+            << run << " run, port " << p << " q " << q << " " << fmt::to_string(k)
             << ": enqueue decisions logged vs counter";
       }
     }
@@ -950,12 +955,12 @@ Task<> cosim(TestContext& ctx, const char* name, const Setup& setup, const Stimu
   if (ctx.param("dump", 0) != 0) {
     // Every non-zero counter, RTL / model (--param dump=1).
     for (unsigned p = 0; p < kPorts; ++p) {
-      for (unsigned q = 0; q < kPrios; ++q) {
-        for (unsigned k = 0; k < kKinds; ++k) {
+      for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
+        for (unsigned k = 0; k < fmt::kSwCounterCount; ++k) {
           const std::uint32_t a = rtl.counters[p][q][k];
           const std::uint32_t b = mdl.counters[p][q][k];
           if (a != 0 || b != 0) {
-            std::cout << "  port " << p << " prio " << q << " " << drv::to_string(static_cast<K>(k))
+            std::cout << "  port " << p << " prio " << q << " " << fmt::to_string(static_cast<K>(k))
                       << ": RTL " << a << " model " << b << "\n";
           }
         }
@@ -1000,15 +1005,15 @@ Task<> cosim(TestContext& ctx, const char* name, const Setup& setup, const Stimu
   std::uint32_t mbuf = 0;
   std::uint32_t rwred = 0;
   std::uint32_t mwred = 0;
-  std::array<std::uint32_t, kKinds> rall{};
-  std::array<std::uint32_t, kKinds> mall{};
+  std::array<std::uint32_t, fmt::kSwCounterCount> rall{};
+  std::array<std::uint32_t, fmt::kSwCounterCount> mall{};
   for (unsigned p = 0; p < kPorts; ++p) {
-    for (unsigned q = 0; q < kPrios; ++q) {
+    for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
       rbuf += rtl.counters[p][q][static_cast<unsigned>(K::kDropBuf)];
       mbuf += mdl.counters[p][q][static_cast<unsigned>(K::kDropBuf)];
       rwred += rtl.counters[p][q][static_cast<unsigned>(K::kDropWred)];
       mwred += mdl.counters[p][q][static_cast<unsigned>(K::kDropWred)];
-      for (unsigned k = 0; k < kKinds; ++k) {
+      for (unsigned k = 0; k < fmt::kSwCounterCount; ++k) {
         rall[k] += rtl.counters[p][q][k];
         mall[k] += mdl.counters[p][q][k];
       }
@@ -1130,7 +1135,7 @@ SYNCFAB_TEST(switch_cosim, watchdog_and_disable) {
   // marks; once the watchdog DISABLES the queue, Not-ECT copies drop.
   s.wred[1][5] = drv::WredQueue{true, 1, 4, 255};
   for (unsigned o = 0; o < kPorts; ++o) {
-    for (unsigned q = 0; q < kPrios; ++q) {
+    for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
       TB_CHECK(!(s.wd_drops(o, q) && s.wred_on(o, q)))
           << "a queue with both DROP_WD and DROP_WRED would make a missing copy ambiguous";
     }

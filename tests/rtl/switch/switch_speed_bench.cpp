@@ -22,13 +22,14 @@
 #include <random>
 
 #include "switch_cosim_bench.hpp"
-#include "syncfab/driver/host_memory.hpp"
 #include "syncfab/driver/rtl_device.hpp"
 #include "syncfab/fmt/formats.hpp"
+#include "syncfab/hw/host_memory.hpp"
 
 using namespace syncfab::tb;
 using namespace syncfab::tb::switch_cosim;
 namespace drv = syncfab::driver;
+namespace hw = syncfab::hw;
 namespace fmt = syncfab::fmt;
 
 namespace {
@@ -52,7 +53,7 @@ Flit header(std::mt19937_64& rng, unsigned len, std::uint32_t flow) {
   h.set_pkt_type(fmt::PktType::kData)
       .set_len_flits(static_cast<std::uint8_t>(len))
       .set_dst_lid(static_cast<std::uint16_t>(1 + rng() % 12))
-      .set_prio(static_cast<std::uint8_t>(rng() % 8))
+      .set_prio(static_cast<std::uint8_t>(rng() % fmt::kNumPrio))
       .set_flow_label(flow);
   return h.bytes();
 }
@@ -92,7 +93,7 @@ void bare_switch(benchmark::State& state) {
     sim.add_eval([&d] { d.eval(); });
     Clock& clk = sim.add_clock("clk", d.clk_i, kPeriod);
     ApbMaster apb(clk, apb_pins_of(d, kCsrWindow));
-    drv::HostMemory memory(0x8000'0000, 4096);
+    hw::HostMemory memory(0x8000'0000, 4096);
     drv::RtlDevice dev(
         sim, clk, apb, [&d] { return d.intr_o != 0; }, memory, kCsrWindow);
     sim.run([](Vswitch_top& dut, ApbMaster& a, Clock& c) -> Task<> {

@@ -16,19 +16,21 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <span>
 #include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
 
-#include "syncfab/driver/host_memory.hpp"
 #include "syncfab/driver/rtl_device.hpp"
 #include "syncfab/driver/switch.hpp"
 #include "syncfab/fmt/formats.hpp"
+#include "syncfab/hw/host_memory.hpp"
 #include "syncfab/tb/tb.hpp"
 
 using namespace syncfab::tb;
 namespace drv = syncfab::driver;
+namespace hw = syncfab::hw;
 namespace fmt = syncfab::fmt;
 
 namespace {
@@ -40,12 +42,34 @@ constexpr unsigned kMftEntries = 16;
 constexpr SimTime kPeriod = 10'000;  // 10 ns
 constexpr std::uint32_t kCsrWindow = 4096;
 
-using Flit = std::array<std::uint32_t, 4>;
+// A flit as the stream BFM carries it: the FLIT_BITS of one beat in 32-bit
+// words, byte i of the format image in bits 8*(i%4) of word i/4.
+constexpr std::size_t kFlitBytes = fmt::kFlitBits / 8;
+using Flit = std::array<std::uint32_t, kFlitBytes / 4>;
+using FlitBytes = std::array<std::uint8_t, kFlitBytes>;
 using Packet = std::vector<Flit>;
+static_assert(fmt::PktHdr::kSizeBytes == kFlitBytes, "the header is one flit");
+constexpr std::size_t kPfcFrameFlits = fmt::PfcFrame::kSizeBytes / kFlitBytes;
+
+Flit flit_of(std::span<const std::uint8_t, kFlitBytes> b) {
+  Flit f{};
+  for (std::size_t i = 0; i < kFlitBytes; ++i) {
+    f[i / 4] |= static_cast<std::uint32_t>(b[i]) << (8 * (i % 4));
+  }
+  return f;
+}
+
+FlitBytes bytes_of(const Flit& f) {
+  FlitBytes b{};
+  for (std::size_t i = 0; i < kFlitBytes; ++i) {
+    b[i] = static_cast<std::uint8_t>(f[i / 4] >> (8 * (i % 4)));
+  }
+  return b;
+}
 
 // Header fields the tests set (pkt_hdr, rtl/spec/formats.toml).
 struct Hdr {
-  std::uint8_t type = 0x01;  // DATA
+  std::uint8_t type = static_cast<std::uint8_t>(fmt::PktType::kData);
   std::uint8_t len = 1;
   std::uint16_t dst = 0;
   std::uint16_t src = 0;
@@ -65,20 +89,11 @@ Flit hdr_flit(const Hdr& h) {
       .set_ecn(static_cast<fmt::Ecn>(h.ecn))
       .set_dscp(h.dscp)
       .set_flow_label(h.flow);
-  Flit f{};
-  const auto& b = p.bytes();
-  for (std::size_t i = 0; i < 16; ++i) {
-    f[i / 4] |= static_cast<std::uint32_t>(b[i]) << (8 * (i % 4));
-  }
-  return f;
+  return flit_of(p.bytes());
 }
 
 Hdr parse(const Flit& f) {
-  std::array<std::uint8_t, 16> b{};
-  for (std::size_t i = 0; i < 16; ++i) {
-    b[i] = static_cast<std::uint8_t>(f[i / 4] >> (8 * (i % 4)));
-  }
-  const fmt::PktHdr p = fmt::PktHdr::decode(b);
+  const fmt::PktHdr p(bytes_of(f));
   return Hdr{
       static_cast<std::uint8_t>(p.pkt_type()), p.len_flits(), p.dst_lid(),   p.src_lid(), p.prio(),
       static_cast<std::uint8_t>(p.ecn()),      p.dscp(),      p.flow_label()};
@@ -94,13 +109,33 @@ Packet make_packet(const Hdr& h, std::optional<unsigned> flits = std::nullopt) {
   return p;
 }
 
-Packet pfc_frame(std::uint8_t class_enable, const std::array<std::uint16_t, 8>& quanta) {
-  Flit f0{0x06U | (2U << 8) | (static_cast<std::uint32_t>(class_enable) << 16), 0, 0, 0};
-  Flit f1{};
-  for (unsigned p = 0; p < 8; ++p) {
-    f1[p / 2] |= static_cast<std::uint32_t>(quanta[p]) << (16 * (p % 2));
+// A PFC frame pausing priority `prio` for `quanta` quanta (0: resume); a
+// malformed one with another len_flits on request.
+Packet pfc_pause(unsigned prio, std::uint16_t quanta,
+                 std::uint8_t len_flits = static_cast<std::uint8_t>(kPfcFrameFlits)) {
+  fmt::PfcFrame fr;
+  fr.set_pkt_type(fmt::PktType::kPfc)
+      .set_len_flits(len_flits)
+      .set_class_enable(static_cast<decltype(fr.class_enable())>(1U << prio))
+      .set_quanta(prio, quanta);
+  Packet out;
+  for (std::size_t i = 0; i < kPfcFrameFlits; ++i) {
+    FlitBytes b{};
+    std::copy_n(fr.bytes().begin() + static_cast<std::ptrdiff_t>(i * kFlitBytes), kFlitBytes,
+                b.begin());
+    out.push_back(flit_of(b));
   }
-  return {f0, f1};
+  return out;
+}
+
+// The PFC frame a port sent, read back through the format.
+fmt::PfcFrame pfc_of(const Packet& p) {
+  fmt::PfcFrame::Bytes img{};
+  for (std::size_t i = 0; i < kPfcFrameFlits; ++i) {
+    const FlitBytes b = bytes_of(p.at(i));
+    std::copy(b.begin(), b.end(), img.begin() + static_cast<std::ptrdiff_t>(i * kFlitBytes));
+  }
+  return fmt::PfcFrame(img);
 }
 
 struct TxBeat {
@@ -113,7 +148,9 @@ struct RxPacket {
   Packet flits;
   std::uint64_t first_cycle = 0;
   std::uint64_t last_cycle = 0;
-  [[nodiscard]] bool pfc() const { return (flits[0][0] & 0xFF) == 0x06; }
+  [[nodiscard]] bool pfc() const {
+    return fmt::PktHdr(bytes_of(flits.at(0))).pkt_type() == fmt::PktType::kPfc;
+  }
 };
 
 // Clock, reset, APB + RtlDevice + driver, and a BFM for every port's streams.
@@ -165,7 +202,7 @@ class Bench {
     co_await ClockCycles(clk, quiet);
   }
 
-  std::uint32_t count(unsigned port, unsigned prio, drv::CounterKind k) {
+  std::uint32_t count(unsigned port, unsigned prio, fmt::SwCounter k) {
     return sw().counter(port, prio, k);
   }
 
@@ -180,7 +217,7 @@ class Bench {
   Vswitch_top& dut;
   Clock& clk;
   ApbMaster apb;
-  drv::HostMemory memory;
+  hw::HostMemory memory;
   drv::RtlDevice dev;
   // Probability of a cycle with tx_ready low on a port that is not held.
   double tx_stall = 0.0;
@@ -258,7 +295,7 @@ class Bench {
   std::optional<drv::Switch> sw_;
 };
 
-using K = drv::CounterKind;
+using K = fmt::SwCounter;
 
 // Checks that `got` is `sent` with the header's prio/ecn/dscp replaced.
 void check_copy(const RxPacket& got, const Packet& sent, std::uint8_t prio, std::uint8_t ecn,
@@ -510,7 +547,7 @@ SYNCFAB_TEST(switch_top, pause_received_stops_queue) {
   sw.configure_pfc(2, lossless_on(1, 20, 10, 100), kLink);
   sw.set_lft(0x24, 2);
   sw.enable(true);
-  b.send(2, pfc_frame(0x02, {0, 100, 0, 0, 0, 0, 0, 0}));
+  b.send(2, pfc_pause(1, 100));
   co_await ClockCycles(b.clk, 5);
   const std::uint64_t paused = b.clk.cycles();
   b.send(0, make_packet(Hdr{.len = 2, .dst = 0x24, .prio = 1, .flow = 1}));
@@ -541,11 +578,10 @@ SYNCFAB_TEST(switch_top, malformed_pfc_and_len0) {
   sw.configure_pfc(2, lossless_on(1, 20, 10, 100), kLink);
   sw.set_lft(0x24, 2);
   sw.enable(true);
-  Packet longer = pfc_frame(0x02, {0, 100, 0, 0, 0, 0, 0, 0});
+  Packet longer = pfc_pause(1, 100);
   longer.push_back(longer[1]);
-  Packet badlen = pfc_frame(0x02, {0, 100, 0, 0, 0, 0, 0, 0});
-  badlen[0][0] = (badlen[0][0] & ~0xFF00U) | (3U << 8);
-  Packet single = pfc_frame(0x02, {0, 100, 0, 0, 0, 0, 0, 0});
+  const Packet badlen = pfc_pause(1, 100, 3);
+  Packet single = pfc_pause(1, 100);
   single.pop_back();
   b.send(2, longer);
   b.send(2, badlen);
@@ -586,15 +622,15 @@ static Task<> watchdog_case(Bench& b, bool drop_mode) {
   sw.configure_watchdog_port(2, drv::WatchdogPort{0x02, drop_mode});
   sw.set_lft(0x24, 2);
   sw.enable(true);
-  b.send(2, pfc_frame(0x02, {0, 1000, 0, 0, 0, 0, 0, 0}));
+  b.send(2, pfc_pause(1, 1000));
   co_await b.drain(0);
   const std::uint64_t f = b.rx_last_cycle[2][0];
   while (b.clk.cycles() < f + 100) {
     co_await RisingEdge(b.clk);
   }
   const auto st = sw.watchdog_state(2);
-  TB_CHECK(st[1] == drv::WdState::kRecover) << "queue 1 recovering after the detection";
-  TB_CHECK(st[0] == drv::WdState::kMonitor);
+  TB_CHECK(st[1] == fmt::WdState::kRecover) << "queue 1 recovering after the detection";
+  TB_CHECK(st[0] == fmt::WdState::kMonitor);
   TB_CHECK_EQ(b.count(2, 1, K::kWdDetect), 1U);
   TB_CHECK_EQ(sw.interrupt_status() & 0x1U, 0x1U) << "INTR_STATUS.WD_DETECT";
   for (unsigned k = 0; k < 3; ++k) {
@@ -648,7 +684,7 @@ SYNCFAB_TEST(switch_top, watchdog_disabled_queue_not_lossless) {
   sw.set_lft(0x24, 2);
   sw.enable(true);
   b.hold_tx(2, true);
-  b.send(2, pfc_frame(0x02, {0, 1000, 0, 0, 0, 0, 0, 0}));
+  b.send(2, pfc_pause(1, 1000));
   co_await b.drain(0);
   const std::uint64_t f = b.rx_last_cycle[2][0];
   b.send(0, make_packet(Hdr{.len = 2, .dst = 0x24, .prio = 1, .flow = 1}));
@@ -659,13 +695,13 @@ SYNCFAB_TEST(switch_top, watchdog_disabled_queue_not_lossless) {
   while (b.clk.cycles() < f + 100) {
     co_await RisingEdge(b.clk);
   }
-  TB_CHECK(sw.watchdog_state(2)[1] == drv::WdState::kDisabled);
+  TB_CHECK(sw.watchdog_state(2)[1] == fmt::WdState::kDisabled);
   TB_CHECK_EQ(b.count(2, 1, K::kWdDisable), 1U);
   b.send(0, make_packet(Hdr{.len = 2, .dst = 0x24, .prio = 1, .flow = 3}));
   co_await b.drain(10);
   TB_CHECK_EQ(b.count(2, 1, K::kDropWred), 1U) << "DISABLED: not lossless, Not-ECT dropped";
   sw.reenable_pfc(2, 0x02);
-  TB_CHECK(sw.watchdog_state(2)[1] == drv::WdState::kMonitor);
+  TB_CHECK(sw.watchdog_state(2)[1] == fmt::WdState::kMonitor);
   b.send(0, make_packet(Hdr{.len = 2, .dst = 0x24, .prio = 1, .flow = 4}));
   co_await b.drain(10);
   TB_CHECK_EQ(b.count(2, 1, K::kDropWred), 1U) << "re-enabled: lossless again";
@@ -703,8 +739,8 @@ SYNCFAB_TEST(switch_top, xoff_sends_pause) {
   TB_CHECK_EQ(b.pfc_out[0].size(), 1U);
   const RxPacket& f = b.pfc_out[0][0];
   TB_CHECK_EQ(f.flits.size(), 2U);
-  TB_CHECK_EQ((f.flits[0][0] >> 16) & 0xFFU, 0x02U) << "class enable";
-  TB_CHECK_EQ(f.flits[1][0] >> 16, 50U) << "quanta of priority 1";
+  TB_CHECK_EQ(unsigned{pfc_of(f.flits).class_enable()}, 0x02U) << "class enable";
+  TB_CHECK_EQ(pfc_of(f.flits).quanta(1), 50U) << "quanta of priority 1";
   const std::uint64_t crossing = b.rx_last_cycle[0][1];
   TB_CHECK(f.first_cycle <= crossing + 1 + 8 + 2)
       << "pause " << f.first_cycle - crossing << " cycles after the crossing";
@@ -715,7 +751,7 @@ SYNCFAB_TEST(switch_top, xoff_sends_pause) {
   co_await ClockCycles(b.clk, 100);
   TB_CHECK_EQ(b.out[2].size(), 3U);
   TB_CHECK_EQ(b.pfc_out[0].size(), 2U);
-  TB_CHECK_EQ(b.pfc_out[0][1].flits[1][0] >> 16, 0U) << "resume: quanta 0";
+  TB_CHECK_EQ(pfc_of(b.pfc_out[0][1].flits).quanta(1), 0U) << "resume: quanta 0";
   TB_CHECK_EQ(b.count(0, 1, K::kResumeTx), 1U);
 }
 
@@ -729,7 +765,7 @@ SYNCFAB_TEST(switch_top, remap_uplink_to_uplink) {
   drv::RemapConfig rc{};
   rc.enable = true;
   rc.uplink_mask = 0x0C;
-  for (unsigned p = 0; p < 8; ++p) {
+  for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
     rc.map[p] = drv::RemapEntry{static_cast<std::uint8_t>(p), 0};
   }
   rc.map[1] = drv::RemapEntry{5, 9};
@@ -833,7 +869,7 @@ SYNCFAB_TEST(switch_top, back_to_back_one_output) {
   auto& sw = b.sw();
   sw.set_lft(0x31, 2);
   drv::SchedConfig sc{};
-  sc.weight = {8, 8, 8, 8, 8, 8, 8, 8};
+  sc.weight.fill(8);
   sw.configure_scheduler(2, sc);
   sw.enable(true);
   b.hold_tx(2, true);
@@ -864,7 +900,7 @@ SYNCFAB_TEST(switch_top, back_to_back_one_input_two_outputs) {
   sw.set_lft(0x32, 2);
   sw.set_lft(0x33, 3);
   drv::SchedConfig sc{};
-  sc.weight = {8, 8, 8, 8, 8, 8, 8, 8};
+  sc.weight.fill(8);
   sw.configure_scheduler(2, sc);
   sw.configure_scheduler(3, sc);
   sw.enable(true);
@@ -898,7 +934,7 @@ SYNCFAB_TEST(switch_top, pause_frame_between_packets) {
   sw.set_lft(0x25, 2);
   sw.set_lft(0x26, 0);
   drv::SchedConfig sc{};
-  sc.weight = {8, 8, 8, 8, 8, 8, 8, 8};
+  sc.weight.fill(8);
   sw.configure_scheduler(0, sc);
   sw.enable(true);
   b.hold_tx(0, true);
@@ -922,7 +958,8 @@ SYNCFAB_TEST(switch_top, pause_frame_between_packets) {
   TB_CHECK_EQ(fr.first_cycle, p1.last_cycle + 1) << "the frame right after P1, before P2";
   TB_CHECK_EQ(p2.first_cycle, fr.last_cycle + 1) << "P2 right after the frame";
   TB_CHECK_EQ(p2.last_cycle - p1.first_cycle + 1, 10U);
-  TB_CHECK_EQ((fr.flits[0][0] >> 16) & 0xFFU, 0x02U) << "class enable: a pause of priority 1";
+  TB_CHECK_EQ(unsigned{pfc_of(fr.flits).class_enable()}, 0x02U)
+      << "class enable: a pause of priority 1";
   TB_CHECK_EQ(b.count(0, 1, K::kPauseTx), 1U);
 }
 
@@ -957,7 +994,7 @@ SYNCFAB_TEST(switch_top, random_conservation) {
   // Quanta of 8 flits >= the largest packet: the scheduler loses no output
   // cycle to credit-only rounds (docs/switch-egress.md, model decisions).
   drv::SchedConfig sc{};
-  sc.weight = {8, 8, 8, 8, 8, 8, 8, 8};
+  sc.weight.fill(8);
   for (unsigned p = 0; p < kPorts; ++p) {
     sw.configure_scheduler(p, sc);
   }
@@ -1043,7 +1080,7 @@ SYNCFAB_TEST(switch_top, random_conservation) {
   dropped += static_cast<unsigned>(skipped.size());
   std::uint32_t rx = 0, tx = 0, drops = 0;
   for (unsigned p = 0; p < kPorts; ++p) {
-    for (unsigned q = 0; q < 8; ++q) {
+    for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
       rx += b.count(p, q, K::kRx);
       tx += b.count(p, q, K::kTx);
       drops += b.count(p, q, K::kDropNoRoute) + b.count(p, q, K::kDropBadPkt) +

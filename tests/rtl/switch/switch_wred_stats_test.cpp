@@ -37,18 +37,19 @@
 #include <vector>
 
 #include "switch_cosim_bench.hpp"
-#include "syncfab/driver/host_memory.hpp"
 #include "syncfab/driver/rtl_device.hpp"
 #include "syncfab/fmt/formats.hpp"
+#include "syncfab/hw/host_memory.hpp"
 
 using namespace syncfab::tb;
 using namespace syncfab::tb::switch_cosim;
 namespace drv = syncfab::driver;
+namespace hw = syncfab::hw;
 namespace fmt = syncfab::fmt;
 
 namespace {
 
-using K = drv::CounterKind;
+using K = fmt::SwCounter;
 
 constexpr unsigned kIn = 0;         // test packets and fillers
 constexpr unsigned kSpacerIn = 1;   // LFSR spacers
@@ -145,7 +146,7 @@ class Rig {
   Vswitch_top& dut;
   Clock& clk;
   ApbMaster apb;
-  drv::HostMemory memory;
+  hw::HostMemory memory;
   drv::RtlDevice dev;
   bool hold = true;               // tx_ready of kOut low
   std::uint64_t now = 0;          // cycles since traffic started

@@ -25,7 +25,7 @@ namespace syncfab::tb::swfab {
 namespace {
 
 namespace drv = syncfab::driver;
-using K = drv::CounterKind;
+using K = fmt::SwCounter;
 
 constexpr unsigned kLossless = 3;
 

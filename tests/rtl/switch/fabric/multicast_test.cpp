@@ -24,7 +24,7 @@ namespace syncfab::tb::swfab {
 namespace {
 
 namespace drv = syncfab::driver;
-using K = drv::CounterKind;
+using K = fmt::SwCounter;
 
 constexpr unsigned kPrio = 3;
 
@@ -120,7 +120,7 @@ Task<> multicast_scenario(TestContext& ctx, const std::string& engine) {
       f, flows, [&](unsigned fl) { return rx_of[fl]; }, [](unsigned) { return false; });
   TB_CHECK(rep.ok()) << engine << ": " << rep;
   std::uint64_t drops = 0;
-  for (unsigned q = 0; q < kPrios; ++q) {
+  for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
     drops += drops_at(snap, q);
   }
   TB_CHECK_EQ(drops, 0U);

@@ -42,7 +42,8 @@
 using namespace syncfab::tb;
 using namespace syncfab::tb::swfab;
 namespace drv = syncfab::driver;
-using K = drv::CounterKind;
+namespace fmt = syncfab::fmt;
+using K = fmt::SwCounter;
 
 namespace {
 
@@ -240,7 +241,7 @@ class StormFabric {
   // Watchdog transitions of the faulty port's queue (sampled).
   struct WdEvent {
     std::uint64_t cycle;
-    drv::WdState to;
+    fmt::WdState to;
     std::optional<std::uint64_t> paused_since;
   };
   [[nodiscard]] const std::vector<WdEvent>& wd_events() const { return wd_events_; }
@@ -288,8 +289,8 @@ class StormFabric {
       peak_ = s;
       peak_cycle_ = now;
     }
-    const drv::WdState st = f_.wd_state(kLeaf2, kFaultyPort, kPrio);
-    if (st == drv::WdState::kRecover) {
+    const fmt::WdState st = f_.wd_state(kLeaf2, kFaultyPort, kPrio);
+    if (st == fmt::WdState::kRecover) {
       recover_min_ = std::min(recover_min_, s.total());
     }
     if (st != wd_last_) {
@@ -308,19 +309,19 @@ class StormFabric {
   unsigned control_ = 0;
   Spread peak_;
   std::uint64_t peak_cycle_ = 0;
-  drv::WdState wd_last_ = drv::WdState::kMonitor;
+  fmt::WdState wd_last_ = fmt::WdState::kMonitor;
   std::optional<std::uint64_t> prev_since_;
   std::vector<WdEvent> wd_events_;
   unsigned recover_min_ = ~0U;
 };
 
-const char* state_name(drv::WdState s) {
+const char* state_name(fmt::WdState s) {
   switch (s) {
-    case drv::WdState::kMonitor:
+    case fmt::WdState::kMonitor:
       return "MONITOR";
-    case drv::WdState::kRecover:
+    case fmt::WdState::kRecover:
       return "RECOVER";
-    case drv::WdState::kDisabled:
+    case fmt::WdState::kDisabled:
       return "DISABLED";
   }
   return "?";
@@ -400,7 +401,7 @@ SYNCFAB_TEST(switch_fabric, pause_storm_watchdog_ignore) {
   while (f.cycle() < limit2 && !disabled_at) {
     f.run_cycles(20);
     for (const auto& e : sc.wd_events()) {
-      if (e.to == drv::WdState::kDisabled) {
+      if (e.to == fmt::WdState::kDisabled) {
         disabled_at = e.cycle;
       }
     }
@@ -429,7 +430,7 @@ SYNCFAB_TEST(switch_fabric, pause_storm_watchdog_ignore) {
   std::uint64_t watched_from = s2;
   for (const auto& e : sc.wd_events()) {
     std::cout << "  wd leaf2.p" << kFaultyPort << " -> " << state_name(e.to) << " at " << e.cycle;
-    if (e.to != drv::WdState::kMonitor) {
+    if (e.to != fmt::WdState::kMonitor) {
       TB_CHECK(e.paused_since.has_value()) << "left MONITOR without a pause";
       const std::uint64_t from = std::max(*e.paused_since, watched_from);
       const std::uint64_t lat = e.cycle - from;
@@ -439,12 +440,12 @@ SYNCFAB_TEST(switch_fabric, pause_storm_watchdog_ignore) {
           << "detected " << lat << " cycles after the pause began (" << kDetect << " programmed)";
       detections.push_back(e.cycle);
     }
-    if (e.to == drv::WdState::kRecover && !recover_at) {
+    if (e.to == fmt::WdState::kRecover && !recover_at) {
       recover_at = e.cycle;
-    } else if (e.to == drv::WdState::kMonitor && recover_at && !recover_end) {
+    } else if (e.to == fmt::WdState::kMonitor && recover_at && !recover_end) {
       recover_end = e.cycle;
     }
-    if (e.to == drv::WdState::kMonitor) {
+    if (e.to == fmt::WdState::kMonitor) {
       watched_from = e.cycle;
     }
     std::cout << "\n";
@@ -472,7 +473,7 @@ SYNCFAB_TEST(switch_fabric, pause_storm_watchdog_ignore) {
   f.send_pfc(kHF, 1U << kPrio, 0, f.cycle());
   f.run_cycles(100);
   drv::Switch& l2 = f.driver(kLeaf2);
-  TB_CHECK(l2.watchdog_state(kFaultyPort)[kPrio] == drv::WdState::kDisabled) << "WD_STATUS";
+  TB_CHECK(l2.watchdog_state(kFaultyPort)[kPrio] == fmt::WdState::kDisabled) << "WD_STATUS";
   const std::uint32_t intr = l2.interrupt_status();
   TB_CHECK((intr & 1U) != 0 && (intr & 2U) != 0 && (intr & 4U) != 0)
       << "INTR_STATUS " << intr << ": WD_DETECT, WD_RECOVER, WD_DISABLE expected";
@@ -482,7 +483,7 @@ SYNCFAB_TEST(switch_fabric, pause_storm_watchdog_ignore) {
     }
   }
   l2.reenable_pfc(kFaultyPort, static_cast<std::uint8_t>(1U << kPrio));
-  TB_CHECK(l2.watchdog_state(kFaultyPort)[kPrio] == drv::WdState::kMonitor)
+  TB_CHECK(l2.watchdog_state(kFaultyPort)[kPrio] == fmt::WdState::kMonitor)
       << "still DISABLED after reenable_pfc";
   f.run_cycles(kMeasure);
   const std::uint64_t e3 = f.cycle();
@@ -492,7 +493,7 @@ SYNCFAB_TEST(switch_fabric, pause_storm_watchdog_ignore) {
   // faulty port is free and watched again, and every flow runs.
   TB_CHECK(!f.paused_since(kLeaf2, kFaultyPort, kPrio).has_value())
       << "the faulty port is still paused after the resume";
-  TB_CHECK(f.wd_state(kLeaf2, kFaultyPort, kPrio) == drv::WdState::kMonitor) << "WD state";
+  TB_CHECK(f.wd_state(kLeaf2, kFaultyPort, kPrio) == fmt::WdState::kMonitor) << "WD state";
   for (unsigned fl = 0; fl < f.flow_count(); ++fl) {
     TB_CHECK(sc.rate(fl, e3 - kMeasure, e3) > 0) << "flow " << fl << " idle after the fix";
   }
@@ -512,7 +513,7 @@ SYNCFAB_TEST(switch_fabric, pause_storm_watchdog_ignore) {
   std::cout << "counters: " << f.write_counters_file(snap).string() << "\n";
   for (const K k :
        {K::kDropWred, K::kDropNoRoute, K::kDropBadPkt, K::kDropDisabled, K::kDropWd, K::kDropBuf}) {
-    TB_CHECK_EQ(snap.total(k), 0U) << drv::to_string(k) << " in a fabric whose hosts sink all";
+    TB_CHECK_EQ(snap.total(k), 0U) << fmt::to_string(k) << " in a fabric whose hosts sink all";
   }
   TB_CHECK_EQ(snap.at(kLeaf2, kFaultyPort, kPrio, K::kWdDetect), kLimit + 1);
   TB_CHECK_EQ(snap.at(kLeaf2, kFaultyPort, kPrio, K::kWdRecover), 1U);

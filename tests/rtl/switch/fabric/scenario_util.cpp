@@ -7,7 +7,7 @@
 namespace syncfab::tb::swfab {
 
 namespace drv = syncfab::driver;
-using K = drv::CounterKind;
+using K = fmt::SwCounter;
 
 void configure_sched_all(Fabric& f, const drv::SchedConfig& cfg) {
   f.program_all([&](unsigned s, drv::Switch& d) {

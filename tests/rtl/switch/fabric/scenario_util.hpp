@@ -16,7 +16,7 @@ namespace syncfab::tb::swfab {
 void configure_sched_all(Fabric& f, const driver::SchedConfig& cfg);
 
 // The drop kinds (DROP_WRED, _NO_ROUTE, _BAD_PKT, _DISABLED, _WD, _BUF).
-const std::vector<driver::CounterKind>& drop_kinds();
+const std::vector<fmt::SwCounter>& drop_kinds();
 // Sum of every drop kind at `prio` over all switches and ports.
 std::uint64_t drops_at(const CounterSnapshot& snap, unsigned prio);
 

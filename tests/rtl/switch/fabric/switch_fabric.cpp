@@ -10,7 +10,7 @@
 #include <stdexcept>
 
 #include "switch_fabric_internal.hpp"
-#include "syncfab/driver/switch_regs.hpp"
+#include "syncfab/hw/switch_regs.hpp"
 
 #ifndef SYNCFAB_BUILD_DIR
 #define SYNCFAB_BUILD_DIR "."
@@ -44,11 +44,11 @@ PacketId decode_payload(const Flit& f) {
   return id;
 }
 
-std::uint64_t CounterSnapshot::sum(unsigned s, drv::CounterKind kind, std::optional<unsigned> port,
+std::uint64_t CounterSnapshot::sum(unsigned s, fmt::SwCounter kind, std::optional<unsigned> port,
                                    std::optional<unsigned> prio) const {
   std::uint64_t n = 0;
   for (unsigned p = 0; p < kPorts; ++p) {
-    for (unsigned q = 0; q < kPrios; ++q) {
+    for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
       if ((!port || *port == p) && (!prio || *prio == q)) {
         n += at(s, p, q, kind);
       }
@@ -57,7 +57,7 @@ std::uint64_t CounterSnapshot::sum(unsigned s, drv::CounterKind kind, std::optio
   return n;
 }
 
-std::uint64_t CounterSnapshot::total(drv::CounterKind kind, std::optional<unsigned> prio) const {
+std::uint64_t CounterSnapshot::total(fmt::SwCounter kind, std::optional<unsigned> prio) const {
   std::uint64_t n = 0;
   for (unsigned s = 0; s < sw.size(); ++s) {
     n += sum(s, kind, std::nullopt, prio);
@@ -96,7 +96,7 @@ unsigned Fabric::add_host(const std::string& name, std::uint16_t lid) {
   if (impl_->started) {
     throw std::logic_error("Fabric::add_host(" + name + ") after start()");
   }
-  if (lid == 0 || lid >= drv::kMlidBase) {
+  if (lid == 0 || lid >= fmt::kMlidBase) {
     throw std::invalid_argument("host " + name + ": LID " + std::to_string(lid) +
                                 " is not a unicast LID");
   }
@@ -277,7 +277,7 @@ unsigned Fabric::add_flow(unsigned host, const FlowSpec& spec) {
                                 std::to_string(spec.len_flits) +
                                 " (2..255: flit 1 carries the packet id)");
   }
-  if (spec.prio >= kPrios) {
+  if (spec.prio >= fmt::kNumPrio) {
     throw std::invalid_argument("flow of host " + h.name + ": prio " + std::to_string(spec.prio));
   }
   if (!(spec.rate > 0.0 && spec.rate <= 1.0)) {
@@ -408,9 +408,9 @@ std::optional<std::uint64_t> Fabric::paused_since(unsigned sw, unsigned port, un
   return x.back().from;
 }
 
-drv::WdState Fabric::wd_state(unsigned sw, unsigned port, unsigned prio) const {
+fmt::WdState Fabric::wd_state(unsigned sw, unsigned port, unsigned prio) const {
   const SwitchNode& s = *switches_.at(sw);
-  return static_cast<drv::WdState>((s.wd.at(port) >> (2 * prio)) & 3U);
+  return static_cast<fmt::WdState>((s.wd.at(port) >> (2 * prio)) & 3U);
 }
 
 const std::vector<Interval>& Fabric::host_paused(unsigned host, unsigned prio) const {
@@ -423,8 +423,8 @@ CounterSnapshot Fabric::read_counters() {
   snap.sw.resize(switches_.size());
   for (std::size_t i = 0; i < switches_.size(); ++i) {
     for (unsigned p = 0; p < kPorts; ++p) {
-      for (unsigned q = 0; q < kPrios; ++q) {
-        for (unsigned k = 0; k < kKinds; ++k) {
+      for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
+        for (unsigned k = 0; k < fmt::kSwCounterCount; ++k) {
           snap.sw[i][p][q][k] = switches_[i]->probe[p].counter(q, k);
         }
       }
@@ -437,26 +437,27 @@ void Fabric::check_counters_over_apb(const CounterSnapshot& snap, unsigned per_s
   auto& rng = ctx_.rng();
   for (unsigned s = 0; s < switch_count(); ++s) {
     std::vector<unsigned> nonzero;
-    for (unsigned i = 0; i < kPorts * kPrios * kKinds; ++i) {
-      if (snap.sw[s][i / (kPrios * kKinds)][i / kKinds % kPrios][i % kKinds] != 0) {
+    for (unsigned i = 0; i < kPorts * fmt::kNumPrio * fmt::kSwCounterCount; ++i) {
+      if (snap.sw[s][i / (fmt::kNumPrio * fmt::kSwCounterCount)]
+                 [i / fmt::kSwCounterCount % fmt::kNumPrio][i % fmt::kSwCounterCount] != 0) {
         nonzero.push_back(i);
       }
     }
     std::vector<unsigned> pick;
     std::sample(nonzero.begin(), nonzero.end(), std::back_inserter(pick), per_switch, rng);
     // One that is zero too (if any), so a probe that reads all zeros fails.
-    constexpr std::uint64_t kAll = std::uint64_t{kPorts} * kPrios * kKinds;
+    constexpr std::uint64_t kAll = std::uint64_t{kPorts} * fmt::kNumPrio * fmt::kSwCounterCount;
     pick.push_back(static_cast<unsigned>(rng() % kAll));
     for (const unsigned i : pick) {
-      const unsigned p = i / (kPrios * kKinds);
-      const unsigned q = i / kKinds % kPrios;
-      const unsigned k = i % kKinds;
-      const auto kind = static_cast<drv::CounterKind>(k);
+      const unsigned p = i / (fmt::kNumPrio * fmt::kSwCounterCount);
+      const unsigned q = i / fmt::kSwCounterCount % fmt::kNumPrio;
+      const unsigned k = i % fmt::kSwCounterCount;
+      const auto kind = static_cast<fmt::SwCounter>(k);
       const std::uint32_t bus = driver(s).counter(p, q, kind);
       // A counter may still count while the read runs (pause refreshes).
       const std::uint32_t after = switches_[s]->probe[p].counter(q, k);
       TB_CHECK(bus >= snap.sw[s][p][q][k] && bus <= after)
-          << switch_name(s) << " port " << p << " prio " << q << " " << drv::to_string(kind)
+          << switch_name(s) << " port " << p << " prio " << q << " " << fmt::to_string(kind)
           << ": CNT_VALUE over APB reads " << bus << ", the counter array held "
           << snap.sw[s][p][q][k] << ".." << after
           << ": CNT_VALUE over APB vs the counter array the harness read";
@@ -472,15 +473,15 @@ void Fabric::dump_counters(std::ostream& out, const CounterSnapshot& snap,
       << "value\n";
   for (std::size_t s = 0; s < snap.sw.size(); ++s) {
     for (unsigned p = 0; p < kPorts; ++p) {
-      for (unsigned q = 0; q < kPrios; ++q) {
-        for (unsigned k = 0; k < kKinds; ++k) {
+      for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
+        for (unsigned k = 0; k < fmt::kSwCounterCount; ++k) {
           const std::uint32_t v = snap.sw[s][p][q][k];
           if (v == 0) {
             continue;
           }
           out << std::left << std::setw(10) << switch_names.at(s) << std::setw(6) << p
               << std::setw(6) << q << std::setw(16)
-              << drv::to_string(static_cast<drv::CounterKind>(k)) << v << '\n';
+              << fmt::to_string(static_cast<fmt::SwCounter>(k)) << v << '\n';
         }
       }
     }

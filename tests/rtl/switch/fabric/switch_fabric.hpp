@@ -51,12 +51,16 @@ inline constexpr unsigned kPorts = 8;
 inline constexpr unsigned kBufCells = 256;
 inline constexpr unsigned kLftEntries = 64;
 inline constexpr unsigned kMftEntries = 16;
-inline constexpr unsigned kPrios = 8;
-inline constexpr unsigned kKinds = driver::kCounterKinds;
 inline constexpr SimTime kPeriod = 10'000;  // 10 ns: one fabric cycle
 inline constexpr std::uint32_t kCsrWindow = 4096;
 
-using Flit = std::array<std::uint8_t, 16>;
+// One flit of the packet stream (FLIT_BITS); the verilated ports carry it as
+// kFlitWords 32-bit words, byte i in bits 8*(i%4) of word i/4.
+inline constexpr std::size_t kFlitBytes = fmt::kFlitBits / 8;
+inline constexpr std::size_t kFlitWords = kFlitBytes / 4;
+using Flit = std::array<std::uint8_t, kFlitBytes>;
+static_assert(fmt::PktHdr::kSizeBytes == kFlitBytes, "the header is one flit");
+inline constexpr std::uint8_t kPfcFrameFlits = fmt::PfcFrame::kSizeBytes / kFlitBytes;
 
 // ------------------------------------------------------------- endpoints
 
@@ -162,9 +166,9 @@ struct RxPacket {
 struct DirStats {
   std::uint64_t flits = 0;    // data and PFC flits that entered (including dropped)
   std::uint64_t packets = 0;  // data packets delivered (last flit entered, link up)
-  std::array<std::uint64_t, kPrios> packets_by_prio{};    // by header prio
-  std::map<std::uint16_t, std::uint64_t> packets_by_dst;  // by header dst_lid (LID or MLID)
-  std::uint64_t data_flits = 0;                           // flits of delivered data packets
+  std::array<std::uint64_t, fmt::kNumPrio> packets_by_prio{};  // by header prio
+  std::map<std::uint16_t, std::uint64_t> packets_by_dst;       // by header dst_lid (LID or MLID)
+  std::uint64_t data_flits = 0;                                // flits of delivered data packets
   std::uint64_t pause_frames = 0;   // PFC frames with a nonzero quanta for an enabled class
   std::uint64_t resume_frames = 0;  // PFC frames with only zero quanta
   std::uint64_t dropped_flits = 0;
@@ -184,21 +188,22 @@ struct LinkInfo {
 
 // ------------------------------------------------------------- observations
 
-// A switch's counters, [port][prio][kind] (kind = driver::CounterKind).
-using SwitchCounters = std::array<std::array<std::array<std::uint32_t, kKinds>, kPrios>, kPorts>;
+// A switch's counters, [port][prio][kind] (kind = fmt::SwCounter).
+using SwitchCounters =
+    std::array<std::array<std::array<std::uint32_t, fmt::kSwCounterCount>, fmt::kNumPrio>, kPorts>;
 struct CounterSnapshot {
   std::uint64_t cycle = 0;  // fabric cycle when the read started
   std::vector<SwitchCounters> sw;
   [[nodiscard]] std::uint32_t at(unsigned s, unsigned port, unsigned prio,
-                                 driver::CounterKind kind) const {
+                                 fmt::SwCounter kind) const {
     return sw.at(s).at(port).at(prio).at(static_cast<unsigned>(kind));
   }
   // Sum over ports and/or priorities (nullopt = all).
-  [[nodiscard]] std::uint64_t sum(unsigned s, driver::CounterKind kind,
+  [[nodiscard]] std::uint64_t sum(unsigned s, fmt::SwCounter kind,
                                   std::optional<unsigned> port = std::nullopt,
                                   std::optional<unsigned> prio = std::nullopt) const;
   // Sum over every switch.
-  [[nodiscard]] std::uint64_t total(driver::CounterKind kind,
+  [[nodiscard]] std::uint64_t total(fmt::SwCounter kind,
                                     std::optional<unsigned> prio = std::nullopt) const;
 };
 
@@ -335,7 +340,7 @@ class Fabric {
   [[nodiscard]] std::optional<std::uint64_t> paused_since(unsigned sw, unsigned port,
                                                           unsigned prio) const;
   // Watchdog state of (switch, port, prio) at the last sampled cycle.
-  [[nodiscard]] driver::WdState wd_state(unsigned sw, unsigned port, unsigned prio) const;
+  [[nodiscard]] fmt::WdState wd_state(unsigned sw, unsigned port, unsigned prio) const;
   // Pause intervals a host honoured per priority (from the frames it got).
   [[nodiscard]] const std::vector<Interval>& host_paused(unsigned host, unsigned prio) const;
 

@@ -45,7 +45,8 @@
 using namespace syncfab::tb;
 using namespace syncfab::tb::swfab;
 namespace drv = syncfab::driver;
-using K = drv::CounterKind;
+namespace fmt = syncfab::fmt;
+using K = fmt::SwCounter;
 
 namespace {
 
@@ -110,7 +111,7 @@ struct Options {
 struct WdEvent {
   unsigned loop = 0;  // index in kLoop
   std::uint64_t cycle = 0;
-  drv::WdState to = drv::WdState::kMonitor;
+  fmt::WdState to = fmt::WdState::kMonitor;
   std::optional<std::uint64_t> paused_since;  // continuous XOFF start when it left MONITOR
 };
 
@@ -184,7 +185,7 @@ class Scenario {
       drv::RemapConfig rc{};
       rc.enable = true;
       rc.uplink_mask = (1U << kToSpine1) | (1U << kToSpine2);
-      for (unsigned p = 0; p < kPrios; ++p) {
+      for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
         rc.map[p] = drv::RemapEntry{static_cast<std::uint8_t>(p), 0};
       }
       rc.map[kPrio] = drv::RemapEntry{kHook, kHookDscp};
@@ -385,7 +386,7 @@ class Scenario {
     std::vector<Drop> d;
     for (unsigned s = 0; s < snap.sw.size(); ++s) {
       for (unsigned p = 0; p < kPorts; ++p) {
-        for (unsigned q = 0; q < kPrios; ++q) {
+        for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
           for (const K k : {K::kDropWred, K::kDropNoRoute, K::kDropBadPkt, K::kDropDisabled,
                             K::kDropWd, K::kDropBuf}) {
             if (const std::uint32_t n = snap.at(s, p, q, k); n != 0) {
@@ -411,8 +412,8 @@ class Scenario {
     snap.sw.resize(f_.switch_count());
     for (unsigned s = 0; s < f_.switch_count(); ++s) {
       for (unsigned p = 0; p < kPorts; ++p) {
-        for (unsigned q = 0; q < kPrios; ++q) {
-          for (unsigned k = 0; k < kKinds; ++k) {
+        for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
+          for (unsigned k = 0; k < fmt::kSwCounterCount; ++k) {
             snap.sw[s][p][q][k] = peek(s, p, q, k);
           }
         }
@@ -420,8 +421,8 @@ class Scenario {
     }
     for (unsigned s = 0; s < f_.switch_count(); ++s) {
       for (unsigned p = 0; p < kPorts; ++p) {
-        for (unsigned q = 0; q < kPrios; ++q) {
-          for (unsigned k = 0; k < kKinds; ++k) {
+        for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
+          for (unsigned k = 0; k < fmt::kSwCounterCount; ++k) {
             if (snap.sw[s][p][q][k] == 0) {
               continue;
             }
@@ -430,7 +431,7 @@ class Scenario {
             const std::uint32_t now = peek(s, p, q, k);
             TB_CHECK(bus >= snap.sw[s][p][q][k] && bus <= now)
                 << f_.switch_name(s) << " port " << p << " prio " << q << " "
-                << drv::to_string(static_cast<K>(k)) << ": driver reads " << bus
+                << fmt::to_string(static_cast<K>(k)) << ": driver reads " << bus
                 << ", the counter array holds " << snap.sw[s][p][q][k] << ".." << now;
           }
         }
@@ -537,7 +538,7 @@ class Scenario {
       return;
     }
     for (unsigned i = 0; i < kLoop.size(); ++i) {
-      const drv::WdState st = f_.wd_state(kLoop[i].sw, kLoop[i].port, kPrio);
+      const fmt::WdState st = f_.wd_state(kLoop[i].sw, kLoop[i].port, kPrio);
       if (st != wd_last_[i]) {
         wd_events_.push_back(WdEvent{i, now, st, prev_since_[i]});
         wd_last_[i] = st;
@@ -556,18 +557,18 @@ class Scenario {
   std::uint64_t t0_ = 0;
   std::uint64_t t1_ = 0;
   std::uint64_t t2_ = 0;
-  std::array<drv::WdState, 4> wd_last_{};
+  std::array<fmt::WdState, 4> wd_last_{};
   std::array<std::optional<std::uint64_t>, 4> prev_since_{};
   std::vector<WdEvent> wd_events_;
 };
 
-const char* state_name(drv::WdState s) {
+const char* state_name(fmt::WdState s) {
   switch (s) {
-    case drv::WdState::kMonitor:
+    case fmt::WdState::kMonitor:
       return "MONITOR";
-    case drv::WdState::kRecover:
+    case fmt::WdState::kRecover:
       return "RECOVER";
-    case drv::WdState::kDisabled:
+    case fmt::WdState::kDisabled:
       return "DISABLED";
   }
   return "?";
@@ -583,13 +584,13 @@ std::array<std::vector<std::uint64_t>, 4> report_wd(const Scenario& sc) {
   for (const WdEvent& e : sc.wd_events()) {
     std::cout << "  wd " << kLoop[e.loop].name << " -> " << state_name(e.to) << " at cycle "
               << e.cycle;
-    if (e.to != drv::WdState::kMonitor && e.paused_since) {
+    if (e.to != fmt::WdState::kMonitor && e.paused_since) {
       const std::uint64_t from = std::max(*e.paused_since, watched[e.loop]);
       lat[e.loop].push_back(e.cycle - from);
       std::cout << " (paused continuously since " << *e.paused_since << ", watched since " << from
                 << ": " << e.cycle - from << " cycles)";
     }
-    if (e.to == drv::WdState::kMonitor) {
+    if (e.to == fmt::WdState::kMonitor) {
       watched[e.loop] = e.cycle;
     }
     std::cout << "\n";
@@ -677,7 +678,7 @@ std::uint64_t check_watchdog_run(Scenario& sc, const CounterSnapshot& snap,
   std::optional<std::uint64_t> first;
   std::array<std::uint32_t, 4> detects{};
   for (const WdEvent& e : sc.wd_events()) {
-    if (e.to != drv::WdState::kMonitor) {
+    if (e.to != fmt::WdState::kMonitor) {
       ++detects[e.loop];
       first = first ? std::min(*first, e.cycle) : e.cycle;
     }
@@ -703,7 +704,7 @@ std::uint64_t check_watchdog_run(Scenario& sc, const CounterSnapshot& snap,
     const bool buf = d.kind == K::kDropBuf && at_overrun;
     TB_CHECK(d.prio == kPrio && (wd || buf))
         << f.switch_name(d.sw) << " port " << d.port << " prio " << d.prio << ": "
-        << drv::to_string(d.kind) << " " << d.n;
+        << fmt::to_string(d.kind) << " " << d.n;
     dropped += d.n;
     overrun_drops += buf ? d.n : 0;
   }
@@ -738,7 +739,7 @@ void check_intr(Scenario& sc, const CounterSnapshot& snap, std::uint32_t bit, K 
     const bool counted = snap.at(q.sw, q.port, kPrio, kind) != 0;
     const bool raised = (f.driver(q.sw).interrupt_status() & bit) != 0;
     TB_CHECK_EQ(raised, counted) << q.name << ": INTR_STATUS bit " << bit << " vs "
-                                 << drv::to_string(kind);
+                                 << fmt::to_string(kind);
   }
 }
 
@@ -763,7 +764,7 @@ SYNCFAB_TEST(switch_fabric, deadlock_watchdog_drop) {
   const std::uint64_t until = f.cycle() + 3 * std::uint64_t{kDetect} + kRecover;
   while (f.cycle() < until &&
          std::none_of(sc.wd_events().begin(), sc.wd_events().end(),
-                      [](const WdEvent& e) { return e.to == drv::WdState::kRecover; })) {
+                      [](const WdEvent& e) { return e.to == fmt::WdState::kRecover; })) {
     f.run_cycles(50);
   }
   f.run_cycles(kRecover + 300);
@@ -813,7 +814,7 @@ SYNCFAB_TEST(switch_fabric, deadlock_watchdog_disable) {
     std::cout << "episode " << ep << ": loop closed at " << *closed << ", repaired at " << sc.t1()
               << ", drained at " << f.cycle() << "\n";
     for (unsigned i = 0; i < kLoop.size(); ++i) {
-      if (f.wd_state(kLoop[i].sw, kLoop[i].port, kPrio) == drv::WdState::kDisabled) {
+      if (f.wd_state(kLoop[i].sw, kLoop[i].port, kPrio) == fmt::WdState::kDisabled) {
         disabled.push_back(i);
       }
     }
@@ -823,11 +824,11 @@ SYNCFAB_TEST(switch_fabric, deadlock_watchdog_disable) {
   TB_CHECK(!disabled.empty()) << "no queue was disabled in 4 episodes";
   for (const unsigned i : disabled) {
     const LoopQueue& q = kLoop[i];
-    TB_CHECK(f.driver(q.sw).watchdog_state(q.port)[kPrio] == drv::WdState::kDisabled)
+    TB_CHECK(f.driver(q.sw).watchdog_state(q.port)[kPrio] == fmt::WdState::kDisabled)
         << q.name << ": WD_STATUS";
     TB_CHECK((f.driver(q.sw).interrupt_status() & 4U) != 0) << q.name << ": INTR WD_DISABLE";
     f.driver(q.sw).reenable_pfc(q.port, static_cast<std::uint8_t>(1U << kPrio));
-    TB_CHECK(f.driver(q.sw).watchdog_state(q.port)[kPrio] == drv::WdState::kMonitor)
+    TB_CHECK(f.driver(q.sw).watchdog_state(q.port)[kPrio] == fmt::WdState::kMonitor)
         << q.name << ": still disabled after reenable_pfc";
     std::cout << "  " << q.name << ": DISABLED, re-enabled by the driver\n";
   }
@@ -866,7 +867,7 @@ SYNCFAB_TEST(switch_fabric, deadlock_disabled_overruns_counted) {
   while (f.cycle() < until && !disabled_at) {
     f.run_cycles(50);
     for (const WdEvent& e : sc.wd_events()) {
-      if (e.to == drv::WdState::kDisabled) {
+      if (e.to == fmt::WdState::kDisabled) {
         disabled_at = e.cycle;
         break;
       }
@@ -883,7 +884,7 @@ SYNCFAB_TEST(switch_fabric, deadlock_disabled_overruns_counted) {
   std::vector<End> overrun;
   std::vector<unsigned> disabled;
   for (unsigned i = 0; i < kLoop.size(); ++i) {
-    if (f.wd_state(kLoop[i].sw, kLoop[i].port, kPrio) == drv::WdState::kDisabled) {
+    if (f.wd_state(kLoop[i].sw, kLoop[i].port, kPrio) == fmt::WdState::kDisabled) {
       disabled.push_back(i);
       overrun.push_back(sc.downstream(kLoop[i]));
     }
@@ -961,7 +962,7 @@ SYNCFAB_TEST(switch_fabric, deadlock_prevented_remap) {
   for (const Scenario::Drop& d : Scenario::drops(snap)) {
     TB_CHECK(d.kind == K::kDropBuf && d.prio == kHook)
         << f.switch_name(d.sw) << " port " << d.port << " prio " << d.prio << ": "
-        << drv::to_string(d.kind) << " " << d.n;
+        << fmt::to_string(d.kind) << " " << d.n;
     dropped += d.n;
   }
   TB_CHECK(dropped > 0) << "no looping copy was dropped";

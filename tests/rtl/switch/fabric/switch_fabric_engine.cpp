@@ -16,31 +16,33 @@ namespace syncfab::tb::swfab {
 
 namespace {
 
-bool is_pfc(const Flit& head) { return head[0] == static_cast<std::uint8_t>(fmt::PktType::kPfc); }
+bool is_pfc(const Flit& head) { return fmt::PktHdr(head).pkt_type() == fmt::PktType::kPfc; }
 
 struct PfcInfo {
   std::uint8_t cls = 0;
-  std::array<std::uint16_t, kPrios> quanta{};
+  std::array<std::uint16_t, fmt::kNumPrio> quanta{};
 };
 
 PfcInfo decode_pfc(const std::vector<Flit>& flits) {
   PfcInfo info;
-  if (flits.size() != 2) {
+  if (flits.size() != kPfcFrameFlits) {
     return info;
   }
   fmt::PfcFrame::Bytes img{};
-  std::copy_n(flits[0].begin(), 16, img.begin());
-  std::copy_n(flits[1].begin(), 16, img.begin() + 16);
+  for (std::size_t i = 0; i < kPfcFrameFlits; ++i) {
+    std::copy(flits[i].begin(), flits[i].end(),
+              img.begin() + static_cast<std::ptrdiff_t>(i * kFlitBytes));
+  }
   const fmt::PfcFrame f(img);
   info.cls = f.class_enable();
-  for (unsigned q = 0; q < kPrios; ++q) {
+  for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
     info.quanta[q] = f.quanta(q);
   }
   return info;
 }
 
 bool is_pause(const PfcInfo& p) {
-  for (unsigned q = 0; q < kPrios; ++q) {
+  for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
     if ((p.cls >> q & 1U) != 0 && p.quanta[q] != 0) {
       return true;
     }
@@ -98,8 +100,8 @@ void Fabric::Impl::cycle_inputs(std::uint64_t now) {
       const SwitchRx& r = s.rx_fifo[p].front();
       valid |= 1U << p;
       last |= static_cast<std::uint32_t>(r.last) << p;
-      std::uint32_t* w = words + std::size_t{4} * p;
-      for (std::size_t k = 0; k < 4; ++k) {
+      std::uint32_t* w = words + kFlitWords * p;
+      for (std::size_t k = 0; k < kFlitWords; ++k) {
         w[k] = static_cast<std::uint32_t>(r.data[4 * k]) |
                static_cast<std::uint32_t>(r.data[4 * k + 1]) << 8U |
                static_cast<std::uint32_t>(r.data[4 * k + 2]) << 16U |
@@ -108,7 +110,7 @@ void Fabric::Impl::cycle_inputs(std::uint64_t now) {
     }
     s.dut.rx_valid_i = valid;
     s.dut.rx_last_i = last;
-    s.dut.tx_ready_i = 0xFF;
+    s.dut.tx_ready_i = (1U << kPorts) - 1;
   }
 }
 
@@ -138,7 +140,7 @@ void Fabric::Impl::cycle_outputs(std::uint64_t now) {
       TB_CHECK(s.link[p].has_value()) << "switch " << s.name << " sent a flit out of port " << p
                                       << ", which has no link (a table entry names it)";
       Flit f{};
-      const std::uint32_t* w = tx_words + std::size_t{4} * p;
+      const std::uint32_t* w = tx_words + kFlitWords * p;
       for (std::size_t i = 0; i < f.size(); ++i) {
         f[i] = static_cast<std::uint8_t>(w[i / 4] >> (8 * (i % 4)));
       }
@@ -155,7 +157,7 @@ void Fabric::Impl::sample(SwitchNode& s, std::uint64_t now) {
     const std::uint8_t xoff = *pr.xoff;
     const std::uint8_t stop = *pr.stop;
     if ((xoff | s.last_xoff[p] | stop | s.last_stop[p]) != 0) {
-      for (unsigned q = 0; q < kPrios; ++q) {
+      for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
         mark(s.trace[p][q].xoff, (xoff >> q & 1U) != 0, now);
         mark(s.trace[p][q].stop, (stop >> q & 1U) != 0, now);
       }
@@ -165,7 +167,7 @@ void Fabric::Impl::sample(SwitchNode& s, std::uint64_t now) {
     s.wd[p] = *pr.wd;
     s.free[p] = *pr.free;
     if (s.free[p] != kBufCells) {
-      for (unsigned q = 0; q < kPrios; ++q) {
+      for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
         const std::uint32_t occ = pr.occupancy(q);
         PortPrioTrace& t = s.trace[p][q];
         if (occ > t.peak_occ) {
@@ -212,9 +214,7 @@ void Fabric::Impl::enter(unsigned link, bool from_a, const Flit& f, bool last, s
     }
     return;
   }
-  fmt::PktHdr::Bytes hb{};
-  std::copy_n(d.cur.front().begin(), 16, hb.begin());
-  const fmt::PktHdr h(hb);
+  const fmt::PktHdr h(d.cur.front());
   ++st.packets;
   ++st.packets_by_prio.at(h.prio());
   ++st.packets_by_dst[h.dst_lid()];
@@ -265,7 +265,7 @@ std::vector<Flit> Fabric::Impl::make_packet(unsigned flow_id, std::uint64_t seq)
       .set_dscp(fl.spec.dscp)
       .set_flow_label(flow_id & 0xFFFFFU);
   std::vector<Flit> flits(fl.spec.len_flits);
-  std::copy_n(hdr.bytes().begin(), 16, flits[0].begin());
+  flits[0] = hdr.bytes();
   flits[1] = encode_payload(PacketId{fl.src_host, flow_id, seq});
   for (std::size_t i = 2; i < flits.size(); ++i) {
     flits[i].fill(static_cast<std::uint8_t>(seq + i));
@@ -288,13 +288,17 @@ bool Fabric::Impl::start_storm_frame(HostNode& h, std::uint64_t now) {
       continue;
     }
     fmt::PfcFrame fr;
-    fr.set_pkt_type(fmt::PktType::kPfc).set_len_flits(2).set_class_enable(st.spec.class_mask);
-    for (unsigned q = 0; q < kPrios; ++q) {
+    fr.set_pkt_type(fmt::PktType::kPfc)
+        .set_len_flits(kPfcFrameFlits)
+        .set_class_enable(st.spec.class_mask);
+    for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
       fr.set_quanta(q, (st.spec.class_mask >> q & 1U) != 0 ? st.spec.quanta : std::uint16_t{0});
     }
-    h.cur.assign(2, Flit{});
-    std::copy_n(fr.bytes().begin(), 16, h.cur[0].begin());
-    std::copy_n(fr.bytes().begin() + 16, 16, h.cur[1].begin());
+    h.cur.assign(kPfcFrameFlits, Flit{});
+    for (std::size_t i = 0; i < kPfcFrameFlits; ++i) {
+      std::copy_n(fr.bytes().begin() + static_cast<std::ptrdiff_t>(i * kFlitBytes), kFlitBytes,
+                  h.cur[i].begin());
+    }
     h.pos = 0;
     h.cur_storm = id;
     // The next frame is due one period after this one's slot; slots the
@@ -379,7 +383,7 @@ void Fabric::Impl::host_receive(HostNode& h, unsigned index, const Flit& f, bool
     const PfcInfo info = decode_pfc(pkt);
     TB_CHECK(pkt.size() == 2) << "host " << h.name << " got a PFC frame of " << pkt.size()
                               << " flits";
-    for (unsigned q = 0; q < kPrios; ++q) {
+    for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
       if ((info.cls >> q & 1U) == 0) {
         continue;
       }
@@ -407,9 +411,7 @@ void Fabric::Impl::host_receive(HostNode& h, unsigned index, const Flit& f, bool
   }
   TB_CHECK(pkt.size() >= 2) << "host " << h.name << " got a data packet of " << pkt.size()
                             << " flit(s); hosts send at least 2";
-  fmt::PktHdr::Bytes hb{};
-  std::copy_n(pkt.front().begin(), 16, hb.begin());
-  const fmt::PktHdr hdr(hb);
+  const fmt::PktHdr hdr(pkt.front());
   RxPacket r;
   r.host = index;
   r.id = decode_payload(pkt[1]);

@@ -10,8 +10,8 @@
 
 #include "switch_fabric.hpp"
 #include "switch_probe.hpp"
-#include "syncfab/driver/host_memory.hpp"
 #include "syncfab/driver/rtl_device.hpp"
+#include "syncfab/hw/host_memory.hpp"
 #include "syncfab/model/switch_csr_model.hpp"
 
 namespace syncfab::tb::swfab {
@@ -41,7 +41,7 @@ struct SwitchRx {
 // step with every write the RTL gets (TeeDevice), so that a driver can be
 // run against it in zero simulated time; `record` collects the writes of a
 // staged programming pass, replayed later on the RTL's APB.
-class ShadowCsr final : public driver::Device {
+class ShadowCsr final : public hw::Device {
  public:
   ShadowCsr() : csr_(model::SwitchCsrParams{kPorts, kBufCells, kLftEntries, kMftEntries}) {}
   std::uint32_t read32(std::uint32_t offset) override { return csr_.read32(offset); }
@@ -51,7 +51,7 @@ class ShadowCsr final : public driver::Device {
       writes_.emplace_back(offset, value);
     }
   }
-  driver::DmaMemory& dma() override { return csr_.dma(); }
+  hw::DmaMemory& dma() override { return csr_.dma(); }
   bool wait_interrupt(std::chrono::nanoseconds timeout) override {
     return csr_.wait_interrupt(timeout);
   }
@@ -74,7 +74,7 @@ class ShadowCsr final : public driver::Device {
 
 // What the RTL-side driver talks to: the RtlDevice, every write also
 // mirrored into the shadow.
-class TeeDevice final : public driver::Device {
+class TeeDevice final : public hw::Device {
  public:
   TeeDevice(driver::RtlDevice& rtl, ShadowCsr& shadow) : rtl_(rtl), shadow_(shadow) {}
   std::uint32_t read32(std::uint32_t offset) override { return rtl_.read32(offset); }
@@ -82,7 +82,7 @@ class TeeDevice final : public driver::Device {
     rtl_.write32(offset, value);
     shadow_.mirror(offset, value);
   }
-  driver::DmaMemory& dma() override { return rtl_.dma(); }
+  hw::DmaMemory& dma() override { return rtl_.dma(); }
   bool wait_interrupt(std::chrono::nanoseconds timeout) override {
     return rtl_.wait_interrupt(timeout);
   }
@@ -98,7 +98,7 @@ struct Fabric::SwitchNode {
   Vswitch_top& dut;
   Clock& clk;
   ApbMaster apb;
-  driver::HostMemory memory;
+  hw::HostMemory memory;
   driver::RtlDevice dev;
   ShadowCsr shadow;
   TeeDevice tee;
@@ -107,7 +107,7 @@ struct Fabric::SwitchNode {
   std::array<PortProbe, kPorts> probe{};
   std::array<std::optional<unsigned>, kPorts> link{};
   std::array<std::deque<SwitchRx>, kPorts> rx_fifo{};
-  std::array<std::array<PortPrioTrace, kPrios>, kPorts> trace{};
+  std::array<std::array<PortPrioTrace, fmt::kNumPrio>, kPorts> trace{};
   std::array<std::uint8_t, kPorts> last_xoff{};
   std::array<std::uint8_t, kPorts> last_stop{};
   std::array<std::uint16_t, kPorts> wd{};
@@ -126,8 +126,8 @@ struct Fabric::HostNode {
   std::size_t pos = 0;
   std::optional<unsigned> cur_flow;
   std::optional<unsigned> cur_storm;
-  std::array<std::uint64_t, kPrios> paused_until{};
-  std::array<std::vector<Interval>, kPrios> paused;
+  std::array<std::uint64_t, fmt::kNumPrio> paused_until{};
+  std::array<std::vector<Interval>, fmt::kNumPrio> paused;
   std::vector<Flit> rx_cur;
   std::uint64_t rx_first = 0;
   std::vector<RxPacket> received;

@@ -19,8 +19,8 @@
 #include <string_view>
 #include <vector>
 
-#include <syncfab/driver/device.hpp>
 #include <syncfab/fmt/formats.hpp>
+#include <syncfab/hw/device.hpp>
 
 #include "syncfab/model/request_damq.hpp"
 
@@ -63,12 +63,12 @@ struct CompletionRecord {
 class BarrierEngine {
  public:
   // std::invalid_argument naming the bad configuration value.
-  BarrierEngine(const EngineConfig& config, driver::DmaMemory& memory);
+  BarrierEngine(const EngineConfig& config, hw::DmaMemory& memory);
 
   BarrierEngine(const BarrierEngine&) = delete;
   BarrierEngine& operator=(const BarrierEngine&) = delete;
 
-  // CSR port, byte offsets of the RDL (rtl/nic/nic_csr.rdl). driver::BusError
+  // CSR port, byte offsets of the RDL (rtl/nic/nic_csr.rdl). hw::BusError
   // (the APB PSLVERR) for an unaligned or unmapped offset, a write to a
   // register without writable fields.
   std::uint32_t csr_read(std::uint32_t offset);
@@ -178,7 +178,7 @@ class BarrierEngine {
   [[nodiscard]] static bool serial_newer(std::uint16_t a, std::uint16_t b) noexcept;
 
   EngineConfig cfg_;
-  driver::DmaMemory* mem_;
+  hw::DmaMemory* mem_;
   std::uint64_t cycle_ = 0;
 
   // CSR state (register values the engine keeps).

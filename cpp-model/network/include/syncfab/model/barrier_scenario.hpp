@@ -1,10 +1,11 @@
 // A barrier workload on a Fabric, with the checks of DESIGN §5: every node
 // runs `barriers` consecutive barriers on each of `contexts` contexts; each
-// node's host builds its schedule with the driver's builder, encodes the
-// descriptor and submits it (HDQ by PIO or SDQ ring + doorbell, chosen at
-// random), polls its completion queue, and arrives at the next barrier a
-// random skew after leaving the previous one. Malformed descriptors can be
-// mixed in; each must complete with its error code and disturb nothing.
+// node's host takes its descriptor from the model's own reading of the
+// schedule (dissemination.hpp, never the driver's builder), submits it (HDQ by
+// PIO or SDQ ring + doorbell, chosen at random), polls its completion queue,
+// and arrives at the next barrier a random skew after leaving the previous
+// one. Malformed descriptors can be mixed in; each must complete with its
+// error code and disturb nothing.
 //
 // Checked on every run: safety (no node completes a barrier before every
 // node has posted it), liveness (every node completes within

@@ -11,7 +11,7 @@
 #include <queue>
 #include <vector>
 
-#include <syncfab/driver/host_memory.hpp>
+#include <syncfab/hw/host_memory.hpp>
 #include <syncfab/model/barrier_engine.hpp>
 
 #include "syncfab/model/torus.hpp"
@@ -23,7 +23,7 @@ struct FabricConfig {
   unsigned hop_latency = 10;  // cycles per link
   unsigned nic_latency = 4;   // cycles of injection + ejection, per packet
   EngineConfig engine;        // every NIC's parameters (lid is set per node)
-  driver::BusAddr mem_base = 0x1000'0000;
+  hw::BusAddr mem_base = 0x1000'0000;
   std::size_t mem_size = 1 << 16;
 };
 
@@ -38,7 +38,7 @@ class Fabric {
     return static_cast<std::uint16_t>(node + 1);
   }
   [[nodiscard]] BarrierEngine& nic(unsigned node) { return *nodes_.at(node).engine; }
-  [[nodiscard]] driver::HostMemory& memory(unsigned node) { return *nodes_.at(node).memory; }
+  [[nodiscard]] hw::HostMemory& memory(unsigned node) { return *nodes_.at(node).memory; }
   [[nodiscard]] std::uint64_t now() const noexcept { return now_; }
   // Longest one-way packet latency in cycles.
   [[nodiscard]] std::uint64_t max_latency() const noexcept {
@@ -58,7 +58,7 @@ class Fabric {
 
  private:
   struct Node {
-    std::unique_ptr<driver::HostMemory> memory;
+    std::unique_ptr<hw::HostMemory> memory;
     std::unique_ptr<BarrierEngine> engine;
   };
   struct InFlight {

@@ -12,13 +12,15 @@
 #include <cstdint>
 #include <span>
 
+#include <syncfab/fmt/formats.hpp>
+
 #include "syncfab/model/pfc_tx.hpp"  // kPfcMaxPrio
 
 namespace syncfab::model {
 
 struct PfcRxParams {
-  unsigned num_prio = 8;  // 1..32
-  unsigned cpq_w = 8;     // cycles-per-quantum width, 1..32
+  unsigned num_prio = fmt::kNumPrio;  // 1..32
+  unsigned cpq_w = 8;                 // cycles-per-quantum width, 1..32
 };
 
 struct PfcRxInputs {

@@ -13,14 +13,16 @@
 #include <cstdint>
 #include <span>
 
+#include <syncfab/fmt/formats.hpp>
+
 namespace syncfab::model {
 
 inline constexpr unsigned kPfcMaxPrio = 32;
 
 struct PfcTxParams {
-  unsigned num_prio = 8;  // 1..32
-  unsigned occ_w = 16;    // occupancy / threshold width, 1..32
-  unsigned ref_w = 16;    // refresh interval width, 1..32
+  unsigned num_prio = fmt::kNumPrio;  // 1..32
+  unsigned occ_w = 16;                // occupancy / threshold width, 1..32
+  unsigned ref_w = 16;                // refresh interval width, 1..32
 };
 
 // One cycle's inputs; the spans hold one entry per priority.

@@ -11,16 +11,16 @@
 #include <array>
 #include <cstdint>
 
+#include <syncfab/fmt/formats.hpp>
+
 #include "syncfab/model/pfc_tx.hpp"  // kPfcMaxPrio
 
 namespace syncfab::model {
 
-enum class WdState : std::uint8_t { kMonitor = 0, kRecover = 1, kDisabled = 2 };
-
 struct PfcWatchdogParams {
-  unsigned num_prio = 8;  // 1..32
-  unsigned time_w = 24;   // detect / recover / window width, 1..32
-  unsigned cnt_w = 8;     // deadlock count width, 1..32
+  unsigned num_prio = fmt::kNumPrio;  // 1..32
+  unsigned time_w = 24;               // detect / recover / window width, 1..32
+  unsigned cnt_w = 8;                 // deadlock count width, 1..32
 };
 
 struct PfcWatchdogInputs {
@@ -48,7 +48,7 @@ struct PfcWatchdogOutputs {
 
 // Per-queue state.
 struct WdQueue {
-  WdState state = WdState::kMonitor;
+  fmt::WdState state = fmt::WdState::kMonitor;
   std::uint32_t cnt = 0;
   std::uint32_t win = 0;
   bool win_open = false;

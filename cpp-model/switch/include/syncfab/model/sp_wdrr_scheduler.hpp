@@ -14,12 +14,14 @@
 #include <span>
 #include <vector>
 
+#include <syncfab/fmt/formats.hpp>
+
 namespace syncfab::model {
 
 struct SchedParams {
-  unsigned num_q = 8;     // 1..64
-  unsigned len_w = 8;     // head packet length width (flits), 1..31
-  unsigned weight_w = 8;  // quantum width (flits), 1..31
+  unsigned num_q = fmt::kNumPrio;  // 1..64
+  unsigned len_w = 8;              // head packet length width (flits), 1..31
+  unsigned weight_w = 8;           // quantum width (flits), 1..31
 };
 
 // One cycle's inputs. len and weight hold one entry per queue; len matters

@@ -1,4 +1,4 @@
-// The switch's CSR block as the golden model sees it: a driver::Device with
+// The switch's CSR block as the golden model sees it: an hw::Device with
 // the semantics switch_csr.rdl describes -- read-only and write-only
 // registers refused with a bus error (as the RTL's PSLVERR), single-pulse
 // fields reading 0, write-1-to-clear interrupt causes, the index/data table
@@ -12,7 +12,9 @@
 #include <span>
 #include <vector>
 
-#include "syncfab/driver/device.hpp"
+#include <syncfab/fmt/formats.hpp>
+
+#include "syncfab/hw/device.hpp"
 
 namespace syncfab::model {
 
@@ -23,16 +25,13 @@ struct SwitchCsrParams {
   unsigned mft_entries = 256;
 };
 
-class SwitchCsrModel final : public driver::Device {
+class SwitchCsrModel final : public hw::Device {
  public:
-  static constexpr unsigned kPrios = 8;
-  static constexpr unsigned kKinds = 16;
-
   explicit SwitchCsrModel(const SwitchCsrParams& params = {});
 
   std::uint32_t read32(std::uint32_t offset) override;
   void write32(std::uint32_t offset, std::uint32_t value) override;
-  driver::DmaMemory& dma() override { return no_dma_; }
+  hw::DmaMemory& dma() override { return no_dma_; }
   bool wait_interrupt(std::chrono::nanoseconds timeout) override;
 
   // Hardware side.
@@ -58,10 +57,10 @@ class SwitchCsrModel final : public driver::Device {
   std::vector<std::uint16_t> wd_state_;  // per port, 2 bits per priority
   std::vector<std::pair<unsigned, std::uint8_t>> reenables_;
   // The switch has no DMA port: every access is refused.
-  class NoDma final : public driver::DmaMemory {
+  class NoDma final : public hw::DmaMemory {
    public:
-    void read(driver::BusAddr addr, std::span<std::byte> out) const override;
-    void write(driver::BusAddr addr, std::span<const std::byte> data) override;
+    void read(hw::BusAddr addr, std::span<std::byte> out) const override;
+    void write(hw::BusAddr addr, std::span<const std::byte> data) override;
   };
   NoDma no_dma_;
 };

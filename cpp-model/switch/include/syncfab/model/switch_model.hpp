@@ -13,12 +13,13 @@
 // latencies the spec leaves open are parameters (SwitchModelParams), chosen
 // as written in docs/switch-datapath.md "Golden model decisions".
 //
-// Configured only through its CSR block (csr(), a driver::Device), so the
+// Configured only through its CSR block (csr(), an hw::Device), so the
 // unchanged driver::Switch programs it as it programs the RTL; counters,
 // interrupt causes and watchdog state go into that block.
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -40,34 +41,15 @@
 
 namespace syncfab::model {
 
-// One 128-bit flit of a port stream, as the little-endian image the formats
-// use (byte 0 = bits [7:0]).
-using Flit = std::array<std::uint8_t, fmt::PktHdr::kSizeBytes>;
-
-// CNT_SEL.KIND (switch_csr.rdl), in the RDL's order.
-enum class SwCounter : std::uint8_t {
-  kRx = 0,
-  kTx = 1,
-  kDropWred = 2,
-  kDropNoRoute = 3,
-  kDropBadPkt = 4,
-  kDropDisabled = 5,
-  kDropWd = 6,
-  kEcnMark = 7,
-  kPauseTx = 8,
-  kResumeTx = 9,
-  kPauseRx = 10,
-  kResumeRx = 11,
-  kWdDetect = 12,
-  kWdRecover = 13,
-  kWdDisable = 14,
-  kDropBuf = 15,
-};
-// The RDL's name of a kind ("DROP_NO_ROUTE").
-std::string_view to_string(SwCounter kind) noexcept;
+// One flit of a port stream, as the little-endian image the formats use
+// (byte 0 = bits [7:0]); a packet header is exactly one flit.
+inline constexpr std::size_t kFlitBytes = fmt::kFlitBits / 8U;
+using Flit = std::array<std::uint8_t, kFlitBytes>;
+static_assert(fmt::PktHdr::kSizeBytes == kFlitBytes, "the header is one flit");
+inline constexpr unsigned kPfcFrameFlits = fmt::PfcFrame::kSizeBytes / kFlitBytes;
 
 struct SwitchModelParams {
-  SwitchCsrParams csr{};  // ports (<= 8), BUF_CELLS, table sizes
+  SwitchCsrParams csr{};  // ports (<= hw::switch_regs::kMaxPorts), BUF_CELLS, table sizes
   // Cycles from the cycle a packet's last flit arrives to the first cycle a
   // copy of it may be chosen by its output (>= 1).
   unsigned fwd_latency = 1;
@@ -102,8 +84,8 @@ struct TxPacket {
 struct TxPfcFrame {
   std::uint64_t first_cycle = 0;
   std::uint8_t class_enable = 0;
-  std::array<std::uint16_t, 8> quanta{};
-  std::array<Flit, 2> flits{};
+  std::array<std::uint16_t, fmt::kNumPrio> quanta{};
+  std::array<Flit, kPfcFrameFlits> flits{};
 };
 
 // A packet (ingress drop: port = input, prio = arrival priority) or a copy
@@ -113,7 +95,7 @@ struct DropRecord {
   std::uint64_t pkt_id = 0;
   unsigned port = 0;
   unsigned prio = 0;
-  SwCounter reason = SwCounter::kDropBadPkt;
+  fmt::SwCounter reason = fmt::SwCounter::kDropBadPkt;
   std::uint64_t cycle = 0;
 };
 
@@ -230,14 +212,14 @@ class SwitchModel {
     RxPacket rx;
     std::uint32_t used = 0;   // cells in use
     std::uint32_t lossy = 0;  // cells held by lossy packets
-    std::array<std::uint32_t, 8> occ{};
+    std::array<std::uint32_t, fmt::kNumPrio> occ{};
     int streaming_to = -1;           // output reading this input's buffer, -1: none
     std::uint64_t read_free_at = 0;  // first cycle the read port may start a copy
   };
   struct PendingFrame {
     std::uint64_t cycle = 0;
     std::uint8_t class_enable = 0;
-    std::array<std::uint16_t, 8> quanta{};
+    std::array<std::uint16_t, fmt::kNumPrio> quanta{};
   };
   struct OutPort {
     explicit OutPort(const SwitchModelParams& p);
@@ -246,9 +228,9 @@ class SwitchModel {
     PfcTx pfc_tx;
     PfcRx pfc_rx;
     PfcWatchdog wd;
-    std::array<std::uint32_t, 8> qlen{};  // cells of copies waiting per queue
-    std::array<unsigned, 8> rr{};         // last input served per queue
-    std::deque<PendingFrame> rx_frames;   // received PFC frames for pfc_rx
+    std::array<std::uint32_t, fmt::kNumPrio> qlen{};  // cells of copies waiting per queue
+    std::array<unsigned, fmt::kNumPrio> rr{};         // last input served per queue
+    std::deque<PendingFrame> rx_frames;               // received PFC frames for pfc_rx
     // What the output is sending.
     enum class Busy : std::uint8_t { kIdle, kData, kPfc } busy = Busy::kIdle;
     bool discard = false;  // watchdog drop mode: read out and discarded
@@ -267,25 +249,25 @@ class SwitchModel {
   void rx_flit(unsigned i, const Flit& flit);
   void rx_last(unsigned i, std::size_t arrived_flits);
   void enqueue(unsigned i);
-  void drop_ingress(unsigned i, SwCounter why, const std::string& detail);
+  void drop_ingress(unsigned i, fmt::SwCounter why, const std::string& detail);
   void free_cells(std::uint64_t id);
   void release_cells(unsigned i, unsigned prio, bool lossy, std::uint32_t cells);
   void pfc_cycle();
   static bool pfc_tx_quiet(const PfcTx& tx, const SwitchPortConfig& pc,
-                           const std::array<std::uint32_t, 8>& occ);
+                           const std::array<std::uint32_t, fmt::kNumPrio>& occ);
   static bool wd_at_rest(const PfcWatchdog& wd);
   void egress(unsigned o, bool tx_ready);
   bool start(unsigned o);
   void finish_copy(unsigned o);
-  void count(unsigned port, unsigned prio, SwCounter kind, std::uint32_t n = 1);
+  void count(unsigned port, unsigned prio, fmt::SwCounter kind, std::uint32_t n = 1);
   void violation(const std::string& what);
   void trace(const std::string& what);
   [[nodiscard]] bool tx_ready(unsigned port) const;
   std::deque<Copy>& voq(unsigned i, unsigned o, unsigned q) {
-    return voq_[(std::size_t{i} * ports() + o) * 8 + q];
+    return voq_[(std::size_t{i} * ports() + o) * fmt::kNumPrio + q];
   }
   [[nodiscard]] const std::deque<Copy>& voq(unsigned i, unsigned o, unsigned q) const {
-    return voq_[(std::size_t{i} * ports() + o) * 8 + q];
+    return voq_[(std::size_t{i} * ports() + o) * fmt::kNumPrio + q];
   }
 
   SwitchModelParams params_;

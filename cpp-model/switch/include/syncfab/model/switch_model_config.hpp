@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include <syncfab/fmt/formats.hpp>
+
 #include "syncfab/model/switch_csr_model.hpp"
 #include "syncfab/model/wred_ecn.hpp"
 
@@ -18,11 +20,11 @@ struct SwitchPortConfig {
   std::uint8_t wd_enable = 0;
   bool wd_drop_mode = false;
   std::uint8_t wred_en = 0;
-  std::array<std::uint32_t, 8> weight{};  // WDRR quanta per queue
-  std::array<std::uint32_t, 8> xoff{};
-  std::array<std::uint32_t, 8> xon{};
-  std::array<std::uint16_t, 8> quanta{};
-  std::array<WredConfig, 8> wred{};  // enable, Kmin, Kmax, Pmax (/256) per queue
+  std::array<std::uint32_t, fmt::kNumPrio> weight{};  // WDRR quanta per queue
+  std::array<std::uint32_t, fmt::kNumPrio> xoff{};
+  std::array<std::uint32_t, fmt::kNumPrio> xon{};
+  std::array<std::uint16_t, fmt::kNumPrio> quanta{};
+  std::array<WredConfig, fmt::kNumPrio> wred{};  // enable, Kmin, Kmax, Pmax (/256) per queue
   std::uint32_t lossy_limit = 0xFFFF;
 };
 
@@ -36,8 +38,8 @@ struct SwitchConfig {
   std::uint32_t wd_limit = 0;
   bool remap_enable = false;
   std::uint8_t uplink_mask = 0;
-  std::array<std::uint8_t, 8> remap_prio{};
-  std::array<std::uint8_t, 8> remap_dscp{};
+  std::array<std::uint8_t, fmt::kNumPrio> remap_prio{};
+  std::array<std::uint8_t, fmt::kNumPrio> remap_dscp{};
   std::vector<SwitchPortConfig> port;
 };
 

@@ -14,14 +14,14 @@
 #include <syncfab/fmt/formats.hpp>
 
 #include "syncfab/driver/barrier_schedule.hpp"
-#include "syncfab/driver/device.hpp"
+#include "syncfab/hw/device.hpp"
 
 namespace syncfab::driver {
 
 // What the NIC does when the barrier completes (descriptor flags + address).
 struct BarrierCompletion {
   bool write = false;       // write `value` (8 bytes) to `addr`
-  BusAddr addr = 0;         // non-zero and 8-byte aligned when write
+  hw::BusAddr addr = 0;     // non-zero and 8-byte aligned when write
   std::uint64_t value = 0;  //
   bool cq_entry = true;     // post a completion-queue entry
   bool irq = false;         // raise INTR_STATUS.DONE

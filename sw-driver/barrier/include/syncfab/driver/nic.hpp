@@ -34,9 +34,9 @@
 
 #include "syncfab/driver/barrier_errors.hpp"
 #include "syncfab/driver/barrier_schedule.hpp"
-#include "syncfab/driver/device.hpp"
-#include "syncfab/driver/host_memory.hpp"
 #include "syncfab/driver/identity.hpp"
+#include "syncfab/hw/device.hpp"
+#include "syncfab/hw/host_memory.hpp"
 
 namespace syncfab::driver {
 
@@ -81,7 +81,7 @@ struct NicOptions {
 
 // Where in DMA memory the Nic puts its rings: [base, base + bytes).
 struct DmaRegion {
-  BusAddr base = 0;
+  hw::BusAddr base = 0;
   std::size_t bytes = 0;
 };
 
@@ -144,9 +144,9 @@ class Nic {
   // them, programs their registers, enables the interrupt causes and the
   // engine. std::invalid_argument naming the value for bad options or a
   // region too small for the rings.
-  Nic(Device& device, DmaMemory& memory, DmaRegion region, NicOptions options = {});
+  Nic(hw::Device& device, hw::DmaMemory& memory, DmaRegion region, NicOptions options = {});
   // The whole region of `memory`.
-  Nic(Device& device, HostMemory& memory, NicOptions options = {});
+  Nic(hw::Device& device, hw::HostMemory& memory, NicOptions options = {});
   ~Nic();
   Nic(const Nic&) = delete;
   Nic& operator=(const Nic&) = delete;

@@ -1,23 +1,11 @@
-// Errors the driver layer throws. Each message names what was wrong (which
-// offset, which address, which value), so a failing run explains itself.
+// Errors the driver adds to those of the hardware-access layer
+// (syncfab/hw/errors.hpp: BusError, DmaError). Each message names what was
+// wrong, so a failing run explains itself.
 #pragma once
 
 #include <stdexcept>
 
 namespace syncfab::driver {
-
-// A register access the device refused: outside the register map, not
-// 32-bit aligned, or answered with a bus error (APB PSLVERR).
-class BusError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-// A DMA access outside the memory the device can reach.
-class DmaError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 // The device is not the block (or not the register map version) this driver
 // was built for.

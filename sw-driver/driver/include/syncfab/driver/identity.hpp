@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "syncfab/driver/device.hpp"
+#include "syncfab/hw/device.hpp"
 
 namespace syncfab::driver {
 
@@ -24,7 +24,7 @@ Identity expected_identity() noexcept;
 
 // Reads ID and VERSION from the device (no checks; the same two words in
 // every syncfab register block).
-Identity read_identity(Device& device);
+Identity read_identity(hw::Device& device);
 
 // "block type 'SFNC' (0x53464e43), register map version 1.0"
 std::string describe(const Identity& id);
@@ -33,10 +33,10 @@ std::string describe(const Identity& id);
 // version are the ones this driver was built with (the minor version may
 // differ: minor versions only add registers). Otherwise throws
 // DeviceMismatch naming the expected and the found block type and version.
-Identity check_identity(Device& device);
+Identity check_identity(hw::Device& device);
 
 // The same check for another block type (the switch): every syncfab block
 // starts with ID at 0x000 and VERSION (MAJOR[31:16], MINOR[15:0]) at 0x004.
-Identity check_identity(Device& device, const Identity& want);
+Identity check_identity(hw::Device& device, const Identity& want);
 
 }  // namespace syncfab::driver

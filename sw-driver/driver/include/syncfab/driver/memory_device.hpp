@@ -11,19 +11,19 @@
 #include <cstdint>
 #include <vector>
 
-#include "syncfab/driver/device.hpp"
-#include "syncfab/driver/host_memory.hpp"
+#include "syncfab/hw/device.hpp"
+#include "syncfab/hw/host_memory.hpp"
 
 namespace syncfab::driver {
 
-class MemoryDevice final : public Device {
+class MemoryDevice final : public hw::Device {
  public:
   // dma_base/dma_size: the host memory region the device can reach.
-  explicit MemoryDevice(BusAddr dma_base = 0x1000'0000, std::size_t dma_size = 1 << 20);
+  explicit MemoryDevice(hw::BusAddr dma_base = 0x1000'0000, std::size_t dma_size = 1 << 20);
 
   std::uint32_t read32(std::uint32_t offset) override;
   void write32(std::uint32_t offset, std::uint32_t value) override;
-  DmaMemory& dma() override { return memory_; }
+  hw::DmaMemory& dma() override { return memory_; }
   // No time passes in a memory device: returns at once, true (and consumes
   // one) if raise_interrupt() was called since the last successful wait.
   bool wait_interrupt(std::chrono::nanoseconds timeout) override;
@@ -35,7 +35,7 @@ class MemoryDevice final : public Device {
   std::size_t index(std::uint32_t offset, const char* what) const;
 
   std::vector<std::uint32_t> regs_;
-  HostMemory memory_;
+  hw::HostMemory memory_;
   unsigned pending_interrupts_ = 0;
 };
 

@@ -14,24 +14,24 @@
 #include <cstdint>
 #include <functional>
 
-#include "syncfab/driver/device.hpp"
+#include "syncfab/hw/device.hpp"
 #include "syncfab/tb/apb.hpp"
 #include "syncfab/tb/sim.hpp"
 
 namespace syncfab::driver {
 
-class RtlDevice final : public Device {
+class RtlDevice final : public hw::Device {
  public:
   // csr_window_bytes: the size of the address window the CSR port decodes
   // (the register block answers PSLVERR inside it; beyond it the address
   // would alias, so those offsets are refused here as a bus error).
   // intr: current value of the interrupt line.
   RtlDevice(tb::Sim& sim, tb::Clock& clk, tb::ApbMaster& apb, std::function<bool()> intr,
-            DmaMemory& memory, std::uint32_t csr_window_bytes);
+            hw::DmaMemory& memory, std::uint32_t csr_window_bytes);
 
   std::uint32_t read32(std::uint32_t offset) override;
   void write32(std::uint32_t offset, std::uint32_t value) override;
-  DmaMemory& dma() override { return *memory_; }
+  hw::DmaMemory& dma() override { return *memory_; }
   // Simulated time. Returns at the first clock edge where the line is high,
   // or false once `timeout` of simulated time has passed.
   bool wait_interrupt(std::chrono::nanoseconds timeout) override;
@@ -43,7 +43,7 @@ class RtlDevice final : public Device {
   tb::Clock* clk_;
   tb::ApbMaster* apb_;
   std::function<bool()> intr_;
-  DmaMemory* memory_;
+  hw::DmaMemory* memory_;
   std::uint32_t window_;
 };
 

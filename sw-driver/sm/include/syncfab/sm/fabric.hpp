@@ -11,6 +11,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <syncfab/fmt/formats.hpp>
+
 namespace syncfab::sm {
 
 using NodeId = std::uint32_t;
@@ -20,11 +22,16 @@ using Lid = std::uint16_t;
 
 inline constexpr NodeId kNoNode = 0xFFFFFFFFu;
 inline constexpr SwitchIdx kNoSwitch = 0xFFFFFFFFu;
-inline constexpr Lid kFirstUnicastLid = 0x0001;
-inline constexpr Lid kLastUnicastLid = 0xBFFF;
-inline constexpr Lid kFirstMulticastLid = 0xC000;
-inline constexpr Lid kLastMulticastLid = 0xFFFE;  // 0xFFFF is the permissive LID
+// LID ranges: LID_NONE (0) is never assigned and multicast starts at the
+// format spec's MLID_BASE (fmt::kMlidBase); 0xFFFF is IB's permissive LID,
+// never a group's.
+inline constexpr Lid kFirstUnicastLid = fmt::kLidNone + 1U;
+inline constexpr Lid kLastUnicastLid = fmt::kMlidBase - 1U;
+inline constexpr Lid kLastMulticastLid = 0xFFFE;
 inline constexpr int kMaxPorts = 254;
+
+// "0xC000": a LID as four upper-case hex digits, for messages.
+std::string hex_lid(std::uint32_t lid);
 
 enum class NodeType : std::uint8_t { kSwitch, kHca };
 

@@ -62,6 +62,6 @@ GroupSet read_groups(std::istream& in, const std::string& file_name, const Fabri
 GroupSet read_groups_file(const std::string& path, const Fabric& fabric);
 void write_groups(std::ostream& out, const Fabric& fabric, const GroupSet& groups);
 
-inline constexpr std::size_t kMulticastLidCount = kLastMulticastLid - kFirstMulticastLid + 1;
+inline constexpr std::size_t kMulticastLidCount = kLastMulticastLid - fmt::kMlidBase + 1;
 
 }  // namespace syncfab::sm

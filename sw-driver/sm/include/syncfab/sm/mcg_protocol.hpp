@@ -169,7 +169,7 @@ struct McgConfig {
   // reuses it while the switches are still being unprogrammed).
   McgTime destroy_linger = std::chrono::seconds(1);
   // The MLID range this SM hands out (a partition of 0xC000-0xFFFE).
-  Lid first_mlid = kFirstMulticastLid;
+  Lid first_mlid = fmt::kMlidBase;
   Lid last_mlid = kLastMulticastLid;
 };
 

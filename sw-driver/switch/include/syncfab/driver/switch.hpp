@@ -16,13 +16,13 @@
 #include <span>
 #include <string>
 
-#include "syncfab/driver/device.hpp"
+#include <syncfab/fmt/formats.hpp>
+
 #include "syncfab/driver/identity.hpp"
+#include "syncfab/hw/device.hpp"
+#include "syncfab/hw/switch_regs.hpp"
 
 namespace syncfab::driver {
-
-inline constexpr unsigned kSwitchPrios = 8;
-inline constexpr std::uint16_t kMlidBase = 0xC000;
 
 struct SwitchInfo {
   Identity id;
@@ -53,7 +53,7 @@ struct PfcPriority {
   std::uint16_t xon = 0;     // cells, <= xoff
   std::uint16_t quanta = 0;  // pause time sent, >= 1
 };
-using PfcPortConfig = std::array<PfcPriority, kSwitchPrios>;
+using PfcPortConfig = std::array<PfcPriority, fmt::kNumPrio>;
 
 struct PfcTiming {
   std::uint8_t cyc_per_quantum = 8;
@@ -68,8 +68,8 @@ struct WredQueue {
 };
 
 struct SchedConfig {
-  std::uint8_t sp_mask = 0;                         // strict-priority queues
-  std::array<std::uint8_t, kSwitchPrios> weight{};  // WDRR quanta (flits), >= 1 for WDRR queues
+  std::uint8_t sp_mask = 0;                          // strict-priority queues
+  std::array<std::uint8_t, fmt::kNumPrio> weight{};  // WDRR quanta (flits), >= 1 for WDRR queues
 };
 
 struct WatchdogConfig {
@@ -84,8 +84,6 @@ struct WatchdogPort {
   bool drop_mode = false;
 };
 
-enum class WdState : std::uint8_t { kMonitor = 0, kRecover = 1, kDisabled = 2 };
-
 struct RemapEntry {
   std::uint8_t prio = 0;  // 0..7
   std::uint8_t dscp = 0;  // 0..63
@@ -93,30 +91,8 @@ struct RemapEntry {
 struct RemapConfig {
   bool enable = false;
   std::uint8_t uplink_mask = 0;
-  std::array<RemapEntry, kSwitchPrios> map{};  // indexed by the original priority
+  std::array<RemapEntry, fmt::kNumPrio> map{};  // indexed by the original priority
 };
-
-// CNT_SEL.KIND values (switch_csr.rdl).
-enum class CounterKind : std::uint8_t {
-  kRx = 0,
-  kTx = 1,
-  kDropWred = 2,
-  kDropNoRoute = 3,
-  kDropBadPkt = 4,
-  kDropDisabled = 5,
-  kDropWd = 6,
-  kEcnMark = 7,
-  kPauseTx = 8,
-  kResumeTx = 9,
-  kPauseRx = 10,
-  kResumeRx = 11,
-  kWdDetect = 12,
-  kWdRecover = 13,
-  kWdDisable = 14,
-  kDropBuf = 15,
-};
-inline constexpr unsigned kCounterKinds = 16;
-std::string_view to_string(CounterKind kind) noexcept;
 
 struct LftEntry {
   std::uint16_t lid = 0;
@@ -127,7 +103,7 @@ class Switch {
  public:
   // Checks the block identity (DeviceMismatch if it is not a switch of this
   // map's major version) and reads the hardware configuration.
-  explicit Switch(Device& device);
+  explicit Switch(hw::Device& device);
 
   [[nodiscard]] const SwitchInfo& info() const noexcept { return info_; }
   void enable(bool on);
@@ -160,11 +136,11 @@ class Switch {
   void configure_watchdog_port(unsigned port, const WatchdogPort& cfg);
   // Turns PFC back on for queues the watchdog disabled.
   void reenable_pfc(unsigned port, std::uint8_t prio_mask);
-  [[nodiscard]] std::array<WdState, kSwitchPrios> watchdog_state(unsigned port);
+  [[nodiscard]] std::array<fmt::WdState, fmt::kNumPrio> watchdog_state(unsigned port);
 
   void configure_remap(const RemapConfig& cfg);
 
-  [[nodiscard]] std::uint32_t counter(unsigned port, unsigned prio, CounterKind kind);
+  [[nodiscard]] std::uint32_t counter(unsigned port, unsigned prio, fmt::SwCounter kind);
   void clear_counters();
   [[nodiscard]] std::uint32_t interrupt_status();
   void clear_interrupts(std::uint32_t mask);
@@ -181,11 +157,11 @@ class Switch {
   [[nodiscard]] PfcPortConfig read_pfc(unsigned port);
   [[nodiscard]] PfcTiming read_pfc_timing();
 
-  Device* device_;
+  hw::Device* device_;
   SwitchInfo info_;
   // The link of each port as given to configure_pfc (the refresh check of
   // set_pfc_timing needs its largest packet; unknown ports count 255 flits).
-  std::array<LinkParams, 32> links_{};
+  std::array<LinkParams, hw::switch_regs::kMaxPorts> links_{};
 };
 
 }  // namespace syncfab::driver

@@ -9,15 +9,15 @@
 #include <cstdint>
 #include <string_view>
 
-#include "syncfab/driver/reg_field.hpp"
+#include "syncfab/hw/reg_field.hpp"
 #include "syncfab/regs/nic_csr.h"
 
-namespace syncfab::driver::nic {
+namespace syncfab::hw::nic {
 
-using driver::Field;
-using driver::Reg;
+using hw::Field;
+using hw::Reg;
 
-// Block identity the driver was built with.
+// Block identity of the register map this code was built with.
 inline constexpr std::uint32_t kMagic = NIC_CSR__ID__MAGIC_reset;
 inline constexpr std::uint32_t kVersionMajor = NIC_CSR__VERSION__MAJOR_reset;
 inline constexpr std::uint32_t kVersionMinor = NIC_CSR__VERSION__MINOR_reset;
@@ -115,4 +115,4 @@ inline constexpr Reg kCounters[] = {CNT_NOTIF_SENT, CNT_NOTIF_RECV, CNT_NACK_SEN
                                     CNT_NACK_RECV,  CNT_RETRY,      CNT_COMPLETION,
                                     CNT_ERROR,      CNT_DROP,       CNT_DUP};
 
-}  // namespace syncfab::driver::nic
+}  // namespace syncfab::hw::nic

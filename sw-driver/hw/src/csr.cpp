@@ -1,11 +1,11 @@
-#include "syncfab/driver/csr.hpp"
+#include "syncfab/hw/csr.hpp"
 
 #include <stdexcept>
 #include <string>
 
-namespace syncfab::driver {
+namespace syncfab::hw {
 
-void Csr::write(nic::Reg reg, std::initializer_list<FieldValue> fields) {
+void Csr::write(Reg reg, std::initializer_list<FieldValue> fields) {
   std::uint32_t v = 0;
   for (const auto& fv : fields) {
     if (fv.field.reg.offset != reg.offset) {
@@ -17,19 +17,19 @@ void Csr::write(nic::Reg reg, std::initializer_list<FieldValue> fields) {
   write(reg, v);
 }
 
-void Csr::modify(const nic::Field& field, std::uint32_t value) {
+void Csr::modify(const Field& field, std::uint32_t value) {
   const std::uint32_t bits = field.put(value);
   const std::uint32_t old = read(field.reg);
   write(field.reg, (old & ~field.mask) | bits);
 }
 
-std::uint64_t Csr::read64(nic::Reg lo, nic::Reg hi) const {
+std::uint64_t Csr::read64(Reg lo, Reg hi) const {
   const std::uint64_t l = read(lo);
   const std::uint64_t h = read(hi);
   return (h << 32) | l;
 }
 
-void Csr::write64(nic::Reg lo, nic::Reg hi, std::uint64_t value) {
+void Csr::write64(Reg lo, Reg hi, std::uint64_t value) {
   write(lo, static_cast<std::uint32_t>(value));
   write(hi, static_cast<std::uint32_t>(value >> 32));
 }
@@ -56,4 +56,4 @@ std::uint32_t Csr::read_hdq_window(std::size_t word) const {
       static_cast<std::uint32_t>(nic::kHdqWindowOffset + word * sizeof(std::uint32_t)));
 }
 
-}  // namespace syncfab::driver
+}  // namespace syncfab::hw

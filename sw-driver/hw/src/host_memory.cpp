@@ -1,16 +1,14 @@
-#include "syncfab/driver/host_memory.hpp"
+#include "syncfab/hw/host_memory.hpp"
 
 #include <algorithm>
 #include <limits>
 #include <stdexcept>
 #include <string>
 
-#include "hex.hpp"
-#include "syncfab/driver/errors.hpp"
+#include "syncfab/hw/errors.hpp"
+#include "syncfab/hw/hex.hpp"
 
-namespace syncfab::driver {
-
-using detail::hex;
+namespace syncfab::hw {
 
 HostMemory::HostMemory(BusAddr base, std::size_t size) : base_(base) {
   if (size == 0) {
@@ -44,4 +42,4 @@ void HostMemory::write(BusAddr addr, std::span<const std::byte> data) {
   std::copy(data.begin(), data.end(), bytes_.begin() + static_cast<std::ptrdiff_t>(at));
 }
 
-}  // namespace syncfab::driver
+}  // namespace syncfab::hw

@@ -1,6 +1,6 @@
-#include "syncfab/driver/switch_regs.hpp"
+#include "syncfab/hw/switch_regs.hpp"
 
-namespace syncfab::driver::switch_regs {
+namespace syncfab::hw::switch_regs {
 
 Reg port_reg(unsigned port, PortReg which, unsigned index) {
   using P = switch_csr__PORTx__stride80_t;
@@ -48,4 +48,4 @@ Reg port_reg(unsigned port, PortReg which, unsigned index) {
       w.name};
 }
 
-}  // namespace syncfab::driver::switch_regs
+}  // namespace syncfab::hw::switch_regs

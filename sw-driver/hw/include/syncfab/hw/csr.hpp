@@ -1,5 +1,6 @@
-// Register access on a Device through the generated register map (nic_regs.hpp):
-// whole registers, single fields, 64-bit lo/hi pairs and the HDQ window.
+// Register access on a Device through the generated register maps
+// (nic_regs.hpp, switch_regs.hpp): whole registers, single fields, 64-bit
+// lo/hi pairs and the NIC's HDQ window.
 #pragma once
 
 #include <cstddef>
@@ -7,15 +8,15 @@
 #include <initializer_list>
 #include <span>
 
-#include "syncfab/driver/device.hpp"
-#include "syncfab/driver/nic_regs.hpp"
+#include "syncfab/hw/device.hpp"
+#include "syncfab/hw/nic_regs.hpp"
 
-namespace syncfab::driver {
+namespace syncfab::hw {
 
 class Csr {
  public:
   struct FieldValue {
-    nic::Field field;
+    Field field;
     std::uint32_t value;
   };
 
@@ -23,24 +24,22 @@ class Csr {
 
   [[nodiscard]] Device& device() const noexcept { return *device_; }
 
-  [[nodiscard]] std::uint32_t read(nic::Reg reg) const { return device_->read32(reg.offset); }
-  void write(nic::Reg reg, std::uint32_t value) { device_->write32(reg.offset, value); }
+  [[nodiscard]] std::uint32_t read(Reg reg) const { return device_->read32(reg.offset); }
+  void write(Reg reg, std::uint32_t value) { device_->write32(reg.offset, value); }
   // One write of the whole register with the given fields set and every other
   // bit 0. std::invalid_argument if a field belongs to another register or a
   // value does not fit its field.
-  void write(nic::Reg reg, std::initializer_list<FieldValue> fields);
+  void write(Reg reg, std::initializer_list<FieldValue> fields);
 
-  [[nodiscard]] std::uint32_t read(const nic::Field& field) const {
-    return field.get(read(field.reg));
-  }
+  [[nodiscard]] std::uint32_t read(const Field& field) const { return field.get(read(field.reg)); }
   // Read-modify-write of one field. Not for registers with write-1-to-clear
   // or pulse fields (INTR_STATUS, CTRL's pulses, HDQ_POST): writing back what
   // was read would clear or trigger them; use write(reg, {fields}) there.
-  void modify(const nic::Field& field, std::uint32_t value);
+  void modify(const Field& field, std::uint32_t value);
 
   // 64-bit value split over a _LO/_HI register pair (lo written first).
-  [[nodiscard]] std::uint64_t read64(nic::Reg lo, nic::Reg hi) const;
-  void write64(nic::Reg lo, nic::Reg hi, std::uint64_t value);
+  [[nodiscard]] std::uint64_t read64(Reg lo, Reg hi) const;
+  void write64(Reg lo, Reg hi, std::uint64_t value);
 
   // HDQ descriptor window, word by word. std::out_of_range naming the word
   // and the window size if the descriptor does not fit.
@@ -51,4 +50,4 @@ class Csr {
   Device* device_;
 };
 
-}  // namespace syncfab::driver
+}  // namespace syncfab::hw

@@ -1,4 +1,4 @@
-// A register and a field of a device's CSR block, as the driver names them.
+// A register and a field of a device's CSR block, as software names them.
 // The numbers always come from a header PeakRDL generated from the block's
 // SystemRDL (nic_regs.hpp, switch_regs.hpp), never written by hand.
 #pragma once
@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace syncfab::driver {
+namespace syncfab::hw {
 
 struct Reg {
   std::uint32_t offset;  // bytes from the start of the block
@@ -36,4 +36,4 @@ struct Field {
   }
 };
 
-}  // namespace syncfab::driver
+}  // namespace syncfab::hw

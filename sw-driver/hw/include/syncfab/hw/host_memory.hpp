@@ -7,9 +7,9 @@
 #include <span>
 #include <vector>
 
-#include "syncfab/driver/device.hpp"
+#include "syncfab/hw/device.hpp"
 
-namespace syncfab::driver {
+namespace syncfab::hw {
 
 class HostMemory final : public DmaMemory {
  public:
@@ -31,4 +31,4 @@ class HostMemory final : public DmaMemory {
   std::vector<std::byte> bytes_;
 };
 
-}  // namespace syncfab::driver
+}  // namespace syncfab::hw

@@ -2,9 +2,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "syncfab/driver/device.hpp"
+#include "syncfab/hw/device.hpp"
 
-namespace syncfab::driver {
+namespace syncfab::hw {
 
 namespace {
 
@@ -51,4 +51,4 @@ void DmaMemory::write64(BusAddr addr, std::uint64_t value) {
   write(addr, b);
 }
 
-}  // namespace syncfab::driver
+}  // namespace syncfab::hw

@@ -1,7 +1,8 @@
-// The driver's view of a NIC: its CSR block, the host memory it reaches by
-// DMA, and its interrupt line. The same driver code runs on every backend
-// (the in-memory mock, the golden model, the verilated RTL, later a real
-// device through UIO/VFIO) -- that is how a descriptor format is validated.
+// A device as software reaches it: its CSR block, the host memory it reaches
+// by DMA, and its interrupt line. The driver talks to every backend through
+// this interface (the in-memory mock, the golden model, the verilated RTL,
+// later a real device through UIO/VFIO) -- that is how a descriptor format is
+// validated -- and the golden model implements it without knowing the driver.
 #pragma once
 
 #include <chrono>
@@ -9,7 +10,7 @@
 #include <cstdint>
 #include <span>
 
-namespace syncfab::driver {
+namespace syncfab::hw {
 
 // An address on the device's memory bus (what the NIC puts on its DMA port).
 using BusAddr = std::uint64_t;
@@ -62,4 +63,4 @@ class Device {
   virtual bool wait_interrupt(std::chrono::nanoseconds timeout) = 0;
 };
 
-}  // namespace syncfab::driver
+}  // namespace syncfab::hw

@@ -5,16 +5,19 @@
 // generated arrays; nothing is written by hand.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 
-#include "syncfab/driver/nic_regs.hpp"
-#include "syncfab/driver/reg_field.hpp"
+#include <syncfab/fmt/formats.hpp>
+
+#include "syncfab/hw/nic_regs.hpp"
+#include "syncfab/hw/reg_field.hpp"
 #include "syncfab/regs/switch_csr.h"
 
-namespace syncfab::driver::switch_regs {
+namespace syncfab::hw::switch_regs {
 
 inline constexpr std::uint32_t kMagic = SWITCH_CSR__ID__MAGIC_reset;
 inline constexpr std::uint32_t kVersionMajor = SWITCH_CSR__VERSION__MAJOR_reset;
@@ -22,7 +25,6 @@ inline constexpr std::uint32_t kVersionMinor = SWITCH_CSR__VERSION__MINOR_reset;
 inline constexpr std::size_t kBlockBytes = sizeof(switch_csr_t);
 // Ports the register map has room for (the device may have fewer: HW_CFG).
 inline constexpr unsigned kMaxPorts = sizeof(switch_csr_t::PORT) / sizeof(switch_csr_t::PORT[0]);
-inline constexpr unsigned kNumPrio = 8;
 
 // check_identity reads ID and VERSION at the NIC's offsets and positions.
 static_assert(offsetof(switch_csr_t, ID) == offsetof(nic_csr_t, ID));
@@ -116,24 +118,47 @@ SYNCFAB_SW_AFIELD(PORTX__QUANTAX, QUANTA, Q_ODD);
 SYNCFAB_SW_AFIELD(PORTX__WRED_KX, WRED_K, KMIN);
 SYNCFAB_SW_AFIELD(PORTX__WRED_KX, WRED_K, KMAX);
 SYNCFAB_SW_AFIELD(PORTX__WRED_PX, WRED_P, P0);
+SYNCFAB_SW_AFIELD(PORTX__WRED_PX, WRED_P, P1);
+SYNCFAB_SW_AFIELD(PORTX__WRED_PX, WRED_P, P2);
+SYNCFAB_SW_AFIELD(PORTX__WRED_PX, WRED_P, P3);
 SYNCFAB_SW_AFIELD(PORTX__LOSSY_LIMIT, LOSSY_LIMIT, LIMIT);
 
 #undef SYNCFAB_SW_REG
 #undef SYNCFAB_SW_FIELD
 #undef SYNCFAB_SW_AFIELD
 
+// WRED_P[i] packs the Pmax of several egress queues, queue q in field
+// kWredPmax[q % kWredPmax.size()] of WRED_P[q / kWredPmax.size()].
+inline constexpr std::array<Field, 4> kWredPmax{WRED_P_P0, WRED_P_P1, WRED_P_P2, WRED_P_P3};
+static_assert(sizeof(switch_csr__PORTx__stride80_t::WRED_P) / sizeof(std::uint32_t) *
+                      kWredPmax.size() ==
+                  fmt::kNumPrio,
+              "WRED_P holds one Pmax per priority");
+
 // REMAP[p].
 inline Reg remap(unsigned prio) {
-  if (prio >= kNumPrio) {
-    throw std::out_of_range("REMAP index " + std::to_string(prio) + " (8 priorities)");
+  if (prio >= fmt::kNumPrio) {
+    throw std::out_of_range("REMAP index " + std::to_string(prio) + " (" +
+                            std::to_string(fmt::kNumPrio) + " priorities)");
   }
   return Reg{static_cast<std::uint32_t>(offsetof(switch_csr_t, REMAP) + std::size_t{4} * prio),
              "REMAP"};
 }
 
 // The per-port registers (PORT[port].<which>[index]).
-enum class PortReg { kPfcEn, kSched, kWdCtrl, kWredEn, kWeight, kPfcThr, kQuanta, kWredK, kWredP, kLossyLimit };
+enum class PortReg {
+  kPfcEn,
+  kSched,
+  kWdCtrl,
+  kWredEn,
+  kWeight,
+  kPfcThr,
+  kQuanta,
+  kWredK,
+  kWredP,
+  kLossyLimit
+};
 
 Reg port_reg(unsigned port, PortReg which, unsigned index = 0);
 
-}  // namespace syncfab::driver::switch_regs
+}  // namespace syncfab::hw::switch_regs
