@@ -20,6 +20,7 @@
 //     while the hold register is full.
 
 `include "syncfab_assert.svh"
+`include "nic_assert.svh"
 
 module nic_req_damq
   import nic_pkg::*;
@@ -183,19 +184,19 @@ module nic_req_damq
   end
 
   // Every parked entry has exactly one tag; the held one keeps its tag.
-  `SF_ASSERT(a_tags_match_slots, 32'($countones(tag_valid_q)) == used_slots + 32'(hold_q))
+  `NIC_ASSERT(a_tags_match_slots, 32'($countones(tag_valid_q)) == used_slots + 32'(hold_q))
   // Tags are unique, so the entry leaving for good frees exactly one.
-  `SF_ASSERT(a_drain_frees_one_tag, drain_fire && !drain_keep_i |-> $onehot(drain_hit))
-  `SF_ASSERT(a_drain_keep_has_tag, drain_fire && drain_keep_i |-> $onehot(drain_hit))
+  `NIC_ASSERT_IMP(a_drain_frees_one_tag, drain_fire && !drain_keep_i, $onehot(drain_hit))
+  `NIC_ASSERT_IMP(a_drain_keep_has_tag, drain_fire && drain_keep_i, $onehot(drain_hit))
   // A duplicate is never parked (SE ACKs it as DUP instead).
-  `SF_ASSERT(a_park_not_dup, park_fire |-> !park_dup_o)
-  `SF_ASSERT(a_park_has_free_tag, park_fire |-> free_found)
-  `SF_ASSERT_ONEHOT0(a_park_hit_unique, park_hit)
+  `NIC_ASSERT_IMP(a_park_not_dup, park_fire, !park_dup_o)
+  `NIC_ASSERT_IMP(a_park_has_free_tag, park_fire, free_found)
+  `NIC_ASSERT_ONEHOT0(a_park_hit_unique, park_hit)
   // The push-back always finds room: the popped slot is free again.
-  `SF_ASSERT(a_push_back_lands, hold_q |-> enq_ready)
-  `SF_ASSERT(a_no_park_during_push_back, hold_q |-> !park_fire)
-  `SF_ASSERT(a_park_ctx_in_range, park_valid_i |-> 32'(park_ctx_i) < NumCtx)
-  `SF_ASSERT(a_drain_ctx_in_range, drain_valid_i |-> 32'(drain_ctx_i) < NumCtx)
+  `NIC_ASSERT_IMP(a_push_back_lands, hold_q, enq_ready)
+  `NIC_ASSERT_IMP(a_no_park_during_push_back, hold_q, !park_fire)
+  `NIC_ASSERT_IMP(a_park_ctx_in_range, park_valid_i, 32'(park_ctx_i) < NumCtx)
+  `NIC_ASSERT_IMP(a_drain_ctx_in_range, drain_valid_i, 32'(drain_ctx_i) < NumCtx)
 `endif  // SYNTHESIS
 
 endmodule
