@@ -157,13 +157,6 @@ module nic_te
     return SlotW'(32'(i) % K_MAX);
   endfunction
 
-  function automatic flat_t onehot(fidx_t i);
-    flat_t m;
-    m    = '0;
-    m[i] = 1'b1;
-    return m;
-  endfunction
-
   // ------------------------------------------------------------ state
   te_ctx_t [NumCtx-1:0] ctx_q, ctx_d;
   flat_t   [NumCtx-1:0] used_q;              // the sends of the descriptor
@@ -624,8 +617,10 @@ module nic_te
   // $past argument and refreshes it on every model evaluation. Reset with
   // the state they shadow, so the first cycle out of reset compares reset
   // values with reset values.
-  flat_t [NumCtx-1:0] new_prev_q, flight_prev_q, wait_prev_q, acked_prev_q;
-  rqcnt_t [NumCtx-1:0] rq_cnt_prev_q;
+  flat_t   [NumCtx-1:0] used_prev_q, new_prev_q, flight_prev_q, wait_prev_q, acked_prev_q;
+  te_ctx_t [NumCtx-1:0] ctx_prev_q;
+  rqcnt_t  [NumCtx-1:0] rq_cnt_prev_q;
+  logic                 first_q;  // the first cycle out of reset
   logic               act_fire_q, ack_q, retry_push_q, abort_q, load_q, arrived_q;
   logic [CtxIdxW-1:0] act_ctx_q, m_ctx_q, g_q;
   fidx_t              m_slot_q, sel_slot_q;
@@ -634,6 +629,9 @@ module nic_te
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
+      first_q         <= 1'b1;
+      used_prev_q     <= '0;
+      ctx_prev_q      <= '0;
       new_prev_q      <= '0;
       flight_prev_q   <= '0;
       wait_prev_q     <= '0;
@@ -653,6 +651,9 @@ module nic_te
       tx_hdr_prev_q   <= '0;
       done_rec_prev_q <= '0;
     end else begin
+      first_q         <= 1'b0;
+      used_prev_q     <= used_q;
+      ctx_prev_q      <= ctx_q;
       new_prev_q      <= new_q;
       flight_prev_q   <= flight_q;
       wait_prev_q     <= wait_q;
@@ -767,65 +768,78 @@ module nic_te
   `NIC_ASSERT_IMP(a_no_act_with_done_same_ctx, act_fire && done, act_ctx_i != done_sel)
   `NIC_ASSERT_KNOWN(a_resp_hdr_known, resp_rx_valid_i ? resp_rx_hdr_i : '0)
 
+  // The per-context rules below read the send planes, the context status and
+  // the retry counts, and the events of the last edge. They are checked in
+  // the cycles after one of those moved, found by comparing whole arrays with
+  // the previous cycle; in any other cycle nothing they read has changed
+  // since they last held. first_q covers the reset values. (A vector built
+  // bit by bit, so that the comparisons are made once per cycle rather than
+  // substituted into every rule.)
+  logic [7:0] te_moved_by;
+  logic       te_moved;
+  always_comb begin
+    te_moved_by[0] = first_q || act_fire_q || ack_q || retry_push_q || abort_q || load_q;
+    te_moved_by[1] = used_q != used_prev_q;
+    te_moved_by[2] = new_q != new_prev_q;
+    te_moved_by[3] = flight_q != flight_prev_q;
+    te_moved_by[4] = wait_q != wait_prev_q;
+    te_moved_by[5] = acked_q != acked_prev_q;
+    te_moved_by[6] = ctx_q != ctx_prev_q;
+    te_moved_by[7] = rq_cnt_q != rq_cnt_prev_q;
+  end
+  assign te_moved = te_moved_by != '0;
+
   for (genvar c = 0; c < NumCtx; c++) begin : gen_ctx_rules
-    // The bits of each plane set at the last edge, against the one event
-    // that may set them (act_here_q: the context was activated, which loads
-    // every plane). The rules look when the plane moved or the event happened;
-    // in any other cycle both sides are 0.
-    flat_t rise_acked, rise_wait, rise_flight, rise_new;
-    logic  act_here_q, ack_here_q, push_here_q, load_here_q, abort_here_q;
+    // The events of the last edge on this context. act_here_q: it was
+    // activated, which loads every plane.
+    logic act_here_q, ack_here_q, push_here_q, load_here_q, abort_here_q;
     assign act_here_q   = act_fire_q && 32'(act_ctx_q) == c;
     assign ack_here_q   = ack_q && 32'(m_ctx_q) == c;
     assign push_here_q  = retry_push_q && 32'(m_ctx_q) == c;
     assign load_here_q  = load_q && 32'(g_q) == c;
     assign abort_here_q = abort_q && 32'(m_ctx_q) == c;
-    assign rise_acked   = acked_q[c] & ~acked_prev_q[c];
-    assign rise_wait    = wait_q[c] & ~wait_prev_q[c];
-    assign rise_flight  = flight_q[c] & ~flight_prev_q[c];
-    assign rise_new     = new_q[c] & ~new_prev_q[c];
 
     // One state per send: never two at once (one outstanding send per slot).
-    `NIC_ASSERT(a_states_exclusive,
-                ((new_q[c] & (flight_q[c] | wait_q[c] | acked_q[c])) |
-                 (flight_q[c] & (wait_q[c] | acked_q[c])) | (wait_q[c] & acked_q[c])) == '0)
+    `NIC_ASSERT_IMP(a_states_exclusive, te_moved,
+                    ((new_q[c] & (flight_q[c] | wait_q[c] | acked_q[c])) |
+                     (flight_q[c] & (wait_q[c] | acked_q[c])) | (wait_q[c] & acked_q[c])) == '0)
     // While the descriptor runs every send is in exactly one state; once it
     // is over nothing is pending (an abort forgot everything).
-    `NIC_ASSERT_IMP(a_states_cover_used, ctx_q[c].active && !ctx_q[c].ending,
+    `NIC_ASSERT_IMP(a_states_cover_used, te_moved && ctx_q[c].active && !ctx_q[c].ending,
                     (new_q[c] | flight_q[c] | wait_q[c] | acked_q[c]) == used_q[c])
-    `NIC_ASSERT_IMP(a_nothing_pending_when_over, !ctx_q[c].active || ctx_q[c].ending,
+    `NIC_ASSERT_IMP(a_nothing_pending_when_over,
+                    te_moved && (!ctx_q[c].active || ctx_q[c].ending),
                     (new_q[c] | flight_q[c] | wait_q[c]) == '0)
-    // Every ACKed send is marked once, by its ACK only.
-    `NIC_ASSERT_IMP(a_acked_only_by_ack,
-                    !act_here_q && (acked_q[c] != acked_prev_q[c] || ack_here_q),
-                    rise_acked == (ack_here_q ? onehot(m_slot_q) : '0))
+    // The bits of each plane set at the last edge, against the one event that
+    // may set them. Every ACKed send is marked once, by its ACK only.
+    `NIC_ASSERT_IMP(a_acked_only_by_ack, te_moved && !act_here_q,
+                    (acked_q[c] & ~acked_prev_q[c]) ==
+                    (ack_here_q ? flat_t'(1) << m_slot_q : '0))
     // A send waits for a retry only after a NACK.
-    `NIC_ASSERT_IMP(a_wait_only_by_nack,
-                    !act_here_q && (wait_q[c] != wait_prev_q[c] || push_here_q),
-                    rise_wait == (push_here_q ? onehot(m_slot_q) : '0))
+    `NIC_ASSERT_IMP(a_wait_only_by_nack, te_moved && !act_here_q,
+                    (wait_q[c] & ~wait_prev_q[c]) ==
+                    (push_here_q ? flat_t'(1) << m_slot_q : '0))
     // (An abort in the same cycle forgets the send just loaded.)
-    `NIC_ASSERT_IMP(a_flight_only_by_load,
-                    !act_here_q && !abort_here_q &&
-                    (flight_q[c] != flight_prev_q[c] || load_here_q),
-                    rise_flight == (load_here_q ? onehot(sel_slot_q) : '0))
-    `NIC_ASSERT_IMP(a_new_only_by_act, !act_here_q && new_q[c] != new_prev_q[c], rise_new == '0)
-    // new_first_q is the lowest new send. It changes only with new_q, so it is
-    // compared with the search whenever new_q moved.
-    `NIC_ASSERT_IMP(a_new_first_lowest, new_q[c] != new_prev_q[c] && new_q[c] != '0,
-                    new_first_q[c] == lowest_set(new_q[c]))
+    `NIC_ASSERT_IMP(a_flight_only_by_load, te_moved && !act_here_q && !abort_here_q,
+                    (flight_q[c] & ~flight_prev_q[c]) ==
+                    (load_here_q ? flat_t'(1) << sel_slot_q : '0))
+    `NIC_ASSERT_IMP(a_new_only_by_act, te_moved && !act_here_q, (new_q[c] & ~new_prev_q[c]) == '0)
+    // new_first_q is the lowest new send: set in new_q, nothing below it.
+    `NIC_ASSERT_IMP(a_new_first_lowest, te_moved && new_q[c] != '0,
+                    new_q[c][new_first_q[c]] &&
+                    (new_q[c] & ((flat_t'(1) << new_first_q[c]) - flat_t'(1))) == '0)
     // §7: completion only when every expected notification is held (so every
     // round released) and every send ACKed.
     `NIC_ASSERT_IMP(a_complete_rule, complete[c],
                     all_recv_i[c] && rounds_heard_i[c] == ctx_q[c].num_rounds &&
                     acked_q[c] == used_q[c] &&
                     (new_q[c] | flight_q[c] | wait_q[c]) == '0)
-    `NIC_ASSERT_IMP(a_ending_ok_all_acked, ctx_q[c].ending && !ctx_q[c].err,
+    `NIC_ASSERT_IMP(a_ending_ok_all_acked, te_moved && ctx_q[c].ending && !ctx_q[c].err,
                     acked_q[c] == used_q[c])
-    // The retry queue holds exactly the waiting sends. Both are 0 out of reset
-    // and the count of set bits is taken whenever either moved.
-    `NIC_ASSERT_IMP(a_retry_queue_is_wait,
-                    rq_cnt_q[c] != rq_cnt_prev_q[c] || wait_q[c] != wait_prev_q[c],
+    // The retry queue holds exactly the waiting sends.
+    `NIC_ASSERT_IMP(a_retry_queue_is_wait, te_moved,
                     32'(rq_cnt_q[c]) == 32'($countones(wait_q[c])))
-    `NIC_ASSERT(a_retry_queue_fits, rq_cnt_q[c] <= rqcnt_t'(Flat))
+    `NIC_ASSERT_IMP(a_retry_queue_fits, te_moved, rq_cnt_q[c] <= rqcnt_t'(Flat))
     `NIC_ASSERT_IMP(a_retry_head_waits, rq_cnt_q[c] != '0, wait_q[c][head_slot[c]])
     // TE and SE agree on which contexts run (same activation, fin from TE).
     `NIC_ASSERT(a_active_matches_se, ctx_q[c].active == ctx_active_i[c])
