@@ -391,11 +391,7 @@ module nic_of
 
   // The descriptor buffer needs no reset: it is read only after it was
   // filled (HDQ copy or 44 responses). Written in place, a whole descriptor
-  // from the HDQ or one word per response: it holds still for the rest of
-  // its handling (a_act_stable relies on desc_we).
-  logic desc_we;
-  assign desc_we = start_hdq || (state_q == S_FETCH && rsp_fire);
-
+  // from the HDQ or one word per response.
   always_ff @(posedge clk_i) begin
     if (start_hdq) begin
       desc_q <= desc_words_t'(hdq_mem_q[hdq_rptr_q]);
@@ -489,13 +485,11 @@ module nic_of
   // Values of the previous cycle for the rules that compare two cycles:
   // registers written at every edge, like $past, but without the sampled
   // copy of the argument that Verilator refreshes on every evaluation.
-  logic        desc_we_prev_q, tbl_we_prev_q, soft_reset_prev_q, last_rsp_prev_q;
+  logic        soft_reset_prev_q, last_rsp_prev_q;
   logic [15:0] cons_prev_q;
   cq_rec_t     err_rec_prev_q;
   mem_addr_t   rd_req_addr_prev_q;
   always_ff @(posedge clk_i) begin
-    desc_we_prev_q     <= desc_we;
-    tbl_we_prev_q      <= tbl_we;
     soft_reset_prev_q  <= soft_reset_i;
     last_rsp_prev_q    <= last_rsp;
     cons_prev_q        <= cons_q;
@@ -522,11 +516,22 @@ module nic_of
   `NIC_ASSERT(a_one_outcome, !(act_valid && err_valid_o))
   // Valid/ready: what is presented stays until taken (a soft reset drops
   // it: SE, TE and the completion unit reset in the same cycle). The
-  // descriptor and the LID tables change only through desc_we / tbl_we, so
-  // "no write while presented" is $stable of all of them, without keeping a
-  // copy of the previous cycle's 2816-bit descriptor.
+  // descriptor and the LID tables are compared with a copy taken in the
+  // cycle they were presented and not taken; the copy (5376 bits) is made in
+  // those cycles only, not in every cycle as a $past of the descriptor.
+  desc_words_t desc_shown_q;
+  src_table_t  src_shown_q;
+  dst_table_t  dst_shown_q;
+  always_ff @(posedge clk_i) begin
+    if (act_valid && !act_fire && !soft_reset_i) begin
+      desc_shown_q <= desc_q;
+      src_shown_q  <= act_src_q;
+      dst_shown_q  <= act_dst_q;
+    end
+  end
   `NIC_ASSERT_NXT(a_act_stable, act_valid && !act_fire && !soft_reset_i,
-                  act_valid && !desc_we_prev_q && !tbl_we_prev_q)
+                  act_valid && desc_q == desc_shown_q && act_src_q == src_shown_q &&
+                  act_dst_q == dst_shown_q)
   `NIC_ASSERT_NXT(a_err_stable, err_valid_o && !err_ready_i && !soft_reset_i,
                   err_valid_o && err_rec_o == err_rec_prev_q)
   `NIC_ASSERT_NXT(a_rd_req_stable, rd_req_valid_o && !rd_req_ready_i,
