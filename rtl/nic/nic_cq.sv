@@ -178,7 +178,7 @@ module nic_cq
   end
 
   // ---------------------------------------------------- record engine
-  entry_t      cur_q, cur_d;
+  entry_t      cur_q;
   logic        word_q, word_d;        // CQ entry word being written
   logic        dma_err_q, dma_err_d;  // a write of this record was refused
   logic [15:0] head_q, head_d;
@@ -254,7 +254,6 @@ module nic_cq
 
   always_comb begin
     state_d   = state_q;
-    cur_d     = cur_q;
     word_d    = word_q;
     dma_err_d = dma_err_q;
     head_d    = head_q;
@@ -263,7 +262,6 @@ module nic_cq
     unique case (state_q)
       S_IDLE: begin
         if (pop) begin
-          cur_d     = mem_q[rptr_q];
           word_d    = 1'b0;
           dma_err_d = 1'b0;
           // §7 step 1 [decided]: only an OK record does the completion write.
@@ -276,11 +274,7 @@ module nic_cq
       end
       S_CMPL_RSP: begin
         if (wr_rsp_valid_i) begin
-          if (wr_rsp_err_i) begin
-            cur_d.rec.status   = CQ_NET_ERROR;
-            cur_d.rec.err_code = ERR_DMA_ERROR;
-            dma_err_d          = 1'b1;
-          end
+          if (wr_rsp_err_i) dma_err_d = 1'b1;
           state_d = S_CQ_WAIT;
         end
       end
@@ -325,7 +319,6 @@ module nic_cq
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       state_q    <= S_IDLE;
-      cur_q      <= '0;
       word_q     <= 1'b0;
       dma_err_q  <= 1'b0;
       head_q     <= '0;
@@ -334,13 +327,28 @@ module nic_cq
       req_hold_q <= 1'b0;
     end else begin
       state_q    <= state_d;
-      cur_q      <= cur_d;
       word_q     <= word_d;
       dma_err_q  <= dma_err_d;
       head_q     <= head_d;
       phase_q    <= phase_d;
       wr_out_q   <= wr_out_d;
       req_hold_q <= wr_req_valid_o && !wr_req_ready_i;
+    end
+  end
+
+  // The record being handled (171 bits): taken from the FIFO in IDLE, turned
+  // into NET_ERROR / DMA_ERROR by a refused completion write. Updated in its
+  // own clocked process: as part of the state machine's next state it was
+  // copied on every model evaluation (the machine reads the memory response
+  // inputs).
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      cur_q <= '0;
+    end else if (state_q == S_IDLE && pop) begin
+      cur_q <= mem_q[rptr_q];
+    end else if (state_q == S_CMPL_RSP && wr_rsp_valid_i && wr_rsp_err_i) begin
+      cur_q.rec.status   <= CQ_NET_ERROR;
+      cur_q.rec.err_code <= ERR_DMA_ERROR;
     end
   end
 
