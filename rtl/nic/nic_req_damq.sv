@@ -120,8 +120,8 @@ module nic_req_damq
   // ------------------------------------------------------------ tag array
   localparam int unsigned TagIdxW = (NumSlots > 1) ? $clog2(NumSlots) : 1;
 
-  logic [NumSlots-1:0] tag_valid_q, tag_valid_d;
-  tag_t [NumSlots-1:0] tag_q, tag_d;
+  logic [NumSlots-1:0] tag_valid_q;
+  tag_t [NumSlots-1:0] tag_q;
   logic [NumSlots-1:0] park_hit, drain_hit;
   logic [TagIdxW-1:0]  free_idx;
   logic                free_found;
@@ -145,20 +145,9 @@ module nic_req_damq
 
   assign park_dup_o = |park_hit;
 
-  always_comb begin
-    tag_valid_d = tag_valid_q;
-    tag_d       = tag_q;
-    if (drain_fire && !drain_keep_i) begin
-      tag_valid_d = tag_valid_q & ~drain_hit;
-    end
-    // Allocation uses the registered free map: a tag freed this cycle is
-    // reused next cycle at the earliest, like the DAMQ slot it mirrors.
-    if (park_fire) begin
-      tag_valid_d[free_idx] = 1'b1;
-      tag_d[free_idx]       = park_tag;
-    end
-  end
-
+  // The tags are updated in place (a park writes one): a next-state copy of
+  // the array would be made on every model evaluation, since a park depends
+  // on the rx header input.
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       hold_q      <= 1'b0;
@@ -166,10 +155,17 @@ module nic_req_damq
       tag_valid_q <= '0;
       tag_q       <= '0;
     end else begin
-      hold_q      <= hold_d;
-      hold_tag_q  <= hold_tag_d;
-      tag_valid_q <= tag_valid_d;
-      tag_q       <= tag_d;
+      hold_q     <= hold_d;
+      hold_tag_q <= hold_tag_d;
+      if (drain_fire && !drain_keep_i) begin
+        tag_valid_q <= tag_valid_q & ~drain_hit;
+      end
+      // Allocation uses the registered free map: a tag freed this cycle is
+      // reused next cycle at the earliest, like the DAMQ slot it mirrors.
+      if (park_fire) begin
+        tag_valid_q[free_idx] <= 1'b1;
+        tag_q[free_idx]       <= park_tag;
+      end
     end
   end
 
