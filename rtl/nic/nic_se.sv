@@ -91,7 +91,7 @@ module nic_se
   // The tables are written in place, one slot or one context per event: a
   // next-state copy of them would be made in every cycle (in every model
   // evaluation, since a mark depends on the rx header input).
-  ctx_state_t [NumCtx-1:0] ctx_q;
+  ctx_state_t              ctx_q[NumCtx];
   src_table_t [NumCtx-1:0] exp_lid_q;
   slot_mask_t [NumCtx-1:0] exp_q;    // slot holds an expected peer
   slot_mask_t [NumCtx-1:0] recv_q;   // that peer's notification is held
@@ -372,13 +372,13 @@ module nic_se
   // the activation, and a soft reset over all of them.
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      ctx_q   <= '0;
+      ctx_q   <= '{default: '0};
       exp_q   <= '0;
       recv_q  <= '0;
       heard_q <= '0;
     end else if (soft_reset_i) begin
       // §8: every context goes, last epochs included (the engine starts over).
-      ctx_q   <= '0;
+      ctx_q   <= '{default: '0};
       exp_q   <= '0;
       recv_q  <= '0;
       heard_q <= '0;
