@@ -627,6 +627,27 @@ module nic_te
   pkt_hdr_t           tx_hdr_prev_q;
   cq_rec_t            done_rec_prev_q;
 
+  // The per-context rules at the end read the send planes, the context status
+  // and the retry counts, and the events of the last edge. They are checked in
+  // the cycles after one of those moved, found by comparing whole arrays with
+  // the previous cycle; in any other cycle nothing they read has changed
+  // since they last held. first_q covers the reset values. (A vector built
+  // bit by bit, so that the comparisons are made once per cycle rather than
+  // substituted into every rule.)
+  logic [7:0] te_moved_by;
+  logic       te_moved;
+  always_comb begin
+    te_moved_by[0] = first_q || act_fire_q || ack_q || retry_push_q || abort_q || load_q;
+    te_moved_by[1] = used_q != used_prev_q;
+    te_moved_by[2] = new_q != new_prev_q;
+    te_moved_by[3] = flight_q != flight_prev_q;
+    te_moved_by[4] = wait_q != wait_prev_q;
+    te_moved_by[5] = acked_q != acked_prev_q;
+    te_moved_by[6] = ctx_q != ctx_prev_q;
+    te_moved_by[7] = rq_cnt_q != rq_cnt_prev_q;
+  end
+  assign te_moved = te_moved_by != '0;
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       first_q         <= 1'b1;
@@ -652,13 +673,17 @@ module nic_te
       done_rec_prev_q <= '0;
     end else begin
       first_q         <= 1'b0;
-      used_prev_q     <= used_q;
-      ctx_prev_q      <= ctx_q;
-      new_prev_q      <= new_q;
-      flight_prev_q   <= flight_q;
-      wait_prev_q     <= wait_q;
-      acked_prev_q    <= acked_q;
-      rq_cnt_prev_q   <= rq_cnt_q;
+      // Equal already unless something moved (te_moved compares exactly
+      // these), so the copy is made only then.
+      if (te_moved) begin
+        used_prev_q   <= used_q;
+        ctx_prev_q    <= ctx_q;
+        new_prev_q    <= new_q;
+        flight_prev_q <= flight_q;
+        wait_prev_q   <= wait_q;
+        acked_prev_q  <= acked_q;
+        rq_cnt_prev_q <= rq_cnt_q;
+      end
       act_fire_q      <= act_fire;
       ack_q           <= ack;
       retry_push_q    <= m_retry_push;
@@ -768,26 +793,6 @@ module nic_te
   `NIC_ASSERT_IMP(a_no_act_with_done_same_ctx, act_fire && done, act_ctx_i != done_sel)
   `NIC_ASSERT_KNOWN(a_resp_hdr_known, resp_rx_valid_i ? resp_rx_hdr_i : '0)
 
-  // The per-context rules below read the send planes, the context status and
-  // the retry counts, and the events of the last edge. They are checked in
-  // the cycles after one of those moved, found by comparing whole arrays with
-  // the previous cycle; in any other cycle nothing they read has changed
-  // since they last held. first_q covers the reset values. (A vector built
-  // bit by bit, so that the comparisons are made once per cycle rather than
-  // substituted into every rule.)
-  logic [7:0] te_moved_by;
-  logic       te_moved;
-  always_comb begin
-    te_moved_by[0] = first_q || act_fire_q || ack_q || retry_push_q || abort_q || load_q;
-    te_moved_by[1] = used_q != used_prev_q;
-    te_moved_by[2] = new_q != new_prev_q;
-    te_moved_by[3] = flight_q != flight_prev_q;
-    te_moved_by[4] = wait_q != wait_prev_q;
-    te_moved_by[5] = acked_q != acked_prev_q;
-    te_moved_by[6] = ctx_q != ctx_prev_q;
-    te_moved_by[7] = rq_cnt_q != rq_cnt_prev_q;
-  end
-  assign te_moved = te_moved_by != '0;
 
   for (genvar c = 0; c < NumCtx; c++) begin : gen_ctx_rules
     // The events of the last edge on this context. act_here_q: it was
