@@ -28,6 +28,17 @@
 //                                      disabled if reset is asserted at either)
 //   `NIC_ASSERT_ONEHOT0(name, sig)     at most one bit of sig is set
 //   `NIC_ASSERT_KNOWN(name, sig)       sig has no X/Z
+//   `NIC_ASSERT_FORALL(name, gate, i, n, ante, cons)
+//                                      gate && ante |-> cons for every
+//                                      i in 0 .. n-1 (i: the loop variable,
+//                                      an int unsigned, in ante and cons)
+//
+// NIC_ASSERT_FORALL is one rule over a vector (a per-context table, say),
+// instead of a generate loop of one rule per element: a generate loop makes n
+// processes, each testing the enable and its antecedent in every cycle; here
+// one process tests the enable and `gate` (an antecedent shared by every
+// element, 1'b1 if none) once, and only then visits the elements. A failure
+// names the element.
 //
 // $past and $stable may be used in prop/cons: Verilator keeps a registered
 // copy of their argument (sampled, so keep those arguments narrow).
@@ -76,6 +87,22 @@
     end                                                                             \
   end
 
+`define NIC_ASSERT_FORALL(__name, __gate, __i, __n, __ante, __cons)                 \
+  logic __name``_en;                                                                \
+  assign __name``_en = rst_ni;                                                      \
+  always_ff @(posedge clk_i) begin : __name``_forall                                \
+    int unsigned __i;                                                               \
+    if (__name``_en && (__gate)) begin                                              \
+      for (__i = 0; __i < (__n); __i++) begin                                       \
+        if (__ante) begin                                                           \
+          __name: assert (__cons)                                                   \
+            else $error("SVA %s failed: %s = %0d: %s && %s |-> %s", `"__name`",      \
+                        `"__i`", __i, `"__gate`", `"__ante`", `"__cons`");          \
+        end                                                                         \
+      end                                                                           \
+    end                                                                             \
+  end
+
 `define NIC_ASSERT_ONEHOT0(__name, __sig) \
   `NIC_ASSERT(__name, $onehot0(__sig))
 
@@ -89,6 +116,7 @@
 `define NIC_ASSERT_NXT(__name, __ante, __cons)
 `define NIC_ASSERT_ONEHOT0(__name, __sig)
 `define NIC_ASSERT_KNOWN(__name, __sig)
+`define NIC_ASSERT_FORALL(__name, __gate, __i, __n, __ante, __cons)
 
 `endif  // SYNTHESIS
 

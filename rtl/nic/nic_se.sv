@@ -548,16 +548,18 @@ module nic_se
     end
   end
 
-  for (genvar c = 0; c < NumCtx; c++) begin : gen_ctx_rules
-    // Within one activation the heard count only grows (TE relies on it).
-    `NIC_ASSERT_IMP(a_heard_monotonic,
-                    ctx_q[c].active && active_prev_q[c] && !act_here_prev_q[c],
-                    rounds_heard_o[c] >= heard_prev_q[c])
-    `NIC_ASSERT(a_recv_subset_of_expected, (recv_q[c] & ~exp_q[c]) == '0)
-    `NIC_ASSERT(a_heard_in_range, rounds_heard_o[c] <= ctx_q[c].num_rounds)
-    `NIC_ASSERT_IMP(a_heard_count, heard_chk_q[c],
-                    heard_q[c] == heard_scan(exp_q[c], recv_q[c], ctx_q[c].num_rounds))
-  end
+  // Per-context rules: each one rule over the contexts (c), in one process.
+  // Within one activation the heard count only grows (TE relies on it). A
+  // context whose count did not change holds it trivially, hence the gate.
+  `NIC_ASSERT_FORALL(a_heard_monotonic, rounds_heard_o != heard_prev_q, c, NumCtx,
+                     ctx_q[c].active && active_prev_q[c] && !act_here_prev_q[c],
+                     rounds_heard_o[c] >= heard_prev_q[c])
+  // Every context's table at once (the tables are packed arrays).
+  `NIC_ASSERT(a_recv_subset_of_expected, (recv_q & ~exp_q) == '0)
+  `NIC_ASSERT_FORALL(a_heard_in_range, 1'b1, c, NumCtx, 1'b1,
+                     rounds_heard_o[c] <= ctx_q[c].num_rounds)
+  `NIC_ASSERT_FORALL(a_heard_count, heard_chk_q != '0, c, NumCtx, heard_chk_q[c],
+                     heard_q[c] == heard_scan(exp_q[c], recv_q[c], ctx_q[c].num_rounds))
 `endif  // SYNTHESIS
 
 endmodule

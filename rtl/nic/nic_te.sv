@@ -794,65 +794,80 @@ module nic_te
   `NIC_ASSERT_KNOWN(a_resp_hdr_known, resp_rx_valid_i ? resp_rx_hdr_i : '0)
 
 
-  for (genvar c = 0; c < NumCtx; c++) begin : gen_ctx_rules
-    // The events of the last edge on this context. act_here_q: it was
-    // activated, which loads every plane.
-    logic act_here_q, ack_here_q, push_here_q, load_here_q, abort_here_q;
-    assign act_here_q   = act_fire_q && 32'(act_ctx_q) == c;
-    assign ack_here_q   = ack_q && 32'(m_ctx_q) == c;
-    assign push_here_q  = retry_push_q && 32'(m_ctx_q) == c;
-    assign load_here_q  = load_q && 32'(g_q) == c;
-    assign abort_here_q = abort_q && 32'(m_ctx_q) == c;
+  // Per-context rules: each one rule over the contexts (c), in one process.
+  // The events of the last edge on context c. act_here: it was activated,
+  // which loads every plane.
+  function automatic logic act_here(int unsigned c);
+    return act_fire_q && 32'(act_ctx_q) == c;
+  endfunction
+  function automatic logic ack_here(int unsigned c);
+    return ack_q && 32'(m_ctx_q) == c;
+  endfunction
+  function automatic logic push_here(int unsigned c);
+    return retry_push_q && 32'(m_ctx_q) == c;
+  endfunction
+  function automatic logic load_here(int unsigned c);
+    return load_q && 32'(g_q) == c;
+  endfunction
+  function automatic logic abort_here(int unsigned c);
+    return abort_q && 32'(m_ctx_q) == c;
+  endfunction
 
-    // One state per send: never two at once (one outstanding send per slot).
-    `NIC_ASSERT_IMP(a_states_exclusive, te_moved,
-                    ((new_q[c] & (flight_q[c] | wait_q[c] | acked_q[c])) |
-                     (flight_q[c] & (wait_q[c] | acked_q[c])) | (wait_q[c] & acked_q[c])) == '0)
-    // While the descriptor runs every send is in exactly one state; once it
-    // is over nothing is pending (an abort forgot everything).
-    `NIC_ASSERT_IMP(a_states_cover_used, te_moved && ctx_q[c].active && !ctx_q[c].ending,
-                    (new_q[c] | flight_q[c] | wait_q[c] | acked_q[c]) == used_q[c])
-    `NIC_ASSERT_IMP(a_nothing_pending_when_over,
-                    te_moved && (!ctx_q[c].active || ctx_q[c].ending),
-                    (new_q[c] | flight_q[c] | wait_q[c]) == '0)
-    // The bits of each plane set at the last edge, against the one event that
-    // may set them. Every ACKed send is marked once, by its ACK only.
-    `NIC_ASSERT_IMP(a_acked_only_by_ack, te_moved && !act_here_q,
-                    (acked_q[c] & ~acked_prev_q[c]) ==
-                    (ack_here_q ? flat_t'(1) << m_slot_q : '0))
-    // A send waits for a retry only after a NACK.
-    `NIC_ASSERT_IMP(a_wait_only_by_nack, te_moved && !act_here_q,
-                    (wait_q[c] & ~wait_prev_q[c]) ==
-                    (push_here_q ? flat_t'(1) << m_slot_q : '0))
-    // (An abort in the same cycle forgets the send just loaded.)
-    `NIC_ASSERT_IMP(a_flight_only_by_load, te_moved && !act_here_q && !abort_here_q,
-                    (flight_q[c] & ~flight_prev_q[c]) ==
-                    (load_here_q ? flat_t'(1) << sel_slot_q : '0))
-    `NIC_ASSERT_IMP(a_new_only_by_act, te_moved && !act_here_q, (new_q[c] & ~new_prev_q[c]) == '0)
-    // new_first_q is the lowest new send: set in new_q, nothing below it.
-    `NIC_ASSERT_IMP(a_new_first_lowest, te_moved && new_q[c] != '0,
-                    new_q[c][new_first_q[c]] &&
-                    (new_q[c] & ((flat_t'(1) << new_first_q[c]) - flat_t'(1))) == '0)
-    // §7: completion only when every expected notification is held (so every
-    // round released) and every send ACKed.
-    `NIC_ASSERT_IMP(a_complete_rule, complete[c],
-                    all_recv_i[c] && rounds_heard_i[c] == ctx_q[c].num_rounds &&
-                    acked_q[c] == used_q[c] &&
-                    (new_q[c] | flight_q[c] | wait_q[c]) == '0)
-    `NIC_ASSERT_IMP(a_ending_ok_all_acked, te_moved && ctx_q[c].ending && !ctx_q[c].err,
-                    acked_q[c] == used_q[c])
-    // The retry queue holds exactly the waiting sends.
-    `NIC_ASSERT_IMP(a_retry_queue_is_wait, te_moved,
-                    32'(rq_cnt_q[c]) == 32'($countones(wait_q[c])))
-    `NIC_ASSERT_IMP(a_retry_queue_fits, te_moved, rq_cnt_q[c] <= rqcnt_t'(Flat))
-    `NIC_ASSERT_IMP(a_retry_head_waits, rq_cnt_q[c] != '0, wait_q[c][head_slot[c]])
-    // TE and SE agree on which contexts run (same activation, fin from TE).
-    `NIC_ASSERT(a_active_matches_se, ctx_q[c].active == ctx_active_i[c])
-    `NIC_ASSERT_IMP(a_se_heard_in_range, ctx_q[c].active,
-                    32'(rounds_heard_i[c]) <= 32'(ctx_q[c].num_rounds))
-    `NIC_ASSERT_IMP(a_se_all_recv_rule, all_recv_i[c],
-                    ctx_active_i[c] && rounds_heard_i[c] == ctx_q[c].num_rounds)
-  end
+  // One state per send: never two at once (one outstanding send per slot).
+  `NIC_ASSERT_FORALL(a_states_exclusive, te_moved, c, NumCtx, 1'b1,
+                     ((new_q[c] & (flight_q[c] | wait_q[c] | acked_q[c])) |
+                      (flight_q[c] & (wait_q[c] | acked_q[c])) | (wait_q[c] & acked_q[c])) == '0)
+  // While the descriptor runs every send is in exactly one state; once it
+  // is over nothing is pending (an abort forgot everything).
+  `NIC_ASSERT_FORALL(a_states_cover_used, te_moved, c, NumCtx,
+                     ctx_q[c].active && !ctx_q[c].ending,
+                     (new_q[c] | flight_q[c] | wait_q[c] | acked_q[c]) == used_q[c])
+  `NIC_ASSERT_FORALL(a_nothing_pending_when_over, te_moved, c, NumCtx,
+                     !ctx_q[c].active || ctx_q[c].ending,
+                     (new_q[c] | flight_q[c] | wait_q[c]) == '0)
+  // The bits of each plane set at the last edge, against the one event that
+  // may set them. Every ACKed send is marked once, by its ACK only.
+  `NIC_ASSERT_FORALL(a_acked_only_by_ack, te_moved, c, NumCtx, !act_here(c),
+                     (acked_q[c] & ~acked_prev_q[c]) ==
+                     (ack_here(c) ? flat_t'(1) << m_slot_q : '0))
+  // A send waits for a retry only after a NACK.
+  `NIC_ASSERT_FORALL(a_wait_only_by_nack, te_moved, c, NumCtx, !act_here(c),
+                     (wait_q[c] & ~wait_prev_q[c]) ==
+                     (push_here(c) ? flat_t'(1) << m_slot_q : '0))
+  // (An abort in the same cycle forgets the send just loaded.)
+  `NIC_ASSERT_FORALL(a_flight_only_by_load, te_moved, c, NumCtx,
+                     !act_here(c) && !abort_here(c),
+                     (flight_q[c] & ~flight_prev_q[c]) ==
+                     (load_here(c) ? flat_t'(1) << sel_slot_q : '0))
+  `NIC_ASSERT_FORALL(a_new_only_by_act, te_moved, c, NumCtx, !act_here(c),
+                     (new_q[c] & ~new_prev_q[c]) == '0)
+  // new_first_q is the lowest new send: set in new_q, nothing below it.
+  `NIC_ASSERT_FORALL(a_new_first_lowest, te_moved, c, NumCtx, new_q[c] != '0,
+                     new_q[c][new_first_q[c]] &&
+                     (new_q[c] & ((flat_t'(1) << new_first_q[c]) - flat_t'(1))) == '0)
+  // §7: completion only when every expected notification is held (so every
+  // round released) and every send ACKed.
+  `NIC_ASSERT_FORALL(a_complete_rule, complete != '0, c, NumCtx, complete[c],
+                     all_recv_i[c] && rounds_heard_i[c] == ctx_q[c].num_rounds &&
+                     acked_q[c] == used_q[c] &&
+                     (new_q[c] | flight_q[c] | wait_q[c]) == '0)
+  `NIC_ASSERT_FORALL(a_ending_ok_all_acked, te_moved, c, NumCtx,
+                     ctx_q[c].ending && !ctx_q[c].err,
+                     acked_q[c] == used_q[c])
+  // The retry queue holds exactly the waiting sends.
+  `NIC_ASSERT_FORALL(a_retry_queue_is_wait, te_moved, c, NumCtx, 1'b1,
+                     32'(rq_cnt_q[c]) == 32'($countones(wait_q[c])))
+  `NIC_ASSERT_FORALL(a_retry_queue_fits, te_moved, c, NumCtx, 1'b1,
+                     rq_cnt_q[c] <= rqcnt_t'(Flat))
+  `NIC_ASSERT_FORALL(a_retry_head_waits, rq_cnt_q != '0, c, NumCtx, rq_cnt_q[c] != '0,
+                     wait_q[c][head_slot[c]])
+  // TE and SE agree on which contexts run (same activation, fin from TE).
+  `NIC_ASSERT_FORALL(a_active_matches_se, 1'b1, c, NumCtx, 1'b1,
+                     ctx_q[c].active == ctx_active_i[c])
+  `NIC_ASSERT_FORALL(a_se_heard_in_range, 1'b1, c, NumCtx, ctx_q[c].active,
+                     32'(rounds_heard_i[c]) <= 32'(ctx_q[c].num_rounds))
+  `NIC_ASSERT_FORALL(a_se_all_recv_rule, all_recv_i != '0, c, NumCtx, all_recv_i[c],
+                     ctx_active_i[c] && rounds_heard_i[c] == ctx_q[c].num_rounds)
 `endif  // SYNTHESIS
 
 endmodule
