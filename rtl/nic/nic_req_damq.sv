@@ -130,15 +130,35 @@ module nic_req_damq
   assign park_tag  = '{ctx: park_ctx_i, entry: park_entry_i};
   assign drain_tag = '{ctx: drain_ctx_i, entry: drain_entry_o};
 
+  // Three processes: the free slot depends on registers only, the lookups
+  // on the park and drain keys; the park key comes from the rx inputs, so its
+  // lookup is re-evaluated on every model evaluation. With no tag valid (the
+  // buffer empty: nearly always) nothing can hit and the tags are not read.
   always_comb begin
     free_idx   = '0;
     free_found = 1'b0;
     for (int unsigned i = 0; i < NumSlots; i++) begin
-      park_hit[i]  = tag_valid_q[i] && (tag_q[i] == park_tag);
-      drain_hit[i] = tag_valid_q[i] && (tag_q[i] == drain_tag);
       if (!tag_valid_q[i] && !free_found) begin
         free_idx   = TagIdxW'(i);
         free_found = 1'b1;
+      end
+    end
+  end
+
+  always_comb begin
+    park_hit = '0;
+    if (tag_valid_q != '0) begin
+      for (int unsigned i = 0; i < NumSlots; i++) begin
+        park_hit[i] = tag_valid_q[i] && (tag_q[i] == park_tag);
+      end
+    end
+  end
+
+  always_comb begin
+    drain_hit = '0;
+    if (tag_valid_q != '0) begin
+      for (int unsigned i = 0; i < NumSlots; i++) begin
+        drain_hit[i] = tag_valid_q[i] && (tag_q[i] == drain_tag);
       end
     end
   end

@@ -228,38 +228,54 @@ module nic_se
   assign rx_ctx_ok = 32'(rx_hdr_i.ctx) < NumCtx;
   assign rx_ctx    = rx_ctx_ok ? CtxIdxW'(rx_hdr_i.ctx) : '0;
   assign rx_entry  = '{src: rx_hdr_i.src_lid, epoch: rx_hdr_i.epoch, round: rx_hdr_i.round};
-  assign rx_st     = ctx_q[rx_ctx];
-  assign rx_hits   = slot_hits(rx_st.num_rounds, exp_lid_q[rx_ctx][RIdxW'(rx_hdr_i.round)],
-                               exp_q[rx_ctx][RIdxW'(rx_hdr_i.round)], rx_hdr_i.src_lid,
-                               rx_hdr_i.round);
-  assign rx_same   = rx_st.active && (rx_hdr_i.epoch == rx_st.epoch);
-  // §4 rule 4.
-  assign rx_stale  = rx_st.active ? epoch_newer(rx_st.epoch, rx_hdr_i.epoch)
-                                  : (rx_st.last_valid &&
-                                     !epoch_newer(rx_hdr_i.epoch, rx_st.last_epoch));
 
+  // The slots of the offered header's round (of a context with num_rounds
+  // rounds) that expect its src.
+  function automatic logic [K_MAX-1:0] rx_lookup(nround_t num_rounds);
+    return slot_hits(num_rounds, exp_lid_q[rx_ctx][RIdxW'(rx_hdr_i.round)],
+                     exp_q[rx_ctx][RIdxW'(rx_hdr_i.round)], rx_hdr_i.src_lid, rx_hdr_i.round);
+  endfunction
+
+  // The header is judged only while one is offered: every use of the verdict
+  // (response, park, mark, counters) is qualified by rx_fire, and logic that
+  // reads the rx inputs is re-evaluated on every model evaluation, header or
+  // not. Without a header the lookups read 0 and the verdict SE_STRAY.
   always_comb begin
-    if (rx_hdr_i.pkt_type != PKT_NOTIFY || rx_hdr_i.len_flits != 8'd1 ||
-        rx_hdr_i.dst_lid != own_lid_i) begin
-      verdict = SE_STRAY;                              // rule 1
-    end else if (!enable_i) begin
-      verdict = SE_NACK;                               // rule 2
-    end else if (!rx_ctx_ok || rx_stale) begin
-      verdict = SE_DROP;                               // rules 3, 4
-    end else if (rx_same) begin                        // rule 5
-      if (rx_hits == '0) begin
-        verdict = SE_DROP;
-      end else if ((recv_q[rx_ctx][RIdxW'(rx_hdr_i.round)] & rx_hits) != '0) begin
+    rx_st    = '0;
+    rx_hits  = '0;
+    rx_same  = 1'b0;
+    rx_stale = 1'b0;
+    verdict  = SE_STRAY;
+    if (rx_valid_i) begin
+      rx_st    = ctx_q[rx_ctx];
+      rx_hits  = rx_lookup(rx_st.num_rounds);
+      rx_same  = rx_st.active && (rx_hdr_i.epoch == rx_st.epoch);
+      // §4 rule 4.
+      rx_stale = rx_st.active ? epoch_newer(rx_st.epoch, rx_hdr_i.epoch)
+                              : (rx_st.last_valid &&
+                                 !epoch_newer(rx_hdr_i.epoch, rx_st.last_epoch));
+      if (rx_hdr_i.pkt_type != PKT_NOTIFY || rx_hdr_i.len_flits != 8'd1 ||
+          rx_hdr_i.dst_lid != own_lid_i) begin
+        verdict = SE_STRAY;                              // rule 1
+      end else if (!enable_i) begin
+        verdict = SE_NACK;                               // rule 2
+      end else if (!rx_ctx_ok || rx_stale) begin
+        verdict = SE_DROP;                               // rules 3, 4
+      end else if (rx_same) begin                        // rule 5
+        if (rx_hits == '0) begin
+          verdict = SE_DROP;
+        end else if ((recv_q[rx_ctx][RIdxW'(rx_hdr_i.round)] & rx_hits) != '0) begin
+          verdict = SE_DUP;
+        end else begin
+          verdict = SE_MATCH;
+        end
+      end else if (park_dup) begin                       // rule 6
         verdict = SE_DUP;
+      end else if (park_ready) begin
+        verdict = SE_PARK;
       end else begin
-        verdict = SE_MATCH;
+        verdict = SE_NACK;
       end
-    end else if (park_dup) begin                       // rule 6
-      verdict = SE_DUP;
-    end else if (park_ready) begin
-      verdict = SE_PARK;
-    end else begin
-      verdict = SE_NACK;
     end
   end
 
@@ -496,7 +512,7 @@ module nic_se
   `NIC_ASSERT_IMP(a_mark_expected, mark, exp_q[mark_ctx][mark_round][mark_slot])
   `NIC_ASSERT_IMP(a_no_double_mark, mark, !recv_q[mark_ctx][mark_round][mark_slot])
   `NIC_ASSERT_IMP(a_mark_active, mark, ctx_q[mark_ctx].active)
-  `NIC_ASSERT_ONEHOT0(a_rx_slot_unique, rx_hits)
+  `NIC_ASSERT_ONEHOT0(a_rx_slot_unique, rx_lookup(ctx_q[rx_ctx].num_rounds))
   `NIC_ASSERT_ONEHOT0(a_drain_slot_unique, dq_hits)
   // Parking never happens when the active descriptor takes the packet.
   `NIC_ASSERT_IMP(a_park_only_without_active_match, park_valid, !rx_same)
