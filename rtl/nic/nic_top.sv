@@ -486,6 +486,11 @@ module nic_top
   assign busy = of_busy || te_busy || cq_busy || se_drain_busy || se_flush_busy ||
                 se_resp_valid || (ctx_active != '0) || tx_valid_o || tag_valid;
 
+  // The register inputs in two processes: the fields below follow registers
+  // only, those of the next one follow this cycle's rx, tx and memory
+  // handshakes (top-level inputs). Logic that reads an input is re-evaluated
+  // on every model evaluation; kept apart, the first group is evaluated once
+  // per clock edge.
   always_comb begin
     // HDQ_WINDOW is served inside nic_csr: its inputs stay 0 (nic_csr asserts it).
     hwif_in.HDQ_WINDOW.rd_ack           = 1'b0;
@@ -501,20 +506,23 @@ module nic_top
     hwif_in.INTR_STATUS.DONE.next       = cq_intr_done;
     hwif_in.INTR_STATUS.ERROR.next      = cq_intr_error;
     hwif_in.INTR_STATUS.HDQ_OVERFLOW.next = of_intr_hdq_overflow;
-    hwif_in.INTR_STATUS.DMA_ERROR.next  = of_intr_dma_error || cq_intr_dma_error;
     hwif_in.SDQ_CONS.INDEX.next         = sdq_cons;
     hwif_in.CQ_HEAD.INDEX.next          = cq_head;
     hwif_in.HDQ_POST.LEVEL.next         = hdq_level;
     hwif_in.HDQ_POST.FULL.next          = hdq_full;
-    hwif_in.CNT_NOTIF_SENT.COUNT.incr   = te_evt_sent;
-    hwif_in.CNT_NOTIF_RECV.COUNT.incr   = se_evt_recv;
-    hwif_in.CNT_NACK_SENT.COUNT.incr    = se_evt_nack;
     hwif_in.CNT_NACK_RECV.COUNT.incr    = te_evt_nack;
-    hwif_in.CNT_RETRY.COUNT.incr        = te_evt_retry;
     hwif_in.CNT_COMPLETION.COUNT.incr   = cq_evt_completion;
     // CNT_ERROR counts error records of every source: the completion unit's
     // pulse only (TE's evt_error_o is its share, debug only).
     hwif_in.CNT_ERROR.COUNT.incr        = cq_evt_error;
+  end
+
+  always_comb begin
+    hwif_in.INTR_STATUS.DMA_ERROR.next  = of_intr_dma_error || cq_intr_dma_error;
+    hwif_in.CNT_NOTIF_SENT.COUNT.incr   = te_evt_sent;
+    hwif_in.CNT_NOTIF_RECV.COUNT.incr   = se_evt_recv;
+    hwif_in.CNT_NACK_SENT.COUNT.incr    = se_evt_nack;
+    hwif_in.CNT_RETRY.COUNT.incr        = te_evt_retry;
     hwif_in.CNT_DROP.COUNT.incr         = drop_incr != '0;
     hwif_in.CNT_DROP.COUNT.incrvalue    = drop_incr;
     hwif_in.CNT_DUP.COUNT.incr          = se_evt_dup;
