@@ -268,6 +268,21 @@ module nic_te
   fidx_t            m_slot;
   logic             ack, nack, drop;
 
+  // The sends in flight of the entry's round that wait for its src.
+  function automatic logic [K_MAX-1:0] match_hits();
+    logic [K_MAX-1:0] hits;
+    hits = '0;
+    if (32'(deq_entry.round) < 32'(ctx_q[m_ctx].num_rounds)) begin
+      for (int unsigned k = 0; k < K_MAX; k++) begin
+        hits[k] = flight_q[m_ctx][32'(deq_entry.round)*K_MAX + k] &&
+                  (dst_q[m_ctx][RIdxW'(deq_entry.round)][k] == deq_entry.src);
+      end
+    end
+    return hits;
+  endfunction
+
+  // The lookup is made only when a response waits (m_valid): the match, the
+  // slot and everything they drive are qualified by deq_fire.
   always_comb begin
     m_running    = ctx_q[m_ctx].active && !ctx_q[m_ctx].ending;
     m_epoch      = ctx_q[m_ctx].epoch;
@@ -276,10 +291,11 @@ module nic_te
     m_round      = m_round_ok ? RIdxW'(deq_entry.round) : '0;
     m_hits       = '0;
     m_slot       = '0;
-    for (int unsigned k = 0; k < K_MAX; k++) begin
-      m_hits[k] = m_round_ok && flight_q[m_ctx][32'(m_round)*K_MAX + k] &&
-                  (dst_q[m_ctx][m_round][k] == deq_entry.src);
-      if (m_hits[k]) m_slot = fidx_t'(32'(m_round)*K_MAX + k);
+    if (m_valid) begin
+      m_hits = match_hits();
+      for (int unsigned k = 0; k < K_MAX; k++) begin
+        if (m_hits[k]) m_slot = fidx_t'(32'(m_round)*K_MAX + k);
+      end
     end
   end
 
@@ -302,15 +318,22 @@ module nic_te
   fidx_t [NumCtx-1:0]       head_slot;
   logic  [NumCtx-1:0][31:0] head_time;
 
+  // Only a running context asks (tx_req), and only the asking context that
+  // wins (g) is read further: the candidates of the others are not worked out.
   always_comb begin
     for (int unsigned c = 0; c < NumCtx; c++) begin
       head_slot[c] = rq_slot_q[c][rq_head_q[c]];
-      head_time[c] = rq_time_q[c][rq_head_q[c]];
-      cand_new[c]  = (new_q[c] != '0) &&
-                     (32'(round_of(new_first_q[c])) <= 32'(rounds_heard_i[c]));
-      // The head waits RETRY_DELAY cycles from the cycle its NACK was taken.
-      rq_due[c]    = (rq_cnt_q[c] != '0) && ((now_q - head_time[c]) >= retry_delay_i);
-      tx_req[c]    = ctx_q[c].active && !ctx_q[c].ending && (rq_due[c] || cand_new[c]);
+      head_time[c] = '0;
+      cand_new[c]  = 1'b0;
+      rq_due[c]    = 1'b0;
+      if (ctx_q[c].active && !ctx_q[c].ending) begin
+        head_time[c] = rq_time_q[c][rq_head_q[c]];
+        cand_new[c]  = (new_q[c] != '0) &&
+                       (32'(round_of(new_first_q[c])) <= 32'(rounds_heard_i[c]));
+        // The head waits RETRY_DELAY cycles from the cycle its NACK was taken.
+        rq_due[c]    = (rq_cnt_q[c] != '0) && ((now_q - head_time[c]) >= retry_delay_i);
+      end
+      tx_req[c]    = rq_due[c] || cand_new[c];
     end
   end
 
@@ -391,8 +414,11 @@ module nic_te
     for (int unsigned c = 0; c < NumCtx; c++) begin
       // §7: every expected notification heard (so every round released) and
       // every send ACKed.
-      complete[c]   = ctx_q[c].active && !ctx_q[c].ending && all_recv_i[c] &&
-                      (acked_q[c] == used_q[c]);
+      // (The planes are compared only for a running context that heard all.)
+      complete[c]   = 1'b0;
+      if (ctx_q[c].active && !ctx_q[c].ending && all_recv_i[c]) begin
+        complete[c] = acked_q[c] == used_q[c];
+      end
       ending_vec[c] = ctx_q[c].ending;
     end
   end
@@ -775,7 +801,7 @@ module nic_te
   `NIC_ASSERT_NXT(a_done_hold, done_valid_o && !done_ready_i && !soft_reset_i,
                   done_valid_o && done_rec_o == done_rec_prev_q)
   // Responses: an ACK or NACK only for a send in flight; one send per peer.
-  `NIC_ASSERT_ONEHOT0(a_match_unique, m_hits)
+  `NIC_ASSERT_ONEHOT0(a_match_unique, match_hits())
   `NIC_ASSERT_IMP(a_ack_in_flight, m_match, flight_q[m_ctx][m_slot] && !acked_q[m_ctx][m_slot])
   `NIC_ASSERT_IMP(a_abort_on_limit, m_abort,
                   nack && retry_limit_i != '0 && retries_q[m_ctx][m_slot] >= retry_limit_i)
