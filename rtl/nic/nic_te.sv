@@ -406,7 +406,7 @@ module nic_te
   assign tx_valid_o = tx_q.valid;
 
   // ------------------------------------------------------- completion
-  logic [NumCtx-1:0] complete, ending_vec, d_req, d_gnt_unused;
+  logic [NumCtx-1:0] complete, active_vec, ending_vec, d_req, d_gnt_unused;
   logic              d_gnt_valid, done_lock_q, done_lock_d, done;
   logic [CtxIdxW-1:0] d_gnt_idx, done_lock_ctx_q, done_lock_ctx_d, done_sel;
 
@@ -419,6 +419,7 @@ module nic_te
       if (ctx_q[c].active && !ctx_q[c].ending && all_recv_i[c]) begin
         complete[c] = acked_q[c] == used_q[c];
       end
+      active_vec[c] = ctx_q[c].active;
       ending_vec[c] = ctx_q[c].ending;
     end
   end
@@ -613,12 +614,7 @@ module nic_te
   assign evt_stray_o      = stray;
   assign evt_error_o      = done && ctx_q[done_sel].err;
 
-  always_comb begin
-    busy_o = tx_q.valid || (resp_q_empty != '1);
-    for (int unsigned c = 0; c < NumCtx; c++) begin
-      if (ctx_q[c].active) busy_o = 1'b1;
-    end
-  end
+  assign busy_o = tx_q.valid || (resp_q_empty != '1) || (active_vec != '0);
 
   // ---------------------------------------------------------------- rules
 `ifndef SYNTHESIS
@@ -643,11 +639,11 @@ module nic_te
   // $past argument and refreshes it on every model evaluation. Reset with
   // the state they shadow, so the first cycle out of reset compares reset
   // values with reset values.
-  flat_t   [NumCtx-1:0] used_prev_q, new_prev_q, flight_prev_q, wait_prev_q, acked_prev_q;
+  flat_t   [NumCtx-1:0] new_prev_q, flight_prev_q, wait_prev_q, acked_prev_q;
   te_ctx_t [NumCtx-1:0] ctx_prev_q;
   rqcnt_t  [NumCtx-1:0] rq_cnt_prev_q;
   logic                 first_q;  // the first cycle out of reset
-  logic               act_fire_q, ack_q, retry_push_q, abort_q, load_q, arrived_q;
+  logic               act_fire_q, ack_q, retry_push_q, abort_q, load_q, arrived_q, soft_reset_q;
   logic [CtxIdxW-1:0] act_ctx_q, m_ctx_q, g_q;
   fidx_t              m_slot_q, sel_slot_q;
   pkt_hdr_t           tx_hdr_prev_q;
@@ -655,29 +651,29 @@ module nic_te
 
   // The per-context rules at the end read the send planes, the context status
   // and the retry counts, and the events of the last edge. They are checked in
-  // the cycles after one of those moved, found by comparing whole arrays with
-  // the previous cycle; in any other cycle nothing they read has changed
-  // since they last held. first_q covers the reset values. (A vector built
+  // the cycles after one of those moved; in any other cycle nothing they read
+  // has changed since they last held. The planes (and new_first_q) are
+  // written only at the edges of a soft reset, a load, an ACK, a re-send
+  // push, an abort or an activation (the branches of their process), so
+  // those events, registered, say when they moved: comparing the five planes
+  // with copies cost more than every rule together in an idle cycle. The
+  // context status and the retry counts, written at every edge, are compared
+  // with the previous cycle. first_q covers the reset values. (A vector built
   // bit by bit, so that the comparisons are made once per cycle rather than
   // substituted into every rule.)
-  logic [7:0] te_moved_by;
+  logic [2:0] te_moved_by;
   logic       te_moved;
   always_comb begin
-    te_moved_by[0] = first_q || act_fire_q || ack_q || retry_push_q || abort_q || load_q;
-    te_moved_by[1] = used_q != used_prev_q;
-    te_moved_by[2] = new_q != new_prev_q;
-    te_moved_by[3] = flight_q != flight_prev_q;
-    te_moved_by[4] = wait_q != wait_prev_q;
-    te_moved_by[5] = acked_q != acked_prev_q;
-    te_moved_by[6] = ctx_q != ctx_prev_q;
-    te_moved_by[7] = rq_cnt_q != rq_cnt_prev_q;
+    te_moved_by[0] = first_q || soft_reset_q || load_q || ack_q || retry_push_q || abort_q ||
+                     act_fire_q;
+    te_moved_by[1] = ctx_q != ctx_prev_q;
+    te_moved_by[2] = rq_cnt_q != rq_cnt_prev_q;
   end
   assign te_moved = te_moved_by != '0;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       first_q         <= 1'b1;
-      used_prev_q     <= '0;
       ctx_prev_q      <= '0;
       new_prev_q      <= '0;
       flight_prev_q   <= '0;
@@ -690,6 +686,7 @@ module nic_te
       abort_q         <= 1'b0;
       load_q          <= 1'b0;
       arrived_q       <= 1'b0;
+      soft_reset_q    <= 1'b0;
       act_ctx_q       <= '0;
       m_ctx_q         <= '0;
       g_q             <= '0;
@@ -699,10 +696,9 @@ module nic_te
       done_rec_prev_q <= '0;
     end else begin
       first_q         <= 1'b0;
-      // Equal already unless something moved (te_moved compares exactly
+      // Equal already unless something moved (te_moved covers exactly
       // these), so the copy is made only then.
       if (te_moved) begin
-        used_prev_q   <= used_q;
         ctx_prev_q    <= ctx_q;
         new_prev_q    <= new_q;
         flight_prev_q <= flight_q;
@@ -716,6 +712,7 @@ module nic_te
       abort_q         <= m_abort;
       load_q          <= tx_load;
       arrived_q       <= rx_fire && rx_ok;
+      soft_reset_q    <= soft_reset_i;
       act_ctx_q       <= act_ctx_i;
       m_ctx_q         <= m_ctx;
       g_q             <= g;
@@ -888,9 +885,8 @@ module nic_te
   `NIC_ASSERT_FORALL(a_retry_head_waits, rq_cnt_q != '0, c, NumCtx, rq_cnt_q[c] != '0,
                      wait_q[c][head_slot[c]])
   // TE and SE agree on which contexts run (same activation, fin from TE).
-  `NIC_ASSERT_FORALL(a_active_matches_se, 1'b1, c, NumCtx, 1'b1,
-                     ctx_q[c].active == ctx_active_i[c])
-  `NIC_ASSERT_FORALL(a_se_heard_in_range, 1'b1, c, NumCtx, ctx_q[c].active,
+  `NIC_ASSERT(a_active_matches_se, active_vec == ctx_active_i)
+  `NIC_ASSERT_FORALL(a_se_heard_in_range, active_vec != '0, c, NumCtx, ctx_q[c].active,
                      32'(rounds_heard_i[c]) <= 32'(ctx_q[c].num_rounds))
   `NIC_ASSERT_FORALL(a_se_all_recv_rule, all_recv_i != '0, c, NumCtx, all_recv_i[c],
                      ctx_active_i[c] && rounds_heard_i[c] == ctx_q[c].num_rounds)
