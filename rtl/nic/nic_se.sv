@@ -354,13 +354,17 @@ module nic_se
   logic [RIdxW-1:0]   mark_round;
   logic [SlotW-1:0]   mark_slot;
 
+  // (The slot is worked out only for a mark: the rx header is an input.)
   always_comb begin
     mark       = 1'b0;
-    mark_ctx   = rx_ctx;
-    mark_round = RIdxW'(rx_hdr_i.round);
-    mark_slot  = slot_index(rx_hits);
+    mark_ctx   = '0;
+    mark_round = '0;
+    mark_slot  = '0;
     if (rx_fire && verdict == SE_MATCH) begin
-      mark = 1'b1;
+      mark       = 1'b1;
+      mark_ctx   = rx_ctx;
+      mark_round = RIdxW'(rx_hdr_i.round);
+      mark_slot  = slot_index(rx_hits);
     end else if (!flush_q && dq_valid && dq_ready && !dq_keep && dq_same && dq_hits != '0) begin
       mark       = 1'b1;
       mark_ctx   = drain_ctx_q;

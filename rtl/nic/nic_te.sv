@@ -281,31 +281,38 @@ module nic_te
     return hits;
   endfunction
 
-  // The lookup is made only when a response waits (m_valid): the match, the
+  // The matcher works only when a response waits (m_valid): the match, the
   // slot and everything they drive are qualified by deq_fire.
   always_comb begin
-    m_running    = ctx_q[m_ctx].active && !ctx_q[m_ctx].ending;
-    m_epoch      = ctx_q[m_ctx].epoch;
-    m_num_rounds = ctx_q[m_ctx].num_rounds;
-    m_round_ok   = 32'(deq_entry.round) < 32'(m_num_rounds);
-    m_round      = m_round_ok ? RIdxW'(deq_entry.round) : '0;
+    m_running    = 1'b0;
+    m_epoch      = '0;
+    m_num_rounds = '0;
+    m_round_ok   = 1'b0;
+    m_round      = '0;
     m_hits       = '0;
     m_slot       = '0;
+    m_match      = 1'b0;
+    m_abort      = 1'b0;
     if (m_valid) begin
-      m_hits = match_hits();
+      m_running    = ctx_q[m_ctx].active && !ctx_q[m_ctx].ending;
+      m_epoch      = ctx_q[m_ctx].epoch;
+      m_num_rounds = ctx_q[m_ctx].num_rounds;
+      m_round_ok   = 32'(deq_entry.round) < 32'(m_num_rounds);
+      m_round      = m_round_ok ? RIdxW'(deq_entry.round) : '0;
+      m_hits       = match_hits();
       for (int unsigned k = 0; k < K_MAX; k++) begin
         if (m_hits[k]) m_slot = fidx_t'(32'(m_round)*K_MAX + k);
       end
+      m_match = deq_fire && !soft_reset_i && m_running &&
+                (deq_entry.epoch == m_epoch) && (m_hits != '0);
+      // §6: LIMIT = n allows n re-sends; the (n+1)-th NACK fails the descriptor.
+      m_abort = m_match && deq_entry.nack && (retry_limit_i != '0) &&
+                (retries_q[m_ctx][m_slot] >= retry_limit_i);
     end
   end
 
-  assign m_match      = deq_fire && !soft_reset_i && m_running &&
-                        (deq_entry.epoch == m_epoch) && (m_hits != '0);
   assign ack          = m_match && !deq_entry.nack;
   assign nack         = m_match && deq_entry.nack;
-  // §6: LIMIT = n allows n re-sends; the (n+1)-th NACK fails the descriptor.
-  assign m_abort      = nack && (retry_limit_i != '0) &&
-                        (retries_q[m_ctx][m_slot] >= retry_limit_i);
   assign m_retry_push = nack && !m_abort;
   // A soft reset discards the entry popped in its cycle without counting it.
   assign drop         = deq_fire && !soft_reset_i && !m_match;
@@ -374,7 +381,11 @@ module nic_te
   // send still new.
   assign sel_retry = rq_due[g];
   assign sel_slot  = sel_retry ? head_slot[g] : new_first_q[g];
-  assign sel_dst   = dst_q[g][round_of(sel_slot)][slot_of(sel_slot)];
+  // Read only with a grant (a load, or a_send_has_peer in its cycle).
+  always_comb begin
+    sel_dst = LID_NONE;
+    if (tx_gnt_valid) sel_dst = dst_q[g][round_of(sel_slot)][slot_of(sel_slot)];
+  end
   assign send      = tx_q.valid && tx_ready_i;
 
   // Updated in the clocked process (not through a tx_d): the load depends on
