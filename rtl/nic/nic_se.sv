@@ -170,19 +170,19 @@ module nic_se
   assign resp_pop     = resp_fifo_valid && (resp_hide || resp_ready_i);
 
   // ------------------------------------------------ expected-slot lookup
-  // Slots of round `round` of a context that expect `src`, given that round's
-  // row of the LID table and of the expected mask (the caller selects the
-  // row: only it is read, so only it is handed over). At most one: OF rejects
-  // a descriptor that repeats a LID in a round (§3 rule 7).
-  function automatic logic [K_MAX-1:0] slot_hits(nround_t num_rounds,
-                                                 lid_t [K_MAX-1:0] lids,
-                                                 logic [K_MAX-1:0] exp, lid_t src,
-                                                 logic [7:0] round);
+  // Slots of round `round` of context `ctx` (num_rounds rounds) that expect
+  // `src`. At most one: OF rejects a descriptor that repeats a LID in a round
+  // (§3 rule 7). The round's rows of the tables are read here, after the
+  // range check: a variable-offset select out of every context's LID table
+  // is the costly part, and most lookups (no header, no drain) stop at the
+  // check.
+  function automatic logic [K_MAX-1:0] slot_hits(logic [CtxIdxW-1:0] ctx, nround_t num_rounds,
+                                                 lid_t src, logic [7:0] round);
     logic [K_MAX-1:0] hits;
     hits = '0;
     if (32'(round) < 32'(num_rounds) && 32'(round) < MAX_ROUNDS) begin
       for (int unsigned k = 0; k < K_MAX; k++) begin
-        hits[k] = exp[k] && (lids[k] == src);
+        hits[k] = exp_q[ctx][RIdxW'(round)][k] && (exp_lid_q[ctx][RIdxW'(round)][k] == src);
       end
     end
     return hits;
@@ -232,8 +232,7 @@ module nic_se
   // The slots of the offered header's round (of a context with num_rounds
   // rounds) that expect its src.
   function automatic logic [K_MAX-1:0] rx_lookup(nround_t num_rounds);
-    return slot_hits(num_rounds, exp_lid_q[rx_ctx][RIdxW'(rx_hdr_i.round)],
-                     exp_q[rx_ctx][RIdxW'(rx_hdr_i.round)], rx_hdr_i.src_lid, rx_hdr_i.round);
+    return slot_hits(rx_ctx, num_rounds, rx_hdr_i.src_lid, rx_hdr_i.round);
   endfunction
 
   // The header is judged only while one is offered: every use of the verdict
@@ -312,9 +311,7 @@ module nic_se
   assign dq_ctx   = flush_q ? flush_ctx : drain_ctx_q;
   assign dq_valid = flush_q ? flush_any : (drain_q && (drain_left_q != '0));
   assign dq_epoch = ctx_q[drain_ctx_q].epoch;
-  assign dq_hits  = slot_hits(ctx_q[drain_ctx_q].num_rounds,
-                              exp_lid_q[drain_ctx_q][RIdxW'(dq_entry.round)],
-                              exp_q[drain_ctx_q][RIdxW'(dq_entry.round)], dq_entry.src,
+  assign dq_hits  = slot_hits(drain_ctx_q, ctx_q[drain_ctx_q].num_rounds, dq_entry.src,
                               dq_entry.round);
   assign dq_same  = dq_entry.epoch == dq_epoch;
   assign dq_keep  = !flush_q && !dq_same && epoch_newer(dq_entry.epoch, dq_epoch);
