@@ -2,5 +2,6 @@
 // interrupts, completion counters).
 -F ../spec/syncfab_fmt_pkg.f
 +incdir+../common  // syncfab_assert.svh
++incdir+.          // nic_assert.svh
 nic_pkg.sv
 nic_cq.sv

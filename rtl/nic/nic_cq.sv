@@ -24,6 +24,7 @@
 //   FLUSH         after a soft reset: finish the memory handshake in flight.
 
 `include "syncfab_assert.svh"
+`include "nic_assert.svh"
 
 module nic_cq
   import syncfab_fmt_pkg::*;
@@ -177,7 +178,7 @@ module nic_cq
   end
 
   // ---------------------------------------------------- record engine
-  entry_t      cur_q, cur_d;
+  entry_t      cur_q;
   logic        word_q, word_d;        // CQ entry word being written
   logic        dma_err_q, dma_err_d;  // a write of this record was refused
   logic [15:0] head_q, head_d;
@@ -253,7 +254,6 @@ module nic_cq
 
   always_comb begin
     state_d   = state_q;
-    cur_d     = cur_q;
     word_d    = word_q;
     dma_err_d = dma_err_q;
     head_d    = head_q;
@@ -262,7 +262,6 @@ module nic_cq
     unique case (state_q)
       S_IDLE: begin
         if (pop) begin
-          cur_d     = mem_q[rptr_q];
           word_d    = 1'b0;
           dma_err_d = 1'b0;
           // §7 step 1 [decided]: only an OK record does the completion write.
@@ -275,11 +274,7 @@ module nic_cq
       end
       S_CMPL_RSP: begin
         if (wr_rsp_valid_i) begin
-          if (wr_rsp_err_i) begin
-            cur_d.rec.status   = CQ_NET_ERROR;
-            cur_d.rec.err_code = ERR_DMA_ERROR;
-            dma_err_d          = 1'b1;
-          end
+          if (wr_rsp_err_i) dma_err_d = 1'b1;
           state_d = S_CQ_WAIT;
         end
       end
@@ -324,7 +319,6 @@ module nic_cq
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       state_q    <= S_IDLE;
-      cur_q      <= '0;
       word_q     <= 1'b0;
       dma_err_q  <= 1'b0;
       head_q     <= '0;
@@ -333,13 +327,28 @@ module nic_cq
       req_hold_q <= 1'b0;
     end else begin
       state_q    <= state_d;
-      cur_q      <= cur_d;
       word_q     <= word_d;
       dma_err_q  <= dma_err_d;
       head_q     <= head_d;
       phase_q    <= phase_d;
       wr_out_q   <= wr_out_d;
       req_hold_q <= wr_req_valid_o && !wr_req_ready_i;
+    end
+  end
+
+  // The record being handled (171 bits): taken from the FIFO in IDLE, turned
+  // into NET_ERROR / DMA_ERROR by a refused completion write. Updated in its
+  // own clocked process: as part of the state machine's next state it was
+  // copied on every model evaluation (the machine reads the memory response
+  // inputs).
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      cur_q <= '0;
+    end else if (state_q == S_IDLE && pop) begin
+      cur_q <= mem_q[rptr_q];
+    end else if (state_q == S_CMPL_RSP && wr_rsp_valid_i && wr_rsp_err_i) begin
+      cur_q.rec.status   <= CQ_NET_ERROR;
+      cur_q.rec.err_code <= ERR_DMA_ERROR;
     end
   end
 
@@ -385,51 +394,65 @@ module nic_cq
   always_ff @(posedge clk_i) begin
     if (push) seq_mem_q[wptr_q] <= n_in_q;
   end
-  `SF_ASSERT(a_records_in_order, finish |-> cur_seq_q == n_out_q)
-  `SF_ASSERT(a_no_record_lost, 32'(count_q) + 32'(state_q != S_IDLE && state_q != S_FLUSH) ==
-                               n_in_q - n_out_q)
-  `SF_ASSERT(a_one_intake_per_cycle, !(te_fire && of_fire))
+  // Values of the previous cycle for the rules that compare two cycles:
+  // registers written at every edge, like $past, but without the sampled
+  // copy of the argument that Verilator refreshes on every evaluation.
+  logic        soft_reset_prev_q, phase_prev_q;
+  logic [15:0] head_prev_q;
+  mem_addr_t   wr_req_addr_prev_q;
+  mem_data_t   wr_req_data_prev_q;
+  always_ff @(posedge clk_i) begin
+    soft_reset_prev_q  <= soft_reset_i;
+    phase_prev_q       <= phase_q;
+    head_prev_q        <= head_q;
+    wr_req_addr_prev_q <= wr_req_addr_o;
+    wr_req_data_prev_q <= wr_req_data_o;
+  end
+
+  `NIC_ASSERT_IMP(a_records_in_order, finish, cur_seq_q == n_out_q)
+  `NIC_ASSERT(a_no_record_lost,
+              32'(count_q) + 32'(state_q != S_IDLE && state_q != S_FLUSH) ==
+              n_in_q - n_out_q)
+  `NIC_ASSERT(a_one_intake_per_cycle, !(te_fire && of_fire))
   // §7: a completion write only for an OK record that asked for it; the CQ
   // entry only while the ring has room (never overwrite an unread entry).
-  `SF_ASSERT(a_cmpl_write_only_ok,
-             state_q == S_CMPL_REQ |-> is_ok && cur_q.info.flag_cmpl_write)
-  `SF_ASSERT(a_no_cq_overwrite, state_q == S_CQ_WAIT && state_d == S_CQ_REQ |-> !cq_full)
-  `SF_ASSERT(a_cq_entry_when_needed, state_q == S_CQ_REQ |-> need_entry)
-  `SF_ASSERT(a_head_in_ring, state_q == S_CQ_REQ |-> head_q < cq_size_i)
+  `NIC_ASSERT_IMP(a_cmpl_write_only_ok, state_q == S_CMPL_REQ, is_ok && cur_q.info.flag_cmpl_write)
+  `NIC_ASSERT_IMP(a_no_cq_overwrite, state_q == S_CQ_WAIT && state_d == S_CQ_REQ, !cq_full)
+  `NIC_ASSERT_IMP(a_cq_entry_when_needed, state_q == S_CQ_REQ, need_entry)
+  `NIC_ASSERT_IMP(a_head_in_ring, state_q == S_CQ_REQ, head_q < cq_size_i)
   // Phase: flips exactly when CQ_HEAD wraps to 0 (not on a soft reset, which
   // sets it to 1).
-  `SF_ASSERT(a_phase_flips_on_wrap,
-             !$past(soft_reset_i) && head_q != $past(head_q) |->
-               (head_q == '0) == (phase_q != $past(phase_q)))
-  `SF_ASSERT(a_phase_only_with_head,
-             !$past(soft_reset_i) && head_q == $past(head_q) |-> phase_q == $past(phase_q))
-  `SF_ASSERT(a_head_moves_by_one,
-             !$past(soft_reset_i) && head_q != $past(head_q) |->
-               head_q == $past(head_q) + 16'd1 || head_q == '0)
+  `NIC_ASSERT_IMP(a_phase_flips_on_wrap, !soft_reset_prev_q && head_q != head_prev_q,
+                  (head_q == '0) == (phase_q != phase_prev_q))
+  `NIC_ASSERT_IMP(a_phase_only_with_head, !soft_reset_prev_q && head_q == head_prev_q,
+                  phase_q == phase_prev_q)
+  `NIC_ASSERT_IMP(a_head_moves_by_one, !soft_reset_prev_q && head_q != head_prev_q,
+                  head_q == head_prev_q + 16'd1 || head_q == '0)
   // One interrupt cause of each kind per record, only when it finishes;
   // DONE and ERROR exclude each other; ERROR iff the status is an error.
-  `SF_ASSERT(a_intr_only_on_finish,
-             (intr_done_o || intr_error_o || intr_dma_error_o || evt_error_o) |-> finish)
-  `SF_ASSERT(a_done_xor_error, !(intr_done_o && intr_error_o))
-  `SF_ASSERT(a_error_iff_error_status, finish |-> intr_error_o == (cur_q.rec.status != CQ_OK))
-  `SF_ASSERT(a_error_has_code, finish |-> (cur_q.rec.status == CQ_OK) ==
-                                          (cur_q.rec.err_code == ERR_NONE))
-  `SF_ASSERT(a_finish_one_cycle, finish |=> state_q != S_FINISH)
+  `NIC_ASSERT_IMP(a_intr_only_on_finish,
+                  (intr_done_o || intr_error_o || intr_dma_error_o || evt_error_o),
+                  finish)
+  `NIC_ASSERT(a_done_xor_error, !(intr_done_o && intr_error_o))
+  `NIC_ASSERT_IMP(a_error_iff_error_status, finish, intr_error_o == (cur_q.rec.status != CQ_OK))
+  `NIC_ASSERT_IMP(a_error_has_code, finish,
+                  (cur_q.rec.status == CQ_OK) == (cur_q.rec.err_code == ERR_NONE))
+  `NIC_ASSERT_NXT(a_finish_one_cycle, finish, state_q != S_FINISH)
   // Memory: one write in flight; a response only for a write in flight; a
   // presented write stays until taken.
-  `SF_ASSERT(a_one_write_in_flight, wr_fire |-> !wr_out_q || wr_rsp_valid_i)
-  `SF_ASSERT(a_wr_rsp_expected, wr_rsp_valid_i |-> wr_out_q)
-  `SF_ASSERT(a_wr_req_stable,
-             wr_req_valid_o && !wr_req_ready_i |=>
-               wr_req_valid_o && $stable(wr_req_addr_o) && $stable(wr_req_data_o))
+  `NIC_ASSERT_IMP(a_one_write_in_flight, wr_fire, !wr_out_q || wr_rsp_valid_i)
+  `NIC_ASSERT_IMP(a_wr_rsp_expected, wr_rsp_valid_i, wr_out_q)
+  `NIC_ASSERT_NXT(a_wr_req_stable, wr_req_valid_o && !wr_req_ready_i,
+                  wr_req_valid_o && wr_req_addr_o == wr_req_addr_prev_q &&
+                  wr_req_data_o == wr_req_data_prev_q)
   // The table entry a TE record reads is not rewritten in the same cycle
   // (OF activates only idle contexts; TE reports only active ones).
-  `SF_ASSERT(a_te_ctx_in_range, te_valid_i |-> 32'(te_rec_i.ctx) < NumCtx)
-  `SF_ASSERT(a_info_not_with_te_same_ctx,
-             info_valid_i && te_fire |-> 32'(info_ctx_i) != 32'(te_rec_i.ctx))
-  `SF_ASSERT(a_te_status_from_te, te_valid_i |-> te_rec_i.status != CQ_DESC_ERROR)
-  `SF_ASSERT(a_of_status_desc_error, of_valid_i |-> of_rec_i.status == CQ_DESC_ERROR)
-  `SF_ASSERT_KNOWN(a_state_known, state_q)
+  `NIC_ASSERT_IMP(a_te_ctx_in_range, te_valid_i, 32'(te_rec_i.ctx) < NumCtx)
+  `NIC_ASSERT_IMP(a_info_not_with_te_same_ctx, info_valid_i && te_fire,
+                  32'(info_ctx_i) != 32'(te_rec_i.ctx))
+  `NIC_ASSERT_IMP(a_te_status_from_te, te_valid_i, te_rec_i.status != CQ_DESC_ERROR)
+  `NIC_ASSERT_IMP(a_of_status_desc_error, of_valid_i, of_rec_i.status == CQ_DESC_ERROR)
+  `NIC_ASSERT_KNOWN(a_state_known, state_q)
 `endif  // SYNTHESIS
 
 endmodule

@@ -30,6 +30,7 @@
 // no privilege or security distinction.
 
 `include "syncfab_assert.svh"
+`include "nic_assert.svh"
 
 module nic_csr
   import nic_csr_reg_pkg::*;
@@ -72,7 +73,7 @@ module nic_csr
   // HDQ window storage (external memory of the register block)
   // ---------------------------------------------------------------------------
   nic_csr__in_t                   reg_hwif_in;
-  logic [HdqWords-1:0][31:0]      hdq_window_d, hdq_window_q;
+  logic [HdqWords-1:0][31:0]      hdq_window_q;
   logic [WinIdxWidth-1:0]         win_idx;
   logic                           win_wr, win_rd;
 
@@ -80,19 +81,15 @@ module nic_csr
   assign win_wr  = hwif_o.HDQ_WINDOW.req && hwif_o.HDQ_WINDOW.req_is_wr;
   assign win_rd  = hwif_o.HDQ_WINDOW.req && !hwif_o.HDQ_WINDOW.req_is_wr;
 
-  always_comb begin
-    hdq_window_d = hdq_window_q;
-    if (win_wr) begin
-      hdq_window_d[win_idx] = (hdq_window_q[win_idx] & ~hwif_o.HDQ_WINDOW.wr_biten) |
-                              (hwif_o.HDQ_WINDOW.wr_data & hwif_o.HDQ_WINDOW.wr_biten);
-    end
-  end
-
+  // One word per write, in place: a next-state copy of the whole 3072-bit
+  // window would be made on every model evaluation (the write path depends on
+  // the APB inputs), for a register written a few times per descriptor.
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       hdq_window_q <= '0;
-    end else begin
-      hdq_window_q <= hdq_window_d;
+    end else if (win_wr) begin
+      hdq_window_q[win_idx] <= (hdq_window_q[win_idx] & ~hwif_o.HDQ_WINDOW.wr_biten) |
+                               (hwif_o.HDQ_WINDOW.wr_data & hwif_o.HDQ_WINDOW.wr_biten);
     end
   end
 
@@ -130,39 +127,50 @@ module nic_csr
   // reported here, by name, instead of as a wrong register value later)
   // ---------------------------------------------------------------------------
 
+`ifndef SYNTHESIS
+  // Values of the previous cycle for the rules that compare two cycles:
+  // registers written at every edge, like $past, but without the sampled
+  // copy of the argument that Verilator refreshes on every evaluation.
+  logic [AddrWidth-1:0]                    paddr_prev_q;
+  logic                                    pwrite_prev_q;
+  logic [NIC_CSR_REG_TOP_DATA_WIDTH-1:0]   pwdata_prev_q;
+  logic [NIC_CSR_REG_TOP_DATA_WIDTH/8-1:0] pstrb_prev_q;
+  always_ff @(posedge clk_i) begin
+    paddr_prev_q  <= paddr_i;
+    pwrite_prev_q <= pwrite_i;
+    pwdata_prev_q <= pwdata_i;
+    pstrb_prev_q  <= pstrb_i;
+  end
+`endif  // SYNTHESIS
+
   // The access phase only follows a setup phase of the same transfer.
-  `SF_ASSERT(a_apb_penable_needs_psel, penable_i |-> psel_i)
+  `NIC_ASSERT_IMP(a_apb_penable_needs_psel, penable_i, psel_i)
   // A transfer starts with one setup cycle (PSEL without PENABLE) ...
-  `SF_ASSERT(a_apb_setup_before_access,
-             psel_i && !penable_i |=> psel_i && penable_i)
+  `NIC_ASSERT_NXT(a_apb_setup_before_access, psel_i && !penable_i, psel_i && penable_i)
   // ... and its address, direction and write data hold until PREADY.
-  `SF_ASSERT(a_apb_stable_until_ready,
-             psel_i && penable_i && !pready_o |=>
-               $stable(paddr_i) && $stable(pwrite_i) && $stable(pwdata_i) &&
-               $stable(pstrb_i))
+  `NIC_ASSERT_NXT(a_apb_stable_until_ready, psel_i && penable_i && !pready_o,
+                  paddr_i == paddr_prev_q && pwrite_i == pwrite_prev_q &&
+                  pwdata_i == pwdata_prev_q && pstrb_i == pstrb_prev_q)
   // PREADY and PSLVERR only answer an access phase.
-  `SF_ASSERT(a_apb_ready_in_access, pready_o |-> psel_i && penable_i)
-  `SF_ASSERT(a_apb_err_with_ready, pslverr_o |-> pready_o)
-  `SF_ASSERT_KNOWN(a_apb_psel_known, psel_i)
-  `SF_ASSERT_KNOWN(a_apb_ready_known, pready_o)
+  `NIC_ASSERT_IMP(a_apb_ready_in_access, pready_o, psel_i && penable_i)
+  `NIC_ASSERT_IMP(a_apb_err_with_ready, pslverr_o, pready_o)
+  `NIC_ASSERT_KNOWN(a_apb_psel_known, psel_i)
+  `NIC_ASSERT_KNOWN(a_apb_ready_known, pready_o)
 
   // Single-pulse controls stay high for exactly one cycle: the engine counts
   // each pulse as one event (one descriptor posted, one counter clear).
-  `SF_ASSERT(a_hdq_post_one_cycle,
-             hwif_o.HDQ_POST.POST.value |=> !hwif_o.HDQ_POST.POST.value)
-  `SF_ASSERT(a_soft_reset_one_cycle,
-             hwif_o.CTRL.SOFT_RESET.value |=> !hwif_o.CTRL.SOFT_RESET.value)
-  `SF_ASSERT(a_cnt_clear_one_cycle,
-             hwif_o.CTRL.CNT_CLEAR.value |=> !hwif_o.CTRL.CNT_CLEAR.value)
-  `SF_ASSERT_KNOWN(a_intr_known, intr_o)
+  `NIC_ASSERT_NXT(a_hdq_post_one_cycle, hwif_o.HDQ_POST.POST.value, !hwif_o.HDQ_POST.POST.value)
+  `NIC_ASSERT_NXT(a_soft_reset_one_cycle, hwif_o.CTRL.SOFT_RESET.value,
+                  !hwif_o.CTRL.SOFT_RESET.value)
+  `NIC_ASSERT_NXT(a_cnt_clear_one_cycle, hwif_o.CTRL.CNT_CLEAR.value, !hwif_o.CTRL.CNT_CLEAR.value)
+  `NIC_ASSERT_KNOWN(a_intr_known, intr_o)
 
   // The window is served here; the engine must leave its hwif inputs at 0 (a
   // non-zero value means it tries to serve the window too).
-  `SF_ASSERT(a_hdq_window_inputs_tied,
-             !hwif_i.HDQ_WINDOW.rd_ack && !hwif_i.HDQ_WINDOW.wr_ack &&
-             hwif_i.HDQ_WINDOW.rd_data == '0)
+  `NIC_ASSERT(a_hdq_window_inputs_tied,
+              !hwif_i.HDQ_WINDOW.rd_ack && !hwif_i.HDQ_WINDOW.wr_ack &&
+              hwif_i.HDQ_WINDOW.rd_data == '0)
   // The register block asks the window only for addresses inside it.
-  `SF_ASSERT(a_hdq_window_index_in_range,
-             hwif_o.HDQ_WINDOW.req |-> 32'(win_idx) < HdqWords)
+  `NIC_ASSERT_IMP(a_hdq_window_index_in_range, hwif_o.HDQ_WINDOW.req, 32'(win_idx) < HdqWords)
 
 endmodule

@@ -1,5 +1,6 @@
 // Sources of the nic_of top (OF: HDQ, SDQ fetch, validation, dispatch).
 -F ../spec/syncfab_fmt_pkg.f
 +incdir+../common  // syncfab_assert.svh
++incdir+.          // nic_assert.svh
 nic_pkg.sv
 nic_of.sv

@@ -10,7 +10,8 @@
 //   FETCH     the SDQ slot SDQ_BASE + SDQ_CONS*352, 44 word reads over the
 //             memory port (several in flight, responses in order);
 //   CHECK     §3 on the buffered descriptor (waits while CTRL.ENABLE = 0);
-//             the verdict is registered, so what is presented stays stable;
+//             the verdict and the masked LID tables are registered, so what
+//             is presented stays stable;
 //   DISPATCH  either the activation (SE and TE must both be ready: they take
 //             it in the same cycle) or the error record to the completion unit.
 //   FLUSH     after a soft reset: finish the memory handshakes in flight.
@@ -28,6 +29,7 @@
 //            of.reject).
 
 `include "syncfab_assert.svh"
+`include "nic_assert.svh"
 
 module nic_of
   import syncfab_fmt_pkg::*;
@@ -176,12 +178,12 @@ module nic_of
 
   // ----------------------------------------------------------------- state
   state_e      state_q, state_d;
-  desc_words_t desc_q, desc_d;          // the descriptor being handled
+  desc_words_t desc_q;                  // the descriptor being handled
   logic        last_sdq_q, last_sdq_d;  // round-robin: the last queue served was the SDQ
   mem_addr_t   slot_addr_q, slot_addr_d;
   word_cnt_t   issued_q, issued_d, recvd_q, recvd_d;
   logic        dma_err_q, dma_err_d;    // a word of this fetch came back with err
-  err_code_e   verdict_q, verdict_d;    // ERR_NONE: activate
+  err_code_e   verdict_q;               // ERR_NONE: activate
   logic        dma_q, dma_d;            // the error record is an SDQ DMA error
   logic        req_hold_q;              // a read request is presented but not taken
 
@@ -189,24 +191,27 @@ module nic_of
   assign desc = barrier_desc_t'(desc_q);
 
   // -------------------------------------------------------- §3 validation
-  // Rule 7: a used slot (round < num_rounds, slot < fanout_k) holds a
-  // multicast LID, or a non-zero LID repeats among a round's used dst slots
-  // or among its used src slots.
-  function automatic logic lids_bad(barrier_round_t [MAX_ROUNDS-1:0] rounds,
-                                    logic [7:0] num_rounds, logic [7:0] fanout);
+  // Rule 7 on the buffered descriptor: a used slot (round < num_rounds,
+  // slot < fanout_k) holds a multicast LID, or a non-zero LID repeats among a
+  // round's used dst slots or among its used src slots. It reads desc itself
+  // rather than taking the rounds as an argument: Verilator stages a wide
+  // argument in a temporary that it clears every time the calling process
+  // runs, whether or not the call is reached.
+  function automatic logic desc_lids_bad();
     logic bad;
     bad = 1'b0;
     for (int unsigned r = 0; r < MAX_ROUNDS; r++) begin
       for (int unsigned k = 0; k < K_MAX; k++) begin
-        if (r < 32'(num_rounds) && k < 32'(fanout)) begin
-          if (rounds[r].dst_lid[k] >= MLID_BASE || rounds[r].src_lid[k] >= MLID_BASE) begin
+        if (r < 32'(desc.num_rounds) && k < 32'(desc.fanout_k)) begin
+          if (desc.round[r].dst_lid[k] >= MLID_BASE ||
+              desc.round[r].src_lid[k] >= MLID_BASE) begin
             bad = 1'b1;
           end
           for (int unsigned j = 0; j < k; j++) begin
-            if (rounds[r].dst_lid[k] != LID_NONE &&
-                rounds[r].dst_lid[k] == rounds[r].dst_lid[j]) bad = 1'b1;
-            if (rounds[r].src_lid[k] != LID_NONE &&
-                rounds[r].src_lid[k] == rounds[r].src_lid[j]) bad = 1'b1;
+            if (desc.round[r].dst_lid[k] != LID_NONE &&
+                desc.round[r].dst_lid[k] == desc.round[r].dst_lid[j]) bad = 1'b1;
+            if (desc.round[r].src_lid[k] != LID_NONE &&
+                desc.round[r].src_lid[k] == desc.round[r].src_lid[j]) bad = 1'b1;
           end
         end
       end
@@ -220,32 +225,34 @@ module nic_of
 
   // Each rule on its own (index = rule number of §3); the verdict is the
   // first failure, coded as a priority chain. a_verdict_first_failure checks
-  // the two codings against each other.
-  logic [8:1] fails;
-  always_comb begin
-    fails[1] = desc.opcode != OPC_BARRIER;
-    fails[2] = 32'(desc.version) != DESC_VERSION;
-    fails[3] = !ctx_in_range;
-    fails[4] = 32'(desc.num_rounds) > MAX_ROUNDS;
-    fails[5] = desc.fanout_k == '0 || 32'(desc.fanout_k) > K_MAX;
-    fails[6] = desc.flag_cmpl_write && (desc.cmpl_addr == '0 || desc.cmpl_addr[2:0] != '0);
-    fails[7] = lids_bad(desc.round, desc.num_rounds, desc.fanout_k);
-    fails[8] = ctx_busy;
-  end
+  // the two codings against each other. Both are called only where a
+  // descriptor is judged (with desc_lids_bad()): the LID rule scans every
+  // slot, and as continuous logic Verilator would evaluate it in every cycle.
+  function automatic logic [8:1] rule_fails(logic in_range, logic lid_bad, logic busy);
+    logic [8:1] f;
+    f[1] = desc.opcode != OPC_BARRIER;
+    f[2] = 32'(desc.version) != DESC_VERSION;
+    f[3] = !in_range;
+    f[4] = 32'(desc.num_rounds) > MAX_ROUNDS;
+    f[5] = desc.fanout_k == '0 || 32'(desc.fanout_k) > K_MAX;
+    f[6] = desc.flag_cmpl_write && (desc.cmpl_addr == '0 || desc.cmpl_addr[2:0] != '0);
+    f[7] = lid_bad;
+    f[8] = busy;
+    return f;
+  endfunction
 
-  err_code_e verdict;
-  always_comb begin
-    if (desc.opcode != OPC_BARRIER)                      verdict = ERR_BAD_OPCODE;
-    else if (32'(desc.version) != DESC_VERSION)          verdict = ERR_BAD_VERSION;
-    else if (!ctx_in_range)                              verdict = ERR_BAD_CONTEXT;
-    else if (32'(desc.num_rounds) > MAX_ROUNDS)          verdict = ERR_BAD_ROUNDS;
-    else if (desc.fanout_k == '0 || 32'(desc.fanout_k) > K_MAX) verdict = ERR_BAD_FANOUT;
+  function automatic err_code_e judge(logic in_range, logic lid_bad, logic busy);
+    if (desc.opcode != OPC_BARRIER)                      return ERR_BAD_OPCODE;
+    else if (32'(desc.version) != DESC_VERSION)          return ERR_BAD_VERSION;
+    else if (!in_range)                                  return ERR_BAD_CONTEXT;
+    else if (32'(desc.num_rounds) > MAX_ROUNDS)          return ERR_BAD_ROUNDS;
+    else if (desc.fanout_k == '0 || 32'(desc.fanout_k) > K_MAX) return ERR_BAD_FANOUT;
     else if (desc.flag_cmpl_write &&
-             (desc.cmpl_addr == '0 || desc.cmpl_addr[2:0] != '0)) verdict = ERR_BAD_ADDR;
-    else if (lids_bad(desc.round, desc.num_rounds, desc.fanout_k))                             verdict = ERR_BAD_LID;
-    else if (ctx_busy)                                   verdict = ERR_CTX_BUSY;
-    else                                                 verdict = ERR_NONE;
-  end
+             (desc.cmpl_addr == '0 || desc.cmpl_addr[2:0] != '0)) return ERR_BAD_ADDR;
+    else if (lid_bad)                                    return ERR_BAD_LID;
+    else if (busy)                                       return ERR_CTX_BUSY;
+    else                                                 return ERR_NONE;
+  endfunction
 
   // -------------------------------------------------------- memory reads
   logic rd_fire, rsp_fire, last_rsp;
@@ -283,19 +290,16 @@ module nic_of
 
   always_comb begin
     state_d     = state_q;
-    desc_d      = desc_q;
     last_sdq_d  = last_sdq_q;
     slot_addr_d = slot_addr_q;
     issued_d    = issued_q + word_cnt_t'(rd_fire);
     recvd_d     = recvd_q + word_cnt_t'(rsp_fire);
     dma_err_d   = dma_err_q;
-    verdict_d   = verdict_q;
     dma_d       = dma_q;
     cons_d      = cons_q;
     unique case (state_q)
       S_IDLE: begin
         if (start_hdq) begin
-          desc_d     = desc_words_t'(hdq_mem_q[hdq_rptr_q]);
           last_sdq_d = 1'b0;
           state_d    = S_CHECK;
         end else if (start_sdq) begin
@@ -309,7 +313,6 @@ module nic_of
       end
       S_FETCH: begin
         if (rsp_fire) begin
-          desc_d[recvd_q[$clog2(DescWords)-1:0]] = rd_rsp_data_i;
           dma_err_d = dma_err_q || rd_rsp_err_i;
         end
         if (last_rsp) begin
@@ -318,9 +321,8 @@ module nic_of
           // forever).
           cons_d = (32'(cons_q) + 1 >= 32'(sdq_size_i)) ? '0 : cons_q + 16'd1;
           if (dma_err_q || rd_rsp_err_i) begin
-            verdict_d = ERR_DMA_ERROR;
-            dma_d     = 1'b1;
-            state_d   = S_DISPATCH;
+            dma_d   = 1'b1;
+            state_d = S_DISPATCH;
           end else begin
             state_d = S_CHECK;
           end
@@ -329,9 +331,8 @@ module nic_of
       S_CHECK: begin
         // CTRL.ENABLE = 0: no dispatch (§8); the descriptor waits here.
         if (enable_i) begin
-          verdict_d = verdict;
-          dma_d     = 1'b0;
-          state_d   = S_DISPATCH;
+          dma_d   = 1'b0;
+          state_d = S_DISPATCH;
         end
       end
       S_DISPATCH: begin
@@ -357,7 +358,6 @@ module nic_of
       issued_q    <= '0;
       recvd_q     <= '0;
       dma_err_q   <= 1'b0;
-      verdict_q   <= ERR_NONE;
       dma_q       <= 1'b0;
       cons_q      <= '0;
       req_hold_q  <= 1'b0;
@@ -368,35 +368,67 @@ module nic_of
       issued_q    <= issued_d;
       recvd_q     <= recvd_d;
       dma_err_q   <= dma_err_d;
-      verdict_q   <= verdict_d;
       dma_q       <= dma_d;
       cons_q      <= cons_d;
       req_hold_q  <= rd_req_valid_o && !rd_req_ready_i;
     end
   end
 
+  // The verdict: an SDQ DMA error when the fetch ends, else §3 when CHECK
+  // judges (the descriptor stays in CHECK while CTRL.ENABLE = 0). Judged in
+  // this clocked process, not in the state machine's always_comb: Verilator
+  // turns a combinational block into data flow and would run the LID scan in
+  // every cycle, while here it runs only in the judging cycle.
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      verdict_q <= ERR_NONE;
+    end else if (state_q == S_FETCH && last_rsp && (dma_err_q || rd_rsp_err_i)) begin
+      verdict_q <= ERR_DMA_ERROR;
+    end else if (state_q == S_CHECK && enable_i) begin
+      verdict_q <= judge(ctx_in_range, desc_lids_bad(), ctx_busy);
+    end
+  end
+
   // The descriptor buffer needs no reset: it is read only after it was
-  // filled (HDQ copy or 44 responses).
+  // filled (HDQ copy or 44 responses). Written in place, a whole descriptor
+  // from the HDQ or one word per response.
   always_ff @(posedge clk_i) begin
-    desc_q <= desc_d;
+    if (start_hdq) begin
+      desc_q <= desc_words_t'(hdq_mem_q[hdq_rptr_q]);
+    end else if (state_q == S_FETCH && rsp_fire) begin
+      desc_q[recvd_q[$clog2(DescWords)-1:0]] <= rd_rsp_data_i;
+    end
   end
 
   // ---------------------------------------------------------- outputs
   // Slots a descriptor does not use are handed on as LID_NONE, so SE and TE
-  // see exactly the used slots (§5: LID_NONE slots are left out).
-  always_comb begin
-    for (int unsigned r = 0; r < MAX_ROUNDS; r++) begin
-      for (int unsigned k = 0; k < K_MAX; k++) begin
-        if (r < 32'(desc.num_rounds) && k < 32'(desc.fanout_k)) begin
-          act_src_o[r][k] = desc.round[r].src_lid[k];
-          act_dst_o[r][k] = desc.round[r].dst_lid[k];
-        end else begin
-          act_src_o[r][k] = LID_NONE;
-          act_dst_o[r][k] = LID_NONE;
+  // see exactly the used slots (§5: LID_NONE slots are left out). The tables
+  // are built once, when the descriptor is judged (the step into DISPATCH,
+  // the only state in which they are presented), not in every cycle.
+  logic       tbl_we;
+  src_table_t act_src_q;
+  dst_table_t act_dst_q;
+  assign tbl_we = (state_q == S_CHECK) && enable_i;
+
+  // No reset: presented only in DISPATCH, which CHECK always precedes.
+  always_ff @(posedge clk_i) begin
+    if (tbl_we) begin
+      for (int unsigned r = 0; r < MAX_ROUNDS; r++) begin
+        for (int unsigned k = 0; k < K_MAX; k++) begin
+          if (r < 32'(desc.num_rounds) && k < 32'(desc.fanout_k)) begin
+            act_src_q[r][k] <= desc.round[r].src_lid[k];
+            act_dst_q[r][k] <= desc.round[r].dst_lid[k];
+          end else begin
+            act_src_q[r][k] <= LID_NONE;
+            act_dst_q[r][k] <= LID_NONE;
+          end
         end
       end
     end
   end
+
+  assign act_src_o = act_src_q;
+  assign act_dst_o = act_dst_q;
 
   assign act_fire_o       = act_fire;
   assign act_ctx_o        = CtxIdxW'(desc.ctx);
@@ -450,47 +482,79 @@ module nic_of
     end
     return ERR_NONE;
   endfunction
-  `SF_ASSERT(a_verdict_first_failure, state_q == S_CHECK |-> verdict == first_failure(fails))
+  // Values of the previous cycle for the rules that compare two cycles:
+  // registers written at every edge, like $past, but without the sampled
+  // copy of the argument that Verilator refreshes on every evaluation.
+  logic        soft_reset_prev_q, last_rsp_prev_q;
+  logic [15:0] cons_prev_q;
+  cq_rec_t     err_rec_prev_q;
+  mem_addr_t   rd_req_addr_prev_q;
+  always_ff @(posedge clk_i) begin
+    soft_reset_prev_q  <= soft_reset_i;
+    last_rsp_prev_q    <= last_rsp;
+    cons_prev_q        <= cons_q;
+    err_rec_prev_q     <= err_rec_o;
+    rd_req_addr_prev_q <= rd_req_addr_o;
+  end
+
+  // Both judge the descriptor, the LID rule scanning every slot: as
+  // implications they are evaluated only in the cycles a descriptor is judged
+  // or presented.
+  `NIC_ASSERT_IMP(a_verdict_first_failure, state_q == S_CHECK,
+                  judge(ctx_in_range, desc_lids_bad(), ctx_busy) ==
+                  first_failure(rule_fails(ctx_in_range, desc_lids_bad(), ctx_busy)))
   // Only a descriptor that passes every rule is activated; a busy context is
   // never activated (§3 rule 8, SE's a_act_ctx_idle is the same rule seen
   // from SE).
-  `SF_ASSERT(a_act_only_valid_desc, act_valid |-> !dma_q && fails == '0)
-  `SF_ASSERT(a_no_activation_of_busy_ctx, act_fire |-> !ctx_active_i[act_ctx_o])
-  `SF_ASSERT(a_error_has_code, err_valid_o |-> err_rec_o.err_code != ERR_NONE)
+  `NIC_ASSERT_IMP(a_act_only_valid_desc, act_valid,
+                  !dma_q && rule_fails(ctx_in_range, desc_lids_bad(), ctx_busy) == '0)
+  `NIC_ASSERT_IMP(a_no_activation_of_busy_ctx, act_fire, !ctx_active_i[act_ctx_o])
+  `NIC_ASSERT_IMP(a_error_has_code, err_valid_o, err_rec_o.err_code != ERR_NONE)
   // SE and TE take the activation in the same cycle, or neither does.
-  `SF_ASSERT(a_act_se_te_together,
-             (act_se_valid_o && act_se_ready_i) == (act_te_valid_o && act_te_ready_i))
-  `SF_ASSERT(a_one_outcome, !(act_valid && err_valid_o))
+  `NIC_ASSERT(a_act_se_te_together,
+              (act_se_valid_o && act_se_ready_i) == (act_te_valid_o && act_te_ready_i))
+  `NIC_ASSERT(a_one_outcome, !(act_valid && err_valid_o))
   // Valid/ready: what is presented stays until taken (a soft reset drops
-  // it: SE, TE and the completion unit reset in the same cycle).
-  `SF_ASSERT(a_act_stable,
-             act_valid && !act_fire && !soft_reset_i |=>
-               act_valid && $stable(desc_q))
-  `SF_ASSERT(a_err_stable,
-             err_valid_o && !err_ready_i && !soft_reset_i |=>
-               err_valid_o && $stable(err_rec_o))
-  `SF_ASSERT(a_rd_req_stable,
-             rd_req_valid_o && !rd_req_ready_i |=> rd_req_valid_o && $stable(rd_req_addr_o))
+  // it: SE, TE and the completion unit reset in the same cycle). The
+  // descriptor and the LID tables are compared with a copy taken in the
+  // cycle they were presented and not taken; the copy (5376 bits) is made in
+  // those cycles only, not in every cycle as a $past of the descriptor.
+  desc_words_t desc_shown_q;
+  src_table_t  src_shown_q;
+  dst_table_t  dst_shown_q;
+  always_ff @(posedge clk_i) begin
+    if (act_valid && !act_fire && !soft_reset_i) begin
+      desc_shown_q <= desc_q;
+      src_shown_q  <= act_src_q;
+      dst_shown_q  <= act_dst_q;
+    end
+  end
+  `NIC_ASSERT_NXT(a_act_stable, act_valid && !act_fire && !soft_reset_i,
+                  act_valid && desc_q == desc_shown_q && act_src_q == src_shown_q &&
+                  act_dst_q == dst_shown_q)
+  `NIC_ASSERT_NXT(a_err_stable, err_valid_o && !err_ready_i && !soft_reset_i,
+                  err_valid_o && err_rec_o == err_rec_prev_q)
+  `NIC_ASSERT_NXT(a_rd_req_stable, rd_req_valid_o && !rd_req_ready_i,
+                  rd_req_valid_o && rd_req_addr_o == rd_req_addr_prev_q)
   // Memory: no response without a request in flight; at most one
   // descriptor's words are requested; addresses are the slot's words.
-  `SF_ASSERT(a_rd_rsp_expected, rd_rsp_valid_i |-> recvd_q < issued_q)
-  `SF_ASSERT(a_rd_req_in_slot, rd_req_valid_o |-> issued_q < AllWords)
+  `NIC_ASSERT_IMP(a_rd_rsp_expected, rd_rsp_valid_i, recvd_q < issued_q)
+  `NIC_ASSERT_IMP(a_rd_req_in_slot, rd_req_valid_o, issued_q < AllWords)
   // §2: HDQ never holds more than HDQ_DEPTH; an overflow is a post on a
   // full HDQ, and is the only thing that drops a post.
-  `SF_ASSERT(a_hdq_in_range, hdq_count_q <= HdqFull)
-  `SF_ASSERT(a_hdq_overflow_only_when_full, hdq_overflow |-> hdq_count_q == HdqFull)
-  `SF_ASSERT(a_hdq_post_lands, hdq_post_i && !soft_reset_i |-> hdq_push != hdq_overflow)
-  `SF_ASSERT(a_hdq_pop_nonempty, hdq_pop |-> hdq_count_q != '0)
+  `NIC_ASSERT(a_hdq_in_range, hdq_count_q <= HdqFull)
+  `NIC_ASSERT_IMP(a_hdq_overflow_only_when_full, hdq_overflow, hdq_count_q == HdqFull)
+  `NIC_ASSERT_IMP(a_hdq_post_lands, hdq_post_i && !soft_reset_i, hdq_push != hdq_overflow)
+  `NIC_ASSERT_IMP(a_hdq_pop_nonempty, hdq_pop, hdq_count_q != '0)
   // §2: a fetch starts only on pending work; SDQ_CONS stays in the ring.
-  `SF_ASSERT(a_fetch_only_pending, start_sdq |-> sdq_pending)
-  `SF_ASSERT(a_cons_moves_by_one,
-             cons_q != $past(cons_q) && !$past(soft_reset_i) |->
-               $past(last_rsp) && (cons_q == $past(cons_q) + 16'd1 || cons_q == '0))
+  `NIC_ASSERT_IMP(a_fetch_only_pending, start_sdq, sdq_pending)
+  `NIC_ASSERT_IMP(a_cons_moves_by_one, cons_q != cons_prev_q && !soft_reset_prev_q,
+                  last_rsp_prev_q && (cons_q == cons_prev_q + 16'd1 || cons_q == '0))
   // §8: nothing starts or is judged while the engine is disabled.
-  `SF_ASSERT(a_no_start_disabled, (start_hdq || start_sdq) |-> enable_i)
-  `SF_ASSERT(a_no_judge_disabled, state_q == S_CHECK && state_d == S_DISPATCH |-> enable_i)
-  `SF_ASSERT_KNOWN(a_state_known, state_q)
-  `SF_ASSERT_KNOWN(a_act_valid_known, act_valid)
+  `NIC_ASSERT_IMP(a_no_start_disabled, (start_hdq || start_sdq), enable_i)
+  `NIC_ASSERT_IMP(a_no_judge_disabled, state_q == S_CHECK && state_d == S_DISPATCH, enable_i)
+  `NIC_ASSERT_KNOWN(a_state_known, state_q)
+  `NIC_ASSERT_KNOWN(a_act_valid_known, act_valid)
 `endif  // SYNTHESIS
 
 endmodule

@@ -20,6 +20,7 @@
 //     while the hold register is full.
 
 `include "syncfab_assert.svh"
+`include "nic_assert.svh"
 
 module nic_req_damq
   import nic_pkg::*;
@@ -119,8 +120,8 @@ module nic_req_damq
   // ------------------------------------------------------------ tag array
   localparam int unsigned TagIdxW = (NumSlots > 1) ? $clog2(NumSlots) : 1;
 
-  logic [NumSlots-1:0] tag_valid_q, tag_valid_d;
-  tag_t [NumSlots-1:0] tag_q, tag_d;
+  logic [NumSlots-1:0] tag_valid_q;
+  tag_t [NumSlots-1:0] tag_q;
   logic [NumSlots-1:0] park_hit, drain_hit;
   logic [TagIdxW-1:0]  free_idx;
   logic                free_found;
@@ -129,12 +130,14 @@ module nic_req_damq
   assign park_tag  = '{ctx: park_ctx_i, entry: park_entry_i};
   assign drain_tag = '{ctx: drain_ctx_i, entry: drain_entry_o};
 
+  // Three processes: the free slot depends on registers only, the lookups
+  // on the park and drain keys; the park key comes from the rx inputs, so its
+  // lookup is re-evaluated on every model evaluation. With no tag valid (the
+  // buffer empty: nearly always) nothing can hit and the tags are not read.
   always_comb begin
     free_idx   = '0;
     free_found = 1'b0;
     for (int unsigned i = 0; i < NumSlots; i++) begin
-      park_hit[i]  = tag_valid_q[i] && (tag_q[i] == park_tag);
-      drain_hit[i] = tag_valid_q[i] && (tag_q[i] == drain_tag);
       if (!tag_valid_q[i] && !free_found) begin
         free_idx   = TagIdxW'(i);
         free_found = 1'b1;
@@ -142,22 +145,29 @@ module nic_req_damq
     end
   end
 
-  assign park_dup_o = |park_hit;
-
   always_comb begin
-    tag_valid_d = tag_valid_q;
-    tag_d       = tag_q;
-    if (drain_fire && !drain_keep_i) begin
-      tag_valid_d = tag_valid_q & ~drain_hit;
-    end
-    // Allocation uses the registered free map: a tag freed this cycle is
-    // reused next cycle at the earliest, like the DAMQ slot it mirrors.
-    if (park_fire) begin
-      tag_valid_d[free_idx] = 1'b1;
-      tag_d[free_idx]       = park_tag;
+    park_hit = '0;
+    if (tag_valid_q != '0) begin
+      for (int unsigned i = 0; i < NumSlots; i++) begin
+        park_hit[i] = tag_valid_q[i] && (tag_q[i] == park_tag);
+      end
     end
   end
 
+  always_comb begin
+    drain_hit = '0;
+    if (tag_valid_q != '0) begin
+      for (int unsigned i = 0; i < NumSlots; i++) begin
+        drain_hit[i] = tag_valid_q[i] && (tag_q[i] == drain_tag);
+      end
+    end
+  end
+
+  assign park_dup_o = |park_hit;
+
+  // The tags are updated in place (a park writes one): a next-state copy of
+  // the array would be made on every model evaluation, since a park depends
+  // on the rx header input.
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       hold_q      <= 1'b0;
@@ -165,10 +175,17 @@ module nic_req_damq
       tag_valid_q <= '0;
       tag_q       <= '0;
     end else begin
-      hold_q      <= hold_d;
-      hold_tag_q  <= hold_tag_d;
-      tag_valid_q <= tag_valid_d;
-      tag_q       <= tag_d;
+      hold_q     <= hold_d;
+      hold_tag_q <= hold_tag_d;
+      if (drain_fire && !drain_keep_i) begin
+        tag_valid_q <= tag_valid_q & ~drain_hit;
+      end
+      // Allocation uses the registered free map: a tag freed this cycle is
+      // reused next cycle at the earliest, like the DAMQ slot it mirrors.
+      if (park_fire) begin
+        tag_valid_q[free_idx] <= 1'b1;
+        tag_q[free_idx]       <= park_tag;
+      end
     end
   end
 
@@ -183,19 +200,19 @@ module nic_req_damq
   end
 
   // Every parked entry has exactly one tag; the held one keeps its tag.
-  `SF_ASSERT(a_tags_match_slots, 32'($countones(tag_valid_q)) == used_slots + 32'(hold_q))
+  `NIC_ASSERT(a_tags_match_slots, 32'($countones(tag_valid_q)) == used_slots + 32'(hold_q))
   // Tags are unique, so the entry leaving for good frees exactly one.
-  `SF_ASSERT(a_drain_frees_one_tag, drain_fire && !drain_keep_i |-> $onehot(drain_hit))
-  `SF_ASSERT(a_drain_keep_has_tag, drain_fire && drain_keep_i |-> $onehot(drain_hit))
+  `NIC_ASSERT_IMP(a_drain_frees_one_tag, drain_fire && !drain_keep_i, $onehot(drain_hit))
+  `NIC_ASSERT_IMP(a_drain_keep_has_tag, drain_fire && drain_keep_i, $onehot(drain_hit))
   // A duplicate is never parked (SE ACKs it as DUP instead).
-  `SF_ASSERT(a_park_not_dup, park_fire |-> !park_dup_o)
-  `SF_ASSERT(a_park_has_free_tag, park_fire |-> free_found)
-  `SF_ASSERT_ONEHOT0(a_park_hit_unique, park_hit)
+  `NIC_ASSERT_IMP(a_park_not_dup, park_fire, !park_dup_o)
+  `NIC_ASSERT_IMP(a_park_has_free_tag, park_fire, free_found)
+  `NIC_ASSERT_ONEHOT0(a_park_hit_unique, park_hit)
   // The push-back always finds room: the popped slot is free again.
-  `SF_ASSERT(a_push_back_lands, hold_q |-> enq_ready)
-  `SF_ASSERT(a_no_park_during_push_back, hold_q |-> !park_fire)
-  `SF_ASSERT(a_park_ctx_in_range, park_valid_i |-> 32'(park_ctx_i) < NumCtx)
-  `SF_ASSERT(a_drain_ctx_in_range, drain_valid_i |-> 32'(drain_ctx_i) < NumCtx)
+  `NIC_ASSERT_IMP(a_push_back_lands, hold_q, enq_ready)
+  `NIC_ASSERT_IMP(a_no_park_during_push_back, hold_q, !park_fire)
+  `NIC_ASSERT_IMP(a_park_ctx_in_range, park_valid_i, 32'(park_ctx_i) < NumCtx)
+  `NIC_ASSERT_IMP(a_drain_ctx_in_range, drain_valid_i, 32'(drain_ctx_i) < NumCtx)
 `endif  // SYNTHESIS
 
 endmodule

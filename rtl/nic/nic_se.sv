@@ -25,6 +25,7 @@
 //           `se.match/park/dup/drop/nack`, §9).
 
 `include "syncfab_assert.svh"
+`include "nic_assert.svh"
 
 module nic_se
   import syncfab_fmt_pkg::*;
@@ -87,10 +88,18 @@ module nic_se
   localparam int unsigned RIdxW = $clog2(MAX_ROUNDS);
 
   // ------------------------------------------------------------ state
-  ctx_state_t [NumCtx-1:0] ctx_q, ctx_d;
-  src_table_t [NumCtx-1:0] exp_lid_q, exp_lid_d;
-  slot_mask_t [NumCtx-1:0] exp_q, exp_d;    // slot holds an expected peer
-  slot_mask_t [NumCtx-1:0] recv_q, recv_d;  // that peer's notification is held
+  // The tables are written in place, one slot or one context per event: a
+  // next-state copy of them would be made in every cycle (in every model
+  // evaluation, since a mark depends on the rx header input).
+  ctx_state_t              ctx_q[NumCtx];
+  src_table_t [NumCtx-1:0] exp_lid_q;
+  slot_mask_t [NumCtx-1:0] exp_q;    // slot holds an expected peer
+  slot_mask_t [NumCtx-1:0] recv_q;   // that peer's notification is held
+  // Leading rounds of each context whose every expected notification is held
+  // (capped at num_rounds): kept up to date on the events that change it
+  // (activation, mark, soft reset) instead of rescanning every round of
+  // every context in every cycle. a_heard_count checks it against the scan.
+  nround_t    [NumCtx-1:0] heard_q;
 
   // Drain of the context just activated (§5).
   logic               drain_q, drain_d;
@@ -161,19 +170,38 @@ module nic_se
   assign resp_pop     = resp_fifo_valid && (resp_hide || resp_ready_i);
 
   // ------------------------------------------------ expected-slot lookup
-  // Slots of round `round` of context `c` that expect `src`. At most one:
-  // OF rejects a descriptor that repeats a LID in a round (§3 rule 7).
-  function automatic logic [K_MAX-1:0] slot_hits(nround_t num_rounds, src_table_t lids,
-                                                 slot_mask_t exp, lid_t src,
-                                                 logic [7:0] round);
+  // Slots of round `round` of context `ctx` (num_rounds rounds) that expect
+  // `src`. At most one: OF rejects a descriptor that repeats a LID in a round
+  // (§3 rule 7). The round's rows of the tables are read here, after the
+  // range check: a variable-offset select out of every context's LID table
+  // is the costly part, and most lookups (no header, no drain) stop at the
+  // check.
+  function automatic logic [K_MAX-1:0] slot_hits(logic [CtxIdxW-1:0] ctx, nround_t num_rounds,
+                                                 lid_t src, logic [7:0] round);
     logic [K_MAX-1:0] hits;
     hits = '0;
     if (32'(round) < 32'(num_rounds) && 32'(round) < MAX_ROUNDS) begin
       for (int unsigned k = 0; k < K_MAX; k++) begin
-        hits[k] = exp[RIdxW'(round)][k] && (lids[RIdxW'(round)][k] == src);
+        hits[k] = exp_q[ctx][RIdxW'(round)][k] && (exp_lid_q[ctx][RIdxW'(round)][k] == src);
       end
     end
     return hits;
+  endfunction
+
+  // Leading rounds whose every expected slot is received, capped at
+  // num_rounds: rounds at or above num_rounds expect nothing, so they count
+  // as heard.
+  function automatic nround_t heard_scan(slot_mask_t exp, slot_mask_t recv,
+                                         nround_t num_rounds);
+    logic    gap;
+    nround_t heard;
+    gap   = 1'b0;
+    heard = '0;
+    for (int unsigned r = 0; r < MAX_ROUNDS; r++) begin
+      if ((exp[r] & ~recv[r]) != '0) gap = 1'b1;
+      if (!gap && r < 32'(num_rounds)) heard = heard + nround_t'(1);
+    end
+    return heard;
   endfunction
 
   function automatic logic [SlotW-1:0] slot_index(logic [K_MAX-1:0] hits);
@@ -200,37 +228,53 @@ module nic_se
   assign rx_ctx_ok = 32'(rx_hdr_i.ctx) < NumCtx;
   assign rx_ctx    = rx_ctx_ok ? CtxIdxW'(rx_hdr_i.ctx) : '0;
   assign rx_entry  = '{src: rx_hdr_i.src_lid, epoch: rx_hdr_i.epoch, round: rx_hdr_i.round};
-  assign rx_st     = ctx_q[rx_ctx];
-  assign rx_hits   = slot_hits(rx_st.num_rounds, exp_lid_q[rx_ctx], exp_q[rx_ctx], rx_hdr_i.src_lid,
-                               rx_hdr_i.round);
-  assign rx_same   = rx_st.active && (rx_hdr_i.epoch == rx_st.epoch);
-  // §4 rule 4.
-  assign rx_stale  = rx_st.active ? epoch_newer(rx_st.epoch, rx_hdr_i.epoch)
-                                  : (rx_st.last_valid &&
-                                     !epoch_newer(rx_hdr_i.epoch, rx_st.last_epoch));
 
+  // The slots of the offered header's round (of a context with num_rounds
+  // rounds) that expect its src.
+  function automatic logic [K_MAX-1:0] rx_lookup(nround_t num_rounds);
+    return slot_hits(rx_ctx, num_rounds, rx_hdr_i.src_lid, rx_hdr_i.round);
+  endfunction
+
+  // The header is judged only while one is offered: every use of the verdict
+  // (response, park, mark, counters) is qualified by rx_fire, and logic that
+  // reads the rx inputs is re-evaluated on every model evaluation, header or
+  // not. Without a header the lookups read 0 and the verdict SE_STRAY.
   always_comb begin
-    if (rx_hdr_i.pkt_type != PKT_NOTIFY || rx_hdr_i.len_flits != 8'd1 ||
-        rx_hdr_i.dst_lid != own_lid_i) begin
-      verdict = SE_STRAY;                              // rule 1
-    end else if (!enable_i) begin
-      verdict = SE_NACK;                               // rule 2
-    end else if (!rx_ctx_ok || rx_stale) begin
-      verdict = SE_DROP;                               // rules 3, 4
-    end else if (rx_same) begin                        // rule 5
-      if (rx_hits == '0) begin
-        verdict = SE_DROP;
-      end else if ((recv_q[rx_ctx][RIdxW'(rx_hdr_i.round)] & rx_hits) != '0) begin
+    rx_st    = '0;
+    rx_hits  = '0;
+    rx_same  = 1'b0;
+    rx_stale = 1'b0;
+    verdict  = SE_STRAY;
+    if (rx_valid_i) begin
+      rx_st    = ctx_q[rx_ctx];
+      rx_hits  = rx_lookup(rx_st.num_rounds);
+      rx_same  = rx_st.active && (rx_hdr_i.epoch == rx_st.epoch);
+      // §4 rule 4.
+      rx_stale = rx_st.active ? epoch_newer(rx_st.epoch, rx_hdr_i.epoch)
+                              : (rx_st.last_valid &&
+                                 !epoch_newer(rx_hdr_i.epoch, rx_st.last_epoch));
+      if (rx_hdr_i.pkt_type != PKT_NOTIFY || rx_hdr_i.len_flits != 8'd1 ||
+          rx_hdr_i.dst_lid != own_lid_i) begin
+        verdict = SE_STRAY;                              // rule 1
+      end else if (!enable_i) begin
+        verdict = SE_NACK;                               // rule 2
+      end else if (!rx_ctx_ok || rx_stale) begin
+        verdict = SE_DROP;                               // rules 3, 4
+      end else if (rx_same) begin                        // rule 5
+        if (rx_hits == '0) begin
+          verdict = SE_DROP;
+        end else if ((recv_q[rx_ctx][RIdxW'(rx_hdr_i.round)] & rx_hits) != '0) begin
+          verdict = SE_DUP;
+        end else begin
+          verdict = SE_MATCH;
+        end
+      end else if (park_dup) begin                       // rule 6
         verdict = SE_DUP;
+      end else if (park_ready) begin
+        verdict = SE_PARK;
       end else begin
-        verdict = SE_MATCH;
+        verdict = SE_NACK;
       end
-    end else if (park_dup) begin                       // rule 6
-      verdict = SE_DUP;
-    end else if (park_ready) begin
-      verdict = SE_PARK;
-    end else begin
-      verdict = SE_NACK;
     end
   end
 
@@ -267,7 +311,7 @@ module nic_se
   assign dq_ctx   = flush_q ? flush_ctx : drain_ctx_q;
   assign dq_valid = flush_q ? flush_any : (drain_q && (drain_left_q != '0));
   assign dq_epoch = ctx_q[drain_ctx_q].epoch;
-  assign dq_hits  = slot_hits(ctx_q[drain_ctx_q].num_rounds, exp_lid_q[drain_ctx_q], exp_q[drain_ctx_q], dq_entry.src,
+  assign dq_hits  = slot_hits(drain_ctx_q, ctx_q[drain_ctx_q].num_rounds, dq_entry.src,
                               dq_entry.round);
   assign dq_same  = dq_entry.epoch == dq_epoch;
   assign dq_keep  = !flush_q && !dq_same && epoch_newer(dq_entry.epoch, dq_epoch);
@@ -307,13 +351,17 @@ module nic_se
   logic [RIdxW-1:0]   mark_round;
   logic [SlotW-1:0]   mark_slot;
 
+  // (The slot is worked out only for a mark: the rx header is an input.)
   always_comb begin
     mark       = 1'b0;
-    mark_ctx   = rx_ctx;
-    mark_round = RIdxW'(rx_hdr_i.round);
-    mark_slot  = slot_index(rx_hits);
+    mark_ctx   = '0;
+    mark_round = '0;
+    mark_slot  = '0;
     if (rx_fire && verdict == SE_MATCH) begin
-      mark = 1'b1;
+      mark       = 1'b1;
+      mark_ctx   = rx_ctx;
+      mark_round = RIdxW'(rx_hdr_i.round);
+      mark_slot  = slot_index(rx_hits);
     end else if (!flush_q && dq_valid && dq_ready && !dq_keep && dq_same && dq_hits != '0) begin
       mark       = 1'b1;
       mark_ctx   = drain_ctx_q;
@@ -322,54 +370,68 @@ module nic_se
     end
   end
 
-  always_comb begin
-    ctx_d     = ctx_q;
-    exp_lid_d = exp_lid_q;
-    exp_d     = exp_q;
-    recv_d    = recv_q;
-    if (mark) begin
-      recv_d[mark_ctx][mark_round][mark_slot] = 1'b1;
-    end
-    if (fin_valid_i) begin
-      ctx_d[fin_ctx_i].active     = 1'b0;
-      ctx_d[fin_ctx_i].last_valid = 1'b1;
-      ctx_d[fin_ctx_i].last_epoch = ctx_q[fin_ctx_i].epoch;
-    end
-    if (act_fire) begin
-      ctx_d[act_ctx_i].active     = 1'b1;
-      ctx_d[act_ctx_i].epoch      = act_epoch_i;
-      ctx_d[act_ctx_i].num_rounds = act_num_rounds_i;
-      exp_lid_d[act_ctx_i]        = act_src_i;
-      recv_d[act_ctx_i]           = '0;
-      // Used slots: round < num_rounds, slot < fanout_k, LID not LID_NONE.
-      for (int unsigned r = 0; r < MAX_ROUNDS; r++) begin
-        for (int unsigned k = 0; k < K_MAX; k++) begin
-          exp_d[act_ctx_i][r][k] = (r < 32'(act_num_rounds_i)) && (k < 32'(act_fanout_i)) &&
-                                   (act_src_i[r][k] != LID_NONE);
-        end
+  // Used slots of the descriptor being activated: round < num_rounds,
+  // slot < fanout_k, LID not LID_NONE. It reads the act_* inputs itself,
+  // because a wide argument is staged in a temporary that the model clears
+  // every time the calling process runs, whether or not the call is reached.
+  function automatic slot_mask_t act_expected();
+    slot_mask_t m;
+    for (int unsigned r = 0; r < MAX_ROUNDS; r++) begin
+      for (int unsigned k = 0; k < K_MAX; k++) begin
+        m[r][k] = (r < 32'(act_num_rounds_i)) && (k < 32'(act_fanout_i)) &&
+                  (act_src_i[r][k] != LID_NONE);
       end
     end
-    // §8: every context goes, last epochs included (the engine starts over).
-    if (soft_reset_i) begin
-      ctx_d  = '0;
-      exp_d  = '0;
-      recv_d = '0;
+    return m;
+  endfunction
+
+  // Later assignments win, in the order of the rules: a mark, then fin, then
+  // the activation, and a soft reset over all of them.
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      ctx_q   <= '{default: '0};
+      exp_q   <= '0;
+      recv_q  <= '0;
+      heard_q <= '0;
+    end else if (soft_reset_i) begin
+      // §8: every context goes, last epochs included (the engine starts over).
+      ctx_q   <= '{default: '0};
+      exp_q   <= '0;
+      recv_q  <= '0;
+      heard_q <= '0;
+    end else begin
+      if (mark) begin
+        slot_mask_t recv_new;
+        recv_new = recv_q[mark_ctx];
+        recv_new[mark_round][mark_slot] = 1'b1;
+        recv_q[mark_ctx][mark_round][mark_slot] <= 1'b1;
+        heard_q[mark_ctx] <= heard_scan(exp_q[mark_ctx], recv_new, ctx_q[mark_ctx].num_rounds);
+      end
+      if (fin_valid_i) begin
+        ctx_q[fin_ctx_i].active     <= 1'b0;
+        ctx_q[fin_ctx_i].last_valid <= 1'b1;
+        ctx_q[fin_ctx_i].last_epoch <= ctx_q[fin_ctx_i].epoch;
+      end
+      if (act_fire) begin
+        slot_mask_t exp_new;
+        exp_new = act_expected();
+        ctx_q[act_ctx_i].active     <= 1'b1;
+        ctx_q[act_ctx_i].epoch      <= act_epoch_i;
+        ctx_q[act_ctx_i].num_rounds <= act_num_rounds_i;
+        exp_q[act_ctx_i]            <= exp_new;
+        recv_q[act_ctx_i]           <= '0;
+        heard_q[act_ctx_i]          <= heard_scan(exp_new, '0, act_num_rounds_i);
+      end
     end
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      ctx_q        <= '0;
-      exp_q        <= '0;
-      recv_q       <= '0;
       drain_q      <= 1'b0;
       drain_ctx_q  <= '0;
       drain_left_q <= '0;
       flush_q      <= 1'b0;
     end else begin
-      ctx_q        <= ctx_d;
-      exp_q        <= exp_d;
-      recv_q       <= recv_d;
       drain_q      <= drain_d;
       drain_ctx_q  <= drain_ctx_d;
       drain_left_q <= drain_left_d;
@@ -380,25 +442,15 @@ module nic_se
   // The LID table needs no reset: a LID is only compared where its exp_q bit
   // is set, and activation writes both.
   always_ff @(posedge clk_i) begin
-    exp_lid_q <= exp_lid_d;
+    if (act_fire) exp_lid_q[act_ctx_i] <= act_src_i;
   end
 
   // ------------------------------------------------- per-context outputs
-  // Rounds at or above num_rounds expect nothing, so they count as heard;
-  // the count is capped at num_rounds.
   always_comb begin
     for (int unsigned c = 0; c < NumCtx; c++) begin
-      logic    gap;
-      nround_t heard;
-      gap   = 1'b0;
-      heard = '0;
-      for (int unsigned r = 0; r < MAX_ROUNDS; r++) begin
-        if ((exp_q[c][r] & ~recv_q[c][r]) != '0) gap = 1'b1;
-        if (!gap && r < 32'(ctx_q[c].num_rounds)) heard = heard + nround_t'(1);
-      end
       ctx_active_o[c]   = ctx_q[c].active;
-      rounds_heard_o[c] = ctx_q[c].active ? heard : '0;
-      all_recv_o[c]     = ctx_q[c].active && (heard == ctx_q[c].num_rounds);
+      rounds_heard_o[c] = ctx_q[c].active ? heard_q[c] : '0;
+      all_recv_o[c]     = ctx_q[c].active && (heard_q[c] == ctx_q[c].num_rounds);
     end
   end
 
@@ -437,63 +489,97 @@ module nic_se
     end
   end
 
-  `SF_ASSERT(a_count_conservation, n_recv_q + n_dup_q + n_drop_q + n_nack_q == n_rx_q)
+  `NIC_ASSERT(a_count_conservation, n_recv_q + n_dup_q + n_drop_q + n_nack_q == n_rx_q)
   // One verdict per header: exactly one counter moves.
-  `SF_ASSERT(a_one_count_per_notify,
-             rx_fire |-> $onehot({evt_recv_o, evt_dup_o, rx_drop, evt_nack_o}))
-  `SF_ASSERT_ONEHOT0(a_one_event_per_cycle, {evt_recv_o, evt_dup_o, evt_drop_o, evt_nack_o})
-  `SF_ASSERT(a_no_count_without_notify,
-             !rx_fire |-> !(evt_recv_o || evt_dup_o || rx_drop || evt_nack_o))
+  `NIC_ASSERT_IMP(a_one_count_per_notify, rx_fire,
+                  $onehot({evt_recv_o, evt_dup_o, rx_drop, evt_nack_o}))
+  `NIC_ASSERT_ONEHOT0(a_one_event_per_cycle, {evt_recv_o, evt_dup_o, evt_drop_o, evt_nack_o})
+  `NIC_ASSERT_IMP(a_no_count_without_notify, !rx_fire,
+                  !(evt_recv_o || evt_dup_o || rx_drop || evt_nack_o))
   // One response per NOTIFY for this node, none for a stray header; a
   // response is an ACK or a NACK, never both (one FIFO entry, one type bit).
-  `SF_ASSERT(a_one_response_per_notify, rx_fire |-> resp_push == (verdict != SE_STRAY))
-  `SF_ASSERT(a_response_only_for_rx, resp_push |-> rx_fire)
-  `SF_ASSERT(a_response_fits, resp_push |-> resp_space)
+  `NIC_ASSERT_IMP(a_one_response_per_notify, rx_fire, resp_push == (verdict != SE_STRAY))
+  `NIC_ASSERT_IMP(a_response_only_for_rx, resp_push, rx_fire)
+  `NIC_ASSERT_IMP(a_response_fits, resp_push, resp_space)
   // NACK only when the engine is disabled, or nothing active matches the
   // epoch and the buffer is full (§4 rule 6: the only NACK).
-  `SF_ASSERT(a_nack_only_when_disabled_or_full,
-             rx_fire && resp_in.nack |-> !enable_i || (!rx_same && !park_ready && !park_dup))
+  `NIC_ASSERT_IMP(a_nack_only_when_disabled_or_full, rx_fire && resp_in.nack,
+                  !enable_i || (!rx_same && !park_ready && !park_dup))
   // ACKs copy ctx/epoch/round and reply to the sender.
-  `SF_ASSERT(a_resp_copies_fields,
-             resp_push |-> resp_in.dst == rx_hdr_i.src_lid && resp_in.ctx == rx_hdr_i.ctx &&
-                           resp_in.epoch == rx_hdr_i.epoch && resp_in.round == rx_hdr_i.round)
+  `NIC_ASSERT_IMP(a_resp_copies_fields, resp_push,
+                  resp_in.dst == rx_hdr_i.src_lid && resp_in.ctx == rx_hdr_i.ctx &&
+                  resp_in.epoch == rx_hdr_i.epoch && resp_in.round == rx_hdr_i.round)
   // Marks: only expected slots, never twice, only on an active context.
-  `SF_ASSERT(a_mark_expected, mark |-> exp_q[mark_ctx][mark_round][mark_slot])
-  `SF_ASSERT(a_no_double_mark, mark |-> !recv_q[mark_ctx][mark_round][mark_slot])
-  `SF_ASSERT(a_mark_active, mark |-> ctx_q[mark_ctx].active)
-  `SF_ASSERT_ONEHOT0(a_rx_slot_unique, rx_hits)
-  `SF_ASSERT_ONEHOT0(a_drain_slot_unique, dq_hits)
+  `NIC_ASSERT_IMP(a_mark_expected, mark, exp_q[mark_ctx][mark_round][mark_slot])
+  `NIC_ASSERT_IMP(a_no_double_mark, mark, !recv_q[mark_ctx][mark_round][mark_slot])
+  `NIC_ASSERT_IMP(a_mark_active, mark, ctx_q[mark_ctx].active)
+  `NIC_ASSERT_ONEHOT0(a_rx_slot_unique, rx_lookup(ctx_q[rx_ctx].num_rounds))
+  `NIC_ASSERT_ONEHOT0(a_drain_slot_unique, dq_hits)
   // Parking never happens when the active descriptor takes the packet.
-  `SF_ASSERT(a_park_only_without_active_match, park_valid |-> !rx_same)
+  `NIC_ASSERT_IMP(a_park_only_without_active_match, park_valid, !rx_same)
   // No rx decisions while a drain rewrites the context (state would race).
-  `SF_ASSERT(a_no_rx_during_drain, drain_busy |-> !rx_fire)
-  `SF_ASSERT(a_no_rx_with_activation, act_fire |-> !rx_fire)
-  `SF_ASSERT(a_drain_pop_ready, dq_valid |-> dq_ready)
+  `NIC_ASSERT_IMP(a_no_rx_during_drain, drain_busy, !rx_fire)
+  `NIC_ASSERT_IMP(a_no_rx_with_activation, act_fire, !rx_fire)
+  `NIC_ASSERT_IMP(a_drain_pop_ready, dq_valid, dq_ready)
   // Soft reset: nothing is taken while the flush runs, and the flush counts
   // nothing and marks nothing.
-  `SF_ASSERT(a_no_rx_during_flush, flush_q || soft_reset_i |-> !rx_fire && !act_fire)
-  `SF_ASSERT(a_flush_uncounted, flush_q |-> !evt_drop_o && !mark)
-  `SF_ASSERT(a_flush_no_response_out, flush_q |-> !resp_valid_o)
-  `SF_ASSERT(a_soft_reset_clears_contexts, $past(soft_reset_i) |-> ctx_active_o == '0)
+  `NIC_ASSERT_IMP(a_no_rx_during_flush, flush_q || soft_reset_i, !rx_fire && !act_fire)
+  `NIC_ASSERT_IMP(a_flush_uncounted, flush_q, !evt_drop_o && !mark)
+  `NIC_ASSERT_IMP(a_flush_no_response_out, flush_q, !resp_valid_o)
+  `NIC_ASSERT_IMP(a_soft_reset_clears_contexts, soft_reset_prev_q, ctx_active_o == '0)
   // OF activates only idle, existing contexts; fin names an active one.
-  `SF_ASSERT(a_act_ctx_in_range, act_valid_i |-> 32'(act_ctx_i) < NumCtx)
-  `SF_ASSERT(a_act_ctx_idle, act_fire |-> !ctx_q[act_ctx_i].active)
-  `SF_ASSERT(a_act_rounds_in_range, act_valid_i |-> 32'(act_num_rounds_i) <= MAX_ROUNDS)
-  `SF_ASSERT(a_act_fanout_in_range,
-             act_valid_i |-> act_fanout_i != '0 && 32'(act_fanout_i) <= K_MAX)
-  `SF_ASSERT(a_fin_ctx_active, fin_valid_i |-> ctx_q[fin_ctx_i].active)
-  `SF_ASSERT(a_no_fin_with_act_same_ctx, fin_valid_i && act_fire |-> fin_ctx_i != act_ctx_i)
-  `SF_ASSERT_KNOWN(a_rx_hdr_known, rx_valid_i ? rx_hdr_i : '0)
+  `NIC_ASSERT_IMP(a_act_ctx_in_range, act_valid_i, 32'(act_ctx_i) < NumCtx)
+  `NIC_ASSERT_IMP(a_act_ctx_idle, act_fire, !ctx_q[act_ctx_i].active)
+  `NIC_ASSERT_IMP(a_act_rounds_in_range, act_valid_i, 32'(act_num_rounds_i) <= MAX_ROUNDS)
+  `NIC_ASSERT_IMP(a_act_fanout_in_range, act_valid_i,
+                  act_fanout_i != '0 && 32'(act_fanout_i) <= K_MAX)
+  `NIC_ASSERT_IMP(a_fin_ctx_active, fin_valid_i, ctx_q[fin_ctx_i].active)
+  `NIC_ASSERT_IMP(a_no_fin_with_act_same_ctx, fin_valid_i && act_fire, fin_ctx_i != act_ctx_i)
+  `NIC_ASSERT_KNOWN(a_rx_hdr_known, rx_valid_i ? rx_hdr_i : '0)
 
-  for (genvar c = 0; c < NumCtx; c++) begin : gen_ctx_rules
-    // Within one activation the heard count only grows (TE relies on it).
-    `SF_ASSERT(a_heard_monotonic,
-               ctx_q[c].active && $past(ctx_q[c].active) &&
-               !$past(act_fire && 32'(act_ctx_i) == c)
-               |-> rounds_heard_o[c] >= $past(rounds_heard_o[c]))
-    `SF_ASSERT(a_recv_subset_of_expected, (recv_q[c] & ~exp_q[c]) == '0)
-    `SF_ASSERT(a_heard_in_range, rounds_heard_o[c] <= ctx_q[c].num_rounds)
+  // Values of the previous cycle for the rules that compare two cycles:
+  // registers written at every edge, like $past, but without the sampled
+  // copy of the argument that Verilator refreshes on every evaluation.
+  logic                  soft_reset_prev_q;
+  logic    [NumCtx-1:0]  active_prev_q, act_here_prev_q;
+  nround_t [NumCtx-1:0]  heard_prev_q;
+  always_ff @(posedge clk_i) begin
+    soft_reset_prev_q <= soft_reset_i;
+    active_prev_q     <= ctx_active_o;
+    act_here_prev_q   <= NumCtx'(act_fire) << act_ctx_i;
+    heard_prev_q      <= rounds_heard_o;
   end
+
+  // heard_q against the scan it replaces. It changes only with the tables of
+  // its own context (activation, mark, soft reset, reset), so each context is
+  // checked in the cycle after such an event: one scan per event, not one
+  // per context per cycle.
+  logic [NumCtx-1:0] heard_chk_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      heard_chk_q <= '1;
+    end else if (soft_reset_i) begin
+      heard_chk_q <= '1;
+    end else begin
+      heard_chk_q <= (NumCtx'(mark) << mark_ctx) | (NumCtx'(act_fire) << act_ctx_i);
+    end
+  end
+
+  // Per-context rules: each one rule over the contexts (c), in one process.
+  // Within one activation the heard count only grows (TE relies on it). A
+  // context whose count did not change holds it trivially, hence the gate.
+  `NIC_ASSERT_FORALL(a_heard_monotonic, rounds_heard_o != heard_prev_q, c, NumCtx,
+                     ctx_q[c].active && active_prev_q[c] && !act_here_prev_q[c],
+                     rounds_heard_o[c] >= heard_prev_q[c])
+  // Every context's table at once (the tables are packed arrays). recv_q
+  // and exp_q are written only at the edges that set heard_chk_q (reset, soft
+  // reset, a mark, an activation), so they are checked after those.
+  `NIC_ASSERT_IMP(a_recv_subset_of_expected, heard_chk_q != '0, (recv_q & ~exp_q) == '0)
+  // The count of an idle context reads 0, which holds trivially.
+  `NIC_ASSERT_FORALL(a_heard_in_range, ctx_active_o != '0, c, NumCtx, ctx_q[c].active,
+                     rounds_heard_o[c] <= ctx_q[c].num_rounds)
+  `NIC_ASSERT_FORALL(a_heard_count, heard_chk_q != '0, c, NumCtx, heard_chk_q[c],
+                     heard_q[c] == heard_scan(exp_q[c], recv_q[c], ctx_q[c].num_rounds))
 `endif  // SYNTHESIS
 
 endmodule

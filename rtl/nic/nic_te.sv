@@ -13,6 +13,9 @@
 //   wait    NACKed, in c's retry queue until RETRY_DELAY has elapsed;
 //   acked   ACKed (done).
 // A retry-limit abort forgets every send of the context (all planes clear).
+// The planes and tables are written in place, one send or one context per
+// event, and the lowest new send of each context is kept in a register
+// (new_first_q) rather than searched for in every cycle.
 //
 // Paths:
 //   tx    per context a candidate (the due head of the retry queue first,
@@ -35,6 +38,7 @@
 // signals `send`, `ack`, `nack`, `done`, `drop` of this module.
 
 `include "syncfab_assert.svh"
+`include "nic_assert.svh"
 
 module nic_te
   import syncfab_fmt_pkg::*;
@@ -128,15 +132,18 @@ module nic_te
   } te_resp_t;
   localparam int unsigned TeRespW = $bits(te_resp_t);
 
-  function automatic fidx_t first_set(flat_t v);
-    fidx_t idx;
-    logic  found;
-    idx   = '0;
-    found = 1'b0;
-    for (int unsigned i = 0; i < Flat; i++) begin
-      if (!found && v[i]) begin
-        found = 1'b1;
-        idx   = fidx_t'(i);
+  // Index of the lowest set bit of v (0 when v is 0), by halving: FlatW
+  // steps of a few word operations instead of a loop over every bit.
+  localparam int unsigned SearchW = 1 << FlatW;
+  function automatic fidx_t lowest_set(flat_t v);
+    logic [SearchW-1:0] w;
+    fidx_t              idx;
+    w   = SearchW'(v);
+    idx = '0;
+    for (int unsigned b = FlatW; b > 0; b--) begin
+      if ((w & ((SearchW'(1) << (1 << (b - 1))) - SearchW'(1))) == '0) begin
+        idx = idx + fidx_t'(1 << (b - 1));
+        w   = w >> (1 << (b - 1));
       end
     end
     return idx;
@@ -150,29 +157,14 @@ module nic_te
     return SlotW'(32'(i) % K_MAX);
   endfunction
 
-  // Sends of rounds 0 .. heard (§6: round r goes once rounds_heard >= r).
-  function automatic flat_t released(nround_t heard);
-    flat_t m;
-    for (int unsigned r = 0; r < MAX_ROUNDS; r++) begin
-      m[r*K_MAX +: K_MAX] = {K_MAX{r <= 32'(heard)}};
-    end
-    return m;
-  endfunction
-
-  function automatic flat_t onehot(fidx_t i);
-    flat_t m;
-    m    = '0;
-    m[i] = 1'b1;
-    return m;
-  endfunction
-
   // ------------------------------------------------------------ state
   te_ctx_t [NumCtx-1:0] ctx_q, ctx_d;
-  flat_t   [NumCtx-1:0] used_q, used_d;      // the sends of the descriptor
-  flat_t   [NumCtx-1:0] new_q, new_d;
-  flat_t   [NumCtx-1:0] flight_q, flight_d;
-  flat_t   [NumCtx-1:0] wait_q, wait_d;
-  flat_t   [NumCtx-1:0] acked_q, acked_d;
+  flat_t   [NumCtx-1:0] used_q;              // the sends of the descriptor
+  flat_t   [NumCtx-1:0] new_q;
+  flat_t   [NumCtx-1:0] flight_q;
+  flat_t   [NumCtx-1:0] wait_q;
+  flat_t   [NumCtx-1:0] acked_q;
+  fidx_t   [NumCtx-1:0] new_first_q;         // lowest set bit of new_q (when not 0)
   dst_table_t [NumCtx-1:0] dst_q;            // no reset: read only where used_q is set
   logic [NumCtx-1:0][Flat-1:0][15:0] retries_q;  // re-sends so far; written at every load
 
@@ -191,19 +183,24 @@ module nic_te
 
   // ------------------------------------------------------ activation
   logic  act_fire;
-  flat_t act_used;
 
   assign act_ready_o = !soft_reset_i;
   assign act_fire    = act_valid_i && act_ready_o;
 
-  always_comb begin
+  // The sends of the descriptor being activated: round < num_rounds,
+  // slot < fanout_k, LID not LID_NONE. Called in the activation branch of the
+  // state update only, and it reads the act_* inputs itself (a wide argument
+  // is staged in a temporary that is cleared whenever the caller runs).
+  function automatic flat_t act_sends();
+    flat_t m;
     for (int unsigned r = 0; r < MAX_ROUNDS; r++) begin
       for (int unsigned k = 0; k < K_MAX; k++) begin
-        act_used[r*K_MAX + k] = (r < 32'(act_num_rounds_i)) && (k < 32'(act_fanout_i)) &&
-                                (act_dst_i[r][k] != LID_NONE);
+        m[r*K_MAX + k] = (r < 32'(act_num_rounds_i)) && (k < 32'(act_fanout_i)) &&
+                         (act_dst_i[r][k] != LID_NONE);
       end
     end
-  end
+    return m;
+  endfunction
 
   // ------------------------------------------------------- response intake
   logic     rx_fire, rx_ok, stray;
@@ -275,46 +272,79 @@ module nic_te
   fidx_t            m_slot;
   logic             ack, nack, drop;
 
+  // The sends in flight of the entry's round that wait for its src.
+  function automatic logic [K_MAX-1:0] match_hits();
+    logic [K_MAX-1:0] hits;
+    hits = '0;
+    if (32'(deq_entry.round) < 32'(ctx_q[m_ctx].num_rounds)) begin
+      for (int unsigned k = 0; k < K_MAX; k++) begin
+        hits[k] = flight_q[m_ctx][32'(deq_entry.round)*K_MAX + k] &&
+                  (dst_q[m_ctx][RIdxW'(deq_entry.round)][k] == deq_entry.src);
+      end
+    end
+    return hits;
+  endfunction
+
+  // The matcher works only when a response waits (m_valid): the match, the
+  // slot and everything they drive are qualified by deq_fire.
   always_comb begin
-    m_running    = ctx_q[m_ctx].active && !ctx_q[m_ctx].ending;
-    m_epoch      = ctx_q[m_ctx].epoch;
-    m_num_rounds = ctx_q[m_ctx].num_rounds;
-    m_round_ok   = 32'(deq_entry.round) < 32'(m_num_rounds);
-    m_round      = m_round_ok ? RIdxW'(deq_entry.round) : '0;
+    m_running    = 1'b0;
+    m_epoch      = '0;
+    m_num_rounds = '0;
+    m_round_ok   = 1'b0;
+    m_round      = '0;
     m_hits       = '0;
     m_slot       = '0;
-    for (int unsigned k = 0; k < K_MAX; k++) begin
-      m_hits[k] = m_round_ok && flight_q[m_ctx][32'(m_round)*K_MAX + k] &&
-                  (dst_q[m_ctx][m_round][k] == deq_entry.src);
-      if (m_hits[k]) m_slot = fidx_t'(32'(m_round)*K_MAX + k);
+    m_match      = 1'b0;
+    m_abort      = 1'b0;
+    if (m_valid) begin
+      m_running    = ctx_q[m_ctx].active && !ctx_q[m_ctx].ending;
+      m_epoch      = ctx_q[m_ctx].epoch;
+      m_num_rounds = ctx_q[m_ctx].num_rounds;
+      m_round_ok   = 32'(deq_entry.round) < 32'(m_num_rounds);
+      m_round      = m_round_ok ? RIdxW'(deq_entry.round) : '0;
+      m_hits       = match_hits();
+      for (int unsigned k = 0; k < K_MAX; k++) begin
+        if (m_hits[k]) m_slot = fidx_t'(32'(m_round)*K_MAX + k);
+      end
+      m_match = deq_fire && !soft_reset_i && m_running &&
+                (deq_entry.epoch == m_epoch) && (m_hits != '0);
+      // §6: LIMIT = n allows n re-sends; the (n+1)-th NACK fails the descriptor.
+      m_abort = m_match && deq_entry.nack && (retry_limit_i != '0) &&
+                (retries_q[m_ctx][m_slot] >= retry_limit_i);
     end
   end
 
-  assign m_match      = deq_fire && !soft_reset_i && m_running &&
-                        (deq_entry.epoch == m_epoch) && (m_hits != '0);
   assign ack          = m_match && !deq_entry.nack;
   assign nack         = m_match && deq_entry.nack;
-  // §6: LIMIT = n allows n re-sends; the (n+1)-th NACK fails the descriptor.
-  assign m_abort      = nack && (retry_limit_i != '0) &&
-                        (retries_q[m_ctx][m_slot] >= retry_limit_i);
   assign m_retry_push = nack && !m_abort;
   // A soft reset discards the entry popped in its cycle without counting it.
   assign drop         = deq_fire && !soft_reset_i && !m_match;
 
   // ------------------------------------------------------------ tx side
-  flat_t [NumCtx-1:0]       cand_new;
-  logic  [NumCtx-1:0]       rq_due, tx_req;
+  // A context's candidate new send is its lowest new send, released when its
+  // round is at most rounds_heard (§6): new sends leave in index order, so
+  // the lowest one is also the lowest released one.
+  logic  [NumCtx-1:0]       cand_new, rq_due, tx_req;
   fidx_t [NumCtx-1:0]       head_slot;
   logic  [NumCtx-1:0][31:0] head_time;
 
+  // Only a running context asks (tx_req), and only the asking context that
+  // wins (g) is read further: the candidates of the others are not worked out.
   always_comb begin
     for (int unsigned c = 0; c < NumCtx; c++) begin
       head_slot[c] = rq_slot_q[c][rq_head_q[c]];
-      head_time[c] = rq_time_q[c][rq_head_q[c]];
-      cand_new[c]  = new_q[c] & released(rounds_heard_i[c]);
-      // The head waits RETRY_DELAY cycles from the cycle its NACK was taken.
-      rq_due[c]    = (rq_cnt_q[c] != '0) && ((now_q - head_time[c]) >= retry_delay_i);
-      tx_req[c]    = ctx_q[c].active && !ctx_q[c].ending && (rq_due[c] || cand_new[c] != '0);
+      head_time[c] = '0;
+      cand_new[c]  = 1'b0;
+      rq_due[c]    = 1'b0;
+      if (ctx_q[c].active && !ctx_q[c].ending) begin
+        head_time[c] = rq_time_q[c][rq_head_q[c]];
+        cand_new[c]  = (new_q[c] != '0) &&
+                       (32'(round_of(new_first_q[c])) <= 32'(rounds_heard_i[c]));
+        // The head waits RETRY_DELAY cycles from the cycle its NACK was taken.
+        rq_due[c]    = (rq_cnt_q[c] != '0) && ((now_q - head_time[c]) >= retry_delay_i);
+      end
+      tx_req[c]    = rq_due[c] || cand_new[c];
     end
   end
 
@@ -346,25 +376,36 @@ module nic_te
     lid_t               src;  // NODE_LID when chosen: the header holds even if it changes
     lid_t               dst;
   } tx_reg_t;
-  tx_reg_t tx_q, tx_d;
+  tx_reg_t tx_q;
   logic    send;
+  lid_t    sel_dst;
 
   assign tx_load   = tx_gnt_valid && !soft_reset_i && (!tx_q.valid || tx_ready_i);
   // Within a context a due retry goes first: it was released before any
   // send still new.
   assign sel_retry = rq_due[g];
-  assign sel_slot  = sel_retry ? head_slot[g] : first_set(cand_new[g]);
+  assign sel_slot  = sel_retry ? head_slot[g] : new_first_q[g];
+  // Read only with a grant (a load, or a_send_has_peer in its cycle).
+  always_comb begin
+    sel_dst = LID_NONE;
+    if (tx_gnt_valid) sel_dst = dst_q[g][round_of(sel_slot)][slot_of(sel_slot)];
+  end
   assign send      = tx_q.valid && tx_ready_i;
 
-  always_comb begin
-    tx_d = tx_q;
-    if (send) tx_d.valid = 1'b0;
-    if (tx_load) begin
-      tx_d = '{valid: 1'b1, retry: sel_retry, ctx: g, epoch: ctx_q[g].epoch,
-               round: round_of(sel_slot), src: own_lid_i,
-               dst: dst_q[g][round_of(sel_slot)][slot_of(sel_slot)]};
+  // Updated in the clocked process (not through a tx_d): the load depends on
+  // tx_ready_i, and next-state logic of an input is re-evaluated on every
+  // model evaluation.
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      tx_q <= '0;
+    end else begin
+      if (send) tx_q.valid <= 1'b0;
+      if (tx_load) begin
+        tx_q <= '{valid: 1'b1, retry: sel_retry, ctx: g, epoch: ctx_q[g].epoch,
+                  round: round_of(sel_slot), src: own_lid_i, dst: sel_dst};
+      end
+      if (soft_reset_i) tx_q.valid <= 1'b0;
     end
-    if (soft_reset_i) tx_d.valid = 1'b0;
   end
 
   always_comb begin
@@ -380,7 +421,7 @@ module nic_te
   assign tx_valid_o = tx_q.valid;
 
   // ------------------------------------------------------- completion
-  logic [NumCtx-1:0] complete, ending_vec, d_req, d_gnt_unused;
+  logic [NumCtx-1:0] complete, active_vec, ending_vec, d_req, d_gnt_unused;
   logic              d_gnt_valid, done_lock_q, done_lock_d, done;
   logic [CtxIdxW-1:0] d_gnt_idx, done_lock_ctx_q, done_lock_ctx_d, done_sel;
 
@@ -388,8 +429,12 @@ module nic_te
     for (int unsigned c = 0; c < NumCtx; c++) begin
       // §7: every expected notification heard (so every round released) and
       // every send ACKed.
-      complete[c]   = ctx_q[c].active && !ctx_q[c].ending && all_recv_i[c] &&
-                      (acked_q[c] == used_q[c]);
+      // (The planes are compared only for a running context that heard all.)
+      complete[c]   = 1'b0;
+      if (ctx_q[c].active && !ctx_q[c].ending && all_recv_i[c]) begin
+        complete[c] = acked_q[c] == used_q[c];
+      end
+      active_vec[c] = ctx_q[c].active;
       ending_vec[c] = ctx_q[c].ending;
     end
   end
@@ -433,36 +478,18 @@ module nic_te
   // ------------------------------------------------------ state update
   always_comb begin
     ctx_d     = ctx_q;
-    used_d    = used_q;
-    new_d     = new_q;
-    flight_d  = flight_q;
-    wait_d    = wait_q;
-    acked_d    = acked_q;
     rq_head_d = rq_head_q;
     rq_tail_d = rq_tail_q;
     rq_cnt_d  = rq_cnt_q;
 
-    if (tx_load) begin
-      if (sel_retry) begin
-        wait_d[g][sel_slot] = 1'b0;
-        rq_head_d[g]        = (32'(rq_head_q[g]) == Flat - 1) ? '0 : rq_head_q[g] + fidx_t'(1);
-        rq_cnt_d[g]         = rq_cnt_q[g] - rqcnt_t'(1);
-      end else begin
-        new_d[g][sel_slot] = 1'b0;
-      end
-      flight_d[g][sel_slot] = 1'b1;
-    end
-
-    if (ack) begin
-      flight_d[m_ctx][m_slot] = 1'b0;
-      acked_d[m_ctx][m_slot]   = 1'b1;
+    if (tx_load && sel_retry) begin
+      rq_head_d[g] = (32'(rq_head_q[g]) == Flat - 1) ? '0 : rq_head_q[g] + fidx_t'(1);
+      rq_cnt_d[g]  = rq_cnt_q[g] - rqcnt_t'(1);
     end
     if (m_retry_push) begin
-      flight_d[m_ctx][m_slot] = 1'b0;
-      wait_d[m_ctx][m_slot]   = 1'b1;
-      rq_tail_d[m_ctx]        = (32'(rq_tail_q[m_ctx]) == Flat - 1) ? '0 :
-                                rq_tail_q[m_ctx] + fidx_t'(1);
-      rq_cnt_d[m_ctx]         = rq_cnt_d[m_ctx] + rqcnt_t'(1);
+      rq_tail_d[m_ctx] = (32'(rq_tail_q[m_ctx]) == Flat - 1) ? '0 :
+                         rq_tail_q[m_ctx] + fidx_t'(1);
+      rq_cnt_d[m_ctx]  = rq_cnt_d[m_ctx] + rqcnt_t'(1);
     end
 
     for (int unsigned c = 0; c < NumCtx; c++) begin
@@ -476,11 +503,6 @@ module nic_te
     if (m_abort) begin
       ctx_d[m_ctx].ending = 1'b1;
       ctx_d[m_ctx].err    = 1'b1;
-      used_d[m_ctx]       = '0;
-      new_d[m_ctx]        = '0;
-      flight_d[m_ctx]     = '0;
-      wait_d[m_ctx]       = '0;
-      acked_d[m_ctx]       = '0;
       rq_head_d[m_ctx]    = rq_tail_q[m_ctx];
       rq_cnt_d[m_ctx]     = '0;
     end
@@ -491,20 +513,10 @@ module nic_te
     if (act_fire) begin
       ctx_d[act_ctx_i] = '{active: 1'b1, ending: 1'b0, err: 1'b0, epoch: act_epoch_i,
                            num_rounds: act_num_rounds_i};
-      used_d[act_ctx_i]   = act_used;
-      new_d[act_ctx_i]    = act_used;
-      flight_d[act_ctx_i] = '0;
-      wait_d[act_ctx_i]   = '0;
-      acked_d[act_ctx_i]   = '0;
     end
     // §8 CTRL.SOFT_RESET: every context, send and retry timer goes.
     if (soft_reset_i) begin
-      ctx_d    = '0;
-      used_d   = '0;
-      new_d    = '0;
-      flight_d = '0;
-      wait_d   = '0;
-      acked_d   = '0;
+      ctx_d     = '0;
       rq_head_d = rq_tail_q;
       rq_cnt_d  = '0;
     end
@@ -513,33 +525,79 @@ module nic_te
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       ctx_q           <= '0;
-      used_q          <= '0;
-      new_q           <= '0;
-      flight_q        <= '0;
-      wait_q          <= '0;
-      acked_q          <= '0;
       rq_head_q       <= '0;
       rq_tail_q       <= '0;
       rq_cnt_q        <= '0;
-      tx_q            <= '0;
       done_lock_q     <= 1'b0;
       done_lock_ctx_q <= '0;
       now_q           <= '0;
     end else begin
       ctx_q           <= ctx_d;
-      used_q          <= used_d;
-      new_q           <= new_d;
-      flight_q        <= flight_d;
-      wait_q          <= wait_d;
-      acked_q          <= acked_d;
       rq_head_q       <= rq_head_d;
       rq_tail_q       <= rq_tail_d;
       rq_cnt_q        <= rq_cnt_d;
-      tx_q            <= tx_d;
       done_lock_q     <= done_lock_d;
       done_lock_ctx_q <= done_lock_ctx_d;
       if (m_retry_push || rq_cnt_q != '0) begin
         now_q         <= now_q + 32'd1;
+      end
+    end
+  end
+
+  // The send planes, in the order of the rules: a load, the matcher's ACK or
+  // NACK, an abort, an activation; a soft reset clears everything. Later
+  // assignments to the same bits win.
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      used_q      <= '0;
+      new_q       <= '0;
+      flight_q    <= '0;
+      wait_q      <= '0;
+      acked_q     <= '0;
+      new_first_q <= '0;
+    end else if (soft_reset_i) begin
+      used_q   <= '0;
+      new_q    <= '0;
+      flight_q <= '0;
+      wait_q   <= '0;
+      acked_q  <= '0;
+    end else begin
+      if (tx_load) begin
+        if (sel_retry) begin
+          wait_q[g][sel_slot] <= 1'b0;
+        end else begin
+          flat_t rest;
+          rest           = new_q[g];
+          rest[sel_slot] = 1'b0;
+          new_q[g][sel_slot] <= 1'b0;
+          new_first_q[g]     <= lowest_set(rest);
+        end
+        flight_q[g][sel_slot] <= 1'b1;
+      end
+      if (ack) begin
+        flight_q[m_ctx][m_slot] <= 1'b0;
+        acked_q[m_ctx][m_slot]  <= 1'b1;
+      end
+      if (m_retry_push) begin
+        flight_q[m_ctx][m_slot] <= 1'b0;
+        wait_q[m_ctx][m_slot]   <= 1'b1;
+      end
+      if (m_abort) begin
+        used_q[m_ctx]   <= '0;
+        new_q[m_ctx]    <= '0;
+        flight_q[m_ctx] <= '0;
+        wait_q[m_ctx]   <= '0;
+        acked_q[m_ctx]  <= '0;
+      end
+      if (act_fire) begin
+        flat_t sends;
+        sends                  = act_sends();
+        used_q[act_ctx_i]      <= sends;
+        new_q[act_ctx_i]       <= sends;
+        new_first_q[act_ctx_i] <= lowest_set(sends);
+        flight_q[act_ctx_i]    <= '0;
+        wait_q[act_ctx_i]      <= '0;
+        acked_q[act_ctx_i]     <= '0;
       end
     end
   end
@@ -573,12 +631,7 @@ module nic_te
   assign evt_stray_o      = stray;
   assign evt_error_o      = done && ctx_q[done_sel].err;
 
-  always_comb begin
-    busy_o = tx_q.valid || (resp_q_empty != '1);
-    for (int unsigned c = 0; c < NumCtx; c++) begin
-      if (ctx_q[c].active) busy_o = 1'b1;
-    end
-  end
+  assign busy_o = tx_q.valid || (resp_q_empty != '1) || (active_vec != '0);
 
   // ---------------------------------------------------------------- rules
 `ifndef SYNTHESIS
@@ -596,6 +649,95 @@ module nic_te
   always_comb begin
     rq_total = '0;
     for (int unsigned c = 0; c < NumCtx; c++) rq_total += 64'(rq_cnt_q[c]);
+  end
+
+  // Values of the previous cycle for the rules that compare two cycles. They
+  // are registers rather than $past: Verilator keeps a sampled copy of a
+  // $past argument and refreshes it on every model evaluation. Reset with
+  // the state they shadow, so the first cycle out of reset compares reset
+  // values with reset values.
+  flat_t   [NumCtx-1:0] new_prev_q, flight_prev_q, wait_prev_q, acked_prev_q;
+  te_ctx_t [NumCtx-1:0] ctx_prev_q;
+  rqcnt_t  [NumCtx-1:0] rq_cnt_prev_q;
+  logic                 first_q;  // the first cycle out of reset
+  logic               act_fire_q, ack_q, retry_push_q, abort_q, load_q, arrived_q, soft_reset_q;
+  logic [CtxIdxW-1:0] act_ctx_q, m_ctx_q, g_q;
+  fidx_t              m_slot_q, sel_slot_q;
+  pkt_hdr_t           tx_hdr_prev_q;
+  cq_rec_t            done_rec_prev_q;
+
+  // The per-context rules at the end read the send planes, the context status
+  // and the retry counts, and the events of the last edge. They are checked in
+  // the cycles after one of those moved; in any other cycle nothing they read
+  // has changed since they last held. The planes (and new_first_q) are
+  // written only at the edges of a soft reset, a load, an ACK, a re-send
+  // push, an abort or an activation (the branches of their process), so
+  // those events, registered, say when they moved: comparing the five planes
+  // with copies cost more than every rule together in an idle cycle. The
+  // context status and the retry counts, written at every edge, are compared
+  // with the previous cycle. first_q covers the reset values. (A vector built
+  // bit by bit, so that the comparisons are made once per cycle rather than
+  // substituted into every rule.)
+  logic [2:0] te_moved_by;
+  logic       te_moved;
+  always_comb begin
+    te_moved_by[0] = first_q || soft_reset_q || load_q || ack_q || retry_push_q || abort_q ||
+                     act_fire_q;
+    te_moved_by[1] = ctx_q != ctx_prev_q;
+    te_moved_by[2] = rq_cnt_q != rq_cnt_prev_q;
+  end
+  assign te_moved = te_moved_by != '0;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      first_q         <= 1'b1;
+      ctx_prev_q      <= '0;
+      new_prev_q      <= '0;
+      flight_prev_q   <= '0;
+      wait_prev_q     <= '0;
+      acked_prev_q    <= '0;
+      rq_cnt_prev_q   <= '0;
+      act_fire_q      <= 1'b0;
+      ack_q           <= 1'b0;
+      retry_push_q    <= 1'b0;
+      abort_q         <= 1'b0;
+      load_q          <= 1'b0;
+      arrived_q       <= 1'b0;
+      soft_reset_q    <= 1'b0;
+      act_ctx_q       <= '0;
+      m_ctx_q         <= '0;
+      g_q             <= '0;
+      m_slot_q        <= '0;
+      sel_slot_q      <= '0;
+      tx_hdr_prev_q   <= '0;
+      done_rec_prev_q <= '0;
+    end else begin
+      first_q         <= 1'b0;
+      // Equal already unless something moved (te_moved covers exactly
+      // these), so the copy is made only then.
+      if (te_moved) begin
+        ctx_prev_q    <= ctx_q;
+        new_prev_q    <= new_q;
+        flight_prev_q <= flight_q;
+        wait_prev_q   <= wait_q;
+        acked_prev_q  <= acked_q;
+        rq_cnt_prev_q <= rq_cnt_q;
+      end
+      act_fire_q      <= act_fire;
+      ack_q           <= ack;
+      retry_push_q    <= m_retry_push;
+      abort_q         <= m_abort;
+      load_q          <= tx_load;
+      arrived_q       <= rx_fire && rx_ok;
+      soft_reset_q    <= soft_reset_i;
+      act_ctx_q       <= act_ctx_i;
+      m_ctx_q         <= m_ctx;
+      g_q             <= g;
+      m_slot_q        <= m_slot;
+      sel_slot_q      <= sel_slot;
+      tx_hdr_prev_q   <= tx_hdr_o;
+      done_rec_prev_q <= done_rec_o;
+    end
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -636,109 +778,135 @@ module nic_te
 
   // Every response taken lands in exactly one of ACK, NACK, DROP (matched
   // nothing) or stray, or still waits in the DAMQ (soft reset losses apart).
-  `SF_ASSERT(a_resp_conservation,
-             n_rx_q == n_ack_q + n_nack_q + n_drop_q + n_stray_q + n_reset_resp_q +
-                       64'(resp_occupancy))
-  `SF_ASSERT_ONEHOT0(a_one_verdict_per_resp, {ack, nack, drop})
-  `SF_ASSERT(a_verdict_iff_pop, deq_fire && !soft_reset_i |-> (ack || nack || drop))
+  `NIC_ASSERT(a_resp_conservation,
+              n_rx_q == n_ack_q + n_nack_q + n_drop_q + n_stray_q + n_reset_resp_q +
+              64'(resp_occupancy))
+  `NIC_ASSERT_ONEHOT0(a_one_verdict_per_resp, {ack, nack, drop})
+  `NIC_ASSERT_IMP(a_verdict_iff_pop, deq_fire && !soft_reset_i, (ack || nack || drop))
   // NOTIF_SENT counts first sends and re-sends; RETRY only re-sends; every
   // load leaves exactly once (the one in the output register apart).
-  `SF_ASSERT(a_sent_conservation,
-             n_sent_q + 64'(tx_q.valid) + n_reset_tx_q == n_load_new_q + n_load_retry_q)
-  `SF_ASSERT(a_retry_counted_in_sent, n_retry_q <= n_sent_q)
+  `NIC_ASSERT(a_sent_conservation,
+              n_sent_q + 64'(tx_q.valid) + n_reset_tx_q == n_load_new_q + n_load_retry_q)
+  `NIC_ASSERT(a_retry_counted_in_sent, n_retry_q <= n_sent_q)
   // Every matched NACK either ended the descriptor or queued exactly one
   // re-send, which is loaded, still queued, or forgotten by an abort / reset.
-  `SF_ASSERT(a_nack_conservation,
-             n_nack_q == n_abort_q + n_load_retry_q + rq_total + n_flushed_q)
-  `SF_ASSERT(a_retry_only_after_nack, n_load_retry_q <= n_nack_q)
+  `NIC_ASSERT(a_nack_conservation, n_nack_q == n_abort_q + n_load_retry_q + rq_total + n_flushed_q)
+  `NIC_ASSERT(a_retry_only_after_nack, n_load_retry_q <= n_nack_q)
   // The matcher never lets responses pile up, so a popped entry arrived in
   // the previous cycle (the retry timestamp relies on it).
-  `SF_ASSERT(a_resp_damq_no_backlog, 32'(resp_damq_free_o) >= RespDamqSlots - 1)
-  `SF_ASSERT(a_resp_pop_after_arrival, deq_fire |-> $past(rx_fire && rx_ok))
-  `SF_ASSERT(a_resp_always_ready, resp_rx_ready_o)
+  `NIC_ASSERT(a_resp_damq_no_backlog, 32'(resp_damq_free_o) >= RespDamqSlots - 1)
+  `NIC_ASSERT_IMP(a_resp_pop_after_arrival, deq_fire, arrived_q)
+  `NIC_ASSERT(a_resp_always_ready, resp_rx_ready_o)
   // Sends: only released rounds, only from new (first) or a due retry.
-  `SF_ASSERT(a_send_round_released,
-             tx_load && !sel_retry |-> 32'(round_of(sel_slot)) <= 32'(rounds_heard_i[g]))
-  `SF_ASSERT(a_send_from_new, tx_load && !sel_retry |-> new_q[g][sel_slot])
-  `SF_ASSERT(a_retry_from_wait, tx_load && sel_retry |-> wait_q[g][sel_slot])
-  `SF_ASSERT(a_retry_after_delay,
-             tx_load && sel_retry |-> (now_q - head_time[g]) >= retry_delay_i)
-  `SF_ASSERT(a_send_ctx_running, tx_load |-> ctx_q[g].active && !ctx_q[g].ending)
-  `SF_ASSERT(a_send_has_peer, tx_load |-> tx_d.dst != LID_NONE)
-  `SF_ASSERT(a_tx_hold, tx_valid_o && !tx_ready_i && !soft_reset_i |=>
-                        tx_valid_o && $stable(tx_hdr_o))
-  `SF_ASSERT(a_done_hold, done_valid_o && !done_ready_i && !soft_reset_i |=>
-                          done_valid_o && $stable(done_rec_o))
+  `NIC_ASSERT_IMP(a_send_round_released, tx_load && !sel_retry,
+                  32'(round_of(sel_slot)) <= 32'(rounds_heard_i[g]))
+  `NIC_ASSERT_IMP(a_send_from_new, tx_load && !sel_retry, new_q[g][sel_slot])
+  // The new send that leaves is the lowest one (new_first_q is right when
+  // it is used).
+  `NIC_ASSERT_IMP(a_send_first_new, tx_load && !sel_retry,
+                  (new_q[g] & ((flat_t'(1) << sel_slot) - flat_t'(1))) == '0)
+  `NIC_ASSERT_IMP(a_retry_from_wait, tx_load && sel_retry, wait_q[g][sel_slot])
+  `NIC_ASSERT_IMP(a_retry_after_delay, tx_load && sel_retry,
+                  (now_q - head_time[g]) >= retry_delay_i)
+  `NIC_ASSERT_IMP(a_send_ctx_running, tx_load, ctx_q[g].active && !ctx_q[g].ending)
+  `NIC_ASSERT_IMP(a_send_has_peer, tx_load, sel_dst != LID_NONE)
+  `NIC_ASSERT_NXT(a_tx_hold, tx_valid_o && !tx_ready_i && !soft_reset_i,
+                  tx_valid_o && tx_hdr_o == tx_hdr_prev_q)
+  `NIC_ASSERT_NXT(a_done_hold, done_valid_o && !done_ready_i && !soft_reset_i,
+                  done_valid_o && done_rec_o == done_rec_prev_q)
   // Responses: an ACK or NACK only for a send in flight; one send per peer.
-  `SF_ASSERT_ONEHOT0(a_match_unique, m_hits)
-  `SF_ASSERT(a_ack_in_flight, m_match |-> flight_q[m_ctx][m_slot] && !acked_q[m_ctx][m_slot])
-  `SF_ASSERT(a_abort_on_limit,
-             m_abort |-> nack && retry_limit_i != '0 && retries_q[m_ctx][m_slot] >= retry_limit_i)
-  `SF_ASSERT(a_done_record_fields,
-             done_valid_o |-> ctx_q[done_sel].ending &&
-                             (done_rec_o.status == CQ_OK) == (done_rec_o.err_code == ERR_NONE))
-  `SF_ASSERT(a_fin_is_done, fin_valid_o |-> ctx_q[fin_ctx_o].active && ctx_q[fin_ctx_o].ending)
+  `NIC_ASSERT_ONEHOT0(a_match_unique, match_hits())
+  `NIC_ASSERT_IMP(a_ack_in_flight, m_match, flight_q[m_ctx][m_slot] && !acked_q[m_ctx][m_slot])
+  `NIC_ASSERT_IMP(a_abort_on_limit, m_abort,
+                  nack && retry_limit_i != '0 && retries_q[m_ctx][m_slot] >= retry_limit_i)
+  `NIC_ASSERT_IMP(a_done_record_fields, done_valid_o,
+                  ctx_q[done_sel].ending &&
+                  (done_rec_o.status == CQ_OK) == (done_rec_o.err_code == ERR_NONE))
+  `NIC_ASSERT_IMP(a_fin_is_done, fin_valid_o, ctx_q[fin_ctx_o].active && ctx_q[fin_ctx_o].ending)
   // OF / SE contract.
-  `SF_ASSERT(a_act_ctx_in_range, act_valid_i |-> 32'(act_ctx_i) < NumCtx)
-  `SF_ASSERT(a_act_ctx_idle, act_fire |-> !ctx_q[act_ctx_i].active && !ctx_active_i[act_ctx_i])
-  `SF_ASSERT(a_act_rounds_in_range, act_valid_i |-> 32'(act_num_rounds_i) <= MAX_ROUNDS)
-  `SF_ASSERT(a_act_fanout_in_range,
-             act_valid_i |-> act_fanout_i != '0 && 32'(act_fanout_i) <= K_MAX)
-  `SF_ASSERT(a_act_retry_queue_empty, act_fire |-> rq_cnt_q[act_ctx_i] == '0)
-  `SF_ASSERT(a_no_act_with_done_same_ctx, act_fire && done |-> act_ctx_i != done_sel)
-  `SF_ASSERT_KNOWN(a_resp_hdr_known, resp_rx_valid_i ? resp_rx_hdr_i : '0)
+  `NIC_ASSERT_IMP(a_act_ctx_in_range, act_valid_i, 32'(act_ctx_i) < NumCtx)
+  `NIC_ASSERT_IMP(a_act_ctx_idle, act_fire, !ctx_q[act_ctx_i].active && !ctx_active_i[act_ctx_i])
+  `NIC_ASSERT_IMP(a_act_rounds_in_range, act_valid_i, 32'(act_num_rounds_i) <= MAX_ROUNDS)
+  `NIC_ASSERT_IMP(a_act_fanout_in_range, act_valid_i,
+                  act_fanout_i != '0 && 32'(act_fanout_i) <= K_MAX)
+  `NIC_ASSERT_IMP(a_act_retry_queue_empty, act_fire, rq_cnt_q[act_ctx_i] == '0)
+  `NIC_ASSERT_IMP(a_no_act_with_done_same_ctx, act_fire && done, act_ctx_i != done_sel)
+  `NIC_ASSERT_KNOWN(a_resp_hdr_known, resp_rx_valid_i ? resp_rx_hdr_i : '0)
 
-  for (genvar c = 0; c < NumCtx; c++) begin : gen_ctx_rules
-    flat_t rise_acked, rise_wait, rise_flight, rise_new;
-    logic  act_here;
-    assign act_here    = act_fire && 32'(act_ctx_i) == c;
-    assign rise_acked   = acked_d[c] & ~acked_q[c];
-    assign rise_wait   = wait_d[c] & ~wait_q[c];
-    assign rise_flight = flight_d[c] & ~flight_q[c];
-    assign rise_new    = new_d[c] & ~new_q[c];
 
-    // One state per send: never two at once (one outstanding send per slot).
-    `SF_ASSERT(a_states_exclusive,
-               ((new_q[c] & (flight_q[c] | wait_q[c] | acked_q[c])) |
-                (flight_q[c] & (wait_q[c] | acked_q[c])) | (wait_q[c] & acked_q[c])) == '0)
-    // While the descriptor runs every send is in exactly one state; once it
-    // is over nothing is pending (an abort forgot everything).
-    `SF_ASSERT(a_states_cover_used,
-               ctx_q[c].active && !ctx_q[c].ending |->
-               (new_q[c] | flight_q[c] | wait_q[c] | acked_q[c]) == used_q[c])
-    `SF_ASSERT(a_nothing_pending_when_over,
-               !ctx_q[c].active || ctx_q[c].ending |-> (new_q[c] | flight_q[c] | wait_q[c]) == '0)
-    // Every ACKed send is marked once, by its ACK only.
-    `SF_ASSERT(a_acked_only_by_ack,
-               !act_here |-> rise_acked == ((ack && 32'(m_ctx) == c) ? onehot(m_slot) : '0))
-    // A send waits for a retry only after a NACK.
-    `SF_ASSERT(a_wait_only_by_nack,
-               !act_here |-> rise_wait == ((m_retry_push && 32'(m_ctx) == c) ? onehot(m_slot) : '0))
-    // (An abort in the same cycle forgets the send just loaded.)
-    `SF_ASSERT(a_flight_only_by_load,
-               !act_here && !(m_abort && 32'(m_ctx) == c) |->
-               rise_flight == ((tx_load && 32'(g) == c) ? onehot(sel_slot) : '0))
-    `SF_ASSERT(a_new_only_by_act, !act_here |-> rise_new == '0)
-    // §7: completion only when every expected notification is held (so every
-    // round released) and every send ACKed.
-    `SF_ASSERT(a_complete_rule,
-               complete[c] |-> all_recv_i[c] && rounds_heard_i[c] == ctx_q[c].num_rounds &&
-                               acked_q[c] == used_q[c] &&
-                               (new_q[c] | flight_q[c] | wait_q[c]) == '0)
-    `SF_ASSERT(a_ending_ok_all_acked,
-               ctx_q[c].ending && !ctx_q[c].err |-> acked_q[c] == used_q[c])
-    // The retry queue holds exactly the waiting sends.
-    `SF_ASSERT(a_retry_queue_is_wait, 32'(rq_cnt_q[c]) == 32'($countones(wait_q[c])))
-    `SF_ASSERT(a_retry_queue_fits, rq_cnt_q[c] <= rqcnt_t'(Flat))
-    `SF_ASSERT(a_retry_head_waits,
-               rq_cnt_q[c] != '0 |-> wait_q[c][head_slot[c]])
-    // TE and SE agree on which contexts run (same activation, fin from TE).
-    `SF_ASSERT(a_active_matches_se, ctx_q[c].active == ctx_active_i[c])
-    `SF_ASSERT(a_se_heard_in_range,
-               ctx_q[c].active |-> 32'(rounds_heard_i[c]) <= 32'(ctx_q[c].num_rounds))
-    `SF_ASSERT(a_se_all_recv_rule,
-               all_recv_i[c] |-> ctx_active_i[c] && rounds_heard_i[c] == ctx_q[c].num_rounds)
-  end
+  // Per-context rules: each one rule over the contexts (c), in one process.
+  // The events of the last edge on context c. act_here: it was activated,
+  // which loads every plane.
+  function automatic logic act_here(int unsigned c);
+    return act_fire_q && 32'(act_ctx_q) == c;
+  endfunction
+  function automatic logic ack_here(int unsigned c);
+    return ack_q && 32'(m_ctx_q) == c;
+  endfunction
+  function automatic logic push_here(int unsigned c);
+    return retry_push_q && 32'(m_ctx_q) == c;
+  endfunction
+  function automatic logic load_here(int unsigned c);
+    return load_q && 32'(g_q) == c;
+  endfunction
+  function automatic logic abort_here(int unsigned c);
+    return abort_q && 32'(m_ctx_q) == c;
+  endfunction
+
+  // One state per send: never two at once (one outstanding send per slot).
+  `NIC_ASSERT_FORALL(a_states_exclusive, te_moved, c, NumCtx, 1'b1,
+                     ((new_q[c] & (flight_q[c] | wait_q[c] | acked_q[c])) |
+                      (flight_q[c] & (wait_q[c] | acked_q[c])) | (wait_q[c] & acked_q[c])) == '0)
+  // While the descriptor runs every send is in exactly one state; once it
+  // is over nothing is pending (an abort forgot everything).
+  `NIC_ASSERT_FORALL(a_states_cover_used, te_moved, c, NumCtx,
+                     ctx_q[c].active && !ctx_q[c].ending,
+                     (new_q[c] | flight_q[c] | wait_q[c] | acked_q[c]) == used_q[c])
+  `NIC_ASSERT_FORALL(a_nothing_pending_when_over, te_moved, c, NumCtx,
+                     !ctx_q[c].active || ctx_q[c].ending,
+                     (new_q[c] | flight_q[c] | wait_q[c]) == '0)
+  // The bits of each plane set at the last edge, against the one event that
+  // may set them. Every ACKed send is marked once, by its ACK only.
+  `NIC_ASSERT_FORALL(a_acked_only_by_ack, te_moved, c, NumCtx, !act_here(c),
+                     (acked_q[c] & ~acked_prev_q[c]) ==
+                     (ack_here(c) ? flat_t'(1) << m_slot_q : '0))
+  // A send waits for a retry only after a NACK.
+  `NIC_ASSERT_FORALL(a_wait_only_by_nack, te_moved, c, NumCtx, !act_here(c),
+                     (wait_q[c] & ~wait_prev_q[c]) ==
+                     (push_here(c) ? flat_t'(1) << m_slot_q : '0))
+  // (An abort in the same cycle forgets the send just loaded.)
+  `NIC_ASSERT_FORALL(a_flight_only_by_load, te_moved, c, NumCtx,
+                     !act_here(c) && !abort_here(c),
+                     (flight_q[c] & ~flight_prev_q[c]) ==
+                     (load_here(c) ? flat_t'(1) << sel_slot_q : '0))
+  `NIC_ASSERT_FORALL(a_new_only_by_act, te_moved, c, NumCtx, !act_here(c),
+                     (new_q[c] & ~new_prev_q[c]) == '0)
+  // new_first_q is the lowest new send: set in new_q, nothing below it.
+  `NIC_ASSERT_FORALL(a_new_first_lowest, te_moved, c, NumCtx, new_q[c] != '0,
+                     new_q[c][new_first_q[c]] &&
+                     (new_q[c] & ((flat_t'(1) << new_first_q[c]) - flat_t'(1))) == '0)
+  // §7: completion only when every expected notification is held (so every
+  // round released) and every send ACKed.
+  `NIC_ASSERT_FORALL(a_complete_rule, complete != '0, c, NumCtx, complete[c],
+                     all_recv_i[c] && rounds_heard_i[c] == ctx_q[c].num_rounds &&
+                     acked_q[c] == used_q[c] &&
+                     (new_q[c] | flight_q[c] | wait_q[c]) == '0)
+  `NIC_ASSERT_FORALL(a_ending_ok_all_acked, te_moved, c, NumCtx,
+                     ctx_q[c].ending && !ctx_q[c].err,
+                     acked_q[c] == used_q[c])
+  // The retry queue holds exactly the waiting sends.
+  `NIC_ASSERT_FORALL(a_retry_queue_is_wait, te_moved, c, NumCtx, 1'b1,
+                     32'(rq_cnt_q[c]) == 32'($countones(wait_q[c])))
+  `NIC_ASSERT_FORALL(a_retry_queue_fits, te_moved, c, NumCtx, 1'b1,
+                     rq_cnt_q[c] <= rqcnt_t'(Flat))
+  `NIC_ASSERT_FORALL(a_retry_head_waits, rq_cnt_q != '0, c, NumCtx, rq_cnt_q[c] != '0,
+                     wait_q[c][head_slot[c]])
+  // TE and SE agree on which contexts run (same activation, fin from TE).
+  `NIC_ASSERT(a_active_matches_se, active_vec == ctx_active_i)
+  `NIC_ASSERT_FORALL(a_se_heard_in_range, active_vec != '0, c, NumCtx, ctx_q[c].active,
+                     32'(rounds_heard_i[c]) <= 32'(ctx_q[c].num_rounds))
+  `NIC_ASSERT_FORALL(a_se_all_recv_rule, all_recv_i != '0, c, NumCtx, all_recv_i[c],
+                     ctx_active_i[c] && rounds_heard_i[c] == ctx_q[c].num_rounds)
 `endif  // SYNTHESIS
 
 endmodule

@@ -3,6 +3,7 @@
 -F ../spec/syncfab_fmt_pkg.f
 -F nic_csr.f
 +incdir+../common  // syncfab_assert.svh
++incdir+.          // nic_assert.svh
 nic_pkg.sv
 ../common/damq.sv
 ../common/sync_fifo.sv

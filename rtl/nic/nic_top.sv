@@ -17,6 +17,7 @@
 // te.send, se.evt_recv_o, ... are the names the model's trace uses.
 
 `include "syncfab_assert.svh"
+`include "nic_assert.svh"
 
 module nic_top
   import syncfab_fmt_pkg::*;
@@ -485,6 +486,11 @@ module nic_top
   assign busy = of_busy || te_busy || cq_busy || se_drain_busy || se_flush_busy ||
                 se_resp_valid || (ctx_active != '0) || tx_valid_o || tag_valid;
 
+  // The register inputs in two processes: the fields below follow registers
+  // only, those of the next one follow this cycle's rx, tx and memory
+  // handshakes (top-level inputs). Logic that reads an input is re-evaluated
+  // on every model evaluation; kept apart, the first group is evaluated once
+  // per clock edge.
   always_comb begin
     // HDQ_WINDOW is served inside nic_csr: its inputs stay 0 (nic_csr asserts it).
     hwif_in.HDQ_WINDOW.rd_ack           = 1'b0;
@@ -500,20 +506,23 @@ module nic_top
     hwif_in.INTR_STATUS.DONE.next       = cq_intr_done;
     hwif_in.INTR_STATUS.ERROR.next      = cq_intr_error;
     hwif_in.INTR_STATUS.HDQ_OVERFLOW.next = of_intr_hdq_overflow;
-    hwif_in.INTR_STATUS.DMA_ERROR.next  = of_intr_dma_error || cq_intr_dma_error;
     hwif_in.SDQ_CONS.INDEX.next         = sdq_cons;
     hwif_in.CQ_HEAD.INDEX.next          = cq_head;
     hwif_in.HDQ_POST.LEVEL.next         = hdq_level;
     hwif_in.HDQ_POST.FULL.next          = hdq_full;
-    hwif_in.CNT_NOTIF_SENT.COUNT.incr   = te_evt_sent;
-    hwif_in.CNT_NOTIF_RECV.COUNT.incr   = se_evt_recv;
-    hwif_in.CNT_NACK_SENT.COUNT.incr    = se_evt_nack;
     hwif_in.CNT_NACK_RECV.COUNT.incr    = te_evt_nack;
-    hwif_in.CNT_RETRY.COUNT.incr        = te_evt_retry;
     hwif_in.CNT_COMPLETION.COUNT.incr   = cq_evt_completion;
     // CNT_ERROR counts error records of every source: the completion unit's
     // pulse only (TE's evt_error_o is its share, debug only).
     hwif_in.CNT_ERROR.COUNT.incr        = cq_evt_error;
+  end
+
+  always_comb begin
+    hwif_in.INTR_STATUS.DMA_ERROR.next  = of_intr_dma_error || cq_intr_dma_error;
+    hwif_in.CNT_NOTIF_SENT.COUNT.incr   = te_evt_sent;
+    hwif_in.CNT_NOTIF_RECV.COUNT.incr   = se_evt_recv;
+    hwif_in.CNT_NACK_SENT.COUNT.incr    = se_evt_nack;
+    hwif_in.CNT_RETRY.COUNT.incr        = te_evt_retry;
     hwif_in.CNT_DROP.COUNT.incr         = drop_incr != '0;
     hwif_in.CNT_DROP.COUNT.incrvalue    = drop_incr;
     hwif_in.CNT_DUP.COUNT.incr          = se_evt_dup;
@@ -532,40 +541,55 @@ module nic_top
   // Rules of the top
   // =========================================================================
 `ifndef SYNTHESIS
+  // Values of the previous cycle for the rules that compare two cycles:
+  // registers written at every edge, like $past, but without the sampled
+  // copy of the argument that Verilator refreshes on every evaluation.
+  pkt_hdr_t  tx_hdr_prev_q;
+  lid_t      own_lid_prev_q;
+  logic      mem_req_write_prev_q;
+  mem_addr_t mem_req_addr_prev_q;
+  mem_data_t mem_req_data_prev_q;
+  always_ff @(posedge clk_i) begin
+    tx_hdr_prev_q        <= tx_hdr_o;
+    own_lid_prev_q       <= own_lid;
+    mem_req_write_prev_q <= mem_req_write_o;
+    mem_req_addr_prev_q  <= mem_req_addr_o;
+    mem_req_data_prev_q  <= mem_req_data_o;
+  end
+
   // Every header taken goes to exactly one place: SE, TE or the drop.
-  `SF_ASSERT(a_rx_one_destination,
-             rx_fire |-> $onehot({se_rx_valid && se_rx_ready, te_resp_valid && te_resp_ready,
-                                  net_drop}))
-  `SF_ASSERT(a_rx_notify_to_se, se_rx_valid |-> rx_hdr_i.pkt_type == PKT_NOTIFY)
-  `SF_ASSERT(a_rx_resp_to_te, te_resp_valid |-> rx_is_resp)
+  `NIC_ASSERT_IMP(a_rx_one_destination, rx_fire,
+                  $onehot({se_rx_valid && se_rx_ready, te_resp_valid && te_resp_ready,
+                           net_drop}))
+  `NIC_ASSERT_IMP(a_rx_notify_to_se, se_rx_valid, rx_hdr_i.pkt_type == PKT_NOTIFY)
+  `NIC_ASSERT_IMP(a_rx_resp_to_te, te_resp_valid, rx_is_resp)
   // A header shown on tx stays, unchanged, until taken (a soft reset may
   // withdraw what SE or TE hold; SE stamps NODE_LID on its responses as they
   // leave, so software rewriting NODE_LID changes a waiting response's src).
-  `SF_ASSERT(a_tx_hold,
-             tx_valid_o && !tx_ready_i && !soft_reset |=>
-               tx_valid_o && ($stable(tx_hdr_o) || !$stable(own_lid)))
+  `NIC_ASSERT_NXT(a_tx_hold, tx_valid_o && !tx_ready_i && !soft_reset,
+                  tx_valid_o && (tx_hdr_o == tx_hdr_prev_q || own_lid != own_lid_prev_q))
   // One packet per cycle, from one source; nothing granted that is not asked.
-  `SF_ASSERT(a_tx_one_source, tx_fire |-> $onehot({se_resp_ready, te_tx_ready}))
+  `NIC_ASSERT_IMP(a_tx_one_source, tx_fire, $onehot({se_resp_ready, te_tx_ready}))
   // Memory: a request held until taken, one response per request, in order.
-  `SF_ASSERT(a_mem_req_hold,
-             mem_req_valid_o && !mem_req_ready_i |=>
-               mem_req_valid_o && $stable(mem_req_write_o) && $stable(mem_req_addr_o) &&
-               $stable(mem_req_data_o))
-  `SF_ASSERT(a_mem_rsp_expected, mem_rsp_valid_i |-> tag_valid)
-  `SF_ASSERT(a_mem_rsp_taken, mem_rsp_valid_i |-> mem_rsp_ready_o)
-  `SF_ASSERT(a_mem_one_source,
-             mem_req_fire |-> $onehot({rd_req_valid && rd_req_ready, wr_req_valid && wr_req_ready}))
+  `NIC_ASSERT_NXT(a_mem_req_hold, mem_req_valid_o && !mem_req_ready_i,
+                  mem_req_valid_o && mem_req_write_o == mem_req_write_prev_q &&
+                  mem_req_addr_o == mem_req_addr_prev_q && mem_req_data_o == mem_req_data_prev_q)
+  `NIC_ASSERT_IMP(a_mem_rsp_expected, mem_rsp_valid_i, tag_valid)
+  `NIC_ASSERT_IMP(a_mem_rsp_taken, mem_rsp_valid_i, mem_rsp_ready_o)
+  `NIC_ASSERT_IMP(a_mem_one_source, mem_req_fire,
+                  $onehot({rd_req_valid && rd_req_ready, wr_req_valid && wr_req_ready}))
   // Counters: the demux drop and TE's stray are one header each, so they
   // never fall in the same cycle; the sum fits the 2-bit increment.
-  `SF_ASSERT(a_drop_sources_fit, !(net_drop && te_evt_stray))
-  `SF_ASSERT(a_drop_sum_fits, 32'(se_evt_drop) + 32'(te_evt_drop) + 32'(te_evt_stray) +
-                              32'(net_drop) <= 3)
-  `SF_ASSERT(a_active_ctx_in_range, 32'(active_ctx) <= NumCtx)
+  `NIC_ASSERT(a_drop_sources_fit, !(net_drop && te_evt_stray))
+  `NIC_ASSERT(a_drop_sum_fits,
+              32'(se_evt_drop) + 32'(te_evt_drop) + 32'(te_evt_stray) +
+              32'(net_drop) <= 3)
+  `NIC_ASSERT(a_active_ctx_in_range, 32'(active_ctx) <= NumCtx)
   // A record reaches the CSR counters exactly when the completion unit says.
-  `SF_ASSERT(a_error_is_completion, cq_evt_error |-> cq_evt_completion)
-  `SF_ASSERT_KNOWN(a_tx_valid_known, tx_valid_o)
-  `SF_ASSERT_KNOWN(a_mem_req_valid_known, mem_req_valid_o)
-  `SF_ASSERT_KNOWN(a_rx_ready_known, rx_ready_o)
+  `NIC_ASSERT_IMP(a_error_is_completion, cq_evt_error, cq_evt_completion)
+  `NIC_ASSERT_KNOWN(a_tx_valid_known, tx_valid_o)
+  `NIC_ASSERT_KNOWN(a_mem_req_valid_known, mem_req_valid_o)
+  `NIC_ASSERT_KNOWN(a_rx_ready_known, rx_ready_o)
 `endif  // SYNTHESIS
 
 endmodule
