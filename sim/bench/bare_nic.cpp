@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <exception>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -44,9 +45,7 @@ tb::Task<> reset(Vnic_top& dut, tb::ApbMaster& apb, tb::Clock& clk) {
   co_await tb::RisingEdge(clk);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   CLI::App app{"bare eval loop of the verilated nic_top, idle after bring-up"};
   std::uint64_t cycles = 1'000'000;
   std::string trace;
@@ -122,4 +121,16 @@ int main(int argc, char** argv) {
   // The model ran ahead of the harness's clock by hand, so the driver cannot
   // close the NIC through the harness any more: end here, without teardown.
   std::_Exit(0);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cout << std::flush;
+    std::cerr << "bare_nic: FAILED: " << e.what() << '\n';
+    return 1;
+  }
 }

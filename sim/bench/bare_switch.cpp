@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <exception>
 #include <iostream>
 #include <memory>
 #include <random>
@@ -83,9 +84,7 @@ unsigned bring_up(VerilatedContext& vc, Vswitch_top& d) {
   return ports;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   CLI::App app{"bare eval loop of the verilated switch_top (" SYNCFAB_BENCH_SHAPE ")"};
   std::string load = "uniform";
   std::uint64_t cycles = 100'000;
@@ -211,4 +210,16 @@ int main(int argc, char** argv) {
             << R"(,"flits_out":)" << flits_out << "}\n";
   d.final();
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cout << std::flush;
+    std::cerr << "bare_switch: FAILED: " << e.what() << '\n';
+    return 1;
+  }
 }

@@ -16,9 +16,10 @@
 //     with its clock high, so the edge it wakes in is not seen twice.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
+#include <span>
 #include <vector>
 
 #include "syncfab/tb/sim.hpp"
@@ -81,8 +82,10 @@ class IdleSkip final : public IdleSkipBase {
     const std::uint64_t cycle = clk_.cycles();
     const bool next = cycle == checked_cycle_ + 1;
     checked_cycle_ = cycle;
-    const auto& root = *model_.rootp;
-    if (next && have_snapshot_ && std::memcmp(snapshot_.data(), &root, sizeof(root)) == 0) {
+    // The model's state as bytes: every variable the model keeps, padding
+    // included (padding that differs only costs a missed sleep).
+    const auto state = std::as_bytes(std::span(model_.rootp, 1));
+    if (next && have_snapshot_ && std::equal(state.begin(), state.end(), snapshot_.begin())) {
       asleep_ = true;
       Inputs::capture(model_, asleep_inputs_);
       ++stats_.sleeps;
@@ -94,8 +97,7 @@ class IdleSkip final : public IdleSkipBase {
     Inputs::capture(model_, last_inputs_);
     have_snapshot_ = steady;
     if (steady) {
-      snapshot_.resize(sizeof(root));
-      std::memcpy(snapshot_.data(), &root, sizeof(root));
+      snapshot_.assign(state.begin(), state.end());
     }
   }
 
