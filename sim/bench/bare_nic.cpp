@@ -12,11 +12,11 @@
 
 #include <cstdint>
 #include <cstdlib>
-#include <exception>
 #include <iostream>
 #include <memory>
 #include <string>
 
+#include "bare_loop.hpp"
 #include "syncfab/driver/nic.hpp"
 #include "syncfab/driver/rtl_device.hpp"
 #include "syncfab/hw/host_memory.hpp"
@@ -26,6 +26,7 @@
 namespace tb = syncfab::tb;
 namespace drv = syncfab::driver;
 namespace hw = syncfab::hw;
+namespace bench = syncfab::sim::bench;
 
 namespace {
 
@@ -47,17 +48,14 @@ tb::Task<> reset(Vnic_top& dut, tb::ApbMaster& apb, tb::Clock& clk) {
 
 int run(int argc, char** argv) {
   CLI::App app{"bare eval loop of the verilated nic_top, idle after bring-up"};
-  std::uint64_t cycles = 1'000'000;
-  std::string trace;
-  bool no_assert = false;
-  app.add_option("--cycles", cycles, "simulated cycles timed")->check(CLI::PositiveNumber);
-  app.add_option("--trace", trace, "write an FST of the timed loop to this file");
-  app.add_flag("--no-assert", no_assert, "switch the RTL's assertions off for the timed loop");
+  bench::BareOptions bo;
+  bo.cycles = 1'000'000;
+  bench::add_bare_options(app, bo);
   CLI11_PARSE(app, argc, argv);
 
   VerilatedContext vc;
   vc.randReset(2);
-  if (!trace.empty()) {
+  if (!bo.trace.empty()) {
     vc.traceEverOn(true);
   }
   Vnic_top d(&vc);
@@ -76,22 +74,13 @@ int run(int argc, char** argv) {
   opts.clock = [&sim] { return std::chrono::nanoseconds(sim.now() / 1000); };
   drv::Nic nic(dev, memory, opts);
 
-  std::unique_ptr<VerilatedFstC> fst;
-  if (!trace.empty()) {
-    fst = std::make_unique<VerilatedFstC>();
-    d.trace(fst.get(), 99);
-    fst->open(trace.c_str());
-  }
-  vc.assertOn(!no_assert);
-  // The APB master leaves its last access on the pins; the bus is idle now.
-  d.psel_i = 0;
-  d.penable_i = 0;
+  const auto fst = bench::start_timed_loop(vc, d, bo);
   // The harness stopped after a rising edge: the clock is driven by hand
   // from here, one eval per edge.
   d.clk_i = 0;
   d.eval();
   const double cpu0 = tb::process_cpu_seconds();
-  for (std::uint64_t c = 0; c < cycles; ++c) {
+  for (std::uint64_t c = 0; c < bo.cycles; ++c) {
     vc.timeInc(kPeriod / 2);
     d.clk_i = 1;
     d.eval();
@@ -115,8 +104,9 @@ int run(int argc, char** argv) {
     return 1;
   }
   std::cout << R"({"top":"nic_top","shape":"ctx4","load":"idle","mode":")"
-            << (fst ? "bare+trace" : "bare") << R"(","assert":)" << (no_assert ? "false" : "true")
-            << R"(,"cycles":)" << cycles << R"(,"cpu_s":)" << cpu << "}\n"
+            << (fst ? "bare+trace" : "bare") << R"(","assert":)"
+            << (bo.no_assert ? "false" : "true") << R"(,"cycles":)" << bo.cycles << R"(,"cpu_s":)"
+            << cpu << "}\n"
             << std::flush;
   // The model ran ahead of the harness's clock by hand, so the driver cannot
   // close the NIC through the harness any more: end here, without teardown.
@@ -125,12 +115,4 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::cout << std::flush;
-    std::cerr << "bare_nic: FAILED: " << e.what() << '\n';
-    return 1;
-  }
-}
+int main(int argc, char** argv) { return bench::guarded_main("bare_nic", run, argc, argv); }

@@ -11,13 +11,13 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
-#include <exception>
 #include <iostream>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "bare_loop.hpp"
 #include "syncfab/driver/rtl_device.hpp"
 #include "syncfab/driver/switch.hpp"
 #include "syncfab/fmt/formats.hpp"
@@ -29,6 +29,7 @@ namespace tb = syncfab::tb;
 namespace drv = syncfab::driver;
 namespace hw = syncfab::hw;
 namespace fmt = syncfab::fmt;
+namespace bench = syncfab::sim::bench;
 
 namespace {
 
@@ -87,16 +88,13 @@ unsigned bring_up(VerilatedContext& vc, Vswitch_top& d) {
 int run(int argc, char** argv) {
   CLI::App app{"bare eval loop of the verilated switch_top (" SYNCFAB_BENCH_SHAPE ")"};
   std::string load = "uniform";
-  std::uint64_t cycles = 100'000;
-  std::string trace;
+  bench::BareOptions bo;
+  bo.cycles = 100'000;
   std::uint64_t seed = 1;
-  bool no_assert = false;
   bool two_evals = false;
   app.add_option("--load", load, "uniform | idle")->check(CLI::IsMember({"uniform", "idle"}));
-  app.add_option("--cycles", cycles, "simulated cycles timed")->check(CLI::PositiveNumber);
+  bench::add_bare_options(app, bo);
   app.add_option("--seed", seed, "traffic seed");
-  app.add_option("--trace", trace, "write an FST of the timed loop to this file");
-  app.add_flag("--no-assert", no_assert, "switch the RTL's assertions off for the timed loop");
   app.add_flag(
       "--two-evals", two_evals,
       "two evals per cycle (rising edge; falling edge with the new inputs) instead of three");
@@ -104,22 +102,12 @@ int run(int argc, char** argv) {
 
   VerilatedContext vc;
   vc.randReset(2);
-  if (!trace.empty()) {
+  if (!bo.trace.empty()) {
     vc.traceEverOn(true);
   }
   Vswitch_top d(&vc);
   const unsigned ports = bring_up(vc, d);
-  std::unique_ptr<VerilatedFstC> fst;
-  if (!trace.empty()) {
-    fst = std::make_unique<VerilatedFstC>();
-    d.trace(fst.get(), 99);
-    fst->open(trace.c_str());
-  }
-
-  vc.assertOn(!no_assert);
-  // The APB master leaves its last access on the pins; the bus is idle now.
-  d.psel_i = 0;
-  d.penable_i = 0;
+  const auto fst = bench::start_timed_loop(vc, d, bo);
   std::mt19937_64 rng(seed);
   std::vector<Port> in(ports);
   const unsigned lids = std::min(4U * ports, 63U);
@@ -128,7 +116,7 @@ int run(int argc, char** argv) {
   std::uint64_t flits_out = 0;
   const bool busy = load == "uniform";
   const double cpu0 = tb::process_cpu_seconds();
-  for (std::uint64_t c = 0; c < cycles; ++c) {
+  for (std::uint64_t c = 0; c < bo.cycles; ++c) {
     std::uint32_t valid = 0;
     std::uint32_t last = 0;
     if (busy) {
@@ -205,21 +193,13 @@ int run(int argc, char** argv) {
   }
   std::cout << R"({"top":"switch_top","shape":")" << SYNCFAB_BENCH_SHAPE << R"(","load":")" << load
             << R"(","mode":")" << (fst ? "bare+trace" : "bare") << R"(","assert":)"
-            << (no_assert ? "false" : "true") << R"(,"evals_per_cycle":)" << (two_evals ? 2 : 3)
-            << R"(,"cycles":)" << cycles << R"(,"cpu_s":)" << cpu << R"(,"flits_in":)" << flits_in
-            << R"(,"flits_out":)" << flits_out << "}\n";
+            << (bo.no_assert ? "false" : "true") << R"(,"evals_per_cycle":)" << (two_evals ? 2 : 3)
+            << R"(,"cycles":)" << bo.cycles << R"(,"cpu_s":)" << cpu << R"(,"flits_in":)"
+            << flits_in << R"(,"flits_out":)" << flits_out << "}\n";
   d.final();
   return 0;
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::cout << std::flush;
-    std::cerr << "bare_switch: FAILED: " << e.what() << '\n';
-    return 1;
-  }
-}
+int main(int argc, char** argv) { return bench::guarded_main("bare_switch", run, argc, argv); }
