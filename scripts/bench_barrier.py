@@ -139,7 +139,7 @@ def write_md(args, rows, sweep, wall_total, out: Path, keep: dict[str, str]) -> 
     L.append(
         "For every torus shape (p = 2 … 128, the shapes of "
         "`cpp-model/network/tools/barrier_latency.cpp`, non-powers included) a fabric of p "
-        "verilated `nic_top` is built (tests/rtl/nic/nic_fabric.*, docs/nic-rtl.md "
+        "verilated `nic_top` is built (tests/rtl/nic/nic_fabric.*, docs/nic/verification.md "
         "\"Verilated fabric\"), and for k = 1, 2, 3 one barrier runs on its own context. "
         "Every node's unchanged driver writes its descriptor; the doorbells (HDQ_POST) are "
         "held and released at one clock edge, so **all p posts land in the same cycle** "

@@ -2,8 +2,8 @@
 //
 // Implements docs/barrier-protocol.md §7 (completion, one record at a time in
 // the order the records were queued) and the completion side of §8 (CQ
-// indices, soft reset). Structure and the decisions the protocol doc leaves
-// open: docs/nic-rtl.md, "Stage 2c".
+// indices, soft reset). Structure, timing and the decisions the protocol doc
+// leaves open: docs/nic/cq.md.
 //
 // Records come from TE's done port (OK, or NET_ERROR / RETRY_LIMIT) and from
 // OF's error port (DESC_ERROR), through a small FIFO (RecDepth). A record from

@@ -2,8 +2,8 @@
 //
 // Implements docs/barrier-protocol.md §2 (HDQ, SDQ, round-robin between them),
 // §3 (validation, in order; the first failure gives the error code) and the OF
-// half of §5 (activation of SE and TE in the same cycle). Structure and the
-// decisions the protocol doc leaves open: docs/nic-rtl.md, "Stage 2b".
+// half of §5 (activation of SE and TE in the same cycle). Structure, timing
+// and the decisions the protocol doc leaves open: docs/nic/of.md.
 //
 // One descriptor at a time:
 //   IDLE      pick a queue (enabled only): HDQ head -> desc (1 cycle), or
@@ -17,7 +17,7 @@
 //   FLUSH     after a soft reset: finish the memory handshakes in flight.
 //
 // Interfaces (valid/ready, transfer when both are high; details in
-// docs/nic-rtl.md):
+// docs/nic/of.md):
 //   hdq_*    HDQ_POST.POST pulse and the CSR window (first 352 bytes).
 //   sdq_*    SDQ CSRs; sdq_cons_o drives SDQ_CONS.
 //   rd_*     memory read port (nic_pkg: one 64-bit word per request).
@@ -168,7 +168,7 @@ module nic_of
   // ------------------------------------------------------------------- SDQ
   // §2: work is pending when SDQ_SIZE != 0, SDQ_PROD < SDQ_SIZE and
   // SDQ_CONS != SDQ_PROD. SDQ_CONS >= SDQ_SIZE (a size shrunk under the
-  // engine) fetches nothing either (docs/nic-rtl.md, Stage 2b decisions).
+  // engine) fetches nothing either (docs/nic/of.md, "SDQ_CONS >= SDQ_SIZE").
   logic [15:0] cons_q, cons_d;
   logic        sdq_pending;
 
@@ -317,7 +317,7 @@ module nic_of
         end
         if (last_rsp) begin
           // §2: SDQ_CONS advances when the slot is fetched, also when the
-          // fetch failed (docs/nic-rtl.md: otherwise the slot would fail
+          // fetch failed (docs/nic/of.md: otherwise the slot would fail
           // forever).
           cons_d = (32'(cons_q) + 1 >= 32'(sdq_size_i)) ? '0 : cons_q + 16'd1;
           if (dma_err_q || rd_rsp_err_i) begin

@@ -3,7 +3,7 @@
 // The wire formats (descriptor, packet header, CQ entry) live in the generated
 // syncfab_fmt_pkg; this package only adds what the engine's blocks exchange
 // among themselves. Protocol: docs/barrier-protocol.md; structure:
-// docs/nic-rtl.md.
+// docs/nic/README.md.
 
 package nic_pkg;
 
@@ -78,7 +78,8 @@ package nic_pkg;
   localparam int unsigned RespW = $bits(resp_t);
 
   // Builds the one-flit ACK/NACK header. Only the fields §4 names are set;
-  // prio, dscp, ecn and flow_label are 0 (see docs/nic-rtl.md, open points).
+  // prio, dscp, ecn and flow_label are 0 (docs/nic/se.md, "ACK/NACK header
+  // fields").
   function automatic pkt_hdr_t resp_hdr(resp_t r, lid_t own_lid);
     pkt_hdr_t h;
     h           = '0;
@@ -93,8 +94,8 @@ package nic_pkg;
   endfunction
 
   // ---------------------------------------------------------------------------
-  // Stage 2b/2c: OF (nic_of) and the completion unit (nic_cq). docs/nic-rtl.md,
-  // "Stage 2b" and "Stage 2c".
+  // OF (nic_of) and the completion unit (nic_cq): docs/nic/of.md,
+  // docs/nic/cq.md.
 
   // The destination LIDs of every round, as OF hands them to TE (the shape of
   // src_table_t: round r slot k).

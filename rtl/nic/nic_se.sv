@@ -9,12 +9,13 @@
 // registered before t, and its mark / park / response take effect at the edge
 // ending t, so the next header already sees them.
 //
-// Stalls (rx_ready_o low): an activation is being accepted, a drain is
-// running, or the response FIFO is full.
+// Stalls (rx_ready_o low): an activation is offered, a drain or a soft-reset
+// flush is running, or the response FIFO is full.
 //
-// Interfaces (all valid/ready; details in docs/nic-rtl.md):
-//   rx_*    headers from the network receive demux (NOTIFYs and anything that
-//           is not an ACK/NACK; ACK/NACK go to TE).
+// Interfaces (all valid/ready; details in docs/nic/se.md):
+//   rx_*    headers from the network receive demux (NOTIFYs; ACK/NACK go to
+//           TE, other types are dropped by the demux). SE still applies §4
+//           rule 1 itself, so the block is correct on its own.
 //   act_*   OF activates a validated descriptor on a context.
 //   fin_*   the context's descriptor finished (completion queued or aborted):
 //           the context goes idle and its epoch becomes the last epoch.
@@ -460,7 +461,7 @@ module nic_se
   assign evt_recv_o   = rx_fire && (verdict == SE_MATCH || verdict == SE_PARK);
   assign evt_dup_o    = rx_fire && (verdict == SE_DUP);
   // §5: a parked entry counted RECV when parked counts DROP if the drain
-  // throws it away (docs/nic-rtl.md, open points).
+  // throws it away (docs/nic/se.md, "Drain drops are counted twice").
   assign evt_drop_o   = (rx_fire && (verdict == SE_DROP || verdict == SE_STRAY)) || dq_drop;
   assign evt_nack_o   = rx_fire && (verdict == SE_NACK);
   assign drain_busy_o = drain_busy;

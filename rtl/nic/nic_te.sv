@@ -3,7 +3,7 @@
 // Implements docs/barrier-protocol.md §6 (sending, ACK, NACK, retry) and the
 // TE half of §7 (the completion condition, the done record, `fin` to SE).
 // Structure, timing and the decisions the protocol doc leaves open:
-// docs/nic-rtl.md, "Stage 2a: TE (built)".
+// docs/nic/te.md.
 //
 // Per context c it keeps the destination table of the active descriptor and,
 // per send (round r, slot k; LID_NONE slots are not sends), one of four states
@@ -210,8 +210,9 @@ module nic_te
   logic [NumCtx-1:0][RespCntW-1:0] resp_count_unused;
   logic     resp_full_unused, resp_afull_unused;
 
-  // Open point 8 of docs/nic-rtl.md: the len/dst check of §4 rule 1 applies
-  // to responses too; a context TE does not have is dropped here as well.
+  // docs/nic/te.md, "Malformed responses": the len/dst check of §4 rule 1
+  // applies to responses too; a context TE does not have is dropped here as
+  // well.
   assign rx_ok = (resp_rx_hdr_i.pkt_type == PKT_ACK || resp_rx_hdr_i.pkt_type == PKT_NACK) &&
                  resp_rx_hdr_i.len_flits == 8'd1 && resp_rx_hdr_i.dst_lid == own_lid_i &&
                  32'(resp_rx_hdr_i.ctx) < NumCtx;

@@ -1,4 +1,4 @@
-// nic_top: the NIC barrier engine (docs/nic-rtl.md, "Stage 2d: top").
+// nic_top: the NIC barrier engine (docs/nic/top.md; overview docs/nic/README.md).
 //
 // Joins the CSR block (nic_csr), OF (nic_of: HDQ, SDQ fetch, validation,
 // activation), SE (nic_se: receive side + request DAMQ), TE (nic_te: sends,
@@ -27,7 +27,7 @@ module nic_top
   parameter int unsigned NumCtx        = NumCtxDefault,
   parameter int unsigned ReqDamqSlots  = ReqDamqSlotsDefault,
   // 2 is enough: TE's matcher never lets the response DAMQ hold more than one
-  // entry (docs/nic-rtl.md, TE open point 12).
+  // entry (docs/nic/te.md, "Response DAMQ size").
   parameter int unsigned RespDamqSlots = 2,
   parameter int unsigned HdqDepth      = 2,
   parameter int unsigned RecDepth      = 2,   // completion unit's record FIFO

@@ -1,6 +1,6 @@
 // N verilated nic_top instances joined by a 3D torus (dimension-order
 // routing, a fixed per-hop latency in cycles, one header per cycle on each
-// directed link) — the fabric of docs/nic-rtl.md "Verilated fabric". Every
+// directed link) — the fabric of docs/nic/verification.md "Verilated fabric". Every
 // node has its own clock, memory BFM, RtlDevice and unchanged driver (Nic).
 #pragma once
 

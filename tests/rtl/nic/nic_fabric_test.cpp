@@ -1,7 +1,7 @@
 // N verilated nic_top on a 3D torus (nic_fabric.hpp), each node's unchanged
 // driver posting its own descriptors (nic_fabric_scenario.hpp). Safety,
 // liveness, CQ status and counter identities are checked on every run; the
-// figures printed are the ones in docs/nic-rtl.md "Verilated fabric".
+// figures printed are the ones in docs/nic/verification.md "Verilated fabric".
 #include <chrono>
 #include <iostream>
 

@@ -391,7 +391,7 @@ class OfBench {
 
 }  // namespace
 
-// §5 / stage 2b interface: an activation carries the descriptor's fields;
+// §5 / docs/nic/of.md interface: an activation carries the descriptor's fields;
 // slots outside num_rounds x fanout_k are handed on as LID_NONE; the
 // completion info goes with it.
 SYNCFAB_TEST(nic_of, activation_fields) {

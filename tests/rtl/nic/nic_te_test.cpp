@@ -1,8 +1,8 @@
 // Tests of nic_te (NumCtx=4, RespDamqSlots=4): sending, ACK/NACK matching,
 // retry and completion, docs/barrier-protocol.md §6 and §7. The directed
 // tests' expected packets, counters and cycle counts are worked out by hand
-// from that document and from the timing stated in docs/nic-rtl.md
-// ("Stage 2a: TE (built)"); the rule is named next to each check. The random
+// from that document and from the timing stated in docs/nic/te.md
+// ("Timing"); the rule is named next to each check. The random
 // test drives SE's status like a simple SE stand-in and checks every packet
 // and record against a small reference written here; there is no golden
 // model in the loop on purpose.
@@ -583,8 +583,8 @@ SYNCFAB_TEST(nic_te, retry_limit_abort) {
 // §6 unmatched responses: anything that matches no send in flight (idle
 // context, other epoch, round out of range, unknown peer, a send not sent
 // yet, a send already ACKed) is dropped and counted DROP, with no effect;
-// malformed responses (open point 8: type, length, destination, context) are
-// dropped at the input.
+// malformed responses (docs/nic/te.md "Malformed responses": type, length,
+// destination, context) are dropped at the input.
 SYNCFAB_TEST(nic_te, stale_and_unmatched) {
   auto& dut = ctx.make_dut<Vnic_te>();
   auto& clk = ctx.sim().add_clock("clk", dut.clk_i, kPeriod);
@@ -766,7 +766,8 @@ struct RefCtx {
 };
 
 // The last descriptor a context aborted: sends already chosen for the wire
-// when the abort was decided still leave (docs/nic-rtl.md), nothing later.
+// when the abort was decided still leave (docs/nic/te.md, "Abort and the
+// wire"), nothing later.
 struct Aborted {
   bool valid = false;
   std::uint16_t epoch = 0;

@@ -8,7 +8,7 @@
 // What is comparable, and compared:
 //   - NOTIFYs out: per (ctx, epoch, round, dst) the number sent (first sends
 //     and re-sends); the interleaving across contexts is not (TE: round-robin
-//     per context, docs/nic-rtl.md TE open point 1);
+//     per context, docs/nic/te.md "Order across contexts");
 //   - ACK/NACK out: per (ctx, epoch, round, dst, type) the number sent;
 //   - completion records: per context, in order (ctx, epoch, status, error);
 //   - the nine counters at the end.
