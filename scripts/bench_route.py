@@ -246,7 +246,7 @@ def _by_case(rows: list[dict]) -> dict[tuple, dict[str, dict]]:
 
 
 def max_efi(r: dict) -> int:
-    """The issue's EFI: every directed switch-to-switch and switch-to-node link."""
+    """EFI over all links (DESIGN §5b): every directed switch-to-switch and switch-to-node link."""
     return r["max_efi_all"]
 
 

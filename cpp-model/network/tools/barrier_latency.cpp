@@ -1,7 +1,8 @@
 // Barrier latency on the golden-model fabric against the same schedule run by
 // host software and against the schedule's network critical path, for a
-// range of sizes and fan-outs. Prints a Markdown table (the first input of
-// the latency study; the RTL fabric replaces the model column later).
+// range of sizes and fan-outs. Prints a Markdown table (`make bench` saves it
+// as barrier_latency_model.md); the latency study on the verilated fabric,
+// with this model beside it, is tests/rtl/nic/bench_barrier_rtl.cpp.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>

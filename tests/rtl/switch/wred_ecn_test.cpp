@@ -251,7 +251,7 @@ SYNCFAB_TEST(wred_ecn, random) {
     co_await ReadOnly();
     const WredDecision want = expected(model, s);
     compare(dut, model, s, want, cycle);
-    // Independent of the model: the "marks only at or above Kmin".
+    // Independent of the model: marks (and drops) only at or above Kmin.
     if (dut.mark_o != 0 || dut.drop_o != 0) {
       TB_CHECK(s.req && s.cfg.enable && s.pkt.qlen >= s.cfg.kmin)
           << "cycle " << cycle << ": RTL marked/dropped below Kmin or disabled: " << show(s);

@@ -1,7 +1,7 @@
 // A fabric of verilated 8-port switches (vl_switch_top8: switch_top at
 // NumPorts 8, BufCells 256, LftEntries 64, MftEntries 16) joined by
 // full-duplex links of a fixed delay, with hosts that send flows and sink
-// everything: the harness of the issue-5 scenarios (docs/switch-scenarios.md).
+// everything: the harness of the switch scenarios (docs/switch-scenarios.md).
 //
 // Every switch is its own Vswitch_top (made with ctx.make_dut, so the FST
 // names it), clock (same period and phase for all), ApbMaster, RtlDevice and

@@ -2,7 +2,7 @@
 // barrier contexts on it with a non-blocking arrive() / test() / wait(), in
 // the manner of MPI_Ibarrier. Only the Device interface is used, so the same
 // code runs on the golden model (model::ModelDevice), the verilated RTL
-// (RtlDevice) and, later, real hardware.
+// (RtlDevice) and any other Device backend.
 //
 // Time: a Device has no clock; the only call that lets device time pass is
 // wait_interrupt(). Every wait here -- polling the completion queue, waiting

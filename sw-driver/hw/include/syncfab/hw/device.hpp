@@ -1,8 +1,9 @@
 // A device as software reaches it: its CSR block, the host memory it reaches
 // by DMA, and its interrupt line. The driver talks to every backend through
-// this interface (the in-memory mock, the golden model, the verilated RTL,
-// later a real device through UIO/VFIO) -- that is how a descriptor format is
-// validated -- and the golden model implements it without knowing the driver.
+// this interface (the in-memory mock, the golden model, the verilated RTL; a
+// real device would be one more backend, e.g. through UIO/VFIO) -- that is how
+// a descriptor format is validated -- and the golden model implements it
+// without knowing the driver.
 #pragma once
 
 #include <chrono>

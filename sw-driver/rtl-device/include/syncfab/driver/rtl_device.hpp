@@ -2,7 +2,7 @@
 // write32 are APB transfers on the model's CSR port, wait_interrupt watches
 // its interrupt line in simulated time. Each call runs the simulator
 // (Sim::run) until it is done, so unchanged synchronous driver code -- the
-// identity check, later the barrier API -- drives the RTL. Other harness tasks
+// identity check, the barrier API, the switch driver -- drives the RTL. Other harness tasks
 // (network BFMs, monitors) keep running while it does.
 //
 // The model and its pins are the caller's: it builds the ApbMaster on the
