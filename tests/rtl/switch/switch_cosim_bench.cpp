@@ -392,7 +392,7 @@ RunLog run_model(const Setup& setup, const Stimulus& stim, const RunLog& rtl,
   model::SwitchModelParams mp;
   mp.csr = model::SwitchCsrParams{kPorts, kBufCells, kLftEntries, kMftEntries};
   // The RTL's timing as far as the replay allows (ModelTiming;
-  // docs/switch-datapath.md, "Why the RTL is more congested than the model").
+  // docs/switch-datapath.md, "RTL and model timing in the co-simulation").
   mp.fwd_latency = timing.fwd_latency;
   mp.egress_gap = timing.egress_gap;
   mp.starts_per_cycle = timing.starts_per_cycle;

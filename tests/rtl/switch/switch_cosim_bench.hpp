@@ -174,16 +174,16 @@ Task<RunLog> run_rtl(TestContext& ctx, const Setup& setup, const Stimulus& stim)
 // the RTL's where the model can follow it without ever being slower than
 // the RTL: the model replays the RTL's arrivals open loop (the sources
 // honoured the RTL's pauses), so a model slower anywhere overflows its own
-// lossless headroom. docs/switch-datapath.md, "Why the RTL is more
-// congested than the model"; the test's --param fwd_latency / egress_gap /
-// starts override them.
+// lossless headroom. docs/switch-datapath.md, "RTL and model timing in the
+// co-simulation"; the test's --param fwd_latency / egress_gap / starts
+// override them.
 struct ModelTiming {
   // Last rx flit in cycle t -> first tx flit in t + 3 (pending FIFO, engine,
   // VOQ + match): the RTL's least latency over every co-sim copy.
   unsigned fwd_latency = 3;
   // The RTL sends copies and pause frames back to back (it matches in the
-  // last flit's cycle), as the model does with 0. (Before that fix it idled
-  // one cycle before every data copy, which egress_gap = 1 reproduced.)
+  // last flit's cycle), as the model does with 0. (egress_gap = 1 models an
+  // output that idles one cycle before every copy.)
   unsigned egress_gap = 0;
   // The RTL accepts any number of outputs per cycle (one per input).
   unsigned starts_per_cycle = 0;
