@@ -1,7 +1,14 @@
 # One verilated static library per RTL top, from that top's .f file list.
 #
-#   syncfab_verilate(<lib> TOP <module> FILELIST <file.f>
+#   syncfab_verilate(<lib> TOP <module> FILELIST <file.f> [LARGE [OPT_FAST <-Ox>]]
 #                    [PARAMS Name=Value ...] [ARGS <extra verilator args> ...])
+#
+# A model is compiled as one translation unit (CMake's unity build) unless it
+# is LARGE: the generated files of a small model are each mostly the parse of
+# the Verilator headers, so one unit costs a fraction of ten. A LARGE model
+# (a whole switch or NIC) is compiled file by file, in parallel, its per-cycle
+# code at OPT_FAST (default SYNCFAB_VL_OPT_FAST) and its once-run code at
+# SYNCFAB_VL_OPT_SLOW.
 #
 # The .f format (read identically by CMake, cocotb and lint): one path per line,
 # relative to the .f file's folder; `+incdir+<dir>` adds an include folder;
@@ -105,7 +112,16 @@ function(syncfab_verilator_flags out)
 endfunction()
 
 function(syncfab_verilate lib)
-  cmake_parse_arguments(SV "" "TOP;FILELIST" "PARAMS;ARGS" ${ARGN})
+  cmake_parse_arguments(SV "LARGE" "TOP;FILELIST;OPT_FAST" "PARAMS;ARGS" ${ARGN})
+  if(SV_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "syncfab_verilate(${lib}): unknown arguments ${SV_UNPARSED_ARGUMENTS}")
+  endif()
+  if(SV_OPT_FAST AND NOT SV_LARGE)
+    message(FATAL_ERROR "syncfab_verilate(${lib}): OPT_FAST applies to LARGE models only")
+  endif()
+  if(NOT SV_OPT_FAST)
+    set(SV_OPT_FAST "${SYNCFAB_VL_OPT_FAST}")
+  endif()
   if(NOT SV_TOP OR NOT SV_FILELIST)
     message(FATAL_ERROR "syncfab_verilate(${lib}) needs TOP and FILELIST")
   endif()
@@ -126,15 +142,20 @@ function(syncfab_verilate lib)
        "top: ${SV_TOP}\nparams: ${_params}\nfilelist: ${SV_FILELIST}\n")
 
   add_library(${lib} STATIC)
+  if(SV_LARGE)
+    set(_opt OPT_FAST ${SV_OPT_FAST} OPT_SLOW ${SYNCFAB_VL_OPT_SLOW} OPT_GLOBAL -O2)
+  else()
+    # Per-file flags would keep a file out of the unity build.
+    set(_opt)
+    set_target_properties(${lib} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 0)
+  endif()
   verilate(${lib}
     SOURCES ${_srcs}
     TOP_MODULE ${SV_TOP}
     PREFIX V${SV_TOP}
     TRACE_FST TRACE_STRUCTS
     VERILATOR_ARGS ${_args}
-    OPT_FAST ${SYNCFAB_VL_OPT_FAST}
-    OPT_SLOW ${SYNCFAB_VL_OPT_SLOW}
-    OPT_GLOBAL -O2)
+    ${_opt})
   if(NOT SYNCFAB_VL_DEBUG_INFO)
     target_compile_options(${lib} PRIVATE -g0)
   endif()
@@ -161,9 +182,11 @@ function(syncfab_verilate lib)
   # (one statement per traced signal bit-field) are huge straight-line
   # functions that gcc optimises for minutes on a large top, for code that
   # runs once (Syms, *__Slow) or only with tracing on (Trace): -O0 for them.
-  set(_cold ${_all})
-  list(FILTER _cold INCLUDE REGEX "__(Syms|Trace__[0-9]+(__Slow)?)\\.cpp$")
-  set_source_files_properties(${_cold} PROPERTIES COMPILE_OPTIONS "-O0")
+  if(SV_LARGE)
+    set(_cold ${_all})
+    list(FILTER _cold INCLUDE REGEX "__(Syms|Trace__[0-9]+(__Slow)?)\\.cpp$")
+    set_source_files_properties(${_cold} PROPERTIES COMPILE_OPTIONS "-O0")
+  endif()
   target_link_libraries(${lib} PUBLIC syncfab_verilated_rt)
   # The generated model header includes verilated headers; keep their warnings
   # out of our -Werror builds.
