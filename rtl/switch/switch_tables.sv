@@ -11,8 +11,8 @@
 
 module switch_tables #(
   parameter int unsigned NumPorts = 8,
-  parameter int unsigned LftEntries = 1024,
-  parameter int unsigned MftEntries = 64
+  parameter int unsigned LftEntries = syncfab_fmt_pkg::LFT_ENTRIES,
+  parameter int unsigned MftEntries = syncfab_fmt_pkg::MFT_ENTRIES
 ) (
   input  logic                               clk_i,
   input  logic                               rst_ni,

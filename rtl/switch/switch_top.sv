@@ -20,8 +20,8 @@ module switch_top
   import switch_csr_reg_pkg::*;
 #(
   parameter int unsigned NumPorts = 8,
-  parameter int unsigned LftEntries = 1024,
-  parameter int unsigned MftEntries = 256,
+  parameter int unsigned LftEntries = LFT_ENTRIES,
+  parameter int unsigned MftEntries = MFT_ENTRIES,
   parameter int unsigned BufCells = 256,
   localparam int unsigned CellW = $clog2(BufCells),
   localparam int unsigned CntW = $clog2(BufCells + 1),

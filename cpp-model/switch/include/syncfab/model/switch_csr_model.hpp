@@ -21,8 +21,8 @@ namespace syncfab::model {
 struct SwitchCsrParams {
   unsigned ports = 8;
   unsigned buf_cells = 1024;
-  unsigned lft_entries = 1024;
-  unsigned mft_entries = 256;
+  unsigned lft_entries = fmt::kLftEntries;
+  unsigned mft_entries = fmt::kMftEntries;
 };
 
 class SwitchCsrModel final : public hw::Device {
