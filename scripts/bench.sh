@@ -12,10 +12,10 @@ build=${1:-build}
 out="$build/bench"
 mkdir -p "$out"
 echo "== simulation speed (simulated cycles per second; items_per_second)"
-"$build/tb/bench/bench_sim_speed" --benchmark_out="$out/sim_speed.json" --benchmark_out_format=json
+"$build/sim/bench/bench_sim_speed" --benchmark_out="$out/sim_speed.json" --benchmark_out_format=json
 echo
 echo "== verilated 4-port switch, full random traffic (simulated cycles per second)"
-"$build/tests/rtl/switch/bench_switch_speed" --benchmark_out="$out/switch_speed.json" \
+"$build/sim/bench/bench_switch_speed" --benchmark_out="$out/switch_speed.json" \
   --benchmark_out_format=json
 # The whole co-simulation (RTL + model + scoreboard) from the test's own speed line.
 cosim_lines=$("$build/tests/rtl/switch/test_switch_cosim" --test 'switch_cosim.random_mix' \
@@ -35,7 +35,7 @@ PY
 cat "$out/switch_speed.md"
 echo
 echo "== request DAMQ traffic scenario, 200,000 cycles per load"
-"$build/tb/scenarios/scenario_damq_traffic" --param cycles=200000 --seed 1 | tee "$out/damq_traffic.md"
+"$build/sim/scenarios/scenario_damq_traffic" --param cycles=200000 --seed 1 | tee "$out/damq_traffic.md"
 echo
 echo "== barrier latency, verilated fabric (bench-barrier): hardware vs golden model vs software vs bound"
 "$root/.venv/bin/python" "$root/scripts/bench_barrier.py" --build "$build"

@@ -213,14 +213,14 @@ def measure_harness(build: Path, runs: int, tmp: Path) -> list[dict]:
 
 def measure_fabrics(build: Path, runs: int, quick: bool) -> list[dict]:
     rows = []
-    nic = build / "tests/rtl/nic/test_nic_fabric"
+    nic = build / "tests/system/nic/test_nic_fabric"
     torus = TORUS[:2] if quick else TORUS
     for name, x, y, z in torus:
         cmd = [str(nic), "--test", "nic_fabric.torus_speed", "--seed", "1", "--bench",
                "--param", f"x={x}", "--param", f"y={y}", "--param", f"z={z}"]
         r = best(runs, lambda cmd=cmd: bench_lines(run(cmd))[0])
         rows.append(fabric_row(f"NIC torus {x}x{y}x{z}", "nic_top", r))
-    sw = build / "tests/rtl/switch/fabric/test_switch_fabric"
+    sw = build / "tests/system/switch/test_switch_fabric"
     if sw.is_file() and not quick:
         tests = run([str(sw), "--list"]).split()
         for test in tests:

@@ -6,17 +6,17 @@
 #                                       provides generated/ and compile_commands.json)
 #
 # What runs, two jobs at a time (LINT_JOBS overrides):
-#   * for every .f under rtl/, tb/ and tests/ (the .f is named after its top):
+#   * for every .f under rtl/ and tests/ (the .f is named after its top):
 #       verilator --lint-only  <build flags> --top-module <top>
 #       verilator --cc         <build flags> --trace-fst --trace-structs ...
 #     The --cc run matters: Verilator reports some warnings (SYNCASYNCNET) only
 #     when it builds a model, and the build is what must stay clean.
-#   * every module file under rtl/ and tb/rtl/ on its own (--top-module <file
+#   * every module file under rtl/ and tests/spec/rtl/ on its own (--top-module <file
 #     stem>, default parameters), with the sources of a .f that lists it, so a
 #     submodule is also clean outside the parameters its parent happens to use.
 #     A module file that no .f lists is reported: nothing builds or tests it.
 #   * clang-tidy -p <build-dir> on the project's .cpp files in tb/, cpp-model/,
-#     sw-driver/ and tests/ that the build compiles (generated files excluded),
+#     sw-driver/, sim/ and tests/ that the build compiles (generated files excluded),
 #     with the checks in .clang-tidy (warnings are errors there), through
 #     scripts/clang_tidy_cached.py: a file whose inputs (its source, every
 #     header it reads, flags, .clang-tidy) are unchanged since a clean run is
@@ -73,7 +73,7 @@ findings=()  # problems found while planning (not from a tool run)
 
 # --- RTL tops -------------------------------------------------------------------
 ntops=0
-mapfile -t flists < <(cd "$root" && find rtl tb tests -name '*.f' ! -path rtl/verilator_flags.f -type f 2>/dev/null | sort)
+mapfile -t flists < <(cd "$root" && find rtl tests -name '*.f' ! -path rtl/verilator_flags.f -type f 2>/dev/null | sort)
 for f in "${flists[@]}"; do
   top=$(basename "$f" .f)
   if ! args_out=$("$py" "$root/scripts/filelist.py" --gen "$gen" "$root/$f" 2>&1); then
@@ -98,7 +98,7 @@ done
 
 # --- every module file on its own ---------------------------------------------------
 nmods=0
-mapfile -t svfiles < <(cd "$root" && find rtl tb/rtl -name '*.sv' -type f 2>/dev/null | sort)
+mapfile -t svfiles < <(cd "$root" && find rtl tests/spec/rtl -name '*.sv' -type f 2>/dev/null | sort)
 for sv in "${svfiles[@]}"; do
   mod=$(basename "$sv" .sv)
   grep -Eq "^[[:space:]]*module[[:space:]]+$mod\b" "$root/$sv" || continue  # packages etc.
@@ -119,7 +119,7 @@ done
 mapfile -t cppfiles < <("$py" - "$root" "$build" <<'EOF'
 import json, os, sys
 root, build = sys.argv[1], sys.argv[2]
-own = tuple(os.path.join(root, d) + os.sep for d in ("tb", "cpp-model", "sw-driver", "tests"))
+own = tuple(os.path.join(root, d) + os.sep for d in ("tb", "cpp-model", "sw-driver", "sim", "tests"))
 seen = set()
 for entry in json.load(open(os.path.join(build, "compile_commands.json"))):
     path = os.path.normpath(os.path.join(entry["directory"], entry["file"]))

@@ -14,8 +14,8 @@
 set -euo pipefail
 build=${1:-build}
 seed=${SEED:-1}
-for exe in sw-driver/sm/sm_mc_bench tests/rtl/nic/bench_barrier_rtl \
-           tb/scenarios/scenario_damq_traffic; do
+for exe in sw-driver/sm/sm_mc_bench sim/bench/bench_barrier_rtl \
+           sim/scenarios/scenario_damq_traffic; do
   [[ -x "$build/$exe" ]] || { echo "run: $build/$exe is not built; run 'make run' from the top" >&2; exit 1; }
 done
 
@@ -24,11 +24,11 @@ echo "== 1. Multicast routing: 16,000-node fat tree (40-port, 3 levels), 160x100
 echo
 echo "== 2. Barrier on a 4x4x2 torus of 32 verilated NICs: hardware (RTL) vs golden model vs software vs bound"
 echo "   (cycles, ns at 1 GHz; software o_send 200 / o_poll 100 cycles; full study: make bench-barrier)"
-"$build/tests/rtl/nic/bench_barrier_rtl" --shapes 4x4x2 --k 1,2,3 --seed "$seed" | grep -E '^\||^  \(p='
+"$build/sim/bench/bench_barrier_rtl" --shapes 4x4x2 --k 1,2,3 --seed "$seed" | grep -E '^\||^  \(p='
 echo
 echo "== 3. Verilated request DAMQ under notification traffic"
 waves="$build/waves/run"
 mkdir -p "$waves"
-"$build/tb/scenarios/scenario_damq_traffic" --test run.damq_traffic --seed "$seed" +trace \
+"$build/sim/scenarios/scenario_damq_traffic" --test run.damq_traffic --seed "$seed" +trace \
   --waves-dir "$waves" | grep -v -E '^\[|^==|^  (param|waves)'
 echo "waveform: $waves/run.damq_traffic-seed${seed}.fst  (gtkwave <file>)"

@@ -120,7 +120,7 @@ module switch_egress
     .xoff_o(xoff_tx_o), .evt_xoff_tx_o(ev_pause_tx_o), .evt_xon_tx_o(ev_resume_tx_o)
   );
 
-  // Read by the fabric tests' probes (tests/rtl/switch/fabric/switch_probe.cpp).
+  // Read by the fabric tests' probes (sim/fabric/switch/switch_probe.cpp).
   prio_mask_t xoff_rx /* verilator public_flat_rd */;
   prio_mask_t wd_ignore, wd_drop;
   pfc_rx #(.NumPrio(NumPrio), .CpqW(8)) u_pfc_rx (

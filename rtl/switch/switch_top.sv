@@ -194,7 +194,7 @@ module switch_top
   logic eng_busy_q, eng_busy_d;
   logic [PortW-1:0] eng_in_q, eng_in_d, eng_rr_q, eng_rr_d;
   // The engine's decision, read by the co-simulation's probe
-  // (tests/rtl/switch/switch_cosim_bench.cpp).
+  // (sim/cosim/switch/switch_cosim_bench.cpp).
   logic [PortW-1:0] eng_in /* verilator public_flat_rd */;
   logic [NumPorts-1:0] eng_rem_q, eng_rem_d, eng_mask, eng_rest;
   logic eng_active /* verilator public_flat_rd */;

@@ -1,6 +1,6 @@
 """Builds an RTL top from its .f file list and runs cocotb tests on it.
 
-The pytest side of every cocotb test in tb/cocotb: it reads the same .f that
+The pytest side of every cocotb test in tests/cocotb: it reads the same .f that
 CMake and lint read (scripts/filelist.py), verilates with the project's
 Verilator flags through cocotb's runner, runs the cocotb test module in the
 simulator and turns a failing cocotb test into a failing pytest test.
@@ -96,7 +96,7 @@ def run(top: str, filelist: str, test_module: str,
 
     the_seed = seed()
     print(f"cocotb: {top} seed {the_seed}; replay: RANDOM_SEED={the_seed} "
-          f"{ROOT / '.venv/bin/python'} -m pytest {ROOT / 'tb/cocotb'} -q -k {test_module}")
+          f"{ROOT / '.venv/bin/python'} -m pytest {ROOT / 'tests/cocotb'} -q -k {test_module}")
 
     runner = get_runner("verilator")
     with _build_env():

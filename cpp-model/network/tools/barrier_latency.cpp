@@ -2,7 +2,7 @@
 // host software and against the schedule's network critical path, for a
 // range of sizes and fan-outs. Prints a Markdown table (`make bench` saves it
 // as barrier_latency_model.md); the latency study on the verilated fabric,
-// with this model beside it, is tests/rtl/nic/bench_barrier_rtl.cpp.
+// with this model beside it, is sim/bench/bench_barrier_rtl.cpp.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>

@@ -122,7 +122,7 @@ class TestContext {
   // clk_i) while it sits at a fixed point with unchanged inputs
   // (syncfab/tb/idle_skip.hpp); include the model's V<top>__inputs.hpp.
   // Returns false, and skips nothing, while tracing: a waveform shows every
-  // edge. Results are identical either way (tests/rtl/nic checks a fabric).
+  // edge. Results are identical either way (tests/system/nic checks a fabric).
   template <class Model>
   bool skip_when_idle(Model& model, const Clock& clk);
 

@@ -3,7 +3,7 @@
 // barrier_desc, rtl/spec/formats.toml). The model's own reading of the spec:
 // the fabric scenario's hosts and the software comparison use it, never the
 // driver's schedule builder, so a bug in the driver cannot hide in the model
-// too. tests/model/dissemination_test.cpp holds the two readings against each
+// too. tests/model/network/dissemination_test.cpp holds the two readings against each
 // other.
 #pragma once
 

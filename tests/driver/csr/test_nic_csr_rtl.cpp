@@ -1,4 +1,4 @@
-// The generated NIC register block, verilated (tests/csr/nic_csr_tb.sv around
+// The generated NIC register block, verilated (tests/driver/csr/nic_csr_tb.sv around
 // rtl/nic/nic_csr.sv), driven over APB by the harness. Every offset, mask and
 // reset value comes from the generated C header, so these tests check the SV
 // and the C header generated from the same RDL against each other.

@@ -1,5 +1,5 @@
 // Golden vectors through the generated SV package: each vector's bytes drive the
-// raw input of a probe top (tb/rtl/fmt_<format>_probe.sv) that casts them to the
+// raw input of a probe top (tests/spec/rtl/fmt_<format>_probe.sv) that casts them to the
 // package's packed struct; every output port must carry the hand-written value.
 // The same JSON is decoded by formats_test.cpp through the C++ accessors, so a
 // pass of both shows that the RTL and the C++ read every byte the same way.

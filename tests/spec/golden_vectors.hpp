@@ -1,4 +1,4 @@
-// Loads tests/vectors/formats.json, the hand-written golden byte vectors that the
+// Loads tests/spec/vectors/formats.json, the hand-written golden byte vectors that the
 // C++ accessor test and the RTL probe test both decode.
 #pragma once
 
