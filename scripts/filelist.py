@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Reads a syncfab .f file list: the Python twin of syncfab_read_filelist().
+"""Reads a syncfab .f file list: the one parser of .f files and of the build's
+Verilator flags.
 
-CMake (scripts/cmake/SyncfabVerilator.cmake), the cocotb runner and
-scripts/lint.sh must see exactly the same sources for a top, so this parser
-follows the CMake function rule for rule:
+CMake (scripts/cmake/SyncfabVerilator.cmake, at configure time), the cocotb
+runner and scripts/lint.sh all read file lists through it, so they see
+exactly the same sources for a top. The rules:
 
 * one entry per line; `//` or `#` starts a comment (anywhere on the line);
   surrounding blanks are ignored;
@@ -16,9 +17,11 @@ follows the CMake function rule for rule:
   (generated sources may not be built yet);
 * sources and include folders keep list order, first occurrence wins.
 
-As a command:  filelist.py [--gen DIR] [--format verilator|sources] LIST.f
+As a command:  filelist.py [--gen DIR] [--format verilator|sources|cmake] LIST.f
 prints one argument per line: `+incdir+<dir>` lines then the sources
-(verilator), or only the sources.
+(verilator), or only the sources; `cmake` prints three CMake lists, one per
+line: the sources, the include folders and every .f file read.
+`filelist.py --flags [--format cmake]` prints the build's Verilator flags.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ class FileListError(Exception):
 class FileList:
     sources: list[Path] = field(default_factory=list)
     incdirs: list[Path] = field(default_factory=list)
+    lists: list[Path] = field(default_factory=list)  # every .f read, this one first
 
     def verilator_args(self) -> list[str]:
         return [f"+incdir+{d}" for d in self.incdirs] + [str(s) for s in self.sources]
@@ -70,7 +74,7 @@ def _read(path: Path, gen_dir: Path | None, stack: tuple[Path, ...]) -> FileList
         where = f" (named by {stack[-1]})" if stack else ""
         raise FileListError(f"file list {path} does not exist{where}")
 
-    result = FileList()
+    result = FileList(lists=[path])
     base = path.parent
     for lineno, raw in enumerate(path.read_text().splitlines(), start=1):
         line = _COMMENT.sub("", raw).strip()
@@ -88,6 +92,7 @@ def _read(path: Path, gen_dir: Path | None, stack: tuple[Path, ...]) -> FileList
             sub = _read(_absolute(m.group(1).strip(), base), gen_dir, (*stack, path))
             _append_unique(result.sources, sub.sources)
             _append_unique(result.incdirs, sub.incdirs)
+            _append_unique(result.lists, sub.lists)
         else:
             src = _absolute(line, base)
             generated = gen_dir is not None and src.is_relative_to(gen_dir)
@@ -128,21 +133,37 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--flags", action="store_true",
                         help="print the build's Verilator flags (rtl/verilator_flags.f), one per line")
     parser.add_argument("--gen", help="the build tree's generated/ folder (for ${SYNCFAB_GEN})")
-    parser.add_argument("--format", choices=("verilator", "sources"), default="verilator")
+    parser.add_argument("--format", choices=("verilator", "sources", "cmake"), default="verilator")
     args = parser.parse_args(argv)
     if args.flags:
-        print("\n".join(verilator_flags()))
+        try:
+            flags = verilator_flags()
+        except FileListError as err:
+            print(f"filelist.py: {err}", file=sys.stderr)
+            return 1
+        print(_cmake_list(flags) if args.format == "cmake" else "\n".join(flags))
         return 0
     if not args.filelist:
         parser.error("a .f file (or --flags) is required")
     try:
         fl = read_filelist(args.filelist, args.gen)
+        if args.format == "cmake":
+            print("\n".join(_cmake_list(map(str, items)) for items in (fl.sources, fl.incdirs, fl.lists)))
+            return 0
     except FileListError as err:
         print(f"filelist.py: {err}", file=sys.stderr)
         return 1
     lines = fl.verilator_args() if args.format == "verilator" else [str(s) for s in fl.sources]
     print("\n".join(lines))
     return 0
+
+
+def _cmake_list(items) -> str:
+    items = list(items)
+    for item in items:
+        if ";" in item or "\n" in item:
+            raise FileListError(f"{item!r} cannot be passed to CMake (contains ';' or a newline)")
+    return ";".join(items)
 
 
 if __name__ == "__main__":

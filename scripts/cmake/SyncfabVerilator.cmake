@@ -10,7 +10,7 @@
 # code at OPT_FAST (default SYNCFAB_VL_OPT_FAST) and its once-run code at
 # SYNCFAB_VL_OPT_SLOW.
 #
-# The .f format (read identically by CMake, cocotb and lint): one path per line,
+# The .f format (scripts/filelist.py reads it for CMake, cocotb and lint): one path per line,
 # relative to the .f file's folder; `+incdir+<dir>` adds an include folder;
 # `-F <other.f>` includes another list; `//` and `#` start comments;
 # `${SYNCFAB_GEN}` stands for the build tree's generated/ folder (generated
@@ -51,64 +51,35 @@ if(NOT TARGET syncfab_verilated_rt)
   target_link_libraries(syncfab_verilated_rt PUBLIC ZLIB::ZLIB Threads::Threads)
 endif()
 
-# Parses a .f file list into absolute sources and include folders.
+# A .f file list and the shared flags (rtl/verilator_flags.f) are read by
+# scripts/filelist.py, the one parser the cocotb runner and lint use too (its
+# docstring has the format). Every file read is a configure dependency.
 function(syncfab_read_filelist filelist out_srcs out_incdirs)
-  get_filename_component(_dir "${filelist}" DIRECTORY)
-  if(NOT EXISTS "${filelist}")
-    message(FATAL_ERROR "syncfab: file list ${filelist} does not exist")
+  execute_process(
+    COMMAND "${SYNCFAB_PYTHON}" "${CMAKE_SOURCE_DIR}/scripts/filelist.py"
+            --gen "${SYNCFAB_GEN_DIR}" --format cmake "${filelist}"
+    RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
+  if(NOT _rc EQUAL 0 OR NOT _out MATCHES "^([^\n]*)\n([^\n]*)\n([^\n]*)\n?$")
+    message(FATAL_ERROR "syncfab: file list ${filelist}: ${_err}")
   endif()
-  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${filelist}")
-  file(STRINGS "${filelist}" _lines)
-  set(_srcs)
-  set(_incs)
-  foreach(_raw IN LISTS _lines)
-    string(REGEX REPLACE "(//|#).*$" "" _line "${_raw}")
-    string(STRIP "${_line}" _line)
-    string(REPLACE "\${SYNCFAB_GEN}" "${SYNCFAB_GEN_DIR}" _line "${_line}")
-    if(_line STREQUAL "")
-      continue()
-    elseif(_line MATCHES "^\\+incdir\\+(.+)$")
-      get_filename_component(_inc "${CMAKE_MATCH_1}" ABSOLUTE BASE_DIR "${_dir}")
-      list(APPEND _incs "${_inc}")
-    elseif(_line MATCHES "^-F[ \t]+(.+)$")
-      get_filename_component(_sub "${CMAKE_MATCH_1}" ABSOLUTE BASE_DIR "${_dir}")
-      syncfab_read_filelist("${_sub}" _s _i)
-      list(APPEND _srcs ${_s})
-      list(APPEND _incs ${_i})
-    else()
-      get_filename_component(_src "${_line}" ABSOLUTE BASE_DIR "${_dir}")
-      if(NOT EXISTS "${_src}" AND NOT _src MATCHES "^${CMAKE_BINARY_DIR}")
-        message(FATAL_ERROR "syncfab: ${filelist} lists ${_line}, which does not exist")
-      endif()
-      list(APPEND _srcs "${_src}")
-    endif()
-  endforeach()
-  list(REMOVE_DUPLICATES _srcs)
-  list(REMOVE_DUPLICATES _incs)
+  set(_srcs "${CMAKE_MATCH_1}")
+  set(_incs "${CMAKE_MATCH_2}")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${CMAKE_MATCH_3})
   set(${out_srcs} "${_srcs}" PARENT_SCOPE)
   set(${out_incdirs} "${_incs}" PARENT_SCOPE)
 endfunction()
 
-# The shared flags (rtl/verilator_flags.f): one flag and its value per line,
-# `//` comments, paths relative to that file's folder.
 function(syncfab_verilator_flags out)
-  set(_file "${CMAKE_SOURCE_DIR}/rtl/verilator_flags.f")
-  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_file}")
-  file(STRINGS "${_file}" _lines)
-  set(_flags)
-  foreach(_raw IN LISTS _lines)
-    string(REGEX REPLACE "//.*$" "" _line "${_raw}")
-    string(STRIP "${_line}" _line)
-    if(_line STREQUAL "")
-      continue()
-    elseif(_line MATCHES "^-")
-      separate_arguments(_words UNIX_COMMAND "${_line}")
-      list(APPEND _flags ${_words})
-    else()
-      list(APPEND _flags "${CMAKE_SOURCE_DIR}/rtl/${_line}")
-    endif()
-  endforeach()
-  set(${out} "${_flags}" PARENT_SCOPE)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+               "${CMAKE_SOURCE_DIR}/rtl/verilator_flags.f" "${CMAKE_SOURCE_DIR}/scripts/filelist.py")
+  execute_process(
+    COMMAND "${SYNCFAB_PYTHON}" "${CMAKE_SOURCE_DIR}/scripts/filelist.py" --flags --format cmake
+    RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err
+    OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(NOT _rc EQUAL 0)
+    message(FATAL_ERROR "syncfab: ${_err}")
+  endif()
+  set(${out} "${_out}" PARENT_SCOPE)
 endfunction()
 
 function(syncfab_verilate lib)
