@@ -1,6 +1,6 @@
 // Simulation speed of the verilated 4-port switch (throughput of the
-// verilated switch in simulated cycles per second, in make bench). Full random traffic on every port: back-to-back unicast
-// packets of 1..8 flits to random LIDs (all outputs), random priorities,
+// verilated switch in simulated cycles per second, in make bench). Full random traffic on every
+// port: back-to-back unicast packets of 1..8 flits to random LIDs (all outputs), random priorities,
 // every output ready. Reported as simulated cycles per second
 // (items_per_second):
 //   bare_switch      the model's eval loop alone (clock toggled by hand),

@@ -168,11 +168,10 @@ SYNCFAB_TEST(run, damq_traffic) {
   std::vector<Row> rows;
   const auto t0 = std::chrono::steady_clock::now();
   for (unsigned load : {20U, 40U, 60U, 80U, 95U}) {
-    rows.push_back(co_await run_load(ctx, dut, clk, load, cycles, retry_delay, active_len,
-                                     idle_len, next_id));
+    rows.push_back(
+        co_await run_load(ctx, dut, clk, load, cycles, retry_delay, active_len, idle_len, next_id));
   }
-  const double secs =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   std::printf(
       "\nRequest DAMQ under notification traffic: %u contexts, %u shared slots, NACK retry "
@@ -181,16 +180,16 @@ SYNCFAB_TEST(run, damq_traffic) {
       "cycles from first offer to drain.\n\n",
       kQueues, kSlots, static_cast<unsigned long long>(retry_delay),
       static_cast<unsigned long long>(active_len), static_cast<unsigned long long>(idle_len));
-  std::printf("| load | offered | ACKed | NACKs | NACKs per offer | cycles full | cycles almost "
-              "full | max occupancy | mean wait | max wait |\n");
+  std::printf(
+      "| load | offered | ACKed | NACKs | NACKs per offer | cycles full | cycles almost "
+      "full | max occupancy | mean wait | max wait |\n");
   std::printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   std::uint64_t sim_cycles = 0;
   for (const Row& r : rows) {
     sim_cycles += r.cycles;
     std::printf("| %u%% | %llu | %llu | %llu | %.3f | %.1f%% | %.1f%% | %u/%u | %.1f | %llu |\n",
                 r.load_pct, static_cast<unsigned long long>(r.offered),
-                static_cast<unsigned long long>(r.acked),
-                static_cast<unsigned long long>(r.nacks),
+                static_cast<unsigned long long>(r.acked), static_cast<unsigned long long>(r.nacks),
                 r.offered ? static_cast<double>(r.nacks) / static_cast<double>(r.offered) : 0.0,
                 100.0 * static_cast<double>(r.full_cycles) / static_cast<double>(r.cycles),
                 100.0 * static_cast<double>(r.almost_full_cycles) / static_cast<double>(r.cycles),
@@ -198,8 +197,9 @@ SYNCFAB_TEST(run, damq_traffic) {
                 r.drained ? static_cast<double>(r.wait_sum) / static_cast<double>(r.drained) : 0.0,
                 static_cast<unsigned long long>(r.wait_max));
   }
-  std::printf("\nEvery notification drained in order, none lost. %llu cycles simulated in %.2f s "
-              "(%.0f cycles/s%s).\n\n",
-              static_cast<unsigned long long>(sim_cycles), secs,
-              static_cast<double>(sim_cycles) / secs, ctx.tracing() ? ", tracing on" : "");
+  std::printf(
+      "\nEvery notification drained in order, none lost. %llu cycles simulated in %.2f s "
+      "(%.0f cycles/s%s).\n\n",
+      static_cast<unsigned long long>(sim_cycles), secs, static_cast<double>(sim_cycles) / secs,
+      ctx.tracing() ? ", tracing on" : "");
 }
