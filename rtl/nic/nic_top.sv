@@ -429,11 +429,12 @@ module nic_top
   end
 
   sync_fifo #(
-    .Width(1),
+    .T    (logic),
     .Depth(MemOutstanding)
   ) u_mem_tags (
     .clk_i,
     .rst_ni,
+    .clr_i   (1'b0),
     .wvalid_i(mem_req_fire),
     .wready_o(tag_space),
     .wdata_i (mem_idx),
