@@ -115,9 +115,8 @@ module sync_fifo #(
   // as it was.
   `SF_ASSERT(a_no_write_when_full, count_q == FullCnt |-> !push)
   `SF_ASSERT(a_full_keeps_wptr, count_q == FullCnt && !clr_i |=> wptr_q == $past(wptr_q))
-  // An empty FIFO hands out nothing, and its read side stays where it is.
+  // An empty FIFO hands out nothing.
   `SF_ASSERT(a_no_read_when_empty, count_q == '0 |-> !pop)
-  `SF_ASSERT(a_empty_keeps_rptr, count_q == '0 && !clr_i |=> rptr_q == $past(rptr_q))
   // A clear takes no word in or out and leaves the FIFO empty.
   `SF_ASSERT(a_clear_no_handshake, clr_i |-> !push && !pop)
   `SF_ASSERT(a_clear_empties, clr_i |=> count_q == '0 && wptr_q == rptr_q)
