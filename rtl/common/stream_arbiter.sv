@@ -78,12 +78,12 @@ module stream_arbiter #(
   end
 
   // ---------------------------------------------------------------------------
-  // Rules
+  // Rules (immediate form: the arbiter sits in blocks that must simulate fast)
   // ---------------------------------------------------------------------------
 `ifndef SYNTHESIS
   // What the output showed without it being taken, at the last edge (own
-  // registers rather than $past, which Verilator samples at every
-  // evaluation, and independent of the lock logic they check).
+  // registers rather than $past, which keeps a sampled copy, and independent
+  // of the lock logic they check).
   logic shown_q;
   idx_t shown_idx_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -130,13 +130,13 @@ module stream_arbiter #(
 `endif  // SYNTHESIS
 
   // Only a source that asks is granted, and the output asks iff one does.
-  `SF_ASSERT(a_gnt_only_valid, (gnt_o & ~valid_i) == '0)
-  `SF_ASSERT(a_valid_iff_any, valid_o == (valid_i != '0))
+  `SF_ASSERT_IMM(a_gnt_only_valid, (gnt_o & ~valid_i) == '0)
+  `SF_ASSERT_IMM(a_valid_iff_any, valid_o == (valid_i != '0))
   // A grant shown and not taken stays on its source until taken, unless the
   // source withdraws.
-  `SF_ASSERT(a_gnt_stable_until_taken,
-             shown_q && valid_i[shown_idx_q] |-> valid_o && idx_o == shown_idx_q)
+  `SF_ASSERT_IMM_IMP(a_gnt_stable_until_taken, shown_q && valid_i[shown_idx_q],
+                     valid_o && idx_o == shown_idx_q)
   // A source that keeps asking is taken before NumReq transfers of others.
-  `SF_ASSERT_NEVER(a_no_starvation, starved_q)
+  `SF_ASSERT_IMM(a_no_starvation, !starved_q)
 
 endmodule

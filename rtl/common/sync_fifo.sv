@@ -101,25 +101,30 @@ module sync_fifo #(
   end
 
   // ---------------------------------------------------------------------------
-  // Rules
+  // Rules (immediate form: the FIFO sits in blocks that must simulate fast)
   // ---------------------------------------------------------------------------
-  `SF_ASSERT(a_count_in_range, count_q <= FullCnt)
-  `SF_ASSERT(a_wptr_in_range, wptr_q <= LastPtr)
-  `SF_ASSERT(a_rptr_in_range, rptr_q <= LastPtr)
+  // Ranges that the widths do not already bound (the comparisons would be
+  // constant, which -Wall reports).
+  if ((Depth + 1) != (1 << CntW)) begin : gen_count_range
+    `SF_ASSERT_IMM(a_count_in_range, count_q <= FullCnt)
+  end
+  if (Depth != (1 << PtrW)) begin : gen_ptr_range
+    `SF_ASSERT_IMM(a_wptr_in_range, wptr_q <= LastPtr)
+    `SF_ASSERT_IMM(a_rptr_in_range, rptr_q <= LastPtr)
+  end
   // The pointers are redundant with the count; they must agree.
-  `SF_ASSERT(a_ptrs_match_count,
-             (count_q == '0 || count_q == FullCnt) == (wptr_q == rptr_q))
-  `SF_ASSERT(a_count_step,
-             !clr_i |=> count_q == $past(count_q) + cnt_t'($past(push)) - cnt_t'($past(pop)))
-  // A full FIFO accepts no write, and a refused write leaves the write side
-  // as it was.
-  `SF_ASSERT(a_no_write_when_full, count_q == FullCnt |-> !push)
-  `SF_ASSERT(a_full_keeps_wptr, count_q == FullCnt && !clr_i |=> wptr_q == $past(wptr_q))
+  `SF_ASSERT_IMM(a_ptrs_match_count,
+                 (count_q == '0 || count_q == FullCnt) == (wptr_q == rptr_q))
+  `SF_ASSERT_IMM_IMP(a_count_step, !clr_i,
+                     count_d == count_q + cnt_t'(push) - cnt_t'(pop))
+  // A full FIFO accepts no write, and its write side stays where it is.
+  `SF_ASSERT_IMM_IMP(a_no_write_when_full, count_q == FullCnt, !push)
+  `SF_ASSERT_IMM_IMP(a_full_keeps_wptr, count_q == FullCnt && !clr_i, wptr_d == wptr_q)
   // An empty FIFO hands out nothing.
-  `SF_ASSERT(a_no_read_when_empty, count_q == '0 |-> !pop)
+  `SF_ASSERT_IMM_IMP(a_no_read_when_empty, count_q == '0, !pop)
   // A clear takes no word in or out and leaves the FIFO empty.
-  `SF_ASSERT(a_clear_no_handshake, clr_i |-> !push && !pop)
-  `SF_ASSERT(a_clear_empties, clr_i |=> count_q == '0 && wptr_q == rptr_q)
-  `SF_ASSERT(a_wdata_known, push |-> !$isunknown(wdata_i))
+  `SF_ASSERT_IMM_IMP(a_clear_no_handshake, clr_i, !push && !pop)
+  `SF_ASSERT_IMM_NXT(a_clear_empties, clr_i, count_q == '0 && wptr_q == rptr_q)
+  `SF_ASSERT_IMM_IMP(a_wdata_known, push, !$isunknown(wdata_i))
 
 endmodule
