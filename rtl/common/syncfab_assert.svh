@@ -1,8 +1,9 @@
 // syncfab assertion macros.
 //
-// Every protocol rule in the RTL is a named concurrent assertion written with
-// one of these macros, so that rules read the same everywhere, name themselves
-// in the failure message, and stay ON in every simulator we use:
+// Every protocol rule in the RTL is a named assertion written with one of these
+// macros (a concurrent one, or its immediate form SF_ASSERT_IMM* below), so
+// that rules read the same everywhere, name themselves in the failure message,
+// and stay ON in every simulator we use:
 //   * Verilator (5.006) evaluates them when built with --assert (the project's
 //     build, cocotb and lint always pass it). A failing assertion prints
 //     "%Error: <file>:<line>: Assertion failed in <instance>.<name>: SVA <name>
@@ -31,6 +32,35 @@
 // Why reset disables the clocked checks: during reset the flops hold reset
 // values but inputs may be anything, so rules about traffic mean nothing there.
 // A rule that must hold in reset too can use SF_ASSERT_CLK with rst_n = 1'b1.
+//
+// The same rules as immediate assertions in a process clocked by clk_i, for
+// blocks that Verilator must simulate fast (the NIC and the cells inside it):
+//   `SF_ASSERT_IMM(name, prop)            prop holds at every rising edge
+//   `SF_ASSERT_IMM_IMP(name, ante, cons)  ante |-> cons
+//   `SF_ASSERT_IMM_NXT(name, ante, cons)  ante |=> cons (cons one edge later;
+//                                         disabled if reset is asserted at
+//                                         either edge)
+//   `SF_ASSERT_IMM_ONEHOT0(name, sig)     at most one bit of sig is set
+//   `SF_ASSERT_IMM_KNOWN(name, sig)       sig has no X/Z
+//   `SF_ASSERT_IMM_FORALL(name, gate, i, n, ante, cons)
+//                                         gate && ante |-> cons for every i in
+//                                         0 .. n-1 (i: the loop variable, an
+//                                         int unsigned, in ante and cons)
+// Why: for every signal a concurrent property reads, Verilator 5.006 keeps a
+// sampled copy and refreshes it at the start of every model evaluation (three
+// per clock cycle in the harness: the input change and both clock edges), and
+// it evaluates every property in full in every cycle, consequent included
+// (about half of nic_top's simulation time once, with some 150 rules). An
+// immediate assertion in an always_ff reads the signals as they are at the
+// rising edge, before the edge's updates: the values a concurrent property
+// samples, since inputs settle before the edge. Its consequent is evaluated
+// only in the cycles its antecedent holds. Same contract otherwise: a named
+// rule, off while !rst_ni (through <name>_en), "SVA <name> failed: ..." via
+// $error. No `##`, `|->` or `|=>` inside prop/cons; $past and $stable work but
+// keep a sampled copy of their argument (a register of the previous value is
+// cheaper). SF_ASSERT_IMM_FORALL is one rule over a vector (one process that
+// tests gate once, then visits the elements) instead of a generate loop of n
+// processes; a failure names the element.
 //
 // Why each clocked check copies its reset into `<name>_en`: `disable iff
 // (!rst_ni)` is a synchronous use of rst_ni, and with the asynchronous reset
@@ -68,6 +98,66 @@
     assert (__cond) else $error("SVA %s failed: %s", `"__name`", `"__cond`"); \
   end
 
+`define SF_ASSERT_IMM(__name, __prop)                                               \
+  logic __name``_en;                                                                \
+  assign __name``_en = rst_ni;                                                      \
+  always_ff @(posedge clk_i) begin                                                  \
+    if (__name``_en) begin                                                          \
+      __name: assert (__prop)                                                       \
+        else $error("SVA %s failed: %s", `"__name`", `"__prop`");                 \
+    end                                                                             \
+  end
+
+`define SF_ASSERT_IMM_IMP(__name, __ante, __cons)                                   \
+  logic __name``_en;                                                                \
+  assign __name``_en = rst_ni;                                                      \
+  always_ff @(posedge clk_i) begin                                                  \
+    if (__name``_en && (__ante)) begin                                              \
+      __name: assert (__cons)                                                       \
+        else $error("SVA %s failed: %s |-> %s", `"__name`", `"__ante`", `"__cons`"); \
+    end                                                                             \
+  end
+
+// The antecedent is registered: <name>_armed_q says it held at the last edge.
+`define SF_ASSERT_IMM_NXT(__name, __ante, __cons)                                   \
+  logic __name``_en, __name``_armed_q;                                              \
+  assign __name``_en = rst_ni;                                                      \
+  always_ff @(posedge clk_i or negedge rst_ni) begin                                \
+    if (!rst_ni) begin                                                              \
+      __name``_armed_q <= 1'b0;                                                     \
+    end else begin                                                                  \
+      __name``_armed_q <= __ante;                                                   \
+    end                                                                             \
+  end                                                                               \
+  always_ff @(posedge clk_i) begin                                                  \
+    if (__name``_en && __name``_armed_q) begin                                      \
+      __name: assert (__cons)                                                       \
+        else $error("SVA %s failed: %s |=> %s", `"__name`", `"__ante`", `"__cons`"); \
+    end                                                                             \
+  end
+
+`define SF_ASSERT_IMM_FORALL(__name, __gate, __i, __n, __ante, __cons)              \
+  logic __name``_en;                                                                \
+  assign __name``_en = rst_ni;                                                      \
+  always_ff @(posedge clk_i) begin : __name``_forall                                \
+    int unsigned __i;                                                               \
+    if (__name``_en && (__gate)) begin                                              \
+      for (__i = 0; __i < (__n); __i++) begin                                       \
+        if (__ante) begin                                                           \
+          __name: assert (__cons)                                                   \
+            else $error("SVA %s failed: %s = %0d: %s && %s |-> %s", `"__name`",      \
+                        `"__i`", __i, `"__gate`", `"__ante`", `"__cons`");          \
+        end                                                                         \
+      end                                                                           \
+    end                                                                             \
+  end
+
+`define SF_ASSERT_IMM_ONEHOT0(__name, __sig) \
+  `SF_ASSERT_IMM(__name, $onehot0(__sig))
+
+`define SF_ASSERT_IMM_KNOWN(__name, __sig) \
+  `SF_ASSERT_IMM(__name, !$isunknown(__sig))
+
 `else  // SYNTHESIS
 
 `define SF_ASSERT_CLK(__name, __prop, __clk, __rst_n)
@@ -76,6 +166,12 @@
 `define SF_ASSERT_KNOWN(__name, __sig)
 `define SF_ASSERT_ONEHOT0(__name, __sig)
 `define SF_ASSERT_INIT(__name, __cond)
+`define SF_ASSERT_IMM(__name, __prop)
+`define SF_ASSERT_IMM_IMP(__name, __ante, __cons)
+`define SF_ASSERT_IMM_NXT(__name, __ante, __cons)
+`define SF_ASSERT_IMM_FORALL(__name, __gate, __i, __n, __ante, __cons)
+`define SF_ASSERT_IMM_ONEHOT0(__name, __sig)
+`define SF_ASSERT_IMM_KNOWN(__name, __sig)
 
 `endif  // SYNTHESIS
 

@@ -77,14 +77,9 @@ module nic_cq
   `SF_STATIC_ASSERT(gen_num_ctx_check, NumCtx >= 1 && NumCtx <= 256)
   `SF_STATIC_ASSERT(gen_rec_depth_check, RecDepth >= 1)
 
-  localparam int unsigned PtrW = (RecDepth > 1) ? $clog2(RecDepth) : 1;
   localparam int unsigned CntW = $clog2(RecDepth + 1);
 
-  typedef logic [PtrW-1:0] ptr_t;
   typedef logic [CntW-1:0] cnt_t;
-
-  localparam ptr_t LastPtr = ptr_t'(RecDepth - 1);
-  localparam cnt_t FullCnt = cnt_t'(RecDepth);
 
   typedef struct packed {
     cq_rec_t    rec;
@@ -110,18 +105,17 @@ module nic_cq
   end
 
   // ------------------------------------------------------ record FIFO
-  entry_t mem_q[RecDepth];
-  ptr_t   wptr_q, rptr_q;
-  cnt_t   count_q, count_d;
-  logic   push, pop, space;
-  entry_t push_entry;
+  // A soft reset empties it (and takes nothing in that cycle).
+  logic   push, pop, space, rec_wready, rec_valid;
+  entry_t push_entry, rec_head;
+  cnt_t   rec_count;
 
   state_e state_q, state_d;
 
   // Intake: TE and OF in turn when both wait (prio_of_q: OF goes first next).
   logic prio_of_q;
   logic te_fire, of_fire;
-  assign space      = (count_q != FullCnt) && !soft_reset_i && state_q != S_FLUSH;
+  assign space      = rec_wready && state_q != S_FLUSH;
   assign te_ready_o = space && !(of_valid_i && prio_of_q);
   assign of_ready_o = space && !(te_valid_i && !prio_of_q);
   assign te_fire    = te_valid_i && te_ready_o;
@@ -141,40 +135,29 @@ module nic_cq
     end
   end
 
-  function automatic ptr_t ptr_inc(ptr_t p);
-    return (p == LastPtr) ? '0 : p + ptr_t'(1);
-  endfunction
-
-  always_comb begin
-    count_d = count_q;
-    unique case ({push, pop})
-      2'b10:   count_d = count_q + cnt_t'(1);
-      2'b01:   count_d = count_q - cnt_t'(1);
-      default: count_d = count_q;
-    endcase
-  end
+  sync_fifo #(
+    .T    (entry_t),
+    .Depth(RecDepth)
+  ) u_rec (
+    .clk_i,
+    .rst_ni,
+    .clr_i   (soft_reset_i),
+    .wvalid_i(push),
+    .wready_o(rec_wready),
+    .wdata_i (push_entry),
+    .rvalid_o(rec_valid),
+    .rready_i(state_q == S_IDLE),
+    .rdata_o (rec_head),
+    .count_o (rec_count)
+  );
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      wptr_q    <= '0;
-      rptr_q    <= '0;
-      count_q   <= '0;
       prio_of_q <= 1'b0;
-    end else if (soft_reset_i) begin
-      wptr_q  <= '0;
-      rptr_q  <= '0;
-      count_q <= '0;
     end else begin
-      if (push) wptr_q <= ptr_inc(wptr_q);
-      if (pop) rptr_q <= ptr_inc(rptr_q);
-      count_q <= count_d;
       if (te_fire) prio_of_q <= 1'b1;
       if (of_fire) prio_of_q <= 1'b0;
     end
-  end
-
-  always_ff @(posedge clk_i) begin
-    if (push) mem_q[wptr_q] <= push_entry;
   end
 
   // ---------------------------------------------------- record engine
@@ -208,7 +191,7 @@ module nic_cq
   end
   assign entry_words = entry;
 
-  assign pop = (state_q == S_IDLE) && (count_q != '0) && !soft_reset_i;
+  assign pop = (state_q == S_IDLE) && rec_valid;
 
   // What a request carries; FLUSH re-presents the request held at the soft
   // reset (head_q has been reset by then) from hold_addr_q/hold_data_q.
@@ -265,7 +248,7 @@ module nic_cq
           word_d    = 1'b0;
           dma_err_d = 1'b0;
           // §7 step 1 [decided]: only an OK record does the completion write.
-          state_d   = (mem_q[rptr_q].rec.status == CQ_OK && mem_q[rptr_q].info.flag_cmpl_write) ?
+          state_d   = (rec_head.rec.status == CQ_OK && rec_head.info.flag_cmpl_write) ?
                       S_CMPL_REQ : S_CQ_WAIT;
         end
       end
@@ -345,7 +328,7 @@ module nic_cq
     if (!rst_ni) begin
       cur_q <= '0;
     end else if (state_q == S_IDLE && pop) begin
-      cur_q <= mem_q[rptr_q];
+      cur_q <= rec_head;
     end else if (state_q == S_CMPL_RSP && wr_rsp_valid_i && wr_rsp_err_i) begin
       cur_q.rec.status   <= CQ_NET_ERROR;
       cur_q.rec.err_code <= ERR_DMA_ERROR;
@@ -368,14 +351,31 @@ module nic_cq
   assign cq_head_o        = head_q;
   assign cq_phase_o       = phase_q;
   assign cq_stall_o       = (state_q == S_CQ_WAIT) && need_entry && cq_full;
-  assign busy_o           = (state_q != S_IDLE) || (count_q != '0);
+  assign busy_o           = (state_q != S_IDLE) || (rec_count != '0);
 
   // ---------------------------------------------------------------- rules
 `ifndef SYNTHESIS
-  // Records in order: each record carries its intake number; they finish in
-  // that order and none is lost or repeated.
-  logic [31:0] seq_mem_q[RecDepth];
-  logic [31:0] n_in_q, n_out_q, cur_seq_q;
+  // Records in order: each record carries its intake number (in a FIFO
+  // beside the record FIFO, pushed, popped and cleared with it); they finish
+  // in that order and none is lost or repeated.
+  logic [31:0] n_in_q, n_out_q, cur_seq_q, seq_head;
+  logic        seq_wready_unused, seq_valid_unused;
+  cnt_t        seq_count_unused;
+  sync_fifo #(
+    .T    (logic [31:0]),
+    .Depth(RecDepth)
+  ) u_seq (
+    .clk_i,
+    .rst_ni,
+    .clr_i   (soft_reset_i),
+    .wvalid_i(push),
+    .wready_o(seq_wready_unused),
+    .wdata_i (n_in_q),
+    .rvalid_o(seq_valid_unused),
+    .rready_i(pop),
+    .rdata_o (seq_head),
+    .count_o (seq_count_unused)
+  );
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       n_in_q    <= '0;
@@ -387,12 +387,9 @@ module nic_cq
       n_out_q <= '0;
     end else begin
       if (push) n_in_q <= n_in_q + 32'd1;
-      if (pop) cur_seq_q <= seq_mem_q[rptr_q];
+      if (pop) cur_seq_q <= seq_head;
       if (finish) n_out_q <= n_out_q + 32'd1;
     end
-  end
-  always_ff @(posedge clk_i) begin
-    if (push) seq_mem_q[wptr_q] <= n_in_q;
   end
   // Values of the previous cycle for the rules that compare two cycles:
   // registers written at every edge, like $past, but without the sampled
@@ -411,7 +408,7 @@ module nic_cq
 
   `NIC_ASSERT_IMP(a_records_in_order, finish, cur_seq_q == n_out_q)
   `NIC_ASSERT(a_no_record_lost,
-              32'(count_q) + 32'(state_q != S_IDLE && state_q != S_FLUSH) ==
+              32'(rec_count) + 32'(state_q != S_IDLE && state_q != S_FLUSH) ==
               n_in_q - n_out_q)
   `NIC_ASSERT(a_one_intake_per_cycle, !(te_fire && of_fire))
   // §7: a completion write only for an OK record that asked for it; the CQ

@@ -4,4 +4,5 @@
 +incdir+.          // nic_assert.svh
 ${SYNCFAB_GEN}/nic_csr/nic_csr_reg_pkg.sv
 ${SYNCFAB_GEN}/nic_csr/nic_csr_reg_top.sv
+../common/apb_checker.sv
 nic_csr.sv

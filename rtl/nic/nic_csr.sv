@@ -123,39 +123,27 @@ module nic_csr
   assign intr_o = hwif_o.INTR_STATUS.intr;
 
   // ---------------------------------------------------------------------------
-  // APB4 protocol rules (requester side is checked too: a broken requester is
-  // reported here, by name, instead of as a wrong register value later)
+  // APB4 protocol rules (requester side too: a broken requester is reported
+  // here, by name, instead of as a wrong register value later)
   // ---------------------------------------------------------------------------
-
-`ifndef SYNTHESIS
-  // Values of the previous cycle for the rules that compare two cycles:
-  // registers written at every edge, like $past, but without the sampled
-  // copy of the argument that Verilator refreshes on every evaluation.
-  logic [AddrWidth-1:0]                    paddr_prev_q;
-  logic                                    pwrite_prev_q;
-  logic [NIC_CSR_REG_TOP_DATA_WIDTH-1:0]   pwdata_prev_q;
-  logic [NIC_CSR_REG_TOP_DATA_WIDTH/8-1:0] pstrb_prev_q;
-  always_ff @(posedge clk_i) begin
-    paddr_prev_q  <= paddr_i;
-    pwrite_prev_q <= pwrite_i;
-    pwdata_prev_q <= pwdata_i;
-    pstrb_prev_q  <= pstrb_i;
-  end
-`endif  // SYNTHESIS
-
-  // The access phase only follows a setup phase of the same transfer.
-  `NIC_ASSERT_IMP(a_apb_penable_needs_psel, penable_i, psel_i)
-  // A transfer starts with one setup cycle (PSEL without PENABLE) ...
-  `NIC_ASSERT_NXT(a_apb_setup_before_access, psel_i && !penable_i, psel_i && penable_i)
-  // ... and its address, direction and write data hold until PREADY.
-  `NIC_ASSERT_NXT(a_apb_stable_until_ready, psel_i && penable_i && !pready_o,
-                  paddr_i == paddr_prev_q && pwrite_i == pwrite_prev_q &&
-                  pwdata_i == pwdata_prev_q && pstrb_i == pstrb_prev_q)
-  // PREADY and PSLVERR only answer an access phase.
-  `NIC_ASSERT_IMP(a_apb_ready_in_access, pready_o, psel_i && penable_i)
-  `NIC_ASSERT_IMP(a_apb_err_with_ready, pslverr_o, pready_o)
-  `NIC_ASSERT_KNOWN(a_apb_psel_known, psel_i)
-  `NIC_ASSERT_KNOWN(a_apb_ready_known, pready_o)
+  apb_checker #(
+    .AddrW  (AddrWidth),
+    .DataW  (NIC_CSR_REG_TOP_DATA_WIDTH),
+    .MaxWait(0)
+  ) u_apb_checker (
+    .clk_i,
+    .rst_ni,
+    .psel_i,
+    .penable_i,
+    .pwrite_i,
+    .pprot_i,
+    .paddr_i,
+    .pwdata_i,
+    .pstrb_i,
+    .prdata_i (prdata_o),
+    .pready_i (pready_o),
+    .pslverr_i(pslverr_o)
+  );
 
   // Single-pulse controls stay high for exactly one cycle: the engine counts
   // each pulse as one event (one descriptor posted, one counter clear).

@@ -3,4 +3,5 @@
 +incdir+../common  // syncfab_assert.svh
 +incdir+.          // nic_assert.svh
 nic_pkg.sv
+../common/sync_fifo.sv
 nic_of.sv

@@ -94,16 +94,13 @@ module nic_of
   `SF_STATIC_ASSERT(gen_num_ctx_check, NumCtx >= 1 && NumCtx <= 256)
   `SF_STATIC_ASSERT(gen_hdq_depth_check, HdqDepth >= 1 && HdqDepth <= 255)
 
-  localparam int unsigned HdqPtrW = (HdqDepth > 1) ? $clog2(HdqDepth) : 1;
   localparam int unsigned HdqCntW = $clog2(HdqDepth + 1);
   localparam int unsigned WordW   = $clog2(DescWords + 1);  // 0 .. 44
 
-  typedef logic [HdqPtrW-1:0] hdq_ptr_t;
   typedef logic [HdqCntW-1:0] hdq_cnt_t;
   typedef logic [WordW-1:0]   word_cnt_t;
   typedef logic [DescWords-1:0][63:0] desc_words_t;
 
-  localparam hdq_ptr_t  HdqLast = hdq_ptr_t'(HdqDepth - 1);
   localparam hdq_cnt_t  HdqFull = hdq_cnt_t'(HdqDepth);
   localparam word_cnt_t AllWords = word_cnt_t'(DescWords);
 
@@ -116,54 +113,34 @@ module nic_of
   } state_e;
 
   // ------------------------------------------------------------------- HDQ
-  // A FIFO of whole descriptors, own storage (it must empty on a soft reset,
-  // which rtl/common/sync_fifo.sv cannot).
-  barrier_desc_t hdq_mem_q[HdqDepth];
-  hdq_ptr_t      hdq_wptr_q, hdq_rptr_q;
-  hdq_cnt_t      hdq_count_q, hdq_count_d;
-  logic          hdq_push, hdq_pop, hdq_overflow;
+  // A FIFO of whole descriptors; a soft reset empties it.
+  logic          hdq_push, hdq_pop, hdq_overflow, hdq_wready, hdq_valid;
+  barrier_desc_t hdq_head;
+  hdq_cnt_t      hdq_count;
+
+  sync_fifo #(
+    .T    (barrier_desc_t),
+    .Depth(HdqDepth)
+  ) u_hdq (
+    .clk_i,
+    .rst_ni,
+    .clr_i   (soft_reset_i),
+    .wvalid_i(hdq_post_i),
+    .wready_o(hdq_wready),
+    .wdata_i (hdq_desc_i),
+    .rvalid_o(hdq_valid),
+    .rready_i(hdq_pop),
+    .rdata_o (hdq_head),
+    .count_o (hdq_count)
+  );
 
   // §2: a post while the HDQ holds HDQ_DEPTH descriptors is dropped. The
   // decision uses the count before this cycle's pop (no pop-to-post bypass).
-  assign hdq_push     = hdq_post_i && !soft_reset_i && (hdq_count_q != HdqFull);
-  assign hdq_overflow = hdq_post_i && !soft_reset_i && (hdq_count_q == HdqFull);
+  assign hdq_push     = hdq_post_i && hdq_wready;
+  assign hdq_overflow = hdq_post_i && !soft_reset_i && (hdq_count == HdqFull);
 
-  function automatic hdq_ptr_t hdq_inc(hdq_ptr_t p);
-    return (p == HdqLast) ? '0 : p + hdq_ptr_t'(1);
-  endfunction
-
-  always_comb begin
-    hdq_count_d = hdq_count_q;
-    unique case ({hdq_push, hdq_pop})
-      2'b10:   hdq_count_d = hdq_count_q + hdq_cnt_t'(1);
-      2'b01:   hdq_count_d = hdq_count_q - hdq_cnt_t'(1);
-      default: hdq_count_d = hdq_count_q;
-    endcase
-  end
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      hdq_wptr_q  <= '0;
-      hdq_rptr_q  <= '0;
-      hdq_count_q <= '0;
-    end else if (soft_reset_i) begin
-      hdq_wptr_q  <= '0;
-      hdq_rptr_q  <= '0;
-      hdq_count_q <= '0;
-    end else begin
-      if (hdq_push) hdq_wptr_q <= hdq_inc(hdq_wptr_q);
-      if (hdq_pop) hdq_rptr_q <= hdq_inc(hdq_rptr_q);
-      hdq_count_q <= hdq_count_d;
-    end
-  end
-
-  // Storage needs no reset: only slots between the pointers are read.
-  always_ff @(posedge clk_i) begin
-    if (hdq_push) hdq_mem_q[hdq_wptr_q] <= hdq_desc_i;
-  end
-
-  assign hdq_level_o = 8'(hdq_count_q);
-  assign hdq_full_o  = (hdq_count_q == HdqFull);
+  assign hdq_level_o = 8'(hdq_count);
+  assign hdq_full_o  = (hdq_count == HdqFull);
 
   // ------------------------------------------------------------------- SDQ
   // §2: work is pending when SDQ_SIZE != 0, SDQ_PROD < SDQ_SIZE and
@@ -279,9 +256,9 @@ module nic_of
     start_sdq = 1'b0;
     if (state_q == S_IDLE && enable_i && !soft_reset_i) begin
       // §2 [decided]: both queues with work are taken in turn.
-      if (sdq_pending && (hdq_count_q == '0 || !last_sdq_q)) begin
+      if (sdq_pending && (!hdq_valid || !last_sdq_q)) begin
         start_sdq = 1'b1;
-      end else if (hdq_count_q != '0) begin
+      end else if (hdq_valid) begin
         start_hdq = 1'b1;
       end
     end
@@ -394,7 +371,7 @@ module nic_of
   // from the HDQ or one word per response.
   always_ff @(posedge clk_i) begin
     if (start_hdq) begin
-      desc_q <= desc_words_t'(hdq_mem_q[hdq_rptr_q]);
+      desc_q <= desc_words_t'(hdq_head);
     end else if (state_q == S_FETCH && rsp_fire) begin
       desc_q[recvd_q[$clog2(DescWords)-1:0]] <= rd_rsp_data_i;
     end
@@ -455,7 +432,7 @@ module nic_of
   assign evt_fetch_o         = (state_q == S_FETCH) && last_rsp && !soft_reset_i;
   assign evt_activate_o      = act_fire;
   assign evt_reject_o        = err_fire;
-  assign busy_o              = (state_q != S_IDLE) || (hdq_count_q != '0) || sdq_pending;
+  assign busy_o              = (state_q != S_IDLE) || (hdq_count != '0) || sdq_pending;
 
   // Reserved descriptor bits are ignored (formats.toml: ignore on read).
   logic unused_desc;
@@ -542,10 +519,10 @@ module nic_of
   `NIC_ASSERT_IMP(a_rd_req_in_slot, rd_req_valid_o, issued_q < AllWords)
   // §2: HDQ never holds more than HDQ_DEPTH; an overflow is a post on a
   // full HDQ, and is the only thing that drops a post.
-  `NIC_ASSERT(a_hdq_in_range, hdq_count_q <= HdqFull)
-  `NIC_ASSERT_IMP(a_hdq_overflow_only_when_full, hdq_overflow, hdq_count_q == HdqFull)
+  `NIC_ASSERT(a_hdq_in_range, hdq_count <= HdqFull)
+  `NIC_ASSERT_IMP(a_hdq_overflow_only_when_full, hdq_overflow, hdq_count == HdqFull)
   `NIC_ASSERT_IMP(a_hdq_post_lands, hdq_post_i && !soft_reset_i, hdq_push != hdq_overflow)
-  `NIC_ASSERT_IMP(a_hdq_pop_nonempty, hdq_pop, hdq_count_q != '0)
+  `NIC_ASSERT_IMP(a_hdq_pop_nonempty, hdq_pop, hdq_count != '0)
   // §2: a fetch starts only on pending work; SDQ_CONS stays in the ring.
   `NIC_ASSERT_IMP(a_fetch_only_pending, start_sdq, sdq_pending)
   `NIC_ASSERT_IMP(a_cons_moves_by_one, cons_q != cons_prev_q && !soft_reset_prev_q,

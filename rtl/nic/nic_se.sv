@@ -149,11 +149,12 @@ module nic_se
   logic [$clog2(RespDepth+1)-1:0] resp_count_unused;
 
   sync_fifo #(
-    .Width(RespW),
+    .T    (resp_t),
     .Depth(RespDepth)
   ) u_resp_fifo (
     .clk_i,
     .rst_ni,
+    .clr_i   (1'b0),
     .wvalid_i(resp_push),
     .wready_o(resp_space),
     .wdata_i (resp_in),

@@ -5,4 +5,5 @@
 nic_pkg.sv
 ../common/damq.sv
 ../common/rr_arbiter.sv
+../common/stream_arbiter.sv
 nic_te.sv

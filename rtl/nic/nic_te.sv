@@ -30,7 +30,7 @@
 //         peer = src_lid) against a send in flight.
 //   done  per context: OK when SE's all_recv_i and every send ACKed (§7), or
 //         NET_ERROR / RETRY_LIMIT on an abort; one record at a time
-//         (rr_arbiter, held until taken) to the completion unit. The context
+//         (stream_arbiter: held until taken) to the completion unit. The context
 //         is freed, and `fin` goes to SE, in the cycle the record is taken.
 //
 // Debug names follow the trace vocabulary of §9 (`te.send`, `te.ack`,
@@ -422,9 +422,9 @@ module nic_te
   assign tx_valid_o = tx_q.valid;
 
   // ------------------------------------------------------- completion
-  logic [NumCtx-1:0] complete, active_vec, ending_vec, d_req, d_gnt_unused;
-  logic              d_gnt_valid, done_lock_q, done_lock_d, done;
-  logic [CtxIdxW-1:0] d_gnt_idx, done_lock_ctx_q, done_lock_ctx_d, done_sel;
+  logic [NumCtx-1:0] complete, active_vec, ending_vec, d_ready_unused, d_gnt_unused;
+  logic              done;
+  logic [CtxIdxW-1:0] done_sel;
 
   always_comb begin
     for (int unsigned c = 0; c < NumCtx; c++) begin
@@ -440,41 +440,28 @@ module nic_te
     end
   end
 
-  // A record that was offered and not taken stays the one offered.
-  assign d_req = done_lock_q ? (NumCtx'(1) << done_lock_ctx_q) : ending_vec;
-
-  rr_arbiter #(
+  // A record that was offered and not taken stays the one offered: an
+  // ending context stays ending until its record is taken (or a soft reset
+  // clears every context), so the grant holds on it.
+  stream_arbiter #(
     .NumReq(NumCtx)
   ) u_done_arb (
     .clk_i,
     .rst_ni,
-    .req_i      (d_req),
-    .ack_i      (done),
-    .gnt_o      (d_gnt_unused),
-    .gnt_idx_o  (d_gnt_idx),
-    .gnt_valid_o(d_gnt_valid)
+    .valid_i(ending_vec),
+    .ready_o(d_ready_unused),
+    .valid_o(done_valid_o),
+    .ready_i(done_ready_i && !soft_reset_i),
+    .gnt_o  (d_gnt_unused),
+    .idx_o  (done_sel)
   );
 
-  assign done_sel     = d_gnt_idx;
-  assign done_valid_o = d_gnt_valid;
   assign done         = done_valid_o && done_ready_i && !soft_reset_i;
   assign done_rec_o   = '{ctx: CTX_WIDTH'(done_sel), epoch: ctx_q[done_sel].epoch,
                           status: ctx_q[done_sel].err ? CQ_NET_ERROR : CQ_OK,
                           err_code: ctx_q[done_sel].err ? ERR_RETRY_LIMIT : ERR_NONE};
   assign fin_valid_o  = done;
   assign fin_ctx_o    = done_sel;
-
-  always_comb begin
-    done_lock_d     = done_lock_q;
-    done_lock_ctx_d = done_lock_ctx_q;
-    if (done_valid_o && !done_ready_i) begin
-      done_lock_d     = 1'b1;
-      done_lock_ctx_d = done_sel;
-    end else begin
-      done_lock_d = 1'b0;
-    end
-    if (soft_reset_i) done_lock_d = 1'b0;
-  end
 
   // ------------------------------------------------------ state update
   always_comb begin
@@ -529,16 +516,12 @@ module nic_te
       rq_head_q       <= '0;
       rq_tail_q       <= '0;
       rq_cnt_q        <= '0;
-      done_lock_q     <= 1'b0;
-      done_lock_ctx_q <= '0;
       now_q           <= '0;
     end else begin
       ctx_q           <= ctx_d;
       rq_head_q       <= rq_head_d;
       rq_tail_q       <= rq_tail_d;
       rq_cnt_q        <= rq_cnt_d;
-      done_lock_q     <= done_lock_d;
-      done_lock_ctx_q <= done_lock_ctx_d;
       if (m_retry_push || rq_cnt_q != '0) begin
         now_q         <= now_q + 32'd1;
       end

@@ -8,6 +8,7 @@ nic_pkg.sv
 ../common/damq.sv
 ../common/sync_fifo.sv
 ../common/rr_arbiter.sv
+../common/stream_arbiter.sv
 nic_req_damq.sv
 nic_se.sv
 nic_te.sv

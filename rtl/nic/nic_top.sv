@@ -354,86 +354,69 @@ module nic_top
   // =========================================================================
   // Network arbiter: SE's responses (0) and TE's NOTIFYs (1)
   // =========================================================================
-  // A header shown and not taken stays on tx until it is (valid/ready), so the
-  // grant is locked to it; the lock is released if the source withdraws
+  // A header shown and not taken stays on tx until it is (valid/ready):
+  // stream_arbiter holds the grant on it, unless the source withdraws it
   // (only a soft reset does that).
-  logic [1:0] net_req, net_arb_req, net_gnt;
-  logic       net_idx, net_gnt_valid, tx_fire;
-  logic       net_lock_q, net_lock_d, net_lock_idx_q, net_lock_idx_d;
+  logic [1:0] net_ready, net_gnt_unused;
+  logic       net_idx, tx_fire;
 
-  assign net_req     = {te_tx_valid, se_resp_valid};
-  assign net_arb_req = (net_lock_q && net_req[net_lock_idx_q]) ?
-                       (net_lock_idx_q ? 2'b10 : 2'b01) : net_req;
-
-  rr_arbiter #(
+  stream_arbiter #(
     .NumReq(2)
   ) u_net_arb (
     .clk_i,
     .rst_ni,
-    .req_i      (net_arb_req),
-    .ack_i      (tx_fire),
-    .gnt_o      (net_gnt),
-    .gnt_idx_o  (net_idx),
-    .gnt_valid_o(net_gnt_valid)
+    .valid_i({te_tx_valid, se_resp_valid}),
+    .ready_o(net_ready),
+    .valid_o(tx_valid_o),
+    .ready_i(tx_ready_i),
+    .gnt_o  (net_gnt_unused),
+    .idx_o  (net_idx)
   );
 
-  assign tx_valid_o    = net_gnt_valid;
   assign tx_hdr_o      = net_idx ? te_tx_hdr : se_resp_hdr;
   assign tx_fire       = tx_valid_o && tx_ready_i;
-  assign se_resp_ready = tx_ready_i && net_gnt[0];
-  assign te_tx_ready   = tx_ready_i && net_gnt[1];
-
-  always_comb begin
-    net_lock_d     = tx_valid_o && !tx_ready_i;
-    net_lock_idx_d = net_lock_d ? net_idx : net_lock_idx_q;
-  end
+  assign se_resp_ready = net_ready[0];
+  assign te_tx_ready   = net_ready[1];
 
   // =========================================================================
   // Memory-access arbiter: OF's reads (0) and the completion unit's writes (1)
   // =========================================================================
-  logic [1:0] mem_req, mem_arb_req, mem_gnt;
-  logic       mem_idx, mem_gnt_valid, mem_req_fire, mem_rsp_fire;
-  logic       mem_lock_q, mem_lock_d, mem_lock_idx_q, mem_lock_idx_d;
+  // A request goes out only with room to remember its kind: the response
+  // comes back in order and is routed by the FIFO's head. Without room the
+  // sources are not shown to the arbiter at all, so nothing is presented and
+  // no grant is locked while the FIFO is full.
+  logic [1:0] mem_ready, mem_gnt_unused;
+  logic       mem_idx, mem_req_fire, mem_rsp_fire;
   logic       tag_space, tag_valid, tag_write;
   logic [$clog2(MemOutstanding+1)-1:0] tag_count;
 
-  assign mem_req     = {wr_req_valid, rd_req_valid};
-  assign mem_arb_req = (mem_lock_q && mem_req[mem_lock_idx_q]) ?
-                       (mem_lock_idx_q ? 2'b10 : 2'b01) : mem_req;
-
-  rr_arbiter #(
+  stream_arbiter #(
     .NumReq(2)
   ) u_mem_arb (
     .clk_i,
     .rst_ni,
-    .req_i      (mem_arb_req),
-    .ack_i      (mem_req_fire),
-    .gnt_o      (mem_gnt),
-    .gnt_idx_o  (mem_idx),
-    .gnt_valid_o(mem_gnt_valid)
+    .valid_i({wr_req_valid, rd_req_valid} & {2{tag_space}}),
+    .ready_o(mem_ready),
+    .valid_o(mem_req_valid_o),
+    .ready_i(mem_req_ready_i),
+    .gnt_o  (mem_gnt_unused),
+    .idx_o  (mem_idx)
   );
 
-  // A request goes out only with room to remember its kind: the response
-  // comes back in order and is routed by the FIFO's head.
-  assign mem_req_valid_o = mem_gnt_valid && tag_space;
   assign mem_req_write_o = mem_idx;
   assign mem_req_addr_o  = mem_idx ? wr_req_addr : rd_req_addr;
   assign mem_req_data_o  = mem_idx ? wr_req_data : '0;
   assign mem_req_fire    = mem_req_valid_o && mem_req_ready_i;
-  assign rd_req_ready    = mem_req_ready_i && tag_space && mem_gnt[0];
-  assign wr_req_ready    = mem_req_ready_i && tag_space && mem_gnt[1];
-
-  always_comb begin
-    mem_lock_d     = mem_req_valid_o && !mem_req_ready_i;
-    mem_lock_idx_d = mem_lock_d ? mem_idx : mem_lock_idx_q;
-  end
+  assign rd_req_ready    = mem_ready[0];
+  assign wr_req_ready    = mem_ready[1];
 
   sync_fifo #(
-    .Width(1),
+    .T    (logic),
     .Depth(MemOutstanding)
   ) u_mem_tags (
     .clk_i,
     .rst_ni,
+    .clr_i   (1'b0),
     .wvalid_i(mem_req_fire),
     .wready_o(tag_space),
     .wdata_i (mem_idx),
@@ -447,20 +430,6 @@ module nic_top
   assign wr_rsp_valid    = mem_rsp_valid_i && tag_valid && tag_write;
   assign mem_rsp_ready_o = tag_valid && (tag_write ? wr_rsp_ready : rd_rsp_ready);
   assign mem_rsp_fire    = mem_rsp_valid_i && mem_rsp_ready_o;
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      net_lock_q     <= 1'b0;
-      net_lock_idx_q <= 1'b0;
-      mem_lock_q     <= 1'b0;
-      mem_lock_idx_q <= 1'b0;
-    end else begin
-      net_lock_q     <= net_lock_d;
-      net_lock_idx_q <= net_lock_idx_d;
-      mem_lock_q     <= mem_lock_d;
-      mem_lock_idx_q <= mem_lock_idx_d;
-    end
-  end
 
   // =========================================================================
   // Registers fed by the engine

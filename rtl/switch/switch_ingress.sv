@@ -332,8 +332,8 @@ module switch_ingress
   assign pend_push = pkt_done;
   assign pend_wdata = new_slot ? '{slot: new_cell, hdr: hdr, mask: lk_mask_i}
                                : '{slot: cur_slot_q, hdr: cur_hdr_q, mask: cur_mask_q};
-  sync_fifo #(.Width($bits(pend_t)), .Depth(PendDepth)) u_pend (
-    .clk_i, .rst_ni,
+  sync_fifo #(.T(pend_t), .Depth(PendDepth)) u_pend (
+    .clk_i, .rst_ni, .clr_i(1'b0),
     .wvalid_i(pend_push), .wready_o(pend_wready), .wdata_i(pend_wdata),
     .rvalid_o(pend_valid_o), .rready_i(pend_pop_i), .rdata_o(pend_rdata),
     .count_o(pend_count)

@@ -480,13 +480,25 @@ module switch_top
                     SWITCH_CSR_REG_TOP_DATA_WIDTH == 32 && SWITCH_CSR_REG_TOP_SIZE <= 4096 &&
                     NUM_PORTS >= NumPorts)
 
-  // APB4 rules (the requester is checked too, as in nic_csr).
-  `SF_ASSERT(a_apb_penable_needs_psel, penable_i |-> psel_i)
-  `SF_ASSERT(a_apb_setup_before_access, psel_i && !penable_i |=> psel_i && penable_i)
-  `SF_ASSERT(a_apb_stable_until_ready,
-             psel_i && penable_i && !pready_o |=>
-               $stable(paddr_i) && $stable(pwrite_i) && $stable(pwdata_i) && $stable(pstrb_i))
-  `SF_ASSERT(a_apb_err_with_ready, pslverr_o |-> pready_o)
+  // APB4 rules, requester and completer (zero wait states).
+  apb_checker #(
+    .AddrW  (12),
+    .DataW  (32),
+    .MaxWait(0)
+  ) u_apb_checker (
+    .clk_i,
+    .rst_ni,
+    .psel_i,
+    .penable_i,
+    .pwrite_i,
+    .pprot_i,
+    .paddr_i,
+    .pwdata_i,
+    .pstrb_i,
+    .prdata_i (prdata_o),
+    .pready_i (pready_o),
+    .pslverr_i(pslverr_o)
+  );
 
   `SF_ASSERT(a_accept_only_req, (accept & ~req) == '0)
   `SF_ASSERT(a_match_is_accept, match == accept)
