@@ -14,9 +14,9 @@
 
 #include <array>
 #include <cstdint>
-#include <string>
 #include <iostream>
 #include <random>
+#include <string>
 
 #include "syncfab/tb/tb.hpp"
 
@@ -78,8 +78,8 @@ class Bus {
 };
 
 // A legal transfer: setup, `waits` wait states, the completing cycle.
-Task<> transfer(Bus& bus, bool write, std::uint32_t addr, std::uint32_t data,
-                std::uint32_t strb, unsigned waits, bool err, std::uint32_t prot = 0) {
+Task<> transfer(Bus& bus, bool write, std::uint32_t addr, std::uint32_t data, std::uint32_t strb,
+                unsigned waits, bool err, std::uint32_t prot = 0) {
   Pins p;
   p.psel = true;
   p.pwrite = write;
@@ -237,7 +237,7 @@ SYNCFAB_TEST(apb_checker, bad_wdata_stable) {
   co_await bus.cycle(p);
   p.penable = true;
   co_await bus.cycle(p);  // a wait state
-  p.pwdata = 0x4321;       // the write data moves while waiting
+  p.pwdata = 0x4321;      // the write data moves while waiting
   p.pready = true;
   co_await bus.cycle(p);
   co_await bus.idle(3);

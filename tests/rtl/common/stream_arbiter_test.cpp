@@ -143,8 +143,8 @@ SYNCFAB_TEST(stream_arbiter, random) {
 
     co_await ReadOnly();
     const auto w = model.winner(valid);
-    TB_CHECK_EQ(dut.valid_o, w.has_value()) << "cycle " << cycle << " valid 0x" << std::hex
-                                            << valid;
+    TB_CHECK_EQ(dut.valid_o, w.has_value())
+        << "cycle " << cycle << " valid 0x" << std::hex << valid;
     TB_CHECK_EQ(dut.gnt_o, model.gnt(valid))
         << "cycle " << cycle << " valid 0x" << std::hex << valid << " pointer " << std::dec
         << model.pointer() << (model.lock_pending() ? " locked on " : " unlocked, last ")
