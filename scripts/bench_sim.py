@@ -302,7 +302,10 @@ def verilate_seconds(tree: Path, lib: str) -> float:
     mdir = model_dir(tree, lib)
     if mdir is None:
         return float("nan")
-    args = [a for a in (mdir / "verilator_args.txt").read_text().split("\n") if a]
+    # The verilator command CMake ran, as a CMake list (binary first).
+    args = [a for a in re.split(r"[;\n]", (mdir / "verilator_args.txt").read_text()) if a]
+    if args and Path(args[0]).name.startswith("verilator"):
+        args = args[1:]
     with tempfile.TemporaryDirectory(prefix="syncfab-vl-") as out:
         fixed = []
         skip = False
