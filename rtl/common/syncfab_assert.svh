@@ -62,6 +62,19 @@
 // tests gate once, then visits the elements) instead of a generate loop of n
 // processes; a failure names the element.
 //
+// Cover points, for the corners a random test must reach:
+//   `SF_COVER(name, prop)                 counts the rising edges of clk_i at
+//                                         which prop holds, off while !rst_ni
+// The name is the cover point's label, conventionally prefixed `c_`. A cover
+// is measured only in a model verilated with --coverage-user (Verilator
+// 5.006 drops every cover statement without it, so a model built for speed
+// carries none): the count lands in the coverage database that
+// VerilatedContext::coveragep()->write() saves (coverage.dat, which the
+// tool verilator_coverage reads), one line per cover point with its label as
+// the comment and the instances of a module summed. A test that needs corners
+// fails on the points counted 0 times (tests/rtl/switch,
+// switch_cover_test.cpp). Expands to nothing under SYNTHESIS.
+//
 // Why each clocked check copies its reset into `<name>_en`: `disable iff
 // (!rst_ni)` is a synchronous use of rst_ni, and with the asynchronous reset
 // flops of the same module Verilator -Wall reports SYNCASYNCNET on rst_ni. That
@@ -155,6 +168,11 @@
 `define SF_ASSERT_IMM_ONEHOT0(__name, __sig) \
   `SF_ASSERT_IMM(__name, $onehot0(__sig))
 
+`define SF_COVER(__name, __prop)                                                    \
+  logic __name``_en;                                                                \
+  assign __name``_en = rst_ni;                                                      \
+  __name: cover property (@(posedge clk_i) disable iff (!__name``_en) (__prop));
+
 `define SF_ASSERT_IMM_KNOWN(__name, __sig) \
   `SF_ASSERT_IMM(__name, !$isunknown(__sig))
 
@@ -172,6 +190,7 @@
 `define SF_ASSERT_IMM_FORALL(__name, __gate, __i, __n, __ante, __cons)
 `define SF_ASSERT_IMM_ONEHOT0(__name, __sig)
 `define SF_ASSERT_IMM_KNOWN(__name, __sig)
+`define SF_COVER(__name, __prop)
 
 `endif  // SYNTHESIS
 
