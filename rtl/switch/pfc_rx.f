@@ -1,3 +1,4 @@
 // Sources of the pfc_rx top (read by CMake, cocotb and scripts/lint.sh).
+-F ../spec/syncfab_fmt_pkg.f  // PFC_FRAME_QUANTA_W
 +incdir+../common  // syncfab_assert.svh
 pfc_rx.sv

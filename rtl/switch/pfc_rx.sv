@@ -6,7 +6,8 @@
 // quantum; the timer counts down one per cycle and p is paused (xoff_o) while
 // it is non-zero. A later frame for p replaces the remaining time (a resume,
 // q = 0, clears it at once). The product is taken at its full width,
-// 16 + CpqW bits, so no pause the peer can express is shortened.
+// PFC_FRAME_QUANTA_W + CpqW bits, so no pause the peer can express is
+// shortened.
 //
 // The watchdog's ignore input masks only the stop towards the scheduler: the
 // timer keeps running, so xoff_o keeps showing what the peer asked for, which
@@ -18,9 +19,13 @@
 
 `include "syncfab_assert.svh"
 
-module pfc_rx #(
+module pfc_rx
+  import syncfab_fmt_pkg::*;
+#(
   parameter int unsigned NumPrio = 8,
-  parameter int unsigned CpqW    = 8     // cycles-per-quantum width
+  parameter int unsigned CpqW    = 8,    // cycles-per-quantum width
+  // A pause time in quanta, as a PFC frame carries it.
+  localparam type quanta_t = logic [PFC_FRAME_QUANTA_W-1:0]
 ) (
   input  logic                          clk_i,
   input  logic                          rst_ni,
@@ -28,7 +33,7 @@ module pfc_rx #(
   input  logic [CpqW-1:0]               cyc_per_quantum_i, // >= 1
   input  logic                          frame_valid_i,   // a PFC frame is received this cycle (always taken)
   input  logic [NumPrio-1:0]            frame_class_enable_i,
-  input  logic [NumPrio-1:0][15:0]      frame_quanta_i,
+  input  quanta_t [NumPrio-1:0]         frame_quanta_i,
   input  logic [NumPrio-1:0]            ignore_i,        // watchdog: ignore pause on p (recovery / PFC disabled)
   output logic [NumPrio-1:0]            xoff_o,          // registered: the peer holds p paused (timer != 0)
   output logic [NumPrio-1:0]            stop_o,          // comb: xoff_o && !ignore_i — p's egress queue may not send
@@ -39,9 +44,11 @@ module pfc_rx #(
   `SF_STATIC_ASSERT(gen_num_prio_check, NumPrio >= 1)
   `SF_STATIC_ASSERT(gen_cpq_width_check, CpqW >= 1)
 
-  // Exact width of quanta (16 bits) x cycles per quantum (CpqW bits):
-  // (2^16 - 1) * (2^CpqW - 1) < 2^(16 + CpqW).
-  localparam int unsigned TimerW = 16 + CpqW;
+  localparam int unsigned QW = $bits(quanta_t);
+
+  // Exact width of quanta (QW bits) x cycles per quantum (CpqW bits):
+  // (2^QW - 1) * (2^CpqW - 1) < 2^(QW + CpqW).
+  localparam int unsigned TimerW = QW + CpqW;
 
   typedef logic [TimerW-1:0] timer_t;
 
@@ -67,8 +74,8 @@ module pfc_rx #(
 
       xoff_o[p]        = (timer_q[p] != '0);
       stop_o[p]        = xoff_o[p] && !ignore_i[p];
-      evt_xoff_rx_o[p] = hit[p] && (frame_quanta_i[p] != 16'd0);
-      evt_xon_rx_o[p]  = hit[p] && (frame_quanta_i[p] == 16'd0);
+      evt_xoff_rx_o[p] = hit[p] && (frame_quanta_i[p] != '0);
+      evt_xon_rx_o[p]  = hit[p] && (frame_quanta_i[p] == '0);
     end
   end
 
@@ -121,16 +128,16 @@ module pfc_rx #(
     return v;
   endfunction
 
-  function automatic prio_t quanta_nonzero(logic [NumPrio-1:0][15:0] q);
+  function automatic prio_t quanta_nonzero(quanta_t [NumPrio-1:0] q);
     prio_t v;
     for (int unsigned p = 0; p < NumPrio; p++) begin
-      v[p] = (q[p] != 16'd0);
+      v[p] = (q[p] != '0);
     end
     return v;
   endfunction
 
   // The timer holds exactly quanta x cpq (product recomputed at ChkW bits).
-  function automatic prio_t timer_is_load(timer_t [NumPrio-1:0] t, logic [NumPrio-1:0][15:0] q,
+  function automatic prio_t timer_is_load(timer_t [NumPrio-1:0] t, quanta_t [NumPrio-1:0] q,
                                           logic [CpqW-1:0] cpq);
     prio_t v;
     for (int unsigned p = 0; p < NumPrio; p++) begin

@@ -22,10 +22,14 @@
 
 `include "syncfab_assert.svh"
 
-module pfc_tx #(
+module pfc_tx
+  import syncfab_fmt_pkg::*;
+#(
   parameter int unsigned NumPrio = 8,
   parameter int unsigned OccW    = 16,   // occupancy / threshold width (cells)
-  parameter int unsigned RefW    = 16    // refresh interval width (cycles)
+  parameter int unsigned RefW    = 16,   // refresh interval width (cycles)
+  // A pause time in quanta, as a PFC frame carries it.
+  localparam type quanta_t = logic [PFC_FRAME_QUANTA_W-1:0]
 ) (
   input  logic                          clk_i,
   input  logic                          rst_ni,
@@ -33,12 +37,12 @@ module pfc_tx #(
   input  logic [NumPrio-1:0][OccW-1:0]  occ_i,       // ingress occupancy of priority p this cycle
   input  logic [NumPrio-1:0][OccW-1:0]  xoff_thr_i,  // pause when occ >= xoff_thr
   input  logic [NumPrio-1:0][OccW-1:0]  xon_thr_i,   // resume when occ < xon_thr
-  input  logic [NumPrio-1:0][15:0]      quanta_i,    // pause time sent in a pause frame (quanta, > 0)
+  input  quanta_t [NumPrio-1:0]         quanta_i,    // pause time sent in a pause frame (quanta, > 0)
   input  logic [RefW-1:0]               refresh_i,   // re-send a pause after this many cycles; 0 = never
   output logic                          frame_valid_o,                 // registered
   input  logic                          frame_ready_i,
   output logic [NumPrio-1:0]            frame_class_enable_o,          // registered
-  output logic [NumPrio-1:0][15:0]      frame_quanta_o,                // comb
+  output quanta_t [NumPrio-1:0]         frame_quanta_o,                // comb
   output logic [NumPrio-1:0]            xoff_o,      // registered: we hold the peer paused on p
   output logic [NumPrio-1:0]            evt_xoff_tx_o,  // comb: a frame with quanta[p] > 0 for p is sent this cycle
   output logic [NumPrio-1:0]            evt_xon_tx_o    // comb: a frame with quanta[p] == 0 for p is sent this cycle
@@ -104,9 +108,9 @@ module pfc_tx #(
         ref_d[p] = ref_q[p] + ref_t'(1);
       end
 
-      frame_quanta_o[p] = (pend_q[p] && xoff_q[p]) ? quanta_i[p] : 16'd0;
-      evt_xoff_tx_o[p]  = sent[p] && (frame_quanta_o[p] != 16'd0);
-      evt_xon_tx_o[p]   = sent[p] && (frame_quanta_o[p] == 16'd0);
+      frame_quanta_o[p] = (pend_q[p] && xoff_q[p]) ? quanta_i[p] : '0;
+      evt_xoff_tx_o[p]  = sent[p] && (frame_quanta_o[p] != '0);
+      evt_xon_tx_o[p]   = sent[p] && (frame_quanta_o[p] == '0);
     end
   end
 
@@ -158,7 +162,7 @@ module pfc_tx #(
   // (functions, not signals: they are evaluated only in the checks).
   typedef logic [NumPrio-1:0] prio_t;
   typedef logic [NumPrio-1:0][OccW-1:0] occ_vec_t;
-  typedef logic [NumPrio-1:0][15:0] quanta_vec_t;
+  typedef quanta_t [NumPrio-1:0] quanta_vec_t;
 
   // a[p] >= b[p] for every p.
   function automatic prio_t occ_at_least(occ_vec_t a, occ_vec_t b);
@@ -172,7 +176,7 @@ module pfc_tx #(
   function automatic prio_t quanta_nonzero(quanta_vec_t q);
     prio_t v;
     for (int unsigned p = 0; p < NumPrio; p++) begin
-      v[p] = (q[p] != 16'd0);
+      v[p] = (q[p] != '0);
     end
     return v;
   endfunction

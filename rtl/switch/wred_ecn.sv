@@ -10,10 +10,11 @@
 //
 // The probability comes from comparing two products instead of dividing:
 //   r * (Kmax - Kmin)  <  (Pmax << (16 - ProbW)) * (qlen - Kmin)
-// with r the 16-bit LFSR state, uniform over 1..2^16-1. The comparison is
-// exact at full width (16 + QLenW bits per side), so the hit rate over the
-// LFSR period is exactly what the C++ golden model computes with the same
-// sequence: the co-simulation compares decisions packet by packet.
+// with r the 16-bit LFSR state (WRED_LFSR_WIDTH), uniform over 1..2^16-1.
+// The comparison is exact at full width (16 + QLenW bits per side), so the
+// hit rate over the LFSR period is exactly what the C++ golden model
+// computes with the same sequence: the co-simulation compares decisions
+// packet by packet.
 //
 // Timing: mark_o / drop_o / ecn_o are combinational from the inputs and the
 // LFSR state. The LFSR steps once in every cycle with req_i (whatever the
@@ -28,7 +29,7 @@ module wred_ecn
 #(
   parameter int unsigned QLenW    = 16,       // queue length width (cells)
   parameter int unsigned ProbW    = 8,        // Pmax = pmax_i / 2^ProbW
-  parameter logic [15:0] LfsrSeed = 16'hACE1
+  parameter logic [WRED_LFSR_WIDTH-1:0] LfsrSeed = WRED_LFSR_WIDTH'('hACE1)
 ) (
   input  logic             clk_i,
   input  logic             rst_ni,
@@ -46,12 +47,12 @@ module wred_ecn
 );
 
   `SF_STATIC_ASSERT(gen_qlen_width_check, QLenW >= 1 && QLenW <= 16)
-  `SF_STATIC_ASSERT(gen_prob_width_check, ProbW >= 1 && ProbW <= 16)
+  `SF_STATIC_ASSERT(gen_prob_width_check, ProbW >= 1 && ProbW <= WRED_LFSR_WIDTH)
   // Zero is the LFSR's lock-up state (lfsr.sv rejects it too; checked here so
   // the message names this block's parameter).
-  `SF_STATIC_ASSERT(gen_lfsr_seed_check, LfsrSeed != 16'h0000)
+  `SF_STATIC_ASSERT(gen_lfsr_seed_check, LfsrSeed != '0)
 
-  localparam int unsigned RandW = 16;
+  localparam int unsigned RandW = WRED_LFSR_WIDTH;
   localparam int unsigned ProdW = RandW + QLenW;  // exact width of either product
 
   typedef logic [QLenW-1:0] qlen_t;
@@ -80,7 +81,7 @@ module wred_ecn
   // ---------------------------------------------------------------------------
   logic  below_kmin, at_or_above_kmax;
   qlen_t span, excess;    // Kmax - Kmin and qlen - Kmin, used only in the linear region
-  rand_t pmax_scaled;     // Pmax as a 16-bit fraction, comparable with rnd
+  rand_t pmax_scaled;     // Pmax as a RandW-bit fraction, comparable with rnd
   prod_t rnd_term, prob_term;
   logic  linear_hit, hit;
 
@@ -93,8 +94,8 @@ module wred_ecn
   assign span   = kmax_i - kmin_i;
   assign excess = qlen_i - kmin_i;
 
-  // pmax_i has ProbW <= 16 bits, so shifting it up to the top of 16 bits loses
-  // nothing (for ProbW = 16 the shift is 0).
+  // pmax_i has ProbW <= RandW bits, so shifting it up to the top of RandW bits
+  // loses nothing (for ProbW = RandW the shift is 0).
   assign pmax_scaled = rand_t'(pmax_i) << (RandW - ProbW);
 
   // Each operand is widened to the product width before multiplying, so both
