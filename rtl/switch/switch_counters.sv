@@ -32,13 +32,13 @@ module switch_counters
   // Mask events: for every priority p set in mask[n][m], counter (n, p, MaskKinds[m]) + 1
   input  prio_mask_t [NumPorts-1:0][NumMaskKinds-1:0] mask_i,
   // CNT_SEL / CNT_VALUE
-  input  logic [7:0]                                 sel_port_i,
+  input  port_num_t                                  sel_port_i,
   input  prio_t                                      sel_prio_i,
   input  sw_counter_e                                sel_kind_i,
-  output logic [31:0]                                value_o
+  output cnt_value_t                                 value_o
 );
 
-  `SF_STATIC_ASSERT(gen_ports_check, NumPorts >= 2 && NumPorts <= 8)
+  `SF_STATIC_ASSERT(gen_ports_check, NumPorts >= 2 && NumPorts <= MaxPorts)
 
   localparam int unsigned NumKinds = 2 ** $bits(sw_counter_e);
   localparam int unsigned PortCnt = NumPrio * NumKinds;  // counters of one port
@@ -49,10 +49,10 @@ module switch_counters
   endfunction
 
   // One counter array per port: a port's events only touch its own counters.
-  logic [NumPorts-1:0][31:0] port_value;
+  cnt_value_t [NumPorts-1:0] port_value;
   for (genvar n = 0; n < NumPorts; n++) begin : gen_port
     // Read directly (not through CNT_SEL) by the switch fabric tests.
-    logic [31:0] cnt_q [PortCnt] /* verilator public_flat_rd */;
+    cnt_value_t cnt_q [PortCnt] /* verilator public_flat_rd */;
 
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
@@ -63,7 +63,7 @@ module switch_counters
         for (int e = 0; e < NumEv; e++) begin
           if (ev_i[n][e] && cnt_q[index(ev_prio_i[n][e], EvKinds[e])] != '1) begin
             cnt_q[index(ev_prio_i[n][e], EvKinds[e])] <=
-                cnt_q[index(ev_prio_i[n][e], EvKinds[e])] + 32'd1;
+                cnt_q[index(ev_prio_i[n][e], EvKinds[e])] + cnt_value_t'(1);
           end
         end
         // PFC and watchdog events are rare: one test skips the port's masks.
@@ -72,7 +72,7 @@ module switch_counters
             for (int p = 0; p < NumPrio; p++) begin
               if (mask_i[n][m][p] && cnt_q[index(prio_t'(p), MaskKinds[m])] != '1) begin
                 cnt_q[index(prio_t'(p), MaskKinds[m])] <=
-                    cnt_q[index(prio_t'(p), MaskKinds[m])] + 32'd1;
+                    cnt_q[index(prio_t'(p), MaskKinds[m])] + cnt_value_t'(1);
               end
             end
           end
@@ -103,6 +103,6 @@ module switch_counters
   `SF_ASSERT_KNOWN(a_mask_known, mask_i)
 
   logic unused_counters;
-  assign unused_counters = ^{sel_port_i[7:PortW]};
+  assign unused_counters = ^{sel_port_i[$bits(port_num_t)-1:PortW]};
 
 endmodule

@@ -19,6 +19,7 @@
 // switch_top): its read port is free from the next cycle on.
 
 `include "syncfab_assert.svh"
+`include "switch_types.svh"
 
 module switch_egress
   import syncfab_fmt_pkg::*;
@@ -26,78 +27,60 @@ module switch_egress
 #(
   parameter int unsigned NumPorts = 8,
   parameter int unsigned BufCells = 256,
-  localparam int unsigned CellW = $clog2(BufCells),
-  localparam int unsigned CntW = $clog2(BufCells + 1),
-  localparam int unsigned PortW = (NumPorts > 1) ? $clog2(NumPorts) : 1
+  `SF_SWITCH_PORT_TYPES(NumPorts),
+  `SF_SWITCH_BUF_TYPES(BufCells)
 ) (
   input  logic                                clk_i,
   input  logic                                rst_ni,
   // Configuration of this port (CSRs)
   input  prio_mask_t                          pfc_en_i,
   input  prio_mask_t                          sp_mask_i,
-  input  logic [NumPrio-1:0][7:0]             weight_i,
+  input  weight_t [NumPrio-1:0]               weight_i,
   input  prio_mask_t                          wd_enable_i,
   input  logic                                wd_drop_mode_i,
   input  prio_mask_t                          wd_reenable_i,
-  input  logic [NumPrio-1:0][15:0]            xoff_thr_i,
-  input  logic [NumPrio-1:0][15:0]            xon_thr_i,
-  input  logic [NumPrio-1:0][15:0]            quanta_i,
+  input  thr_t [NumPrio-1:0]                  xoff_thr_i,
+  input  thr_t [NumPrio-1:0]                  xon_thr_i,
+  input  quanta_t [NumPrio-1:0]               quanta_i,
   // Global PFC / watchdog timing
-  input  logic [7:0]                          cyc_per_quantum_i,
-  input  logic [15:0]                         refresh_i,
-  input  logic [23:0]                         wd_detect_i,
-  input  logic [23:0]                         wd_recover_i,
-  input  logic [23:0]                         wd_window_i,
-  input  logic [7:0]                          wd_limit_i,
+  input  cpq_t                                cyc_per_quantum_i,
+  input  refresh_t                            refresh_i,
+  input  wd_time_t                            wd_detect_i,
+  input  wd_time_t                            wd_recover_i,
+  input  wd_time_t                            wd_window_i,
+  input  wd_limit_t                           wd_limit_i,
   // This port's ingress occupancy (pfc_tx) and received PFC frames (pfc_rx)
-  input  logic [NumPrio-1:0][CntW-1:0]        occ_i,
+  input  cnt_t [NumPrio-1:0]                  occ_i,
   input  logic                                pfc_valid_i,
-  input  prio_mask_t                          pfc_class_i,
-  input  pfc_quanta_t                         pfc_quanta_i,
+  input  pfc_rx_frame_t                       pfc_i,
   // VOQ heads of every input for this output
   input  logic [NumPorts-1:0][NumPrio-1:0]    voq_valid_i,
   input  len_t [NumPorts-1:0][NumPrio-1:0]    voq_len_i,
   input  logic [NumPorts-1:0]                 in_busy_i,
-  // Matching
-  output logic                                req_o,      // a grant is offered
-  input  logic                                accept_i,   // ... and accepted
-  output logic                                match_o,
-  output logic [PortW-1:0]                    match_in_o,
-  output prio_t                               match_q_o,
-  input  logic [CellW-1:0]                    pop_slot_i,
-  input  logic [CellW-1:0]                    pop_cell_i,
-  input  hdr_patch_t                          pop_patch_i,
-  // Streaming from input src_o
-  output logic                                busy_o,
-  output logic [PortW-1:0]                    src_o,
-  output logic [CellW-1:0]                    rd_cell_o,
-  input  flit_t                               rd_data_i,
-  input  logic [CellW-1:0]                    rd_next_i,
-  output logic                                done_o,
-  output logic [CellW-1:0]                    done_slot_o,
+  // Matching: the grant this output offers (input, queue); ready = the top
+  // accepted it, and pop_rsp_i is then the head of that input's VOQ
+  output logic                                offer_valid_o,
+  input  logic                                offer_ready_i,
+  output offer_t                              offer_o,
+  input  pop_rsp_t                            pop_rsp_i,
+  // Read port of input rd_src_o while a copy streams (rd_valid_o)
+  output logic                                rd_valid_o,
+  output port_t                               rd_src_o,
+  output rd_req_t                             rd_req_o,
+  input  rd_rsp_t                             rd_rsp_i,
   // Transmit stream
   output logic                                tx_valid_o,
   input  logic                                tx_ready_i,
   output flit_t                               tx_data_o,
   output logic                                tx_last_o,
   // Events and state
-  output logic                                ev_tx_o,
-  output logic                                ev_drop_wd_o,
-  output prio_t                               ev_q_o,
-  output prio_mask_t                          ev_pause_tx_o,
-  output prio_mask_t                          ev_resume_tx_o,
-  output prio_mask_t                          ev_pause_rx_o,
-  output prio_mask_t                          ev_resume_rx_o,
-  output prio_mask_t                          ev_wd_detect_o,
-  output prio_mask_t                          ev_wd_recover_o,
-  output prio_mask_t                          ev_wd_disable_o,
+  output out_ev_t                             ev_o,
   output wd_state_e [NumPrio-1:0]             wd_state_o,
   output prio_mask_t                          pfc_off_o,
   output prio_mask_t                          stop_o /* verilator public_flat_rd */,
   output prio_mask_t                          xoff_tx_o
 );
 
-  typedef logic [CellW-1:0] cell_t;
   typedef enum logic [1:0] {OutIdle, OutData, OutPfc1} out_state_e;
 
   // ---------------------------------------------------------------------------
@@ -106,50 +89,54 @@ module switch_egress
   logic frame_valid, frame_ready;
   prio_mask_t frame_class;
   pfc_quanta_t frame_quanta;
-  logic [NumPrio-1:0][15:0] occ16;
+  // The occupancy as wide as the thresholds it is compared with.
+  thr_t [NumPrio-1:0] occ_thr;
   for (genvar p = 0; p < NumPrio; p++) begin : gen_occ
-    assign occ16[p] = 16'(occ_i[p]);
+    assign occ_thr[p] = thr_t'(occ_i[p]);
   end
+  prio_mask_t ev_pause_tx, ev_resume_tx, ev_pause_rx, ev_resume_rx;
+  prio_mask_t ev_wd_detect, ev_wd_recover, ev_wd_disable;
 
-  pfc_tx #(.NumPrio(NumPrio), .OccW(16), .RefW(16)) u_pfc_tx (
+  pfc_tx #(.NumPrio(NumPrio), .OccW($bits(thr_t)), .RefW($bits(refresh_t))) u_pfc_tx (
     .clk_i, .rst_ni,
-    .enable_i(pfc_en_i), .occ_i(occ16), .xoff_thr_i, .xon_thr_i, .quanta_i,
+    .enable_i(pfc_en_i), .occ_i(occ_thr), .xoff_thr_i, .xon_thr_i, .quanta_i,
     .refresh_i,
     .frame_valid_o(frame_valid), .frame_ready_i(frame_ready),
     .frame_class_enable_o(frame_class), .frame_quanta_o(frame_quanta),
-    .xoff_o(xoff_tx_o), .evt_xoff_tx_o(ev_pause_tx_o), .evt_xon_tx_o(ev_resume_tx_o)
+    .xoff_o(xoff_tx_o), .evt_xoff_tx_o(ev_pause_tx), .evt_xon_tx_o(ev_resume_tx)
   );
 
   // Read by the fabric tests' probes (sim/fabric/switch/switch_probe.cpp).
   prio_mask_t xoff_rx /* verilator public_flat_rd */;
   prio_mask_t wd_ignore, wd_drop;
-  pfc_rx #(.NumPrio(NumPrio), .CpqW(8)) u_pfc_rx (
+  pfc_rx #(.NumPrio(NumPrio), .CpqW($bits(cpq_t))) u_pfc_rx (
     .clk_i, .rst_ni,
     .enable_i(pfc_en_i), .cyc_per_quantum_i,
-    .frame_valid_i(pfc_valid_i), .frame_class_enable_i(pfc_class_i),
-    .frame_quanta_i(pfc_quanta_i), .ignore_i(wd_ignore),
-    .xoff_o(xoff_rx), .stop_o, .evt_xoff_rx_o(ev_pause_rx_o), .evt_xon_rx_o(ev_resume_rx_o)
+    .frame_valid_i(pfc_valid_i), .frame_class_enable_i(pfc_i.class_enable),
+    .frame_quanta_i(pfc_i.quanta), .ignore_i(wd_ignore),
+    .xoff_o(xoff_rx), .stop_o, .evt_xoff_rx_o(ev_pause_rx), .evt_xon_rx_o(ev_resume_rx)
   );
 
-  pfc_watchdog #(.NumPrio(NumPrio), .TimeW(24), .CntW(8)) u_pfc_watchdog (
+  pfc_watchdog #(.NumPrio(NumPrio), .TimeW($bits(wd_time_t)), .CntW($bits(wd_limit_t)))
+  u_pfc_watchdog (
     .clk_i, .rst_ni,
     .enable_i(wd_enable_i), .xoff_i(xoff_rx), .detect_i(wd_detect_i),
     .recover_i(wd_recover_i), .drop_mode_i(wd_drop_mode_i), .window_i(wd_window_i),
     .limit_i(wd_limit_i), .reenable_i(wd_reenable_i),
     .ignore_o(wd_ignore), .drop_o(wd_drop), .pfc_off_o, .state_o(wd_state_o),
-    .evt_detect_o(ev_wd_detect_o), .evt_recover_o(ev_wd_recover_o),
-    .evt_disable_o(ev_wd_disable_o)
+    .evt_detect_o(ev_wd_detect), .evt_recover_o(ev_wd_recover),
+    .evt_disable_o(ev_wd_disable)
   );
 
   // ---------------------------------------------------------------------------
   // Candidates: per queue, a round robin over inputs holding a copy
   // ---------------------------------------------------------------------------
-  logic [NumPrio-1:0][PortW-1:0] rr_q, rr_d, pick;
+  port_t [NumPrio-1:0] rr_q, rr_d, pick;
   prio_mask_t q_any, q_valid;
   len_t [NumPrio-1:0] q_len;
   // The inputs holding a copy of queue q (state only), and of those the ones
   // whose read port is free from the next cycle on.
-  logic [NumPrio-1:0][NumPorts-1:0] holds, cand;
+  port_mask_t [NumPrio-1:0] holds, cand;
   always_comb begin
     for (int q = 0; q < NumPrio; q++) begin
       for (int i = 0; i < NumPorts; i++) begin
@@ -186,28 +173,29 @@ module switch_egress
   logic can_match;
   assign can_match = (state_q == OutIdle || last_out) && !frame_valid;
   logic sched_ready;
-  assign sched_ready = can_match && (!grant_valid || accept_i);
+  assign sched_ready = can_match && (!grant_valid || offer_ready_i);
 
-  sp_wdrr_sched #(.NumQ(NumPrio), .LenW($bits(len_t)), .WeightW(8)) u_sched (
+  sp_wdrr_sched #(.NumQ(NumPrio), .LenW($bits(len_t)), .WeightW($bits(weight_t))) u_sched (
     .clk_i, .rst_ni,
     .q_valid_i(q_valid), .q_len_i(q_len), .sp_mask_i, .weight_i,
     .ready_i(sched_ready), .grant_valid_o(grant_valid), .grant_q_o(grant_q)
   );
 
-  assign req_o = can_match && grant_valid;
-  assign match_o = accept_i && req_o;
-  assign match_q_o = grant_q;
-  assign match_in_o = pick[grant_q];
+  // The offer is accepted: the copy starts (its header leaves next cycle).
+  logic match;
+  assign offer_valid_o = can_match && grant_valid;
+  assign match = offer_ready_i && offer_valid_o;
+  assign offer_o = '{in: pick[grant_q], q: grant_q};
 
   always_comb begin
     rr_d = rr_q;
-    if (match_o) rr_d[grant_q] = (32'(pick[grant_q]) == NumPorts - 1) ? '0 : pick[grant_q] + 1'b1;
+    if (match) rr_d[grant_q] = (32'(pick[grant_q]) == NumPorts - 1) ? '0 : pick[grant_q] + 1'b1;
   end
 
   // ---------------------------------------------------------------------------
   // Output stream
   // ---------------------------------------------------------------------------
-  logic [PortW-1:0] src_q, src_d;
+  port_t src_q, src_d;
   cell_t slot_q, slot_d, cell_q, cell_d;
   len_t rem_d;
   logic first_q, first_d, discard_d;
@@ -216,7 +204,7 @@ module switch_egress
   pfc_quanta_t pfc_q1_q, pfc_q1_d;
 
   pkt_hdr_t hdr_in, hdr_out;
-  assign hdr_in = pkt_hdr_t'(rd_data_i);
+  assign hdr_in = pkt_hdr_t'(rd_rsp_i.data);
   always_comb begin
     hdr_out = hdr_in;
     hdr_out.prio = patch_q.prio;
@@ -233,9 +221,10 @@ module switch_egress
     frame.class_enable = frame_class;
   end
 
-  assign done_o = data_last;
-  assign ev_tx_o = data_last && !discard_q;
-  assign ev_drop_wd_o = data_last && discard_q;
+  assign ev_o = '{tx: data_last && !discard_q, drop_wd: data_last && discard_q, q: oq_q,
+                  pause_tx: ev_pause_tx, resume_tx: ev_resume_tx, pause_rx: ev_pause_rx,
+                  resume_rx: ev_resume_rx, wd_detect: ev_wd_detect, wd_recover: ev_wd_recover,
+                  wd_disable: ev_wd_disable};
 
   always_comb begin
     state_d = state_q;
@@ -249,7 +238,7 @@ module switch_egress
     oq_d = oq_q;
     pfc_q1_d = pfc_q1_q;
     tx_valid_o = 1'b0;
-    tx_data_o = rd_data_i;
+    tx_data_o = rd_rsp_i.data;
     tx_last_o = 1'b0;
     frame_ready = 1'b0;
     unique case (state_q)
@@ -273,10 +262,10 @@ module switch_egress
       end
       OutData: begin
         tx_valid_o = !discard_q;
-        tx_data_o = first_q ? flit_t'(hdr_out) : rd_data_i;
+        tx_data_o = first_q ? flit_t'(hdr_out) : rd_rsp_i.data;
         tx_last_o = rem_q == len_t'(1);
         if (fire) begin
-          cell_d = rd_next_i;
+          cell_d = rd_rsp_i.next;
           rem_d = rem_q - len_t'(1);
           first_d = 1'b0;
           if (rem_q == len_t'(1)) state_d = OutIdle;
@@ -286,24 +275,22 @@ module switch_egress
     endcase
     // A match (idle, or in the last flit's cycle) loads the next copy, whose
     // header leaves the next cycle.
-    if (match_o) begin
+    if (match) begin
       state_d = OutData;
-      src_d = match_in_o;
-      slot_d = pop_slot_i;
-      cell_d = pop_cell_i;
-      rem_d = voq_len_i[match_in_o][grant_q];
+      src_d = offer_o.in;
+      slot_d = pop_rsp_i.slot;
+      cell_d = pop_rsp_i.slot;  // a slot is its packet's first cell
+      rem_d = voq_len_i[offer_o.in][grant_q];
       first_d = 1'b1;
-      patch_d = pop_patch_i;
+      patch_d = pop_rsp_i.patch;
       oq_d = grant_q;
       discard_d = wd_drop[grant_q];
     end
   end
 
-  assign ev_q_o = oq_q;
-  assign busy_o = state_q == OutData;
-  assign src_o = src_q;
-  assign rd_cell_o = cell_q;
-  assign done_slot_o = slot_q;
+  assign rd_valid_o = state_q == OutData;
+  assign rd_src_o = src_q;
+  assign rd_req_o = '{addr: cell_q, last: data_last, slot: slot_q};
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -343,16 +330,17 @@ module switch_egress
              state_q == OutData && !data_last |=> state_q == OutData && $stable(slot_q))
   // Matching only when free from the next cycle on (idle, or the last flit
   // of a copy or pause frame leaves now) and no pause frame is waiting.
-  `SF_ASSERT(a_match_only_free, match_o |-> (state_q == OutIdle || last_out) && !frame_valid)
+  `SF_ASSERT(a_match_only_free, match |-> (state_q == OutIdle || last_out) && !frame_valid)
   // Line rate: when a copy is eligible (a grant, accepted) in the cycle the
   // last flit of a copy or pause frame leaves, the next copy's header is
   // the next cycle's flit: no idle cycle between the two.
   `SF_ASSERT(a_no_gap_after_last,
-             last_out && !frame_valid && grant_valid && accept_i |=>
+             last_out && !frame_valid && grant_valid && offer_ready_i |=>
                state_q == OutData && first_q && (tx_valid_o || discard_q))
-  `SF_ASSERT(a_match_from_candidate, match_o |-> voq_valid_i[match_in_o][match_q_o] && !in_busy_i[match_in_o])
-  `SF_ASSERT(a_match_not_stopped, match_o |-> !stop_o[match_q_o])
-  `SF_ASSERT(a_accept_only_offered, accept_i |-> req_o)
+  `SF_ASSERT(a_match_from_candidate,
+             match |-> voq_valid_i[offer_o.in][offer_o.q] && !in_busy_i[offer_o.in])
+  `SF_ASSERT(a_match_not_stopped, match |-> !stop_o[offer_o.q])
+  `SF_ASSERT(a_accept_only_offered, offer_ready_i |-> offer_valid_o)
   `SF_ASSERT(a_copy_len_nonzero, state_q == OutData |-> rem_q != '0)
   `SF_ASSERT(a_tx_stable, tx_valid_o && !tx_ready_i |=> tx_valid_o)
 

@@ -27,6 +27,7 @@
 // while that FIFO is full.
 
 `include "syncfab_assert.svh"
+`include "switch_types.svh"
 
 module switch_ingress
   import syncfab_fmt_pkg::*;
@@ -35,17 +36,16 @@ module switch_ingress
   parameter int unsigned NumPorts = 8,
   parameter int unsigned BufCells = 256,
   parameter int unsigned PendDepth = 4,
-  localparam int unsigned CellW = $clog2(BufCells),
-  localparam int unsigned CntW = $clog2(BufCells + 1),
-  localparam int unsigned PortW = (NumPorts > 1) ? $clog2(NumPorts) : 1,
-  localparam int unsigned RefW = $clog2(NumPorts + 1)
+  localparam int unsigned RefW = $clog2(NumPorts + 1),
+  `SF_SWITCH_PORT_TYPES(NumPorts),
+  `SF_SWITCH_BUF_TYPES(BufCells)
 ) (
   input  logic                                  clk_i,
   input  logic                                  rst_ni,
   // Configuration (CSRs)
   input  logic                                  enable_i,
   input  prio_mask_t                            pfc_en_i,
-  input  logic [15:0]                           lossy_limit_i,
+  input  lossy_limit_t                          lossy_limit_i,
   // Receive stream
   input  logic                                  rx_valid_i,
   output logic                                  rx_ready_o,
@@ -53,58 +53,38 @@ module switch_ingress
   input  logic                                  rx_last_i,
   // Lookup of the header on rx_data_i (combinational, switch_tables)
   output lid_t                                  lk_dst_o,
-  input  logic                                  lk_hit_i,
-  input  logic [NumPorts-1:0]                   lk_mask_i,
+  input  lk_rsp_t                               lk_rsp_i,
   // Received PFC frame (to pfc_rx of this port)
   output logic                                  pfc_valid_o,
-  output prio_mask_t                            pfc_class_o,
-  output pfc_quanta_t                           pfc_quanta_o,
+  output pfc_rx_frame_t                         pfc_o,
   // Events (one packet each, at its last flit), with the arrival priority
-  output logic                                  ev_rx_o,
-  output logic                                  ev_drop_disabled_o,
-  output logic                                  ev_drop_bad_o,
-  output logic                                  ev_drop_no_route_o,
-  output logic                                  ev_drop_buf_o,
-  output prio_t                                 ev_prio_o,
+  output in_ev_t                                ev_o,
   // Cells held per arrival priority (including the packet being received)
-  output logic [NumPrio-1:0][CntW-1:0]          occ_o,
-  // Pending packet for the enqueue engine (head of the FIFO)
+  output cnt_t [NumPrio-1:0]                    occ_o,
+  // Pending packet for the enqueue engine (head of the FIFO); ready pops it
   output logic                                  pend_valid_o,
-  output logic [CellW-1:0]                      pend_slot_o,
-  output pkt_hdr_t                              pend_hdr_o,
-  output logic [NumPorts-1:0]                   pend_mask_o,
-  input  logic                                  pend_pop_i,
+  input  logic                                  pend_ready_i,
+  output pend_t                                 pend_o,
   // Enqueue engine: one copy per cycle
   input  logic                                  copy_valid_i,
-  input  logic                                  copy_keep_i,  // 0: dropped by WRED
-  input  logic [CellW-1:0]                      copy_slot_i,
-  input  logic [PortW-1:0]                      copy_port_i,
-  input  hdr_patch_t                            copy_patch_i, // the copy's queue is its prio
+  input  copy_t                                 copy_i,  // the copy's queue is its patch's prio
   // VOQ heads, per output and egress queue
   output logic [NumPorts-1:0][NumPrio-1:0]      voq_valid_o,
   output len_t [NumPorts-1:0][NumPrio-1:0]      voq_len_o,
-  output logic [NumPorts-1:0][NumPrio-1:0][CntW-1:0] voq_cells_o,
-  // Egress takes the head of VOQ[pop_port][pop_q]
-  input  logic                                  pop_i,
-  input  logic [PortW-1:0]                      pop_port_i,
-  input  prio_t                                 pop_q_i,
-  output logic [CellW-1:0]                      pop_slot_o,   // of VOQ[pop_port_i][pop_q_i]
-  output logic [CellW-1:0]                      pop_cell_o,   // its first cell
-  output hdr_patch_t                            pop_patch_o,
-  // Read port (the one output streaming from this input)
-  input  logic [CellW-1:0]                      rd_cell_i,
-  output flit_t                                 rd_data_o,
-  output logic [CellW-1:0]                      rd_next_o,
-  // A copy streamed from this input has finished (sent or discarded)
-  input  logic                                  done_i,
-  input  logic [CellW-1:0]                      done_slot_i
+  output cnt_t [NumPorts-1:0][NumPrio-1:0]      voq_cells_o,
+  // Egress takes the head of VOQ[pop_req_i.port][pop_req_i.q]
+  input  logic                                  pop_valid_i,
+  input  pop_req_t                              pop_req_i,
+  output pop_rsp_t                              pop_rsp_o,
+  // Read port (the one output streaming from this input); rd_req_i.last:
+  // that copy has finished (sent or discarded)
+  input  rd_req_t                               rd_req_i,
+  output rd_rsp_t                               rd_rsp_o
 );
 
   `SF_STATIC_ASSERT(gen_buf_cells_check, BufCells >= 2 && BufCells <= 32768)
   `SF_STATIC_ASSERT(gen_num_ports_check, NumPorts >= 1 && NumPorts <= 8)
 
-  typedef logic [CellW-1:0] cell_t;
-  typedef logic [CntW-1:0] cnt_t;
   typedef logic [$bits(len_t):0] nflit_t;  // a flit count up to len_flits + 1
   typedef logic [RefW-1:0] ref_t;
 
@@ -175,7 +155,7 @@ module switch_ingress
   assign lk_dst_o = hdr.dst_lid;
 
   logic pend_wready, pend_push;
-  logic [NumPorts-1:0] cur_mask_q, cur_mask_d;
+  port_mask_t cur_mask_q, cur_mask_d;
   pkt_hdr_t cur_hdr_q, cur_hdr_d;
   assign rx_ready_o = pend_wready;
 
@@ -210,25 +190,21 @@ module switch_ingress
     bad_free = 1'b0;
     pkt_done = 1'b0;
     admit = 1'b0;
-    ev_rx_o = 1'b0;
-    ev_drop_disabled_o = 1'b0;
-    ev_drop_bad_o = 1'b0;
-    ev_drop_no_route_o = 1'b0;
-    ev_drop_buf_o = 1'b0;
-    ev_prio_o = prio_q;
+    ev_o = '0;
+    ev_o.prio = prio_q;
     pfc_valid_o = 1'b0;
 
     unique case (rx_state_q)
       RxIdle: if (beat) begin
         prio_d = hdr.prio;
-        ev_prio_o = hdr.prio;
+        ev_o.prio = hdr.prio;
         len_d = hdr.len_flits;
         count_d = nflit_t'(1);
         if (hdr.pkt_type == PKT_PFC) begin
           // Link-local: a two-flit frame for pfc_rx, never buffered.
           pfc_class_d = pfc_first.class_enable;
           if (rx_last_i) begin
-            ev_drop_bad_o = 1'b1;
+            ev_o.drop_bad = 1'b1;
           end else begin
             rx_state_d = RxPfc;
           end
@@ -239,7 +215,7 @@ module switch_ingress
           // nothing and ends as DROP_BAD_PKT (the count is at least 1).
           if (!enable_i) drop_d = DrDisabled;
           else if (!type_ok) drop_d = DrBad;
-          else if (!lk_hit_i) drop_d = DrNoRoute;
+          else if (!lk_rsp_i.hit) drop_d = DrNoRoute;
           // A lossless packet finds its cells while the peer honours our
           // pauses (the driver's headroom); a peer that does not (its
           // watchdog ignores or has disabled PFC) overruns us: count it.
@@ -252,23 +228,23 @@ module switch_ingress
             alloc = 1'b1;
             cur_slot_d = new_cell;
             prev_cell_d = new_cell;
-            cur_mask_d = lk_mask_i;
+            cur_mask_d = lk_rsp_i.mask;
             cur_hdr_d = hdr;
             lossy_pkt_d = !lossless;
           end
           if (rx_last_i) begin
-            ev_rx_o = 1'b1;
+            ev_o.rx = 1'b1;
             if (admit) begin
               if (hdr.len_flits == len_t'(1)) pkt_done = 1'b1;
               else begin
                 bad_free = 1'b1;
-                ev_drop_bad_o = 1'b1;
+                ev_o.drop_bad = 1'b1;
               end
             end else begin
-              ev_drop_disabled_o = drop_d == DrDisabled;
-              ev_drop_bad_o = drop_d == DrBad;
-              ev_drop_no_route_o = drop_d == DrNoRoute;
-              ev_drop_buf_o = drop_d == DrBuf;
+              ev_o.drop_disabled = drop_d == DrDisabled;
+              ev_o.drop_bad = drop_d == DrBad;
+              ev_o.drop_no_route = drop_d == DrNoRoute;
+              ev_o.drop_buf = drop_d == DrBuf;
             end
           end else begin
             rx_state_d = admit ? RxStore : RxDiscard;
@@ -283,22 +259,22 @@ module switch_ingress
         if (count_q <= nflit_t'(len_q)) count_d = count_q + nflit_t'(1);
         if (rx_last_i) begin
           rx_state_d = RxIdle;
-          ev_rx_o = 1'b1;
+          ev_o.rx = 1'b1;
           if (count_q + nflit_t'(1) == nflit_t'(len_q)) begin
             pkt_done = 1'b1;
           end else begin
             bad_free = 1'b1;
-            ev_drop_bad_o = 1'b1;
+            ev_o.drop_bad = 1'b1;
           end
         end
       end
       RxDiscard: if (beat && rx_last_i) begin
         rx_state_d = RxIdle;
-        ev_rx_o = drop_q != DrPfcBad;
-        ev_drop_disabled_o = drop_q == DrDisabled;
-        ev_drop_bad_o = drop_q == DrBad || drop_q == DrPfcBad;
-        ev_drop_no_route_o = drop_q == DrNoRoute;
-        ev_drop_buf_o = drop_q == DrBuf;
+        ev_o.rx = drop_q != DrPfcBad;
+        ev_o.drop_disabled = drop_q == DrDisabled;
+        ev_o.drop_bad = drop_q == DrBad || drop_q == DrPfcBad;
+        ev_o.drop_no_route = drop_q == DrNoRoute;
+        ev_o.drop_buf = drop_q == DrBuf;
       end
       // A frame is honoured only with two flits and len_flits 2; any other
       // is DROP_BAD_PKT at its last flit, at the header's prio bits.
@@ -306,7 +282,7 @@ module switch_ingress
         if (rx_last_i) begin
           rx_state_d = RxIdle;
           if (len_q == len_t'(2)) pfc_valid_o = 1'b1;
-          else ev_drop_bad_o = 1'b1;
+          else ev_o.drop_bad = 1'b1;
         end else begin
           drop_d = DrPfcBad;
           rx_state_d = RxDiscard;
@@ -315,32 +291,23 @@ module switch_ingress
       default: rx_state_d = RxIdle;
     endcase
   end
-  assign pfc_class_o = pfc_class_q;
-  assign pfc_quanta_o = pfc_quanta_t'(rx_data_i);
+  assign pfc_o = '{class_enable: pfc_class_q, quanta: pfc_quanta_t'(rx_data_i)};
 
   // ---------------------------------------------------------------------------
   // Pending FIFO: complete packets waiting for the enqueue engine
   // ---------------------------------------------------------------------------
-  typedef struct packed {
-    cell_t               slot;
-    pkt_hdr_t            hdr;
-    logic [NumPorts-1:0] mask;
-  } pend_t;
-  pend_t pend_wdata, pend_rdata;
+  pend_t pend_wdata;
   logic [$clog2(PendDepth+1)-1:0] pend_count;
 
   assign pend_push = pkt_done;
-  assign pend_wdata = new_slot ? '{slot: new_cell, hdr: hdr, mask: lk_mask_i}
-                               : '{slot: cur_slot_q, hdr: cur_hdr_q, mask: cur_mask_q};
+  assign pend_wdata = new_slot ? '{slot: new_cell, mask: lk_rsp_i.mask, hdr: hdr}
+                               : '{slot: cur_slot_q, mask: cur_mask_q, hdr: cur_hdr_q};
   sync_fifo #(.T(pend_t), .Depth(PendDepth)) u_pend (
     .clk_i, .rst_ni, .clr_i(1'b0),
     .wvalid_i(pend_push), .wready_o(pend_wready), .wdata_i(pend_wdata),
-    .rvalid_o(pend_valid_o), .rready_i(pend_pop_i), .rdata_o(pend_rdata),
+    .rvalid_o(pend_valid_o), .rready_i(pend_ready_i), .rdata_o(pend_o),
     .count_o(pend_count)
   );
-  assign pend_slot_o = pend_rdata.slot;
-  assign pend_hdr_o = pend_rdata.hdr;
-  assign pend_mask_o = pend_rdata.mask;
 
   // ---------------------------------------------------------------------------
   // Reference counts: a WRED drop and the end of a copy's stream each take
@@ -350,13 +317,13 @@ module switch_ingress
   logic dec_a, dec_b;         // a: the WRED-dropped copy's slot, b: the finished copy's
   ref_t dec_a_n;
   logic rel_a, rel_b, rel_c;  // a slot whose last reference went; c: a bad-length packet
-  assign wred_dec = copy_valid_i && !copy_keep_i;
-  assign same_slot = wred_dec && done_i && copy_slot_i == done_slot_i;
+  assign wred_dec = copy_valid_i && !copy_i.keep;
+  assign same_slot = wred_dec && rd_req_i.last && copy_i.slot == rd_req_i.slot;
   assign dec_a = wred_dec;
-  assign dec_b = done_i && !same_slot;
+  assign dec_b = rd_req_i.last && !same_slot;
   ref_t ref_a, ref_b;        // their counts now
-  assign ref_a = refcnt_q[copy_slot_i];
-  assign ref_b = refcnt_q[done_slot_i];
+  assign ref_a = refcnt_q[copy_i.slot];
+  assign ref_b = refcnt_q[rd_req_i.slot];
   assign dec_a_n = same_slot ? ref_t'(2) : ref_t'(1);
   assign rel_a = dec_a && ref_a == dec_a_n;
   assign rel_b = dec_b && ref_b == ref_t'(1);
@@ -379,11 +346,11 @@ module switch_ingress
   logic   [2:0] rel_lossy;
   logic [2:0] rel;
   assign rel = {rel_c, rel_b, rel_a};
-  assign rel_head[0] = copy_slot_i;
-  assign rel_head[1] = done_slot_i;
+  assign rel_head[0] = copy_i.slot;
+  assign rel_head[1] = rd_req_i.slot;
   assign rel_head[2] = cur_slot_q;
-  assign rel_tail[0] = slot_tail_q[copy_slot_i];
-  assign rel_tail[1] = slot_tail_q[done_slot_i];
+  assign rel_tail[0] = slot_tail_q[copy_i.slot];
+  assign rel_tail[1] = slot_tail_q[rd_req_i.slot];
   assign rel_tail[2] = prev_cell_q;
   for (genvar k = 0; k < 3; k++) begin : gen_rel
     assign rel_n[k] = slot_ncells_q[rel_head[k]];
@@ -442,17 +409,23 @@ module switch_ingress
   // same queue
   // ---------------------------------------------------------------------------
   logic push, same_q;
-  assign push = copy_valid_i && copy_keep_i;
-  assign same_q = pop_i && push && pop_port_i == copy_port_i && pop_q_i == copy_patch_i.prio;
+  port_t push_port, pop_port;
+  prio_t push_q, pop_q;  // the egress queues: the copy's patched prio, the popped VOQ's
+  assign push = copy_valid_i && copy_i.keep;
+  assign push_port = copy_i.port;
+  assign push_q = copy_i.patch.prio;
+  assign pop_port = pop_req_i.port;
+  assign pop_q = pop_req_i.q;
+  assign same_q = pop_valid_i && push && pop_port == push_port && pop_q == push_q;
 
   cell_t pop_head, pop_next;
   len_t  pop_head_len;
   cnt_t  pop_cnt, push_cnt;
-  assign pop_head = vq_head_q[pop_port_i][pop_q_i];
+  assign pop_head = vq_head_q[pop_port][pop_q];
   assign pop_head_len = slot_len_q[pop_head];
-  assign pop_next = copy_next_q[pop_head][pop_port_i];
-  assign pop_cnt = vq_cnt_q[pop_port_i][pop_q_i];
-  assign push_cnt = vq_cnt_q[copy_port_i][copy_patch_i.prio];
+  assign pop_next = copy_next_q[pop_head][pop_port];
+  assign pop_cnt = vq_cnt_q[pop_port][pop_q];
+  assign push_cnt = vq_cnt_q[push_port][push_q];
 
   // The new copy follows one still queued (not the one popped now).
   logic link_copy;
@@ -461,11 +434,9 @@ module switch_ingress
   assign voq_valid_o = vq_any_q;
   assign voq_len_o = vq_hlen_q;
   assign voq_cells_o = vq_cells_q;
-  assign pop_slot_o = pop_head;
-  assign pop_cell_o = pop_head;  // a slot is its packet's first cell
-  assign pop_patch_o = copy_patch_q[pop_head][pop_port_i];
-  assign rd_data_o = cell_data_q[rd_cell_i];
-  assign rd_next_o = cell_next_q[rd_cell_i];
+  // The slot is also the copy's first cell: a slot is its packet's first cell.
+  assign pop_rsp_o = '{slot: pop_head, patch: copy_patch_q[pop_head][pop_port]};
+  assign rd_rsp_o = '{next: cell_next_q[rd_req_i.addr], data: cell_data_q[rd_req_i.addr]};
   assign occ_o = occ_q;
 
   // ---------------------------------------------------------------------------
@@ -485,16 +456,16 @@ module switch_ingress
       slot_len_q[new_cell] <= hdr.len_flits;
       slot_prio_q[new_cell] <= hdr.prio;
       slot_lossy_q[new_cell] <= !lossless;
-      refcnt_q[new_cell] <= ref_t'($countones(lk_mask_i));
+      refcnt_q[new_cell] <= ref_t'($countones(lk_rsp_i.mask));
     end
     if (take) begin
       slot_ncells_q[rx_slot] <= new_slot ? nflit_t'(1) : slot_ncells_q[cur_slot_q] + nflit_t'(1);
       slot_tail_q[rx_slot] <= new_cell;
     end
-    if (dec_a) refcnt_q[copy_slot_i] <= ref_a - dec_a_n;
-    if (dec_b) refcnt_q[done_slot_i] <= ref_b - ref_t'(1);
-    if (push) copy_patch_q[copy_slot_i][copy_port_i] <= copy_patch_i;
-    if (link_copy) copy_next_q[vq_tail_q[copy_port_i][copy_patch_i.prio]][copy_port_i] <= copy_slot_i;
+    if (dec_a) refcnt_q[copy_i.slot] <= ref_a - dec_a_n;
+    if (dec_b) refcnt_q[rd_req_i.slot] <= ref_b - ref_t'(1);
+    if (push) copy_patch_q[copy_i.slot][push_port] <= copy_i.patch;
+    if (link_copy) copy_next_q[vq_tail_q[push_port][push_q]][push_port] <= copy_i.slot;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -545,33 +516,33 @@ module switch_ingress
       occ_q <= occ_d;
       lossy_q <= lossy_d;
       // Live slots: the new one (unless freed at once), minus the released.
-      if (rel_a) slot_used_q[copy_slot_i] <= 1'b0;
-      if (rel_b) slot_used_q[done_slot_i] <= 1'b0;
+      if (rel_a) slot_used_q[copy_i.slot] <= 1'b0;
+      if (rel_b) slot_used_q[rd_req_i.slot] <= 1'b0;
       if (rel_c) slot_used_q[cur_slot_q] <= 1'b0;
       if (new_slot && !bad_free) slot_used_q[new_cell] <= 1'b1;
       used_slots_q <= used_slots_q + cnt_t'(new_slot && !bad_free) -
                       cnt_t'(rel_a) - cnt_t'(rel_b) - cnt_t'(rel_c);
       // VOQ[pop] loses its head, VOQ[push] gains a tail; on the same queue
       // both happen.
-      if (pop_i) begin
-        vq_head_q[pop_port_i][pop_q_i] <= pop_next;
-        vq_hlen_q[pop_port_i][pop_q_i] <= slot_len_q[pop_next];
-        vq_any_q[pop_port_i][pop_q_i] <= pop_cnt != cnt_t'(1);
-        vq_cnt_q[pop_port_i][pop_q_i] <= pop_cnt - cnt_t'(1);
-        vq_cells_q[pop_port_i][pop_q_i] <= vq_cells_q[pop_port_i][pop_q_i] -
+      if (pop_valid_i) begin
+        vq_head_q[pop_port][pop_q] <= pop_next;
+        vq_hlen_q[pop_port][pop_q] <= slot_len_q[pop_next];
+        vq_any_q[pop_port][pop_q] <= pop_cnt != cnt_t'(1);
+        vq_cnt_q[pop_port][pop_q] <= pop_cnt - cnt_t'(1);
+        vq_cells_q[pop_port][pop_q] <= vq_cells_q[pop_port][pop_q] -
                                            cnt_t'(pop_head_len);
       end
       if (push) begin
-        vq_tail_q[copy_port_i][copy_patch_i.prio] <= copy_slot_i;
+        vq_tail_q[push_port][push_q] <= copy_i.slot;
         if (push_cnt - cnt_t'(same_q) == '0) begin
-          vq_head_q[copy_port_i][copy_patch_i.prio] <= copy_slot_i;
-          vq_hlen_q[copy_port_i][copy_patch_i.prio] <= slot_len_q[copy_slot_i];
+          vq_head_q[push_port][push_q] <= copy_i.slot;
+          vq_hlen_q[push_port][push_q] <= slot_len_q[copy_i.slot];
         end
-        vq_any_q[copy_port_i][copy_patch_i.prio] <= 1'b1;
-        vq_cnt_q[copy_port_i][copy_patch_i.prio] <= push_cnt - cnt_t'(same_q) + cnt_t'(1);
-        vq_cells_q[copy_port_i][copy_patch_i.prio] <=
-            vq_cells_q[copy_port_i][copy_patch_i.prio] -
-            (same_q ? cnt_t'(pop_head_len) : '0) + cnt_t'(slot_len_q[copy_slot_i]);
+        vq_any_q[push_port][push_q] <= 1'b1;
+        vq_cnt_q[push_port][push_q] <= push_cnt - cnt_t'(same_q) + cnt_t'(1);
+        vq_cells_q[push_port][push_q] <=
+            vq_cells_q[push_port][push_q] -
+            (same_q ? cnt_t'(pop_head_len) : '0) + cnt_t'(slot_len_q[copy_i.slot]);
       end
     end
   end
@@ -597,12 +568,12 @@ module switch_ingress
              free_q == cnt_t'(BufCells) && lossy_q == '0)
   `SF_ASSERT(a_lossy_within_used, 32'(lossy_q) + 32'(free_q) <= 32'(BufCells))
   `SF_ASSERT(a_pend_not_full_on_push, pend_push |-> pend_wready)
-  `SF_ASSERT(a_pop_nonempty, pop_i |-> vq_cnt_q[pop_port_i][pop_q_i] != '0)
+  `SF_ASSERT(a_pop_nonempty, pop_valid_i |-> vq_cnt_q[pop_port][pop_q] != '0)
   // What the egress saw of the popped queue is its true head.
-  `SF_ASSERT(a_pop_head_seen, pop_i |-> vq_any_q[pop_port_i][pop_q_i] &&
-             vq_hlen_q[pop_port_i][pop_q_i] == pop_head_len)
-  `SF_ASSERT(a_copy_on_used_slot, copy_valid_i |-> slot_used_q[copy_slot_i])
-  `SF_ASSERT(a_done_on_used_slot, done_i |-> slot_used_q[done_slot_i])
+  `SF_ASSERT(a_pop_head_seen, pop_valid_i |-> vq_any_q[pop_port][pop_q] &&
+             vq_hlen_q[pop_port][pop_q] == pop_head_len)
+  `SF_ASSERT(a_copy_on_used_slot, copy_valid_i |-> slot_used_q[copy_i.slot])
+  `SF_ASSERT(a_done_on_used_slot, rd_req_i.last |-> slot_used_q[rd_req_i.slot])
   // Reference counts never underflow: a decrement only on a count covering it.
   `SF_ASSERT(a_refcnt_no_underflow_wred, dec_a |-> ref_a >= dec_a_n)
   `SF_ASSERT(a_refcnt_no_underflow_done, dec_b |-> ref_b >= ref_t'(1))

@@ -1,30 +1,129 @@
 // Types shared by the switch pipeline blocks (rtl/switch/). Every width comes
-// from the format spec (syncfab_fmt_pkg, generated from rtl/spec/formats.toml):
-// a flit, a LID, a priority and the fields a copy's header patch rewrites.
+// from a generated package, never from a number typed here:
+//   * syncfab_fmt_pkg (rtl/spec/formats.toml): a flit, a LID, a priority, the
+//     header fields a copy's patch rewrites, a PFC frame's quanta;
+//   * switch_csr_reg_pkg (PeakRDL, rtl/switch/switch_csr.rdl): the APB port
+//     and every configuration or status value a register field carries, as
+//     wide as its field (the hwif structs of the generated package).
+// The types that depend on a switch's shape (NumPorts, BufCells) are in
+// switch_types.svh: the modules declare them from their own parameters.
 
 package switch_pkg;
 
   import syncfab_fmt_pkg::*;
+  import switch_csr_reg_pkg::*;
 
   localparam int unsigned NumPrio = NUM_PRIO;
   localparam int unsigned PrioW = PKT_HDR_PRIO_W;
+  // Most ports a switch has: the register map holds NUM_PORTS PORT blocks.
+  localparam int unsigned MaxPorts = NUM_PORTS;
 
   typedef logic [FLIT_BITS-1:0] flit_t;
   typedef logic [LID_WIDTH-1:0] lid_t;
   typedef logic [PrioW-1:0] prio_t;
   typedef logic [NumPrio-1:0] prio_mask_t;  // one bit per priority / egress queue
   typedef logic [PKT_HDR_LEN_FLITS_W-1:0] len_t;  // a packet's length in flits
+  typedef logic [PKT_HDR_DSCP_W-1:0] dscp_t;
 
+  // ---------------------------------------------------------------------------
+  // The APB4 completer port (switch_csr_reg_top's geometry)
+  // ---------------------------------------------------------------------------
+  // AMBA APB4 fixes PPROT at three bits; the generated package has no
+  // constant for it.
+  localparam int unsigned ApbProtW = 3;
+  typedef logic [SWITCH_CSR_REG_TOP_MIN_ADDR_WIDTH-1:0] csr_addr_t;
+  typedef logic [SWITCH_CSR_REG_TOP_DATA_WIDTH-1:0] csr_data_t;
+  typedef logic [SWITCH_CSR_REG_TOP_DATA_WIDTH/8-1:0] csr_strb_t;
+  typedef logic [ApbProtW-1:0] csr_prot_t;
+
+  // ---------------------------------------------------------------------------
+  // Register field values, each as wide as its field. Fields that pair up
+  // (even/odd priority, XOFF/XON, Kmin/Kmax, the three watchdog times) are
+  // checked equal in switch_top (a_csr_field_widths).
+  // ---------------------------------------------------------------------------
+  typedef logic [$bits(switch_csr__PORTx__WEIGHTx__W_EVEN__out_t)-1:0] weight_t;  // WDRR weight
+  typedef logic [$bits(switch_csr__PORTx__QUANTAx__Q_EVEN__out_t)-1:0] quanta_t;  // pause quanta
+  typedef logic [$bits(switch_csr__PORTx__PFC_THRx__XOFF__out_t)-1:0] thr_t;      // XOFF/XON, cells
+  // WRED queue length and its Kmin/Kmax (cells), and Pmax (/ 2^ProbW).
+  typedef logic [$bits(switch_csr__PORTx__WRED_Kx__KMIN__out_t)-1:0] qlen_t;
+  typedef logic [$bits(switch_csr__PORTx__WRED_Px__P0__out_t)-1:0] pmax_t;
+  typedef logic [$bits(switch_csr__PORTx__LOSSY_LIMIT__LIMIT__out_t)-1:0] lossy_limit_t;
+  typedef logic [$bits(switch_csr__PFC_TIMING__CYC_PER_QUANTUM__out_t)-1:0] cpq_t;
+  typedef logic [$bits(switch_csr__PFC_TIMING__REFRESH__out_t)-1:0] refresh_t;
+  typedef logic [$bits(switch_csr__WD_DETECT_TIME__CYCLES__out_t)-1:0] wd_time_t;
+  typedef logic [$bits(switch_csr__WD_LIMIT__LIMIT__out_t)-1:0] wd_limit_t;
+  // A port number as software writes it (CNT_SEL, WD_REENABLE, an LFT entry).
+  typedef logic [$bits(switch_csr__CNT_SEL__PORT__out_t)-1:0] port_num_t;
+  typedef logic [$bits(switch_csr__TBL_ADDR__INDEX__out_t)-1:0] tbl_index_t;
+  typedef logic [$bits(switch_csr__TBL_ADDR__TABLE__out_t)-1:0] tbl_sel_t;
+  typedef logic [$bits(switch_csr__TBL_WDATA__DATA__out_t)-1:0] tbl_data_t;
+  typedef logic [$bits(switch_csr__CNT_VALUE__COUNT__in_t)-1:0] cnt_value_t;  // one counter
+
+  // TBL_WDATA / TBL_RDATA as the LFT and the MFT read them (switch_csr.rdl:
+  // VALID in the top bit, the port or the port mask in the low bits).
+  typedef struct packed {
+    logic                                         valid;
+    logic [$bits(tbl_data_t)-$bits(port_num_t)-2:0] rsvd;
+    port_num_t                                    port;
+  } lft_data_t;
+  typedef struct packed {
+    logic                                 valid;
+    logic [$bits(tbl_data_t)-MaxPorts-2:0] rsvd;
+    logic [MaxPorts-1:0]                  mask;
+  } mft_data_t;
+
+  // ---------------------------------------------------------------------------
+  // What the blocks exchange
+  // ---------------------------------------------------------------------------
   // What the enqueue engine decides for one copy and the egress writes into
   // the copy's header: the egress queue (remapped priority), the ECN
   // codepoint after WRED and the (remapped) DSCP.
   typedef struct packed {
-    logic [PKT_HDR_DSCP_W-1:0] dscp;
-    ecn_e                      ecn;
-    prio_t                     prio;
+    dscp_t dscp;
+    ecn_e  ecn;
+    prio_t prio;
   } hdr_patch_t;
 
   // Pause time per priority, as a PFC frame's second flit carries it.
   typedef logic [NumPrio-1:0][PFC_FRAME_QUANTA_W-1:0] pfc_quanta_t;
+
+  // A well-formed PFC frame an input received, for that port's pfc_rx.
+  typedef struct packed {
+    prio_mask_t  class_enable;
+    pfc_quanta_t quanta;
+  } pfc_rx_frame_t;
+
+  // An input's events, each for one packet at its last flit, counted at the
+  // packet's arrival priority. A malformed PFC frame is drop_bad without rx.
+  typedef struct packed {
+    logic  rx;
+    logic  drop_disabled;
+    logic  drop_bad;
+    logic  drop_no_route;
+    logic  drop_buf;
+    prio_t prio;
+  } in_ev_t;
+
+  // An output's events: a copy's fate at its last flit (tx or drop_wd, at
+  // its egress queue q) and the PFC / watchdog events of the port as
+  // priority masks.
+  typedef struct packed {
+    logic       tx;
+    logic       drop_wd;
+    prio_t      q;
+    prio_mask_t pause_tx;
+    prio_mask_t resume_tx;
+    prio_mask_t pause_rx;
+    prio_mask_t resume_rx;
+    prio_mask_t wd_detect;
+    prio_mask_t wd_recover;
+    prio_mask_t wd_disable;
+  } out_ev_t;
+
+  // Every constant above (and the generated register package's) is used
+  // once here, so that a block importing the package does not see
+  // UNUSEDPARAM for the ones it does not need.
+  localparam int unsigned unused_switch_params =
+      NumPrio + PrioW + MaxPorts + ApbProtW + SWITCH_CSR_REG_TOP_SIZE;
 
 endpackage

@@ -6,6 +6,7 @@
 +incdir+../common  // syncfab_assert.svh
 ${SYNCFAB_GEN}/switch_csr_vl/switch_csr_reg_pkg.sv
 ${SYNCFAB_GEN}/switch_csr_vl/switch_csr_reg_top.sv
++incdir+.  // switch_types.svh
 switch_pkg.sv
 ../common/rr_pick.sv
 ../common/apb_checker.sv

@@ -13,7 +13,11 @@
 // Structure and latencies are in docs/switch-datapath.md, "switch_top RTL".
 
 `include "syncfab_assert.svh"
+`include "switch_types.svh"
 
+// The external ports stay flat, one vector per signal (rx_*/tx_* arrays
+// indexed by port, APB by its AMBA names): the C++ harness (tb/, sim/,
+// tests/) and cocotb drive and probe them by these names and widths.
 module switch_top
   import syncfab_fmt_pkg::*;
   import switch_pkg::*;
@@ -23,9 +27,8 @@ module switch_top
   parameter int unsigned LftEntries = LFT_ENTRIES,
   parameter int unsigned MftEntries = MFT_ENTRIES,
   parameter int unsigned BufCells = 256,
-  localparam int unsigned CellW = $clog2(BufCells),
-  localparam int unsigned CntW = $clog2(BufCells + 1),
-  localparam int unsigned PortW = $clog2(NumPorts)
+  `SF_SWITCH_PORT_TYPES(NumPorts),
+  `SF_SWITCH_BUF_TYPES(BufCells)
 ) (
   input  logic                              clk_i,
   input  logic                              rst_ni,
@@ -33,11 +36,11 @@ module switch_top
   input  logic                              psel_i,
   input  logic                              penable_i,
   input  logic                              pwrite_i,
-  input  logic [2:0]                        pprot_i,
-  input  logic [11:0]                       paddr_i,
-  input  logic [31:0]                       pwdata_i,
-  input  logic [3:0]                        pstrb_i,
-  output logic [31:0]                       prdata_o,
+  input  csr_prot_t                         pprot_i,
+  input  csr_addr_t                         paddr_i,
+  input  csr_data_t                         pwdata_i,
+  input  csr_strb_t                         pstrb_i,
+  output csr_data_t                         prdata_o,
   output logic                              pready_o,
   output logic                              pslverr_o,
   output logic                              intr_o,
@@ -53,13 +56,11 @@ module switch_top
   output logic [NumPorts-1:0]               tx_last_o
 );
 
-  `SF_STATIC_ASSERT(gen_num_ports_check, NumPorts >= 2 && NumPorts <= 8)
+  `SF_STATIC_ASSERT(gen_num_ports_check, NumPorts >= 2 && NumPorts <= MaxPorts)
   `SF_STATIC_ASSERT(gen_buf_cells_check, BufCells >= 2 && BufCells <= 32768)
 
-  typedef logic [CellW-1:0] cell_t;
-
   // The port after p, wrapping at NumPorts.
-  function automatic logic [PortW-1:0] next_port(logic [PortW-1:0] p);
+  function automatic port_t next_port(port_t p);
     return (32'(p) == NumPorts - 1) ? '0 : p + 1'b1;
   endfunction
 
@@ -85,9 +86,12 @@ module switch_top
   // Per-port configuration, unpacked from the register struct.
   prio_mask_t [NumPorts-1:0] pfc_en, sp_mask, wd_enable, wred_en, wd_reenable;
   logic [NumPorts-1:0] wd_drop_mode;
-  logic [NumPorts-1:0][NumPrio-1:0][7:0] weight, pmax;
-  logic [NumPorts-1:0][NumPrio-1:0][15:0] xoff_thr, xon_thr, quanta, kmin, kmax;
-  logic [NumPorts-1:0][15:0] lossy_limit;
+  weight_t [NumPorts-1:0][NumPrio-1:0] weight;
+  pmax_t [NumPorts-1:0][NumPrio-1:0] pmax;
+  thr_t [NumPorts-1:0][NumPrio-1:0] xoff_thr, xon_thr;
+  quanta_t [NumPorts-1:0][NumPrio-1:0] quanta;
+  qlen_t [NumPorts-1:0][NumPrio-1:0] kmin, kmax;
+  lossy_limit_t [NumPorts-1:0] lossy_limit;
   for (genvar n = 0; n < NumPorts; n++) begin : gen_port_cfg
     assign pfc_en[n] = hwif_out.PORT[n].PFC_EN.MASK.value;
     assign sp_mask[n] = hwif_out.PORT[n].SCHED.SP_MASK.value;
@@ -96,7 +100,7 @@ module switch_top
     assign wred_en[n] = hwif_out.PORT[n].WRED_EN.MASK.value;
     assign lossy_limit[n] = hwif_out.PORT[n].LOSSY_LIMIT.LIMIT.value;
     assign wd_reenable[n] = (hwif_out.WD_REENABLE.GO.value &&
-                             hwif_out.WD_REENABLE.PORT.value == 8'(n)) ?
+                             hwif_out.WD_REENABLE.PORT.value == port_num_t'(n)) ?
                             hwif_out.WD_REENABLE.PRIO_MASK.value : '0;
     for (genvar p = 0; p < NumPrio; p++) begin : gen_prio_cfg
       assign weight[n][p] = (p % 2 == 0) ? hwif_out.PORT[n].WEIGHT[p / 2].W_EVEN.value
@@ -121,47 +125,38 @@ module switch_top
   // Tables
   // ---------------------------------------------------------------------------
   lid_t [NumPorts-1:0] lk_dst;
-  logic [NumPorts-1:0] lk_hit;
-  logic [NumPorts-1:0][NumPorts-1:0] lk_mask;
+  lk_rsp_t [NumPorts-1:0] lk_rsp;
   logic tbl_error;
-  logic [31:0] tbl_rdata;
+  tbl_data_t tbl_rdata;
 
   switch_tables #(.NumPorts(NumPorts), .LftEntries(LftEntries), .MftEntries(MftEntries)) u_tables (
     .clk_i, .rst_ni,
     .index_i(hwif_out.TBL_ADDR.INDEX.value), .table_i(hwif_out.TBL_ADDR.TABLE.value),
     .wdata_i(hwif_out.TBL_WDATA.DATA.value), .write_i(hwif_out.TBL_CMD.WRITE.value),
     .read_i(hwif_out.TBL_CMD.READ.value), .rdata_o(tbl_rdata), .error_o(tbl_error),
-    .dst_i(lk_dst), .hit_o(lk_hit), .mask_o(lk_mask)
+    .lk_dst_i(lk_dst), .lk_rsp_o(lk_rsp)
   );
 
   // ---------------------------------------------------------------------------
   // Ingress ports
   // ---------------------------------------------------------------------------
   logic [NumPorts-1:0] pfc_rx_valid;
-  prio_mask_t [NumPorts-1:0] pfc_rx_class;
-  pfc_quanta_t [NumPorts-1:0] pfc_rx_quanta;
-  logic [NumPorts-1:0] ev_rx, ev_drop_disabled, ev_drop_bad, ev_drop_no_route, ev_drop_buf;
-  prio_t [NumPorts-1:0] ev_in_prio;
-  logic [NumPorts-1:0][NumPrio-1:0][CntW-1:0] occ;
-  logic [NumPorts-1:0] pend_valid, pend_pop;
-  logic [NumPorts-1:0][CellW-1:0] pend_slot;
-  pkt_hdr_t [NumPorts-1:0] pend_hdr;
-  logic [NumPorts-1:0][NumPorts-1:0] pend_mask;
+  pfc_rx_frame_t [NumPorts-1:0] pfc_rx;
+  in_ev_t [NumPorts-1:0] in_ev;
+  cnt_t [NumPorts-1:0][NumPrio-1:0] occ;
+  logic [NumPorts-1:0] pend_valid, pend_ready;
+  pend_t [NumPorts-1:0] pend;
   logic [NumPorts-1:0] copy_valid;
-  logic copy_keep;
-  cell_t copy_slot;
-  logic [PortW-1:0] copy_port;
-  hdr_patch_t copy_patch;
+  copy_t copy;
   // [input][output][queue]
   logic [NumPorts-1:0][NumPorts-1:0][NumPrio-1:0] voq_valid;
   len_t [NumPorts-1:0][NumPorts-1:0][NumPrio-1:0] voq_len;
-  logic [NumPorts-1:0][NumPorts-1:0][NumPrio-1:0][CntW-1:0] voq_cells;
-  logic [NumPorts-1:0] in_pop, in_busy, in_done;
-  logic [NumPorts-1:0][PortW-1:0] in_pop_port;
-  prio_t [NumPorts-1:0] in_pop_q;
-  logic [NumPorts-1:0][CellW-1:0] in_pop_slot, in_pop_cell, in_rd_cell, in_rd_next, in_done_slot;
-  hdr_patch_t [NumPorts-1:0] in_pop_patch;
-  flit_t [NumPorts-1:0] in_rd_data;
+  cnt_t [NumPorts-1:0][NumPorts-1:0][NumPrio-1:0] voq_cells;
+  logic [NumPorts-1:0] in_pop, in_busy;
+  pop_req_t [NumPorts-1:0] in_pop_req;
+  pop_rsp_t [NumPorts-1:0] in_pop_rsp;
+  rd_req_t [NumPorts-1:0] in_rd_req;
+  rd_rsp_t [NumPorts-1:0] in_rd_rsp;
 
   for (genvar i = 0; i < NumPorts; i++) begin : gen_ingress
     switch_ingress #(.NumPorts(NumPorts), .BufCells(BufCells)) u_ingress (
@@ -169,21 +164,14 @@ module switch_top
       .enable_i(enable), .pfc_en_i(pfc_en[i]), .lossy_limit_i(lossy_limit[i]),
       .rx_valid_i(rx_valid_i[i]), .rx_ready_o(rx_ready_o[i]), .rx_data_i(rx_data_i[i]),
       .rx_last_i(rx_last_i[i]),
-      .lk_dst_o(lk_dst[i]), .lk_hit_i(lk_hit[i]), .lk_mask_i(lk_mask[i]),
-      .pfc_valid_o(pfc_rx_valid[i]), .pfc_class_o(pfc_rx_class[i]),
-      .pfc_quanta_o(pfc_rx_quanta[i]),
-      .ev_rx_o(ev_rx[i]), .ev_drop_disabled_o(ev_drop_disabled[i]), .ev_drop_bad_o(ev_drop_bad[i]),
-      .ev_drop_no_route_o(ev_drop_no_route[i]), .ev_drop_buf_o(ev_drop_buf[i]),
-      .ev_prio_o(ev_in_prio[i]), .occ_o(occ[i]),
-      .pend_valid_o(pend_valid[i]), .pend_slot_o(pend_slot[i]), .pend_hdr_o(pend_hdr[i]),
-      .pend_mask_o(pend_mask[i]), .pend_pop_i(pend_pop[i]),
-      .copy_valid_i(copy_valid[i]), .copy_keep_i(copy_keep), .copy_slot_i(copy_slot),
-      .copy_port_i(copy_port), .copy_patch_i(copy_patch),
+      .lk_dst_o(lk_dst[i]), .lk_rsp_i(lk_rsp[i]),
+      .pfc_valid_o(pfc_rx_valid[i]), .pfc_o(pfc_rx[i]),
+      .ev_o(in_ev[i]), .occ_o(occ[i]),
+      .pend_valid_o(pend_valid[i]), .pend_ready_i(pend_ready[i]), .pend_o(pend[i]),
+      .copy_valid_i(copy_valid[i]), .copy_i(copy),
       .voq_valid_o(voq_valid[i]), .voq_len_o(voq_len[i]), .voq_cells_o(voq_cells[i]),
-      .pop_i(in_pop[i]), .pop_port_i(in_pop_port[i]), .pop_q_i(in_pop_q[i]),
-      .pop_slot_o(in_pop_slot[i]), .pop_cell_o(in_pop_cell[i]), .pop_patch_o(in_pop_patch[i]),
-      .rd_cell_i(in_rd_cell[i]), .rd_data_o(in_rd_data[i]), .rd_next_o(in_rd_next[i]),
-      .done_i(in_done[i]), .done_slot_i(in_done_slot[i])
+      .pop_valid_i(in_pop[i]), .pop_req_i(in_pop_req[i]), .pop_rsp_o(in_pop_rsp[i]),
+      .rd_req_i(in_rd_req[i]), .rd_rsp_o(in_rd_rsp[i])
     );
   end
 
@@ -192,30 +180,33 @@ module switch_top
   // output order, inputs served round robin, a packet's copies back to back.
   // ---------------------------------------------------------------------------
   logic eng_busy_q, eng_busy_d;
-  logic [PortW-1:0] eng_in_q, eng_in_d, eng_rr_q, eng_rr_d;
+  port_t eng_in_q, eng_in_d, eng_rr_q, eng_rr_d;
   // The engine's decision, read by the co-simulation's probe
   // (sim/cosim/switch/switch_cosim_bench.cpp).
-  logic [PortW-1:0] eng_in /* verilator public_flat_rd */;
-  logic [NumPorts-1:0] eng_rem_q, eng_rem_d, eng_mask, eng_rest;
+  port_t eng_in /* verilator public_flat_rd */;
+  port_mask_t eng_rem_q, eng_rem_d, eng_mask, eng_rest;
   logic eng_active /* verilator public_flat_rd */;
   pkt_hdr_t eng_hdr;
-  logic [PortW-1:0] eng_out /* verilator public_flat_rd */;
+  port_t eng_out /* verilator public_flat_rd */;
   logic hook;
   prio_t eng_q /* verilator public_flat_rd */;
-  logic [PKT_HDR_DSCP_W-1:0] eng_dscp;
-  logic [31:0] qlen_sum;
-  logic [15:0] qlen /* verilator public_flat_rd */;
+  dscp_t eng_dscp;
+  // The queue length, summed over the inputs at their own width and then
+  // saturated at WRED's qlen_t.
+  localparam int unsigned QSumW = CntW + PortW;
+  logic [QSumW-1:0] qlen_sum;
+  qlen_t qlen /* verilator public_flat_rd */;
   logic wred_mark /* verilator public_flat_rd */;
   logic wred_drop /* verilator public_flat_rd */;
   ecn_e wred_ecn_out;
   prio_mask_t [NumPorts-1:0] pfc_off;
 
-  logic [NumPorts-1:0] uplink;  // the hook-flow uplink group
-  assign uplink = NumPorts'(hwif_out.REMAP_CTRL.UPLINK_MASK.value);
+  port_mask_t uplink;  // the hook-flow uplink group
+  assign uplink = port_mask_t'(hwif_out.REMAP_CTRL.UPLINK_MASK.value);
 
   // The next input with a pending packet from eng_rr_q on, and the lowest
   // output a packet's copies still need.
-  logic [PortW-1:0] pend_pick;
+  port_t pend_pick;
   logic pend_any;
   rr_pick #(.N(NumPorts)) u_pend_pick (
     .mask_i(pend_valid), .start_i(eng_rr_q), .any_o(pend_any), .idx_o(pend_pick)
@@ -227,8 +218,8 @@ module switch_top
 
   assign eng_in = eng_busy_q ? eng_in_q : (pend_any ? pend_pick : eng_rr_q);
   assign eng_active = eng_busy_q || pend_any;
-  assign eng_mask = eng_busy_q ? eng_rem_q : pend_mask[eng_in];
-  assign eng_hdr = pend_hdr[eng_in];
+  assign eng_mask = eng_busy_q ? eng_rem_q : pend[eng_in].mask;
+  assign eng_hdr = pend[eng_in].hdr;
 
   always_comb begin
     eng_rest = eng_mask & ~(NumPorts'(1) << eng_out);
@@ -237,12 +228,12 @@ module switch_top
     eng_dscp = hook ? hwif_out.REMAP[eng_hdr.prio].NEW_DSCP.value : eng_hdr.dscp;
     qlen_sum = '0;
     for (int i = 0; i < NumPorts; i++) begin
-      qlen_sum = qlen_sum + 32'(voq_cells[i][eng_out][eng_q]);
+      qlen_sum = qlen_sum + QSumW'(voq_cells[i][eng_out][eng_q]);
     end
-    qlen = (qlen_sum > 32'hFFFF) ? 16'hFFFF : qlen_sum[15:0];
+    qlen = (32'(qlen_sum) > 32'(qlen_t'('1))) ? '1 : qlen_t'(qlen_sum);
   end
 
-  wred_ecn #(.QLenW(16), .ProbW(8)) u_wred (
+  wred_ecn #(.QLenW($bits(qlen_t)), .ProbW($bits(pmax_t))) u_wred (
     .clk_i, .rst_ni,
     .req_i(eng_active), .qlen_i(qlen), .ecn_i(eng_hdr.ecn),
     .lossless_i(pfc_en[eng_out][eng_q] && !pfc_off[eng_out][eng_q]),
@@ -254,18 +245,16 @@ module switch_top
   always_comb begin
     copy_valid = '0;
     copy_valid[eng_in] = eng_active;
-    pend_pop = '0;
-    pend_pop[eng_in] = eng_active && eng_rest == '0;
+    pend_ready = '0;
+    pend_ready[eng_in] = eng_active && eng_rest == '0;
     eng_busy_d = eng_active && eng_rest != '0;
     eng_in_d = eng_in;
     eng_rem_d = eng_rest;
     eng_rr_d = eng_rr_q;
     if (eng_active && eng_rest == '0) eng_rr_d = next_port(eng_in);
   end
-  assign copy_keep = !wred_drop;
-  assign copy_slot = pend_slot[eng_in];
-  assign copy_port = eng_out;
-  assign copy_patch = '{dscp: eng_dscp, ecn: wred_ecn_out, prio: eng_q};
+  assign copy = '{slot: pend[eng_in].slot, port: eng_out, keep: !wred_drop,
+                  patch: '{dscp: eng_dscp, ecn: wred_ecn_out, prio: eng_q}};
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -284,15 +273,14 @@ module switch_top
   // ---------------------------------------------------------------------------
   // Egress ports and the output/input matching
   // ---------------------------------------------------------------------------
-  logic [NumPorts-1:0] req, accept, match, out_busy, out_done;
-  logic [NumPorts-1:0][PortW-1:0] match_in, out_src;
-  prio_t [NumPorts-1:0] match_q, ev_out_q;
-  logic [NumPorts-1:0][CellW-1:0] out_rd_cell, out_done_slot;
-  logic [NumPorts-1:0] ev_tx, ev_drop_wd;
-  prio_mask_t [NumPorts-1:0] ev_pause_tx, ev_resume_tx, ev_pause_rx, ev_resume_rx;
-  prio_mask_t [NumPorts-1:0] ev_wd_detect, ev_wd_recover, ev_wd_disable, stop, xoff_tx;
+  logic [NumPorts-1:0] offer_valid, accept, out_busy;
+  offer_t [NumPorts-1:0] offer;
+  port_t [NumPorts-1:0] out_src;
+  rd_req_t [NumPorts-1:0] out_rd_req;
+  out_ev_t [NumPorts-1:0] out_ev;
+  prio_mask_t [NumPorts-1:0] stop, xoff_tx;
   wd_state_e [NumPorts-1:0][NumPrio-1:0] wd_state;
-  logic [PortW-1:0] tok_rr_q, tok_rr_d;
+  port_t tok_rr_q, tok_rr_d;
 
   for (genvar o = 0; o < NumPorts; o++) begin : gen_egress
     logic [NumPorts-1:0][NumPrio-1:0] vv;
@@ -314,77 +302,61 @@ module switch_top
       .wd_window_i(hwif_out.WD_WINDOW.CYCLES.value),
       .wd_limit_i(hwif_out.WD_LIMIT.LIMIT.value),
       .occ_i(occ[o]),
-      .pfc_valid_i(pfc_rx_valid[o]), .pfc_class_i(pfc_rx_class[o]),
-      .pfc_quanta_i(pfc_rx_quanta[o]),
+      .pfc_valid_i(pfc_rx_valid[o]), .pfc_i(pfc_rx[o]),
       .voq_valid_i(vv), .voq_len_i(vl), .in_busy_i(in_busy),
-      .req_o(req[o]), .accept_i(accept[o]), .match_o(match[o]), .match_in_o(match_in[o]),
-      .match_q_o(match_q[o]),
-      .pop_slot_i(in_pop_slot[match_in[o]]), .pop_cell_i(in_pop_cell[match_in[o]]),
-      .pop_patch_i(in_pop_patch[match_in[o]]),
-      .busy_o(out_busy[o]), .src_o(out_src[o]), .rd_cell_o(out_rd_cell[o]),
-      .rd_data_i(in_rd_data[out_src[o]]), .rd_next_i(in_rd_next[out_src[o]]),
-      .done_o(out_done[o]), .done_slot_o(out_done_slot[o]),
+      .offer_valid_o(offer_valid[o]), .offer_ready_i(accept[o]), .offer_o(offer[o]),
+      .pop_rsp_i(in_pop_rsp[offer[o].in]),
+      .rd_valid_o(out_busy[o]), .rd_src_o(out_src[o]), .rd_req_o(out_rd_req[o]),
+      .rd_rsp_i(in_rd_rsp[out_src[o]]),
       .tx_valid_o(tx_valid_o[o]), .tx_ready_i(tx_ready_i[o]), .tx_data_o(tx_data_o[o]),
       .tx_last_o(tx_last_o[o]),
-      .ev_tx_o(ev_tx[o]), .ev_drop_wd_o(ev_drop_wd[o]), .ev_q_o(ev_out_q[o]),
-      .ev_pause_tx_o(ev_pause_tx[o]), .ev_resume_tx_o(ev_resume_tx[o]),
-      .ev_pause_rx_o(ev_pause_rx[o]), .ev_resume_rx_o(ev_resume_rx[o]),
-      .ev_wd_detect_o(ev_wd_detect[o]), .ev_wd_recover_o(ev_wd_recover[o]),
-      .ev_wd_disable_o(ev_wd_disable[o]), .wd_state_o(wd_state[o]),
+      .ev_o(out_ev[o]), .wd_state_o(wd_state[o]),
       .pfc_off_o(pfc_off[o]), .stop_o(stop[o]), .xoff_tx_o(xoff_tx[o])
     );
   end
 
   // Outputs offering a grant are accepted in round-robin order from tok_rr_q,
   // each input to one output per cycle (an input has one read port).
-  logic [NumPorts-1:0] claimed;
+  port_mask_t claimed;
   always_comb begin
-    logic [PortW-1:0] o;
+    port_t o;
     accept = '0;
     claimed = '0;
     o = tok_rr_q;
     for (int k = 0; k < NumPorts; k++) begin
-      if (req[o] && !claimed[match_in[o]]) begin
+      if (offer_valid[o] && !claimed[offer[o].in]) begin
         accept[o] = 1'b1;
-        claimed[match_in[o]] = 1'b1;
+        claimed[offer[o].in] = 1'b1;
       end
       o = next_port(o);
     end
-    tok_rr_d = (req != '0) ? next_port(tok_rr_q) : tok_rr_q;
+    tok_rr_d = (offer_valid != '0) ? next_port(tok_rr_q) : tok_rr_q;
   end
 
   // Each accepted output pops the head of its VOQ at its input.
   always_comb begin
     in_pop = '0;
-    in_pop_port = '0;
-    in_pop_q = '0;
+    in_pop_req = '0;
     for (int o = 0; o < NumPorts; o++) begin
-      if (match[o]) begin
-        in_pop[match_in[o]] = 1'b1;
-        in_pop_port[match_in[o]] = PortW'(o);
-        in_pop_q[match_in[o]] = match_q[o];
+      if (accept[o]) begin
+        in_pop[offer[o].in] = 1'b1;
+        in_pop_req[offer[o].in] = '{port: port_t'(o), q: offer[o].q};
       end
     end
   end
 
   // Read port and copy completion of each input: the output streaming from it.
   // in_busy: the read port stays taken next cycle. An input whose copy reads
-  // its last flit now (done) is free from the next cycle on, so it may be
-  // matched again in this cycle, by the same output or another one: copies
+  // its last flit now (rd_req.last) is free from the next cycle on, so it may
+  // be matched again in this cycle, by the same output or another one: copies
   // of one input then also follow each other without an idle read cycle.
   always_comb begin
     in_busy = '0;
-    in_done = '0;
-    in_rd_cell = '0;
-    in_done_slot = '0;
+    in_rd_req = '0;
     for (int o = 0; o < NumPorts; o++) begin
       if (out_busy[o]) begin
-        if (!out_done[o]) in_busy[out_src[o]] = 1'b1;
-        in_rd_cell[out_src[o]] = out_rd_cell[o];
-        if (out_done[o]) begin
-          in_done[out_src[o]] = 1'b1;
-          in_done_slot[out_src[o]] = out_done_slot[o];
-        end
+        if (!out_rd_req[o].last) in_busy[out_src[o]] = 1'b1;
+        in_rd_req[out_src[o]] = out_rd_req[o];
       end
     end
   end
@@ -411,18 +383,25 @@ module switch_top
   logic [NumPorts-1:0][NumEv-1:0] cnt_ev;
   prio_t [NumPorts-1:0][NumEv-1:0] cnt_ev_prio;
   prio_mask_t [NumPorts-1:0][NumMaskKinds-1:0] cnt_mask;
+  prio_mask_t [NumPorts-1:0] ev_wd_detect, ev_wd_recover, ev_wd_disable;
+  logic [NumPorts-1:0] ev_drop_bad;
   for (genvar n = 0; n < NumPorts; n++) begin : gen_cnt_ev
     logic wred_here;
-    assign wred_here = eng_active && eng_out == PortW'(n);
-    assign cnt_ev[n] = {wred_here && wred_mark, wred_here && wred_drop, ev_drop_wd[n], ev_tx[n],
-                        ev_drop_buf[n], ev_drop_no_route[n], ev_drop_bad[n],
-                        ev_drop_disabled[n], ev_rx[n]};
-    assign cnt_ev_prio[n] = {eng_q, eng_q, ev_out_q[n], ev_out_q[n], {5{ev_in_prio[n]}}};
-    assign cnt_mask[n] = {ev_wd_disable[n], ev_wd_recover[n], ev_wd_detect[n], ev_resume_rx[n],
-                          ev_pause_rx[n], ev_resume_tx[n], ev_pause_tx[n]};
+    assign wred_here = eng_active && eng_out == port_t'(n);
+    assign cnt_ev[n] = {wred_here && wred_mark, wred_here && wred_drop, out_ev[n].drop_wd,
+                        out_ev[n].tx, in_ev[n].drop_buf, in_ev[n].drop_no_route,
+                        in_ev[n].drop_bad, in_ev[n].drop_disabled, in_ev[n].rx};
+    assign cnt_ev_prio[n] = {eng_q, eng_q, out_ev[n].q, out_ev[n].q, {5{in_ev[n].prio}}};
+    assign cnt_mask[n] = {out_ev[n].wd_disable, out_ev[n].wd_recover, out_ev[n].wd_detect,
+                          out_ev[n].resume_rx, out_ev[n].pause_rx, out_ev[n].resume_tx,
+                          out_ev[n].pause_tx};
+    assign ev_wd_detect[n] = out_ev[n].wd_detect;
+    assign ev_wd_recover[n] = out_ev[n].wd_recover;
+    assign ev_wd_disable[n] = out_ev[n].wd_disable;
+    assign ev_drop_bad[n] = in_ev[n].drop_bad;
   end
 
-  logic [31:0] cnt_value;
+  cnt_value_t cnt_value;
   switch_counters #(
     .NumPorts(NumPorts), .NumEv(NumEv), .NumMaskKinds(NumMaskKinds), .EvKinds(EvKinds),
     .MaskKinds(MaskKinds)
@@ -453,13 +432,19 @@ module switch_top
     end
   end
 
+  // The shape the switch reports (HW_CFG, TABLE_CFG), each as wide as its field.
+  localparam switch_csr__HW_CFG__in_t HwCfg = '{
+      NUM_PORTS: switch_csr__HW_CFG__NUM_PORTS__in_t'(NumPorts),
+      NUM_PRIO: switch_csr__HW_CFG__NUM_PRIO__in_t'(NumPrio),
+      BUF_CELLS: switch_csr__HW_CFG__BUF_CELLS__in_t'(BufCells)};
+  localparam switch_csr__TABLE_CFG__in_t TableCfg = '{
+      LFT_ENTRIES: switch_csr__TABLE_CFG__LFT_ENTRIES__in_t'(LftEntries),
+      MFT_ENTRIES: switch_csr__TABLE_CFG__MFT_ENTRIES__in_t'(MftEntries)};
+
   always_comb begin
     hwif_in = '0;
-    hwif_in.HW_CFG.NUM_PORTS.next = 8'(NumPorts);
-    hwif_in.HW_CFG.NUM_PRIO.next = 8'(NumPrio);
-    hwif_in.HW_CFG.BUF_CELLS.next = 16'(BufCells);
-    hwif_in.TABLE_CFG.LFT_ENTRIES.next = 16'(LftEntries);
-    hwif_in.TABLE_CFG.MFT_ENTRIES.next = 16'(MftEntries);
+    hwif_in.HW_CFG = HwCfg;
+    hwif_in.TABLE_CFG = TableCfg;
     hwif_in.INTR_STATUS.WD_DETECT.next = intr_wd_detect_q;
     hwif_in.INTR_STATUS.WD_RECOVER.next = intr_wd_recover_q;
     hwif_in.INTR_STATUS.WD_DISABLE.next = intr_wd_disable_q;
@@ -469,21 +454,38 @@ module switch_top
     hwif_in.TBL_STATUS.BUSY.next = 1'b0;
     hwif_in.CNT_VALUE.COUNT.next = cnt_value;
     hwif_in.WD_STATUS.STATE.next = (32'(hwif_out.CNT_SEL.PORT.value) < NumPorts) ?
-        wd_state[hwif_out.CNT_SEL.PORT.value[PortW-1:0]] : 16'd0;
+        wd_state[hwif_out.CNT_SEL.PORT.value[PortW-1:0]] : '0;
   end
 
   // ---------------------------------------------------------------------------
   // Assertions
   // ---------------------------------------------------------------------------
-  // The generated block's geometry matches these ports and parameters.
-  `SF_STATIC_ASSERT(a_csr_geometry, SWITCH_CSR_REG_TOP_MIN_ADDR_WIDTH == 12 &&
-                    SWITCH_CSR_REG_TOP_DATA_WIDTH == 32 && SWITCH_CSR_REG_TOP_SIZE <= 4096 &&
-                    NUM_PORTS >= NumPorts)
+  // The generated block's geometry matches these ports and parameters, and
+  // the register fields that pair up are as wide as each other and as the
+  // formats they carry.
+  `SF_STATIC_ASSERT(a_csr_geometry, SWITCH_CSR_REG_TOP_SIZE <= 2 ** $bits(csr_addr_t) &&
+                    MaxPorts >= NumPorts)
+  `SF_STATIC_ASSERT(a_csr_field_widths,
+      $bits(switch_csr__PORTx__WEIGHTx__W_ODD__out_t) == $bits(weight_t) &&
+      $bits(switch_csr__PORTx__QUANTAx__Q_ODD__out_t) == $bits(quanta_t) &&
+      $bits(quanta_t) == PFC_FRAME_QUANTA_W &&
+      $bits(switch_csr__PORTx__PFC_THRx__XON__out_t) == $bits(thr_t) &&
+      $bits(switch_csr__PORTx__WRED_Kx__KMAX__out_t) == $bits(qlen_t) &&
+      $bits(switch_csr__PORTx__WRED_Px__P3__out_t) == $bits(pmax_t) &&
+      $bits(switch_csr__WD_RECOVER_TIME__CYCLES__out_t) == $bits(wd_time_t) &&
+      $bits(switch_csr__WD_WINDOW__CYCLES__out_t) == $bits(wd_time_t) &&
+      $bits(switch_csr__WD_REENABLE__PORT__out_t) == $bits(port_num_t) &&
+      $bits(switch_csr__TBL_RDATA__DATA__in_t) == $bits(tbl_data_t) &&
+      $bits(switch_csr__REMAPx__NEW_PRIO__out_t) == $bits(prio_t) &&
+      $bits(switch_csr__REMAPx__NEW_DSCP__out_t) == $bits(dscp_t) &&
+      $bits(switch_csr__WD_STATUS__STATE__in_t) == $bits(wd_state) / NumPorts)
+  // The occupancy a port's pfc_tx compares with XOFF/XON fits a threshold.
+  `SF_STATIC_ASSERT(a_occ_fits_thr, CntW <= $bits(thr_t))
 
   // APB4 rules, requester and completer (zero wait states).
   apb_checker #(
-    .AddrW  (12),
-    .DataW  (32),
+    .AddrW  ($bits(csr_addr_t)),
+    .DataW  ($bits(csr_data_t)),
     .MaxWait(0)
   ) u_apb_checker (
     .clk_i,
@@ -500,8 +502,7 @@ module switch_top
     .pslverr_i(pslverr_o)
   );
 
-  `SF_ASSERT(a_accept_only_req, (accept & ~req) == '0)
-  `SF_ASSERT(a_match_is_accept, match == accept)
+  `SF_ASSERT(a_accept_only_req, (accept & ~offer_valid) == '0)
   `SF_ASSERT(a_engine_mask_nonzero, eng_active |-> eng_mask_any)
   `SF_ASSERT(a_engine_not_back_mc, eng_active && eng_hdr.dst_lid >= MLID_BASE |-> !eng_mask[eng_in])
   for (genvar o = 0; o < NumPorts; o++) begin : gen_out_rules
@@ -512,6 +513,6 @@ module switch_top
   end
 
   logic unused_top;
-  assign unused_top = ^{hwif_out, ev_in_prio, stop, xoff_tx, eng_hdr};
+  assign unused_top = ^{hwif_out, stop, xoff_tx, eng_hdr};
 
 endmodule
