@@ -344,6 +344,38 @@ module switch_egress
   `SF_ASSERT(a_copy_len_nonzero, state_q == OutData |-> rem_q != '0)
   `SF_ASSERT(a_tx_stable, tx_valid_o && !tx_ready_i |=> tx_valid_o)
 
+  // The same rule as a_pfc_not_inside_packet, seen at the port: from the
+  // handshake of a data flit that is not its packet's last until its last
+  // flit, tx carries only that packet's flits (no pause frame, no header).
+  logic tx_mid_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) tx_mid_q <= 1'b0;
+    else if (tx_valid_o && tx_ready_i) tx_mid_q <= state_q == OutData && !tx_last_o;
+  end
+  `SF_ASSERT_IMM_IMP(a_tx_packet_whole, tx_mid_q && tx_valid_o, state_q == OutData && !first_q)
+  // Watchdog drop mode: a copy is discarded only when, at its match, its
+  // queue's watchdog recovers in drop mode (RECOVER with drop), and a
+  // discarded copy puts nothing on the wire.
+  `SF_ASSERT_IMM_IMP(a_discard_only_drop_mode, match && discard_d,
+                     wd_drop[offer_o.q] && wd_state_o[offer_o.q] == WD_RECOVER)
+  `SF_ASSERT_IMM_IMP(a_discard_silent, state_q == OutData && discard_q, !tx_valid_o)
+  // A copy ends one way: sent (TX) or discarded (DROP_WD).
+  `SF_ASSERT_IMM(a_copy_one_fate, !(ev_o.tx && ev_o.drop_wd))
+
+  // Corners the switch's coverage test must reach.
+  `SF_COVER(c_pause_rx_mid_copy, state_q == OutData && !first_q && ev_pause_rx[oq_q])
+  `SF_COVER(c_queue_stopped, (q_any & stop_o) != '0)
+  `SF_COVER(c_pause_frame_sent, ev_pause_tx != '0)
+  `SF_COVER(c_resume_frame_sent, ev_resume_tx != '0)
+  `SF_COVER(c_frame_waits_for_copy, frame_valid && state_q == OutData)
+  `SF_COVER(c_copy_after_frame, pfc_last && match)
+  `SF_COVER(c_back_to_back, data_last && match)
+  `SF_COVER(c_tx_stall_mid_copy, state_q == OutData && !first_q && !tx_ready_i && !discard_q)
+  `SF_COVER(c_drop_wd, ev_o.drop_wd)
+  `SF_COVER(c_wd_detect, ev_wd_detect != '0)
+  `SF_COVER(c_wd_disable, ev_wd_disable != '0)
+  `SF_COVER(c_offer_refused, offer_valid_o && !offer_ready_i)
+
   logic unused_egress;
   assign unused_egress = ^{frame[PFC_FRAME_BITS-1:FLIT_BITS]};
 

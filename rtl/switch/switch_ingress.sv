@@ -580,6 +580,67 @@ module switch_ingress
   // A released chain ends at the cell its packet took last.
   `SF_ASSERT(a_release_chain_len, rel_c |-> rel_n[2] == count_q || rel_n[2] == nflit_t'(len_q))
 
+  // The rules below read many signals: immediate forms (syncfab_assert.svh),
+  // evaluated only at the clock edge and only in the cycles they apply.
+  logic hdr_beat;  // the header of a packet or frame is taken this cycle
+  assign hdr_beat = rx_state_q == RxIdle && beat;
+  // Every received packet has exactly one fate at its last flit: stored
+  // whole (pending for the engine) or one drop reason; a malformed PFC frame
+  // is DROP_BAD_PKT and not a packet (no RX).
+  `SF_ASSERT_IMM_IMP(a_one_fate, ev_o.rx,
+                     $onehot({pkt_done, ev_o.drop_disabled, ev_o.drop_bad, ev_o.drop_no_route,
+                              ev_o.drop_buf}))
+  `SF_ASSERT_IMM_IMP(a_fate_is_rx, pkt_done || ev_o.drop_disabled || ev_o.drop_no_route ||
+                     ev_o.drop_buf, ev_o.rx)
+  // Events come at a packet's (or frame's) last flit, one per packet.
+  `SF_ASSERT_IMM_IMP(a_ev_at_last_flit, ev_o.rx || ev_o.drop_bad || pfc_valid_o,
+                     beat && rx_last_i)
+  // LOSSY_LIMIT never applies to a lossless priority: a lossless DROP_BUF is
+  // a buffer without the packet's cells (its peer ignored our pauses).
+  `SF_ASSERT_IMM_IMP(a_lossless_ignores_lossy_limit,
+                     hdr_beat && hdr.pkt_type != PKT_PFC && drop_d == DrBuf && pfc_en_i[hdr.prio],
+                     32'(free_q) < 32'(hdr.len_flits))
+  // A lossy packet is admitted only within LOSSY_LIMIT and the free cells.
+  `SF_ASSERT_IMM_IMP(a_admit_lossy_limit, hdr_beat && admit && !pfc_en_i[hdr.prio],
+                     32'(lossy_q) + 32'(hdr.len_flits) <= 32'(lossy_limit_i) &&
+                     32'(hdr.len_flits) <= 32'(free_q))
+  // A PFC frame is link-local: never stored, never a slot.
+  `SF_ASSERT_IMM_IMP(a_pfc_never_stored,
+                     rx_state_q == RxPfc || (hdr_beat && hdr.pkt_type == PKT_PFC),
+                     !alloc && !new_slot)
+  // rx_ready is low only while the pending FIFO is full.
+  `SF_ASSERT_IMM(a_rx_ready_iff_pend_room, rx_ready_o == (32'(pend_count) < PendDepth))
+  // A VOQ shows a copy iff it holds one (checked on the queues a pop or a
+  // push names, which are the only ones that change).
+  `SF_ASSERT_IMM(a_voq_valid_iff_nonempty,
+                 (!pop_valid_i || vq_any_q[pop_port][pop_q] == (pop_cnt != '0)) &&
+                 (!push || vq_any_q[push_port][push_q] == (push_cnt != '0)))
+  // Slots: the count of live slots is the live set's; a new packet has a
+  // copy to make; a copy, a pending packet and a released slot name a live
+  // slot, and a copy or a pending packet one with a reference left.
+  `SF_ASSERT_IMM(a_slot_count, 32'(used_slots_q) == 32'($countones(slot_used_q)))
+  `SF_ASSERT_IMM_IMP(a_new_slot_has_copies, new_slot, lk_rsp_i.mask != '0)
+  `SF_ASSERT_IMM_IMP(a_copy_slot_has_ref, copy_valid_i, ref_a != '0)
+  `SF_ASSERT_IMM_IMP(a_pend_slot_live, pend_valid_o,
+                     slot_used_q[pend_o.slot] && refcnt_q[pend_o.slot] != '0)
+  `SF_ASSERT_IMM_IMP(a_release_live_slot, rel_c, slot_used_q[cur_slot_q])
+
+  // Corners the switch's coverage test must reach (tests/rtl/switch,
+  // switch_cover_test.cpp).
+  `SF_COVER(c_buf_full, free_q == '0)
+  `SF_COVER(c_pend_full_backpressure, rx_valid_i && !rx_ready_o)
+  `SF_COVER(c_drop_disabled, ev_o.drop_disabled)
+  `SF_COVER(c_drop_bad_pkt, ev_o.drop_bad && ev_o.rx)
+  `SF_COVER(c_drop_bad_len, ev_o.drop_bad && bad_free)
+  `SF_COVER(c_drop_bad_pfc, ev_o.drop_bad && !ev_o.rx)
+  `SF_COVER(c_drop_no_route, ev_o.drop_no_route)
+  `SF_COVER(c_drop_buf_lossy_limit, hdr_beat && hdr.pkt_type != PKT_PFC && drop_d == DrBuf &&
+                                    !pfc_en_i[hdr.prio] && free_fits)
+  `SF_COVER(c_drop_buf_no_cells, hdr_beat && hdr.pkt_type != PKT_PFC && drop_d == DrBuf &&
+                                 !free_fits)
+  `SF_COVER(c_pfc_frame_rx, pfc_valid_o)
+  `SF_COVER(c_three_releases, rel_a && rel_b && rel_c)
+
   logic unused_ingress;
   assign unused_ingress = ^{pend_count, pfc_first};
 

@@ -383,7 +383,7 @@ module switch_top
   logic [NumPorts-1:0][NumEv-1:0] cnt_ev;
   prio_t [NumPorts-1:0][NumEv-1:0] cnt_ev_prio;
   prio_mask_t [NumPorts-1:0][NumMaskKinds-1:0] cnt_mask;
-  prio_mask_t [NumPorts-1:0] ev_wd_detect, ev_wd_recover, ev_wd_disable;
+  prio_mask_t [NumPorts-1:0] ev_wd_detect, ev_wd_recover, ev_wd_disable, ev_pause_tx;
   logic [NumPorts-1:0] ev_drop_bad;
   for (genvar n = 0; n < NumPorts; n++) begin : gen_cnt_ev
     logic wred_here;
@@ -398,6 +398,7 @@ module switch_top
     assign ev_wd_detect[n] = out_ev[n].wd_detect;
     assign ev_wd_recover[n] = out_ev[n].wd_recover;
     assign ev_wd_disable[n] = out_ev[n].wd_disable;
+    assign ev_pause_tx[n] = out_ev[n].pause_tx;
     assign ev_drop_bad[n] = in_ev[n].drop_bad;
   end
 
@@ -510,6 +511,63 @@ module switch_top
       // One read port per input: two outputs never stream from the same input.
       `SF_ASSERT(a_one_reader, !(out_busy[o] && out_busy[o2] && out_src[o] == out_src[o2]))
     end
+  end
+
+  // One copy per cycle switch-wide, and a packet's copies in increasing
+  // output order (the chosen output is the lowest one still needed).
+  `SF_ASSERT_IMM_ONEHOT0(a_one_copy_per_cycle, copy_valid)
+  `SF_ASSERT_IMM_IMP(a_copies_in_port_order, eng_active,
+                     (eng_mask & ((NumPorts'(1) << eng_out) - NumPorts'(1))) == '0)
+  // DROP_WRED only on a lossy queue or a lossless one its watchdog has
+  // DISABLED; WRED acts only where WRED_EN is set.
+  `SF_ASSERT_IMM_IMP(a_wred_drop_lossy_or_disabled, wred_drop,
+                     !pfc_en[eng_out][eng_q] || pfc_off[eng_out][eng_q])
+  `SF_ASSERT_IMM_IMP(a_wred_only_enabled, wred_mark || wred_drop, wred_en[eng_out][eng_q])
+  // The prio and DSCP of a copy change only on a hook flow (remap on, input
+  // and output both uplinks).
+  `SF_ASSERT_IMM_IMP(a_remap_only_hook,
+                     eng_active && (eng_q != eng_hdr.prio || eng_dscp != eng_hdr.dscp),
+                     hwif_out.REMAP_CTRL.ENABLE.value && uplink[eng_in] && uplink[eng_out])
+  // Each VOQ pop is the accepted offer of one output, at most one per input.
+  `SF_ASSERT_IMM(a_pop_is_accept, $countones(in_pop) == $countones(accept))
+
+  // Corners the switch's coverage test must reach.
+  `SF_COVER(c_ecn_mark, eng_active && wred_mark)
+  `SF_COVER(c_drop_wred_lossy, wred_drop && !pfc_en[eng_out][eng_q])
+  `SF_COVER(c_drop_wred_disabled_lossless, wred_drop && pfc_en[eng_out][eng_q])
+  `SF_COVER(c_hook_remap, eng_active && hook)
+  // The last copy of a multicast packet that went to every other port.
+  `SF_COVER(c_mc_all_copies, eng_active && eng_rest == '0 && eng_hdr.dst_lid >= MLID_BASE &&
+                             $countones(pend[eng_in].mask) == NumPorts - 1)
+  `SF_COVER(c_read_port_conflict, (offer_valid & ~accept) != '0)
+  `SF_COVER(c_all_outputs_busy, &out_busy)
+
+  // A pause for priority p leaves port i while a lossless packet of p is
+  // still being received there (the headroom case). Cover bookkeeping only:
+  // rx_mid_q, a packet or frame has started on rx and not ended; rx_lossless_q
+  // and rx_prio_q, of that packet.
+  logic [NumPorts-1:0] rx_mid_q, rx_lossless_q;
+  prio_t [NumPorts-1:0] rx_prio_q;
+  for (genvar i = 0; i < NumPorts; i++) begin : gen_rx_cover
+    pkt_hdr_t rx_hdr;
+    logic unused_rx_hdr;
+    assign rx_hdr = pkt_hdr_t'(rx_data_i[i]);
+    assign unused_rx_hdr = ^rx_hdr;  // only its type and prio matter here
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        rx_mid_q[i] <= 1'b0;
+        rx_lossless_q[i] <= 1'b0;
+        rx_prio_q[i] <= '0;
+      end else if (rx_valid_i[i] && rx_ready_o[i]) begin
+        rx_mid_q[i] <= !rx_last_i[i];
+        if (!rx_mid_q[i]) begin
+          rx_lossless_q[i] <= rx_hdr.pkt_type != PKT_PFC && pfc_en[i][rx_hdr.prio];
+          rx_prio_q[i] <= rx_hdr.prio;
+        end
+      end
+    end
+    `SF_COVER(c_pause_mid_lossless_rx,
+              rx_mid_q[i] && rx_lossless_q[i] && ev_pause_tx[i][rx_prio_q[i]])
   end
 
   logic unused_top;
