@@ -1,7 +1,7 @@
 # One verilated static library per RTL top, from that top's .f file list.
 #
 #   syncfab_verilate(<lib> TOP <module> FILELIST <file.f> [LARGE [OPT_FAST <-Ox>]]
-#                    [PARAMS Name=Value ...] [ARGS <extra verilator args> ...])
+#                    [COVERAGE] [PARAMS Name=Value ...] [ARGS <extra verilator args> ...])
 #
 # A model is compiled as one translation unit (CMake's unity build) unless it
 # is LARGE: the generated files of a small model are each mostly the parse of
@@ -17,6 +17,13 @@
 # packages and register blocks). Files are verilated in list order (packages
 # first).
 #
+# COVERAGE measures the RTL's cover points (SF_COVER, rtl/common/syncfab_assert.svh;
+# Verilator --coverage-user): the model counts them and the harness writes the
+# counts with VerilatedContext::coveragep()->write(). Only the user's cover
+# points, no line or toggle coverage. A model without COVERAGE carries no
+# coverage code at all (Verilator drops cover statements), so the speed of the
+# models the benches time does not depend on how many cover points the RTL has.
+#
 # Every model is built with FST tracing and struct fields compiled in; tracing
 # is switched on at run time by the harness, not by rebuilding. The Verilator
 # runtime (verilated.cpp and friends) is compiled once, into
@@ -26,8 +33,11 @@ find_package(verilator 5.006 REQUIRED HINTS $ENV{VERILATOR_ROOT} /usr/share/veri
 find_package(ZLIB REQUIRED)
 find_package(Threads REQUIRED)
 
+# verilated_cov.cpp is linked only into the binaries of COVERAGE models (a
+# static library member nothing else references).
 set(SYNCFAB_VL_RUNTIME_SOURCES
     ${VERILATOR_ROOT}/include/verilated.cpp
+    ${VERILATOR_ROOT}/include/verilated_cov.cpp
     ${VERILATOR_ROOT}/include/verilated_fst_c.cpp
     ${VERILATOR_ROOT}/include/verilated_threads.cpp)
 
@@ -45,8 +55,10 @@ if(NOT TARGET syncfab_verilated_rt)
   add_library(syncfab_verilated_rt STATIC ${SYNCFAB_VL_RUNTIME_SOURCES})
   target_include_directories(syncfab_verilated_rt SYSTEM
     PUBLIC ${VERILATOR_ROOT}/include ${VERILATOR_ROOT}/include/vltstd)
+  # No VM_COVERAGE here: verilate() defines it per model (1 for a COVERAGE
+  # one), and no runtime source reads it.
   target_compile_definitions(syncfab_verilated_rt PUBLIC
-    VM_COVERAGE=0 VM_SC=0 VM_TRACE=1 VM_TRACE_VCD=0 VM_TRACE_FST=1)
+    VM_SC=0 VM_TRACE=1 VM_TRACE_VCD=0 VM_TRACE_FST=1)
   target_compile_options(syncfab_verilated_rt PRIVATE ${VERILATOR_CFLAGS} -O2)
   target_link_libraries(syncfab_verilated_rt PUBLIC ZLIB::ZLIB Threads::Threads)
 endif()
@@ -83,7 +95,7 @@ function(syncfab_verilator_flags out)
 endfunction()
 
 function(syncfab_verilate lib)
-  cmake_parse_arguments(SV "LARGE" "TOP;FILELIST;OPT_FAST" "PARAMS;ARGS" ${ARGN})
+  cmake_parse_arguments(SV "LARGE;COVERAGE" "TOP;FILELIST;OPT_FAST" "PARAMS;ARGS" ${ARGN})
   if(SV_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "syncfab_verilate(${lib}): unknown arguments ${SV_UNPARSED_ARGUMENTS}")
   endif()
@@ -105,6 +117,9 @@ function(syncfab_verilate lib)
   foreach(_p IN LISTS SV_PARAMS)
     list(APPEND _args "-G${_p}")
   endforeach()
+  if(SV_COVERAGE)
+    list(APPEND _args --coverage-user)
+  endif()
   list(APPEND _args ${SV_ARGS})
 
   # What this library is (scripts/bench_sim.py names models by it).
