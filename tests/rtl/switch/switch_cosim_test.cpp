@@ -49,6 +49,7 @@
 #include <vector>
 
 #include "switch_cosim_bench.hpp"
+#include "switch_cosim_scenarios.hpp"
 #include "syncfab/fmt/formats.hpp"
 
 using namespace syncfab::tb;
@@ -623,210 +624,6 @@ unsigned check_pause_timing(const Setup& s, const Stimulus& st, const std::vecto
   return worst;
 }
 
-// ---------------------------------------------------------------------------
-// Stimulus
-// ---------------------------------------------------------------------------
-
-struct Mix {
-  unsigned packets = 400;
-  unsigned max_len = 8;
-  unsigned unicast = 100;   // % of data packets to a programmed LID
-  unsigned multicast = 0;   // % to a programmed MLID; the rest to `misses`
-  unsigned bad_type = 0;    // % with a type that is not DATA..CNP
-  unsigned bad_len = 0;     // % with a flit count other than len_flits
-  unsigned pfc_frames = 0;  // % of PFC frames (10 % of them one flit long)
-  unsigned pfc_long = 0;    // % of the PFC frames three flits long
-  unsigned pfc_badlen = 0;  // % of the PFC frames with len_flits 3 (two flits)
-  bool len0 = false;        // bad lengths include len_flits 0
-  unsigned gap_max = 6;     // idle cycles between packets of an input: 0..gap_max
-  std::vector<unsigned> prios{0, 1, 2, 3, 4, 5, 6, 7};
-  std::vector<std::uint16_t> lids;   // destinations (programmed ones)
-  std::vector<std::uint16_t> mlids;  // programmed MLIDs
-  std::vector<std::uint16_t> misses{0x0030, 0x0031, 0x0045, 0xC00A, 0xC003, 0xC020};
-  unsigned incast_to = 0;  // non-zero: this LID for every data packet of prio incast_prio
-  unsigned incast_prio = 0;
-};
-
-Stimulus make_stimulus(std::mt19937_64& rng, const Mix& mx, double rx_gap, double tx_stall) {
-  Stimulus st;
-  st.rx_gap = rx_gap;
-  st.tx_stall = tx_stall;
-  std::uniform_int_distribution<unsigned> pct(0, 99);
-  std::array<std::uint64_t, kPorts> t{};
-  const auto any = [&rng](const auto& v) {
-    return v[std::uniform_int_distribution<std::size_t>(0, v.size() - 1)(rng)];
-  };
-  for (unsigned n = 0; n < mx.packets; ++n) {
-    StimPacket sp;
-    sp.in = std::uniform_int_distribution<unsigned>(0, kPorts - 1)(rng);
-    t[sp.in] += std::uniform_int_distribution<unsigned>(0, mx.gap_max)(rng);
-    sp.not_before = t[sp.in];
-    const std::size_t id = st.pkts.size();
-    if (pct(rng) < mx.pfc_frames) {
-      sp.pfc = true;
-      fmt::PfcFrame f;
-      f.set_pkt_type(fmt::PktType::kPfc).set_len_flits(2);
-      f.set_class_enable(
-          static_cast<std::uint8_t>(std::uniform_int_distribution<unsigned>(1, 255)(rng)));
-      for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
-        f.set_quanta(q, static_cast<std::uint16_t>(pct(rng) < 30 ? 0 : pct(rng) % 20));
-      }
-      Flit a{};
-      Flit b{};
-      std::copy_n(f.bytes().begin(), kFlitBytes, a.begin());
-      std::copy_n(f.bytes().begin() + kFlitBytes, kFlitBytes, b.begin());
-      sp.flits = {a, b};
-      // Malformed frames (DROP_BAD_PKT, never RX, never honoured): 10 % one
-      // flit; pfc_long % three flits; pfc_badlen % two flits with len_flits 3.
-      const unsigned bad = pct(rng);
-      if (bad < 10) {
-        sp.flits.pop_back();
-      } else if (bad < 10 + mx.pfc_long) {
-        sp.flits.push_back(b);
-      } else if (bad < 10 + mx.pfc_long + mx.pfc_badlen) {
-        f.set_len_flits(3);
-        std::copy_n(f.bytes().begin(), kFlitBytes, sp.flits[0].begin());
-      }
-      st.pkts.push_back(std::move(sp));
-      continue;
-    }
-    fmt::PktHdr h;
-    const unsigned len = std::uniform_int_distribution<unsigned>(1, mx.max_len)(rng);
-    h.set_pkt_type(fmt::PktType::kData);
-    const unsigned r = pct(rng);
-    const unsigned cut1 = mx.unicast;
-    const unsigned cut2 = cut1 + mx.multicast;
-    std::uint16_t dst = any(mx.lids);
-    if (r >= cut1 && r < cut2 && !mx.mlids.empty()) {
-      dst = any(mx.mlids);
-    }
-    if (r >= cut2) {
-      dst = any(mx.misses);
-    }
-    const unsigned prio = any(mx.prios);
-    if (mx.incast_to != 0 && prio == mx.incast_prio) {
-      dst = static_cast<std::uint16_t>(mx.incast_to);
-    }
-    if (pct(rng) < mx.bad_type) {
-      static constexpr std::array<std::uint8_t, 4> kBad{0x00, 0x07, 0x0F, 0xFF};
-      h.set_pkt_type(static_cast<fmt::PktType>(any(kBad)));
-    } else if (pct(rng) < 20) {
-      h.set_pkt_type(static_cast<fmt::PktType>(std::uniform_int_distribution<unsigned>(2, 5)(rng)));
-    }
-    // A bad length: len_flits other than the flit count (0 too when len0:
-    // checked only at the last flit, after the lookup and admission); never
-    // more flits on the wire than the link's largest packet, which the
-    // headroom the driver computed assumes.
-    const unsigned flits = len;
-    h.set_len_flits(static_cast<std::uint8_t>(
-        pct(rng) < mx.bad_len
-            ? std::uniform_int_distribution<unsigned>(mx.len0 ? 0U : 1U, mx.max_len)(rng)
-            : len));
-    h.set_dst_lid(dst)
-        .set_src_lid(static_cast<std::uint16_t>(0x100 + sp.in))
-        .set_prio(static_cast<std::uint8_t>(prio))
-        .set_ecn(static_cast<fmt::Ecn>(pct(rng) % 4))
-        .set_dscp(static_cast<std::uint8_t>(pct(rng) % 64))
-        .set_flow_label(static_cast<std::uint32_t>(id));
-    sp.prio = prio;
-    sp.flits.push_back(h.bytes());
-    for (unsigned f = 1; f < flits; ++f) {
-      Flit x{};
-      for (std::uint8_t& b : x) {
-        b = static_cast<std::uint8_t>(rng());
-      }
-      x[0] = static_cast<std::uint8_t>(id);
-      x[1] = static_cast<std::uint8_t>(id >> 8);
-      x[2] = static_cast<std::uint8_t>(f);
-      sp.flits.push_back(x);
-    }
-    t[sp.in] += sp.flits.size();
-    st.pkts.push_back(std::move(sp));
-  }
-  return st;
-}
-
-// LFT: LIDs 1..12 -> port lid % 4 (some back to their own port); 0x30, 0x31,
-// 0x45 (past the 64-entry table) unprogrammed. MFT: 0xC000 all ports,
-// 0xC001 {1, 2}, 0xC002 {0} (from port 0 an empty set), 0xC005 {0, 3};
-// 0xC003, 0xC00A unprogrammed, 0xC020 past the 16-entry table.
-Setup base_setup() {
-  Setup s;
-  for (std::uint16_t lid = 1; lid <= 12; ++lid) {
-    s.lft.push_back(drv::LftEntry{lid, static_cast<std::uint8_t>(lid % kPorts)});
-  }
-  for (unsigned p = 0; p < kPorts; ++p) {
-    s.sched[p].sp_mask = 0;
-    s.sched[p].weight = {4, 4, 4, 4, 4, 4, 4, 4};
-  }
-  return s;
-}
-
-void add_multicast(Setup& s) {
-  s.mft = {{0xC000, 0xF}, {0xC001, 0x6}, {0xC002, 0x1}, {0xC005, 0x9}};
-}
-
-// PFC on priorities 3 and 5 of every port: link 4 cycles, packets <= 8
-// flits, headroom 2*4 + 2*8 + 4 = 28 cells; XOFF 16 + 28 twice = 88 <= 128,
-// LOSSY_LIMIT 40. Refresh 64 + 8 + 3 < quanta 20 x 8.
-void add_pfc(Setup& s) {
-  s.timing = drv::PfcTiming{8, 64};
-  for (unsigned p = 0; p < kPorts; ++p) {
-    for (unsigned q : {3U, 5U}) {
-      s.pfc[p][q] = drv::PfcPriority{true, 16, 8, 20};
-    }
-  }
-}
-
-// WRED on lossy queues 0 and 2 of every port and on lossless queue 5 of
-// ports 1 and 3 (marks only); SP on queue 7; WDRR weights differ per port;
-// hook flows between uplinks 2 and 3: prio 1 -> 2 (DSCP 17), 3 -> 5 (DSCP 33),
-// 0 keeps its queue with DSCP 5.
-void add_wred_sched_remap(Setup& s) {
-  for (unsigned p = 0; p < kPorts; ++p) {
-    s.wred[p][0] = drv::WredQueue{true, 4, 24, 128};
-    s.wred[p][2] = drv::WredQueue{true, 2, 12, 255};
-    if (p % 2 == 1) {
-      s.wred[p][5] = drv::WredQueue{true, 6, 30, 200};
-    }
-    s.sched[p].sp_mask = 0x80;
-    s.sched[p].weight = {static_cast<std::uint8_t>(2 + p), 8, 3, 6, 1, 4, 5, 1};
-  }
-  s.remap.enable = true;
-  s.remap.uplink_mask = 0x0C;
-  for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
-    s.remap.map[q] =
-        drv::RemapEntry{static_cast<std::uint8_t>(q), static_cast<std::uint8_t>(40 + q)};
-  }
-  s.remap.map[0] = drv::RemapEntry{0, 5};
-  s.remap.map[1] = drv::RemapEntry{2, 17};
-  s.remap.map[3] = drv::RemapEntry{5, 33};
-}
-
-// A peer that pauses queue `prio` of port `port` and does not resume: a
-// pause of `quanta` every `period` cycles in [from, to), then (so that both
-// runs end with the watchdog at rest) one resume.
-void add_pause_storm(Stimulus& st, unsigned port, unsigned prio, std::uint16_t quanta,
-                     std::uint64_t period, std::uint64_t from, std::uint64_t to) {
-  const auto frame = [&](std::uint64_t at, std::uint16_t q) {
-    fmt::PfcFrame f;
-    f.set_pkt_type(fmt::PktType::kPfc).set_len_flits(2);
-    f.set_class_enable(static_cast<std::uint8_t>(1U << prio)).set_quanta(prio, q);
-    StimPacket sp;
-    sp.in = port;
-    sp.pfc = true;
-    sp.not_before = at;
-    sp.flits.resize(kPfcFrameFlits);
-    std::copy_n(f.bytes().begin(), kFlitBytes, sp.flits[0].begin());
-    std::copy_n(f.bytes().begin() + kFlitBytes, kFlitBytes, sp.flits[1].begin());
-    st.pkts.push_back(std::move(sp));
-  };
-  for (std::uint64_t t = from; t < to; t += period) {
-    frame(t, quanta);
-  }
-  frame(to, 0);
-}
-
 // WRED property on every enqueue decision of a run (the RTL's from its
 // engine, the model's from its trace): a mark or a WRED drop only on a
 // WRED-enabled queue at a queue length >= Kmin, never a drop on a lossless
@@ -1055,42 +852,16 @@ Task<> cosim(TestContext& ctx, const char* name, const Setup& setup, const Stimu
 // Directed smoke: unicast only, no PFC, no WRED, no remap: the RTL and the
 // model must agree copy for copy and counter for counter.
 SYNCFAB_TEST(switch_cosim, unicast_smoke) {
-  Setup s = base_setup();
-  Mix mx;
-  mx.packets = static_cast<unsigned>(ctx.param("packets", 300));
-  for (std::uint16_t lid = 1; lid <= 12; ++lid) {
-    mx.lids.push_back(lid);
-  }
-  const Stimulus st = make_stimulus(ctx.rng(), mx, 0.0, 0.0);
-  co_await cosim(ctx, "unicast_smoke", s, st);
+  const Scenario sc = unicast_smoke(ctx, static_cast<unsigned>(ctx.param("packets", 300)));
+  co_await cosim(ctx, "unicast_smoke", sc.setup, sc.stim);
 }
 
 // Everything at once: unicast, multicast, misses, bad types and lengths,
 // received PFC frames (some malformed), PFC on 3 and 5, WRED, SP + WDRR,
 // hook-flow remap, rx gaps and tx backpressure.
 SYNCFAB_TEST(switch_cosim, random_mix) {
-  Setup s = base_setup();
-  add_multicast(s);
-  add_pfc(s);
-  add_wred_sched_remap(s);
-  Mix mx;
-  mx.packets = static_cast<unsigned>(ctx.param("packets", 1500));
-  for (std::uint16_t lid = 1; lid <= 12; ++lid) {
-    mx.lids.push_back(lid);
-  }
-  mx.mlids = {0xC000, 0xC001, 0xC002, 0xC005};
-  mx.unicast = 75;
-  mx.multicast = 15;
-  mx.bad_type = 4;
-  mx.bad_len = 5;
-  mx.pfc_frames = 2;
-  mx.pfc_long = static_cast<unsigned>(ctx.param("pfc_long", 15));
-  mx.pfc_badlen = static_cast<unsigned>(ctx.param("pfc_badlen", 15));
-  mx.len0 = ctx.param("len0", 1) != 0;
-  mx.gap_max = 6;
-  const Stimulus st =
-      make_stimulus(ctx.rng(), mx, 0.1, static_cast<double>(ctx.param("stall_pct", 20)) / 100);
-  co_await cosim(ctx, "random_mix", s, st);
+  const Scenario sc = random_mix(ctx, static_cast<unsigned>(ctx.param("packets", 1500)));
+  co_await cosim(ctx, "random_mix", sc.setup, sc.stim);
 }
 
 // Full load on the lossless priorities: every input sends back to back,
@@ -1098,67 +869,14 @@ SYNCFAB_TEST(switch_cosim, random_mix) {
 // outputs, lossy traffic besides, output stalls. Zero drops on 3 and 5 with
 // the sources honouring the switch's pauses; the pause timing property.
 SYNCFAB_TEST(switch_cosim, lossless_full_load) {
-  Setup s = base_setup();
-  add_pfc(s);
-  Mix mx;
-  mx.packets = static_cast<unsigned>(ctx.param("packets", 1500));
-  for (std::uint16_t lid = 1; lid <= 12; ++lid) {
-    mx.lids.push_back(lid);
-  }
-  mx.prios = {3, 3, 3, 5, 5, 0, 1};
-  mx.incast_to = 2;
-  mx.incast_prio = 3;
-  mx.gap_max = 0;
-  const Stimulus st =
-      make_stimulus(ctx.rng(), mx, 0.0, static_cast<double>(ctx.param("stall_pct", 30)) / 100);
-  co_await cosim(ctx, "lossless_full_load", s, st);
+  const Scenario sc = lossless_full_load(ctx, static_cast<unsigned>(ctx.param("packets", 1500)));
+  co_await cosim(ctx, "lossless_full_load", sc.setup, sc.stim);
 }
 
-// The random mix with the watchdog and CTRL.ENABLE = 0 windows. Peers that
-// never resume (pause refreshed every 100 cycles, 50 quanta x 8 = 400
-// cycles): queue 3 of port 0 (drop mode, no WRED: DROP_WD), queue 5 of port
-// 1 (ignore mode, WRED from queue length 1: marks only while lossless;
-// once the limit DISABLES it, Not-ECT copies are DROP_WRED), queue 3 of
-// port 2 (ignore mode).
-// Detect 150, recover 200, window 3000, limit 2: the third deadlock in a
-// window disables. Two ENABLE = 0 windows: DROP_DISABLED at the input.
+// The random mix with the watchdog and CTRL.ENABLE = 0 windows
+// (switch_cosim_scenarios.cpp): DROP_WD in drop mode, ignore mode, a queue
+// DISABLED over the limit that WRED may then drop on, DROP_DISABLED.
 SYNCFAB_TEST(switch_cosim, watchdog_and_disable) {
-  Setup s = base_setup();
-  add_multicast(s);
-  add_pfc(s);
-  add_wred_sched_remap(s);
-  s.wd = drv::WatchdogConfig{150, 200, 3000, 2};
-  s.wd_port[0] = drv::WatchdogPort{1U << 3, true};
-  s.wd_port[1] = drv::WatchdogPort{1U << 5, false};
-  s.wd_port[2] = drv::WatchdogPort{1U << 3, false};
-  // WRED on queue 5 of port 1 from queue length 1: while lossless it only
-  // marks; once the watchdog DISABLES the queue, Not-ECT copies drop.
-  s.wred[1][5] = drv::WredQueue{true, 1, 4, 255};
-  for (unsigned o = 0; o < kPorts; ++o) {
-    for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
-      TB_CHECK(!(s.wd_drops(o, q) && s.wred_on(o, q)))
-          << "a queue with both DROP_WD and DROP_WRED would make a missing copy ambiguous";
-    }
-  }
-  Mix mx;
-  mx.packets = static_cast<unsigned>(ctx.param("packets", 1500));
-  for (std::uint16_t lid = 1; lid <= 12; ++lid) {
-    mx.lids.push_back(lid);
-  }
-  mx.mlids = {0xC000, 0xC001, 0xC002, 0xC005};
-  mx.unicast = 80;
-  mx.multicast = 15;
-  mx.bad_type = 2;
-  mx.bad_len = 3;
-  mx.pfc_frames = 1;
-  mx.pfc_long = 15;
-  mx.pfc_badlen = 15;
-  mx.len0 = true;
-  mx.gap_max = 6;
-  Stimulus st = make_stimulus(ctx.rng(), mx, 0.1, 0.2);
-  add_pause_storm(st, 0, 3, 50, 100, 100, 900);
-  add_pause_storm(st, 1, 5, 50, 100, 100, 2000);
-  add_pause_storm(st, 2, 3, 50, 100, 1200, 2400);
-  st.disabled = {{600, 800}, {1800, 1950}};
-  co_await cosim(ctx, "watchdog_and_disable", s, st);
+  const Scenario sc = watchdog_and_disable(ctx, static_cast<unsigned>(ctx.param("packets", 1500)));
+  co_await cosim(ctx, "watchdog_and_disable", sc.setup, sc.stim);
 }
