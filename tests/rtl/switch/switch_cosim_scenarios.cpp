@@ -322,4 +322,55 @@ Scenario watchdog_and_disable(TestContext& ctx, unsigned packets) {
   return Scenario{std::move(s), std::move(st)};
 }
 
+Scenario overload(TestContext& ctx, unsigned packets) {
+  Setup s = base_setup();
+  Mix mx;
+  mx.packets = packets;
+  mx.max_len = 3;
+  for (std::uint16_t lid = 1; lid <= 12; ++lid) {
+    mx.lids.push_back(lid);
+  }
+  mx.prios = {0, 0, 0, 1};
+  mx.incast_to = 2;
+  mx.incast_prio = 0;
+  mx.gap_max = 0;
+  Stimulus st = make_stimulus(ctx.rng(), mx, 0.0, 0.8);
+  return Scenario{std::move(s), std::move(st)};
+}
+
+Scenario release_storm(TestContext& ctx, unsigned packets) {
+  Setup s = base_setup();
+  for (unsigned p = 0; p < kPorts; ++p) {
+    s.wred[p][0] = drv::WredQueue{true, 0, 0, 0};
+    s.wred[p][1] = drv::WredQueue{true, 0, 0, 0};
+  }
+  Mix mx;
+  mx.packets = packets;
+  mx.max_len = 4;
+  for (std::uint16_t lid = 1; lid <= 12; ++lid) {
+    mx.lids.push_back(lid);
+  }
+  mx.prios = {0, 1};
+  mx.bad_len = 60;
+  mx.gap_max = 0;
+  Stimulus st = make_stimulus(ctx.rng(), mx, 0.0, 0.0);
+  return Scenario{std::move(s), std::move(st)};
+}
+
+Scenario wred_after_disable(TestContext& ctx, unsigned packets) {
+  Setup s = base_setup();
+  add_pfc(s);
+  s.wd = drv::WatchdogConfig{20, 20, 3000, 1};
+  s.wd_port[1] = drv::WatchdogPort{1U << 5, false};
+  s.wred[1][5] = drv::WredQueue{true, 0, 0, 0};
+  Mix mx;
+  mx.packets = packets;
+  mx.lids = {1, 5, 9};  // port 1
+  mx.prios = {5};
+  mx.gap_max = 2;
+  Stimulus st = make_stimulus(ctx.rng(), mx, 0.0, 0.0);
+  add_pause_storm(st, 1, 5, 50, 100, 0, 1500);
+  return Scenario{std::move(s), std::move(st)};
+}
+
 }  // namespace syncfab::tb::switch_cosim

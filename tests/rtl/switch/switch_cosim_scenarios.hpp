@@ -1,6 +1,7 @@
 // The stimulus mixes of the switch co-simulation (switch_cosim_test.cpp) as
 // scenarios: one configuration and one seeded stimulus each, built from the
-// test's seed and --param knobs.
+// test's seed and --param knobs. Shared with switch_cover_test.cpp, which
+// runs them on the coverage build of the switch to reach its cover points.
 #pragma once
 
 #include "switch_cosim_bench.hpp"
@@ -25,5 +26,22 @@ Scenario lossless_full_load(TestContext& ctx, unsigned packets);
 // The random mix with the PFC watchdog (peers that never resume: drop mode,
 // ignore mode, over the limit DISABLED) and two CTRL.ENABLE = 0 windows.
 Scenario watchdog_and_disable(TestContext& ctx, unsigned packets);
+// Overload without PFC: every input back to back with packets of one to
+// three flits (more than the one copy per cycle the enqueue engine takes, so
+// the pending FIFOs fill and rx_ready drops), three quarters of them to one
+// output, every tx stalled 80 % of the cycles (so the input buffers fill:
+// DROP_BUF for want of cells).
+Scenario overload(TestContext& ctx, unsigned packets);
+// Cells returned from three places in one cycle at one input: WRED drops
+// every Not-ECT copy (Kmin = Kmax = 0 on the two queues used; a dropped
+// unicast copy frees its packet at once), the other copies finish, and
+// about half of the packets carry a wrong length (freed at their last
+// flit).
+Scenario release_storm(TestContext& ctx, unsigned packets);
+// A lossless queue the watchdog DISABLES early (queue 5 of port 1: a peer
+// that never resumes, detect and recover 20 cycles, limit 1), then WRED on
+// it (Kmin = Kmax = 0): marks while lossless, DROP_WRED of its Not-ECT
+// copies once DISABLED; its copies keep flowing past the peer's pauses.
+Scenario wred_after_disable(TestContext& ctx, unsigned packets);
 
 }  // namespace syncfab::tb::switch_cosim
