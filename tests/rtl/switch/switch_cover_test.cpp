@@ -98,7 +98,7 @@ SYNCFAB_TEST(switch_cover, corners) {
   for (const auto& [name, sc] : scenarios) {
     const RunLog log = co_await run_rtl(ctx, sc.setup, sc.stim);
     std::cout << "  " << name << ": " << sc.stim.pkts.size() << " packets/frames, " << log.cycles
-              << " cycles\n";
+              << " cycles in " << log.wall_s << " s\n";
   }
 
   const std::filesystem::path file =
