@@ -83,7 +83,7 @@ module switch_ingress
 );
 
   `SF_STATIC_ASSERT(gen_buf_cells_check, BufCells >= 2 && BufCells <= 32768)
-  `SF_STATIC_ASSERT(gen_num_ports_check, NumPorts >= 1 && NumPorts <= 8)
+  `SF_STATIC_ASSERT(gen_num_ports_check, NumPorts >= 1 && NumPorts <= MaxPorts)
 
   typedef logic [$bits(len_t):0] nflit_t;  // a flit count up to len_flits + 1
   typedef logic [RefW-1:0] ref_t;
