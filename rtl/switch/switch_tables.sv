@@ -31,7 +31,7 @@ module switch_tables
   output logic                       error_o,   // one-cycle pulse
   // Lookups, one per input port
   input  lid_t [NumPorts-1:0]        lk_dst_i,
-  output lk_rsp_t [NumPorts-1:0]     lk_rsp_o
+  output lk_rsp_t                   lk_rsp_o [NumPorts]
 );
 
   `SF_STATIC_ASSERT(gen_lft_check, LftEntries >= 1 && LftEntries <= 49152)
@@ -67,7 +67,9 @@ module switch_tables
   assign error_o = (write_i || read_i) && !in_range;
 
   always_ff @(posedge clk_i) begin
-    if (write_i && lft_sel && in_range) lft_q[index_i[LftW-1:0]] <= '{valid: lft_wdata.valid, port: lft_wdata.port};
+    if (write_i && lft_sel && in_range) begin
+      lft_q[index_i[LftW-1:0]] <= '{valid: lft_wdata.valid, port: lft_wdata.port};
+    end
     if (write_i && mft_sel && in_range) begin
       mft_q[index_i[MftW-1:0]] <= '{valid: mft_wdata.valid, mask: mft_wdata.mask[NumPorts-1:0]};
     end
@@ -84,7 +86,8 @@ module switch_tables
       if (read_i && in_range) begin
         if (lft_sel) begin
           rdata_q <= lft_valid_q[index_i[LftW-1:0]] ?
-              tbl_data_t'(lft_data_t'{valid: 1'b1, rsvd: '0, port: lft_q[index_i[LftW-1:0]].port}) : '0;
+              tbl_data_t'(lft_data_t'{valid: 1'b1, rsvd: '0,
+                                      port: lft_q[index_i[LftW-1:0]].port}) : '0;
         end else begin
           rdata_q <= mft_valid_q[index_i[MftW-1:0]] ?
               tbl_data_t'(mft_data_t'{valid: 1'b1, rsvd: '0,
@@ -98,26 +101,26 @@ module switch_tables
   for (genvar i = 0; i < NumPorts; i++) begin : gen_lookup
     lid_t midx;
     logic [LftW-1:0] lidx;
+    lk_rsp_t rsp;
     assign midx = lk_dst_i[i] - MLID_BASE;
     assign lidx = lk_dst_i[i][LftW-1:0];
     always_comb begin
-      lk_rsp_o[i] = '0;
+      rsp = '0;
       if (lk_dst_i[i] >= MLID_BASE) begin
         if (32'(midx) < MftEntries && mft_valid_q[midx[MftW-1:0]]) begin
-          lk_rsp_o[i].mask = mft_q[midx[MftW-1:0]].mask & ~(NumPorts'(1) << i);
-          lk_rsp_o[i].hit = lk_rsp_o[i].mask != '0;
+          rsp.mask = mft_q[midx[MftW-1:0]].mask & ~(NumPorts'(1) << i);
+          rsp.hit = rsp.mask != '0;
         end
       end else if (32'(lk_dst_i[i]) < LftEntries && lft_valid_q[lidx] &&
                    32'(lft_q[lidx].port) < NumPorts) begin
-        lk_rsp_o[i].mask = NumPorts'(1) << lft_q[lidx].port;
-        lk_rsp_o[i].hit = 1'b1;
+        rsp.mask = NumPorts'(1) << lft_q[lidx].port;
+        rsp.hit = 1'b1;
       end
     end
-  end
+    assign lk_rsp_o[i] = rsp;
 
-  for (genvar i = 0; i < NumPorts; i++) begin : gen_lookup_rules
-    `SF_ASSERT(a_hit_iff_mask, lk_rsp_o[i].hit == (lk_rsp_o[i].mask != '0))
-    `SF_ASSERT(a_mc_never_back, lk_dst_i[i] >= MLID_BASE |-> !lk_rsp_o[i].mask[i])
+    `SF_ASSERT(a_hit_iff_mask, rsp.hit == (rsp.mask != '0))
+    `SF_ASSERT(a_mc_never_back, lk_dst_i[i] >= MLID_BASE |-> !rsp.mask[i])
   end
 
   logic unused_tables;

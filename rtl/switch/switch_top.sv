@@ -125,7 +125,7 @@ module switch_top
   // Tables
   // ---------------------------------------------------------------------------
   lid_t [NumPorts-1:0] lk_dst;
-  lk_rsp_t [NumPorts-1:0] lk_rsp;
+  lk_rsp_t lk_rsp [NumPorts];
   logic tbl_error;
   tbl_data_t tbl_rdata;
 
@@ -140,12 +140,16 @@ module switch_top
   // ---------------------------------------------------------------------------
   // Ingress ports
   // ---------------------------------------------------------------------------
+  // The per-port struct arrays are unpacked: an element picked by a
+  // run-time index (pend[eng_in], in_rd_rsp[out_src[o]], ...) is then one
+  // array access in the verilated model, where a packed array of structs
+  // whose width is not a multiple of 32 bits is a shift of the whole vector.
   logic [NumPorts-1:0] pfc_rx_valid;
-  pfc_rx_frame_t [NumPorts-1:0] pfc_rx;
-  in_ev_t [NumPorts-1:0] in_ev;
+  pfc_rx_frame_t pfc_rx [NumPorts];
+  in_ev_t in_ev [NumPorts];
   cnt_t [NumPorts-1:0][NumPrio-1:0] occ;
   logic [NumPorts-1:0] pend_valid, pend_ready;
-  pend_t [NumPorts-1:0] pend;
+  pend_t pend [NumPorts];
   logic [NumPorts-1:0] copy_valid;
   copy_t copy;
   // [input][output][queue]
@@ -153,10 +157,10 @@ module switch_top
   len_t [NumPorts-1:0][NumPorts-1:0][NumPrio-1:0] voq_len;
   cnt_t [NumPorts-1:0][NumPorts-1:0][NumPrio-1:0] voq_cells;
   logic [NumPorts-1:0] in_pop, in_busy;
-  pop_req_t [NumPorts-1:0] in_pop_req;
-  pop_rsp_t [NumPorts-1:0] in_pop_rsp;
-  rd_req_t [NumPorts-1:0] in_rd_req;
-  rd_rsp_t [NumPorts-1:0] in_rd_rsp;
+  pop_req_t in_pop_req [NumPorts];
+  pop_rsp_t in_pop_rsp [NumPorts];
+  rd_req_t in_rd_req [NumPorts];
+  rd_rsp_t in_rd_rsp [NumPorts];
 
   for (genvar i = 0; i < NumPorts; i++) begin : gen_ingress
     switch_ingress #(.NumPorts(NumPorts), .BufCells(BufCells)) u_ingress (
@@ -274,10 +278,10 @@ module switch_top
   // Egress ports and the output/input matching
   // ---------------------------------------------------------------------------
   logic [NumPorts-1:0] offer_valid, accept, out_busy;
-  offer_t [NumPorts-1:0] offer;
+  offer_t offer [NumPorts];
   port_t [NumPorts-1:0] out_src;
-  rd_req_t [NumPorts-1:0] out_rd_req;
-  out_ev_t [NumPorts-1:0] out_ev;
+  rd_req_t out_rd_req [NumPorts];
+  out_ev_t out_ev [NumPorts];
   prio_mask_t [NumPorts-1:0] stop, xoff_tx;
   wd_state_e [NumPorts-1:0][NumPrio-1:0] wd_state;
   port_t tok_rr_q, tok_rr_d;
@@ -336,7 +340,7 @@ module switch_top
   // Each accepted output pops the head of its VOQ at its input.
   always_comb begin
     in_pop = '0;
-    in_pop_req = '0;
+    in_pop_req = '{default: '0};
     for (int o = 0; o < NumPorts; o++) begin
       if (accept[o]) begin
         in_pop[offer[o].in] = 1'b1;
@@ -352,7 +356,7 @@ module switch_top
   // of one input then also follow each other without an idle read cycle.
   always_comb begin
     in_busy = '0;
-    in_rd_req = '0;
+    in_rd_req = '{default: '0};
     for (int o = 0; o < NumPorts; o++) begin
       if (out_busy[o]) begin
         if (!out_rd_req[o].last) in_busy[out_src[o]] = 1'b1;
