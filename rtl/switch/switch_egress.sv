@@ -323,44 +323,46 @@ module switch_egress
   // ---------------------------------------------------------------------------
   // Assertions
   // ---------------------------------------------------------------------------
+  // Immediate forms, implications as `!(a) || (b)` (switch_ingress says
+  // why); a rule about the next cycle reads the next-state values.
   // A data packet is never interrupted by a PFC frame: a frame starts only
   // from idle, and a started packet runs to its last flit.
-  `SF_ASSERT(a_pfc_not_inside_packet, frame_ready |-> state_q == OutIdle)
-  `SF_ASSERT(a_data_runs_to_last,
-             state_q == OutData && !data_last |=> state_q == OutData && $stable(slot_q))
-  // Matching only when free from the next cycle on (idle, or the last flit
-  // of a copy or pause frame leaves now) and no pause frame is waiting.
-  `SF_ASSERT(a_match_only_free, match |-> (state_q == OutIdle || last_out) && !frame_valid)
-  // Line rate: when a copy is eligible (a grant, accepted) in the cycle the
-  // last flit of a copy or pause frame leaves, the next copy's header is
-  // the next cycle's flit: no idle cycle between the two.
-  `SF_ASSERT(a_no_gap_after_last,
-             last_out && !frame_valid && grant_valid && offer_ready_i |=>
-               state_q == OutData && first_q && (tx_valid_o || discard_q))
-  `SF_ASSERT(a_match_from_candidate,
-             match |-> voq_valid_i[offer_o.in][offer_o.q] && !in_busy_i[offer_o.in])
-  `SF_ASSERT(a_match_not_stopped, match |-> !stop_o[offer_o.q])
-  `SF_ASSERT(a_accept_only_offered, offer_ready_i |-> offer_valid_o)
-  `SF_ASSERT(a_copy_len_nonzero, state_q == OutData |-> rem_q != '0)
-  `SF_ASSERT(a_tx_stable, tx_valid_o && !tx_ready_i |=> tx_valid_o)
-
-  // The same rule as a_pfc_not_inside_packet, seen at the port: from the
-  // handshake of a data flit that is not its packet's last until its last
-  // flit, tx carries only that packet's flits (no pause frame, no header).
+  `SF_ASSERT_IMM(a_pfc_not_inside_packet, !frame_ready || state_q == OutIdle)
+  `SF_ASSERT_IMM(a_data_runs_to_last,
+                 !(state_q == OutData && !data_last) || (state_d == OutData && slot_d == slot_q))
+  // The same rule seen at the port: from the handshake of a data flit that
+  // is not its packet's last until its last flit, tx carries only that
+  // packet's flits (no pause frame, no header).
   logic tx_mid_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) tx_mid_q <= 1'b0;
     else if (tx_valid_o && tx_ready_i) tx_mid_q <= state_q == OutData && !tx_last_o;
   end
-  `SF_ASSERT_IMM_IMP(a_tx_packet_whole, tx_mid_q && tx_valid_o, state_q == OutData && !first_q)
+  `SF_ASSERT_IMM(a_tx_packet_whole,
+                 !(tx_mid_q && tx_valid_o) || (state_q == OutData && !first_q))
+  // Matching only when free from the next cycle on (idle, or the last flit
+  // of a copy or pause frame leaves now) and no pause frame is waiting.
+  `SF_ASSERT_IMM(a_match_only_free,
+                 !match || ((state_q == OutIdle || last_out) && !frame_valid))
+  // Line rate: when a copy is eligible (a grant, accepted) in the cycle the
+  // last flit of a copy or pause frame leaves, the next copy's header is
+  // the next cycle's flit: no idle cycle between the two.
+  `SF_ASSERT_IMM(a_no_gap_after_last,
+                 !(last_out && !frame_valid && grant_valid && offer_ready_i) ||
+                 (state_d == OutData && first_d))
+  `SF_ASSERT_IMM(a_match_from_candidate,
+                 !match || (voq_valid_i[offer_o.in][offer_o.q] && !in_busy_i[offer_o.in]))
+  `SF_ASSERT_IMM(a_match_not_stopped, !match || !stop_o[offer_o.q])
+  `SF_ASSERT_IMM(a_accept_only_offered, !offer_ready_i || offer_valid_o)
+  `SF_ASSERT_IMM(a_copy_len_nonzero, state_q != OutData || rem_q != '0)
+  `SF_ASSERT_IMM_NXT(a_tx_stable, tx_valid_o && !tx_ready_i, tx_valid_o)
   // Watchdog drop mode: a copy is discarded only when, at its match, its
   // queue's watchdog recovers in drop mode (RECOVER with drop), and a
   // discarded copy puts nothing on the wire.
-  `SF_ASSERT_IMM_IMP(a_discard_only_drop_mode, match && discard_d,
-                     wd_drop[offer_o.q] && wd_state_o[offer_o.q] == WD_RECOVER)
-  `SF_ASSERT_IMM_IMP(a_discard_silent, state_q == OutData && discard_q, !tx_valid_o)
-  // A copy ends one way: sent (TX) or discarded (DROP_WD).
-  `SF_ASSERT_IMM(a_copy_one_fate, !(ev_o.tx && ev_o.drop_wd))
+  `SF_ASSERT_IMM(a_discard_only_drop_mode,
+                 !(match && discard_d) ||
+                 (wd_drop[offer_o.q] && wd_state_o[offer_o.q] == WD_RECOVER))
+  `SF_ASSERT_IMM(a_discard_silent, !(state_q == OutData && discard_q) || !tx_valid_o)
 
   // Corners the switch's coverage test must reach.
   `SF_COVER(c_pause_rx_mid_copy, state_q == OutData && !first_q && ev_pause_rx[oq_q])

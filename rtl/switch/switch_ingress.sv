@@ -550,80 +550,79 @@ module switch_ingress
   // ---------------------------------------------------------------------------
   // Assertions
   // ---------------------------------------------------------------------------
+  // All in the immediate form (syncfab_assert.svh): evaluated once per clock
+  // edge with the values a concurrent property would sample, without the
+  // per-evaluation sampled copies (this block is instantiated per input). An
+  // implication is written `!(a) || (b)`: in the verilated model that is one
+  // branch that is never taken, where SF_ASSERT_IMM_IMP's antecedent is a
+  // branch on traffic (often mispredicted) and these consequents are cheap.
+  logic hdr_beat;  // the header of a packet or frame is taken this cycle
+  assign hdr_beat = rx_state_q == RxIdle && beat;
   // Nothing is stored without its cells, lossless or not.
-  `SF_ASSERT(a_admit_fits, rx_state_q == RxIdle && beat && admit |-> free_fits)
-  `SF_ASSERT(a_alloc_has_cell, alloc |-> free_q != '0)
+  `SF_ASSERT_IMM(a_admit_fits, !(hdr_beat && admit) || free_fits)
+  `SF_ASSERT_IMM(a_alloc_has_cell, !alloc || free_q != '0)
   // A live packet's first cell is never on the free list's head.
-  `SF_ASSERT(a_take_free_cell, take |-> !slot_used_q[new_cell])
-  `SF_ASSERT(a_free_count, 32'(free_q) == 32'(list_q) + 32'(BufCells) - 32'(fresh_q))
+  `SF_ASSERT_IMM(a_take_free_cell, !take || !slot_used_q[new_cell])
+  `SF_ASSERT_IMM(a_free_count, 32'(free_q) == 32'(list_q) + 32'(BufCells) - 32'(fresh_q))
   // Occupancy per arrival priority adds up to the cells not free.
   function automatic int unsigned occ_total(cnt_t [NumPrio-1:0] occ);
     int unsigned sum = 0;
     for (int p = 0; p < NumPrio; p++) sum += 32'(occ[p]);
     return sum;
   endfunction
-  `SF_ASSERT(a_occ_sums_to_used, occ_total(occ_q) == 32'(BufCells) - 32'(free_q))
+  `SF_ASSERT_IMM(a_occ_sums_to_used, occ_total(occ_q) == 32'(BufCells) - 32'(free_q))
   // No cell leak: with no live packet and none being received, every cell is free.
-  `SF_ASSERT(a_no_cell_leak, used_slots_q == '0 && rx_state_q != RxStore |->
-             free_q == cnt_t'(BufCells) && lossy_q == '0)
-  `SF_ASSERT(a_lossy_within_used, 32'(lossy_q) + 32'(free_q) <= 32'(BufCells))
-  `SF_ASSERT(a_pend_not_full_on_push, pend_push |-> pend_wready)
-  `SF_ASSERT(a_pop_nonempty, pop_valid_i |-> vq_cnt_q[pop_port][pop_q] != '0)
-  // What the egress saw of the popped queue is its true head.
-  `SF_ASSERT(a_pop_head_seen, pop_valid_i |-> vq_any_q[pop_port][pop_q] &&
-             vq_hlen_q[pop_port][pop_q] == pop_head_len)
-  `SF_ASSERT(a_copy_on_used_slot, copy_valid_i |-> slot_used_q[copy_i.slot])
-  `SF_ASSERT(a_done_on_used_slot, rd_req_i.last |-> slot_used_q[rd_req_i.slot])
-  // Reference counts never underflow: a decrement only on a count covering it.
-  `SF_ASSERT(a_refcnt_no_underflow_wred, dec_a |-> ref_a >= dec_a_n)
-  `SF_ASSERT(a_refcnt_no_underflow_done, dec_b |-> ref_b >= ref_t'(1))
-  // A released chain ends at the cell its packet took last.
-  `SF_ASSERT(a_release_chain_len, rel_c |-> rel_n[2] == count_q || rel_n[2] == nflit_t'(len_q))
-
-  // The rules below read many signals: immediate forms (syncfab_assert.svh),
-  // evaluated only at the clock edge and only in the cycles they apply.
-  logic hdr_beat;  // the header of a packet or frame is taken this cycle
-  assign hdr_beat = rx_state_q == RxIdle && beat;
-  // Every received packet has exactly one fate at its last flit: stored
-  // whole (pending for the engine) or one drop reason; a malformed PFC frame
-  // is DROP_BAD_PKT and not a packet (no RX).
-  `SF_ASSERT_IMM_IMP(a_one_fate, ev_o.rx,
-                     $onehot({pkt_done, ev_o.drop_disabled, ev_o.drop_bad, ev_o.drop_no_route,
-                              ev_o.drop_buf}))
-  `SF_ASSERT_IMM_IMP(a_fate_is_rx, pkt_done || ev_o.drop_disabled || ev_o.drop_no_route ||
-                     ev_o.drop_buf, ev_o.rx)
-  // Events come at a packet's (or frame's) last flit, one per packet.
-  `SF_ASSERT_IMM_IMP(a_ev_at_last_flit, ev_o.rx || ev_o.drop_bad || pfc_valid_o,
-                     beat && rx_last_i)
-  // LOSSY_LIMIT never applies to a lossless priority: a lossless DROP_BUF is
-  // a buffer without the packet's cells (its peer ignored our pauses).
-  `SF_ASSERT_IMM_IMP(a_lossless_ignores_lossy_limit,
-                     hdr_beat && hdr.pkt_type != PKT_PFC && drop_d == DrBuf && pfc_en_i[hdr.prio],
-                     32'(free_q) < 32'(hdr.len_flits))
-  // A lossy packet is admitted only within LOSSY_LIMIT and the free cells.
-  `SF_ASSERT_IMM_IMP(a_admit_lossy_limit, hdr_beat && admit && !pfc_en_i[hdr.prio],
-                     32'(lossy_q) + 32'(hdr.len_flits) <= 32'(lossy_limit_i) &&
-                     32'(hdr.len_flits) <= 32'(free_q))
-  // A PFC frame is link-local: never stored, never a slot.
-  `SF_ASSERT_IMM_IMP(a_pfc_never_stored,
-                     rx_state_q == RxPfc || (hdr_beat && hdr.pkt_type == PKT_PFC),
-                     !alloc && !new_slot)
+  `SF_ASSERT_IMM(a_no_cell_leak, !(used_slots_q == '0 && rx_state_q != RxStore) ||
+                                 (free_q == cnt_t'(BufCells) && lossy_q == '0))
+  `SF_ASSERT_IMM(a_lossy_within_used, 32'(lossy_q) + 32'(free_q) <= 32'(BufCells))
+  `SF_ASSERT_IMM(a_pend_not_full_on_push, !pend_push || pend_wready)
   // rx_ready is low only while the pending FIFO is full.
   `SF_ASSERT_IMM(a_rx_ready_iff_pend_room, rx_ready_o == (32'(pend_count) < PendDepth))
+  `SF_ASSERT_IMM(a_pop_nonempty, !pop_valid_i || pop_cnt != '0)
+  // What the egress saw of the popped queue is its true head.
+  `SF_ASSERT_IMM(a_pop_head_seen, !pop_valid_i || (vq_any_q[pop_port][pop_q] &&
+                                                   vq_hlen_q[pop_port][pop_q] == pop_head_len))
   // A VOQ shows a copy iff it holds one (checked on the queues a pop or a
   // push names, which are the only ones that change).
   `SF_ASSERT_IMM(a_voq_valid_iff_nonempty,
                  (!pop_valid_i || vq_any_q[pop_port][pop_q] == (pop_cnt != '0)) &&
                  (!push || vq_any_q[push_port][push_q] == (push_cnt != '0)))
-  // Slots: the count of live slots is the live set's; a new packet has a
-  // copy to make; a copy, a pending packet and a released slot name a live
-  // slot, and a copy or a pending packet one with a reference left.
-  `SF_ASSERT_IMM(a_slot_count, 32'(used_slots_q) == 32'($countones(slot_used_q)))
-  `SF_ASSERT_IMM_IMP(a_new_slot_has_copies, new_slot, lk_rsp_i.mask != '0)
-  `SF_ASSERT_IMM_IMP(a_copy_slot_has_ref, copy_valid_i, ref_a != '0)
-  `SF_ASSERT_IMM_IMP(a_pend_slot_live, pend_valid_o,
-                     slot_used_q[pend_o.slot] && refcnt_q[pend_o.slot] != '0)
-  `SF_ASSERT_IMM_IMP(a_release_live_slot, rel_c, slot_used_q[cur_slot_q])
+  // Slots and reference counts: a copy, a finished copy and a released
+  // packet name a live slot, a copy's slot still holds a reference, no count
+  // underflows; the live-slot count is 0 exactly when no slot is live.
+  `SF_ASSERT_IMM(a_copy_on_used_slot, !copy_valid_i || slot_used_q[copy_i.slot])
+  `SF_ASSERT_IMM(a_copy_slot_has_ref, !copy_valid_i || ref_a != '0)
+  `SF_ASSERT_IMM(a_done_on_used_slot, !rd_req_i.last || slot_used_q[rd_req_i.slot])
+  `SF_ASSERT_IMM(a_release_live_slot, !rel_c || slot_used_q[cur_slot_q])
+  `SF_ASSERT_IMM(a_refcnt_no_underflow_wred, !dec_a || ref_a >= dec_a_n)
+  `SF_ASSERT_IMM(a_refcnt_no_underflow_done, !dec_b || ref_b >= ref_t'(1))
+  `SF_ASSERT_IMM(a_slot_count, (used_slots_q == '0) == (slot_used_q == '0))
+  // A released chain ends at the cell its packet took last.
+  `SF_ASSERT_IMM(a_release_chain_len,
+                 !rel_c || rel_n[2] == count_q || rel_n[2] == nflit_t'(len_q))
+  // Every received packet has exactly one fate, at its last flit: stored
+  // whole (pending for the engine) or one drop reason; a malformed PFC frame
+  // is DROP_BAD_PKT and not a packet (no RX).
+  `SF_ASSERT_IMM(a_one_fate,
+                 (ev_o.rx ? $onehot({pkt_done, ev_o.drop_disabled, ev_o.drop_bad,
+                                     ev_o.drop_no_route, ev_o.drop_buf})
+                          : !(pkt_done || ev_o.drop_disabled || ev_o.drop_no_route ||
+                              ev_o.drop_buf)) &&
+                 (!(ev_o.rx || ev_o.drop_bad || pfc_valid_o) || (beat && rx_last_i)))
+  // LOSSY_LIMIT never applies to a lossless priority: a lossless DROP_BUF is
+  // a buffer without the packet's cells (its peer ignored our pauses). A
+  // lossy packet is admitted only within LOSSY_LIMIT and the free cells.
+  `SF_ASSERT_IMM(a_lossless_ignores_lossy_limit,
+                 !(hdr_beat && hdr.pkt_type != PKT_PFC && drop_d == DrBuf && pfc_en_i[hdr.prio]) ||
+                 32'(free_q) < 32'(hdr.len_flits))
+  `SF_ASSERT_IMM(a_admit_lossy_limit,
+                 !(hdr_beat && admit && !pfc_en_i[hdr.prio]) ||
+                 (32'(lossy_q) + 32'(hdr.len_flits) <= 32'(lossy_limit_i) &&
+                  32'(hdr.len_flits) <= 32'(free_q)))
+  // A PFC frame is link-local: never stored, never a slot.
+  `SF_ASSERT_IMM(a_pfc_never_stored,
+                 !(rx_state_q == RxPfc || (hdr_beat && hdr.pkt_type == PKT_PFC)) ||
+                 (!alloc && !new_slot))
 
   // Corners the switch's coverage test must reach (tests/rtl/switch,
   // switch_cover_test.cpp).

@@ -119,8 +119,9 @@ module switch_tables
     end
     assign lk_rsp_o[i] = rsp;
 
-    `SF_ASSERT(a_hit_iff_mask, rsp.hit == (rsp.mask != '0))
-    `SF_ASSERT(a_mc_never_back, lk_dst_i[i] >= MLID_BASE |-> !rsp.mask[i])
+    // Immediate forms: evaluated once per clock edge, without sampled copies.
+    `SF_ASSERT_IMM(a_hit_iff_mask, rsp.hit == (rsp.mask != '0))
+    `SF_ASSERT_IMM(a_mc_never_back, lk_dst_i[i] < MLID_BASE || !rsp.mask[i])
   end
 
   logic unused_tables;

@@ -507,31 +507,40 @@ module switch_top
     .pslverr_i(pslverr_o)
   );
 
-  `SF_ASSERT(a_accept_only_req, (accept & ~offer_valid) == '0)
-  `SF_ASSERT(a_engine_mask_nonzero, eng_active |-> eng_mask_any)
-  `SF_ASSERT(a_engine_not_back_mc, eng_active && eng_hdr.dst_lid >= MLID_BASE |-> !eng_mask[eng_in])
-  for (genvar o = 0; o < NumPorts; o++) begin : gen_out_rules
-    for (genvar o2 = o + 1; o2 < NumPorts; o2++) begin : gen_pair
-      // One read port per input: two outputs never stream from the same input.
-      `SF_ASSERT(a_one_reader, !(out_busy[o] && out_busy[o2] && out_src[o] == out_src[o2]))
+  // Immediate forms, implications as `!(a) || (b)` (switch_ingress says why).
+  `SF_ASSERT_IMM(a_accept_only_req, (accept & ~offer_valid) == '0)
+  `SF_ASSERT_IMM(a_engine_mask_nonzero, !eng_active || eng_mask_any)
+  `SF_ASSERT_IMM(a_engine_not_back_mc,
+                 !(eng_active && eng_hdr.dst_lid >= MLID_BASE) || !eng_mask[eng_in])
+  // One read port per input: two outputs never stream from the same input.
+  // (Bitwise, without a branch per output: see above.)
+  function automatic logic one_reader_each(logic [NumPorts-1:0] busy, port_t [NumPorts-1:0] src);
+    port_mask_t seen = '0;
+    port_mask_t dup = '0;
+    for (int o = 0; o < NumPorts; o++) begin
+      port_mask_t reader = {NumPorts{busy[o]}} & (port_mask_t'(1) << src[o]);
+      dup |= seen & reader;
+      seen |= reader;
     end
-  end
+    return dup == '0;
+  endfunction
+  `SF_ASSERT_IMM(a_one_reader, one_reader_each(out_busy, out_src))
 
   // One copy per cycle switch-wide, and a packet's copies in increasing
   // output order (the chosen output is the lowest one still needed).
   `SF_ASSERT_IMM_ONEHOT0(a_one_copy_per_cycle, copy_valid)
-  `SF_ASSERT_IMM_IMP(a_copies_in_port_order, eng_active,
-                     (eng_mask & ((NumPorts'(1) << eng_out) - NumPorts'(1))) == '0)
+  `SF_ASSERT_IMM(a_copies_in_port_order,
+                 !eng_active || (eng_mask & ((NumPorts'(1) << eng_out) - NumPorts'(1))) == '0)
   // DROP_WRED only on a lossy queue or a lossless one its watchdog has
   // DISABLED; WRED acts only where WRED_EN is set.
-  `SF_ASSERT_IMM_IMP(a_wred_drop_lossy_or_disabled, wred_drop,
-                     !pfc_en[eng_out][eng_q] || pfc_off[eng_out][eng_q])
-  `SF_ASSERT_IMM_IMP(a_wred_only_enabled, wred_mark || wred_drop, wred_en[eng_out][eng_q])
+  `SF_ASSERT_IMM(a_wred_drop_lossy_or_disabled,
+                 !wred_drop || !pfc_en[eng_out][eng_q] || pfc_off[eng_out][eng_q])
+  `SF_ASSERT_IMM(a_wred_only_enabled, !(wred_mark || wred_drop) || wred_en[eng_out][eng_q])
   // The prio and DSCP of a copy change only on a hook flow (remap on, input
   // and output both uplinks).
-  `SF_ASSERT_IMM_IMP(a_remap_only_hook,
-                     eng_active && (eng_q != eng_hdr.prio || eng_dscp != eng_hdr.dscp),
-                     hwif_out.REMAP_CTRL.ENABLE.value && uplink[eng_in] && uplink[eng_out])
+  `SF_ASSERT_IMM(a_remap_only_hook,
+                 !(eng_active && (eng_q != eng_hdr.prio || eng_dscp != eng_hdr.dscp)) ||
+                 (hwif_out.REMAP_CTRL.ENABLE.value && uplink[eng_in] && uplink[eng_out]))
   // Each VOQ pop is the accepted offer of one output, at most one per input.
   `SF_ASSERT_IMM(a_pop_is_accept, $countones(in_pop) == $countones(accept))
 
