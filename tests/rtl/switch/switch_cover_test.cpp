@@ -4,7 +4,7 @@
 // --coverage-user). One test runs the co-simulation's scenarios
 // (switch_cosim_scenarios.hpp) and an overload on the RTL alone, one after
 // the other in one VerilatedContext, writes the coverage database
-// (switch_cover-seed<N>.dat in the working folder; verilator_coverage reads
+// (switch_cover-seed<N>.dat beside the test binary; verilator_coverage reads
 // it) and fails naming every cover point that was never hit. The RTL's
 // assertions are on as in every build, so the run also checks them on this
 // mix. The model comparison is switch_cosim_test.cpp's.
@@ -78,8 +78,9 @@ std::vector<Point> read_points(const std::filesystem::path& file) {
 }  // namespace
 
 SYNCFAB_TEST(switch_cover, corners) {
-  std::cout << "  replay: " << std::filesystem::read_symlink("/proc/self/exe").string()
-            << " --test switch_cover.corners --seed " << ctx.seed() << "\n";
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe");
+  std::cout << "  replay: " << exe.string() << " --test switch_cover.corners --seed " << ctx.seed()
+            << "\n";
   // Each scenario is a run of its own (reset, programming, traffic until
   // drained) on a new switch instance in this test's context; the counts
   // add up over the instances. Packets per scenario, in units of --param
@@ -102,7 +103,7 @@ SYNCFAB_TEST(switch_cover, corners) {
   }
 
   const std::filesystem::path file =
-      std::filesystem::absolute("switch_cover-seed" + std::to_string(ctx.seed()) + ".dat");
+      exe.parent_path() / ("switch_cover-seed" + std::to_string(ctx.seed()) + ".dat");
   Verilated::threadContextp()->coveragep()->write(file.c_str());
   const std::vector<Point> points = read_points(file);
   TB_CHECK(!points.empty()) << file << " holds no cover point: is the model built with COVERAGE?";
