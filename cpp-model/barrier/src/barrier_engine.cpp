@@ -33,30 +33,6 @@ fmt::PktHdr make_pkt(fmt::PktType type, std::uint16_t src, std::uint16_t dst, st
 
 }  // namespace
 
-std::string_view counter_name(Counter c) noexcept {
-  switch (c) {
-    case Counter::kNotifSent:
-      return "CNT_NOTIF_SENT";
-    case Counter::kNotifRecv:
-      return "CNT_NOTIF_RECV";
-    case Counter::kNackSent:
-      return "CNT_NACK_SENT";
-    case Counter::kNackRecv:
-      return "CNT_NACK_RECV";
-    case Counter::kRetry:
-      return "CNT_RETRY";
-    case Counter::kCompletion:
-      return "CNT_COMPLETION";
-    case Counter::kError:
-      return "CNT_ERROR";
-    case Counter::kDrop:
-      return "CNT_DROP";
-    case Counter::kDup:
-      return "CNT_DUP";
-  }
-  return {};
-}
-
 BarrierEngine::BarrierEngine(const EngineConfig& config, hw::DmaMemory& memory)
     : cfg_(config),
       mem_(&memory),

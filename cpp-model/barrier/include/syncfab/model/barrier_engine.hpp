@@ -21,6 +21,7 @@
 
 #include <syncfab/fmt/formats.hpp>
 #include <syncfab/hw/device.hpp>
+#include <syncfab/regs/nic_csr_counters.hpp>
 
 #include "syncfab/model/request_damq.hpp"
 
@@ -36,20 +37,11 @@ struct EngineConfig {
   unsigned completion_cycles = 8;    // completion unit: DMA writes of one record
 };
 
-// Event counters, in the RDL's order (CNT_NOTIF_SENT .. CNT_DUP).
-enum class Counter : unsigned {
-  kNotifSent,
-  kNotifRecv,
-  kNackSent,
-  kNackRecv,
-  kRetry,
-  kCompletion,
-  kError,
-  kDrop,
-  kDup,
-};
-inline constexpr unsigned kNumCounters = 9;
-std::string_view counter_name(Counter c) noexcept;  // "CNT_NOTIF_SENT"
+// Event counters: the counter registers of the NIC's register map, generated
+// from its RDL (Counter::kNotifSent is CNT_NOTIF_SENT; hw::nic::to_string
+// names one).
+using hw::nic::Counter;
+using hw::nic::kNumCounters;
 
 // One completion as the engine produced it (also visible in memory/CQ).
 struct CompletionRecord {

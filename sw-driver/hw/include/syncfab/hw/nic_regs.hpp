@@ -5,12 +5,14 @@
 // register renamed or removed in the RDL fails this header's compilation.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "syncfab/hw/reg_field.hpp"
 #include "syncfab/regs/nic_csr.h"
+#include "syncfab/regs/nic_csr_counters.hpp"
 
 namespace syncfab::hw::nic {
 
@@ -110,9 +112,14 @@ SYNCFAB_NIC_REG(CNT_DUP);
 #undef SYNCFAB_NIC_FIELD
 
 // Every counter register, in map order (all have one field, COUNT, of the
-// width NIC_CSR__CNT_<name>__COUNT_bw).
-inline constexpr Reg kCounters[] = {CNT_NOTIF_SENT, CNT_NOTIF_RECV, CNT_NACK_SENT,
-                                    CNT_NACK_RECV,  CNT_RETRY,      CNT_COMPLETION,
-                                    CNT_ERROR,      CNT_DROP,       CNT_DUP};
+// width NIC_CSR__CNT_<name>__COUNT_bw); the list is generated from the RDL's
+// counter fields (nic_csr_counters.hpp): kCounters[i] is Counter i.
+inline constexpr std::array<Reg, kNumCounters> kCounters = [] {
+  std::array<Reg, kNumCounters> regs{};
+  for (unsigned i = 0; i < kNumCounters; ++i) {
+    regs[i] = Reg{kCounterOffsets[i], kCounterNames[i]};
+  }
+  return regs;
+}();
 
 }  // namespace syncfab::hw::nic
