@@ -129,7 +129,7 @@ module nic_cq
       // The context's table entry is stable here: the context is active until
       // TE's record is taken (that is when SE is told fin), so OF cannot
       // activate it again before this cycle's edge.
-      if (te_rec_i.status == CQ_OK) push_entry.info = info_q[CtxIdxW'(te_rec_i.ctx)];
+      if (te_rec_i.status == CqOk) push_entry.info = info_q[CtxIdxW'(te_rec_i.ctx)];
     end else begin
       push_entry.rec = of_rec_i;
     end
@@ -175,7 +175,7 @@ module nic_cq
   logic [CqEntryWords-1:0][63:0] entry_words;
   logic        wr_fire;
 
-  assign is_ok      = cur_q.rec.status == CQ_OK;
+  assign is_ok      = cur_q.rec.status == CqOk;
   assign head_next  = (32'(head_q) + 1 >= 32'(cq_size_i)) ? '0 : head_q + 16'd1;
   // §7: full when (CQ_HEAD + 1) mod CQ_SIZE == CQ_TAIL; holds CQ_SIZE - 1.
   assign cq_full    = head_next == cq_tail_i;
@@ -248,7 +248,7 @@ module nic_cq
           word_d    = 1'b0;
           dma_err_d = 1'b0;
           // §7 step 1 [decided]: only an OK record does the completion write.
-          state_d   = (rec_head.rec.status == CQ_OK && rec_head.info.flag_cmpl_write) ?
+          state_d   = (rec_head.rec.status == CqOk && rec_head.info.flag_cmpl_write) ?
                       S_CMPL_REQ : S_CQ_WAIT;
         end
       end
@@ -330,8 +330,8 @@ module nic_cq
     end else if (state_q == S_IDLE && pop) begin
       cur_q <= rec_head;
     end else if (state_q == S_CMPL_RSP && wr_rsp_valid_i && wr_rsp_err_i) begin
-      cur_q.rec.status   <= CQ_NET_ERROR;
-      cur_q.rec.err_code <= ERR_DMA_ERROR;
+      cur_q.rec.status   <= CqNetError;
+      cur_q.rec.err_code <= ErrDmaError;
     end
   end
 
@@ -431,9 +431,9 @@ module nic_cq
                   (intr_done_o || intr_error_o || intr_dma_error_o || evt_error_o),
                   finish)
   `NIC_ASSERT(a_done_xor_error, !(intr_done_o && intr_error_o))
-  `NIC_ASSERT_IMP(a_error_iff_error_status, finish, intr_error_o == (cur_q.rec.status != CQ_OK))
+  `NIC_ASSERT_IMP(a_error_iff_error_status, finish, intr_error_o == (cur_q.rec.status != CqOk))
   `NIC_ASSERT_IMP(a_error_has_code, finish,
-                  (cur_q.rec.status == CQ_OK) == (cur_q.rec.err_code == ERR_NONE))
+                  (cur_q.rec.status == CqOk) == (cur_q.rec.err_code == ErrNone))
   `NIC_ASSERT_NXT(a_finish_one_cycle, finish, state_q != S_FINISH)
   // Memory: one write in flight; a response only for a write in flight; a
   // presented write stays until taken.
@@ -447,8 +447,8 @@ module nic_cq
   `NIC_ASSERT_IMP(a_te_ctx_in_range, te_valid_i, 32'(te_rec_i.ctx) < NumCtx)
   `NIC_ASSERT_IMP(a_info_not_with_te_same_ctx, info_valid_i && te_fire,
                   32'(info_ctx_i) != 32'(te_rec_i.ctx))
-  `NIC_ASSERT_IMP(a_te_status_from_te, te_valid_i, te_rec_i.status != CQ_DESC_ERROR)
-  `NIC_ASSERT_IMP(a_of_status_desc_error, of_valid_i, of_rec_i.status == CQ_DESC_ERROR)
+  `NIC_ASSERT_IMP(a_te_status_from_te, te_valid_i, te_rec_i.status != CqDescError)
+  `NIC_ASSERT_IMP(a_of_status_desc_error, of_valid_i, of_rec_i.status == CqDescError)
   `NIC_ASSERT_KNOWN(a_state_known, state_q)
 `endif  // SYNTHESIS
 

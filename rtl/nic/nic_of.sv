@@ -160,7 +160,7 @@ module nic_of
   mem_addr_t   slot_addr_q, slot_addr_d;
   word_cnt_t   issued_q, issued_d, recvd_q, recvd_d;
   logic        dma_err_q, dma_err_d;    // a word of this fetch came back with err
-  err_code_e   verdict_q;               // ERR_NONE: activate
+  err_code_e   verdict_q;               // ErrNone: activate
   logic        dma_q, dma_d;            // the error record is an SDQ DMA error
   logic        req_hold_q;              // a read request is presented but not taken
 
@@ -207,7 +207,7 @@ module nic_of
   // slot, and as continuous logic Verilator would evaluate it in every cycle.
   function automatic logic [8:1] rule_fails(logic in_range, logic lid_bad, logic busy);
     logic [8:1] f;
-    f[1] = desc.opcode != OPC_BARRIER;
+    f[1] = desc.opcode != OpcBarrier;
     f[2] = 32'(desc.version) != DESC_VERSION;
     f[3] = !in_range;
     f[4] = 32'(desc.num_rounds) > MAX_ROUNDS;
@@ -219,16 +219,16 @@ module nic_of
   endfunction
 
   function automatic err_code_e judge(logic in_range, logic lid_bad, logic busy);
-    if (desc.opcode != OPC_BARRIER)                      return ERR_BAD_OPCODE;
-    else if (32'(desc.version) != DESC_VERSION)          return ERR_BAD_VERSION;
-    else if (!in_range)                                  return ERR_BAD_CONTEXT;
-    else if (32'(desc.num_rounds) > MAX_ROUNDS)          return ERR_BAD_ROUNDS;
-    else if (desc.fanout_k == '0 || 32'(desc.fanout_k) > K_MAX) return ERR_BAD_FANOUT;
+    if (desc.opcode != OpcBarrier)                      return ErrBadOpcode;
+    else if (32'(desc.version) != DESC_VERSION)          return ErrBadVersion;
+    else if (!in_range)                                  return ErrBadContext;
+    else if (32'(desc.num_rounds) > MAX_ROUNDS)          return ErrBadRounds;
+    else if (desc.fanout_k == '0 || 32'(desc.fanout_k) > K_MAX) return ErrBadFanout;
     else if (desc.flag_cmpl_write &&
-             (desc.cmpl_addr == '0 || desc.cmpl_addr[2:0] != '0)) return ERR_BAD_ADDR;
-    else if (lid_bad)                                    return ERR_BAD_LID;
-    else if (busy)                                       return ERR_CTX_BUSY;
-    else                                                 return ERR_NONE;
+             (desc.cmpl_addr == '0 || desc.cmpl_addr[2:0] != '0)) return ErrBadAddr;
+    else if (lid_bad)                                    return ErrBadLid;
+    else if (busy)                                       return ErrCtxBusy;
+    else                                                 return ErrNone;
   endfunction
 
   // -------------------------------------------------------- memory reads
@@ -243,11 +243,11 @@ module nic_of
 
   // ---------------------------------------------------------- dispatch
   logic act_valid, act_fire, err_fire;
-  assign act_valid      = (state_q == S_DISPATCH) && (verdict_q == ERR_NONE);
+  assign act_valid      = (state_q == S_DISPATCH) && (verdict_q == ErrNone);
   assign act_se_valid_o = act_valid && act_te_ready_i;
   assign act_te_valid_o = act_valid && act_se_ready_i;
   assign act_fire       = act_valid && act_se_ready_i && act_te_ready_i;
-  assign err_valid_o    = (state_q == S_DISPATCH) && (verdict_q != ERR_NONE);
+  assign err_valid_o    = (state_q == S_DISPATCH) && (verdict_q != ErrNone);
   assign err_fire       = err_valid_o && err_ready_i;
 
   logic start_hdq, start_sdq;
@@ -358,9 +358,9 @@ module nic_of
   // every cycle, while here it runs only in the judging cycle.
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      verdict_q <= ERR_NONE;
+      verdict_q <= ErrNone;
     end else if (state_q == S_FETCH && last_rsp && (dma_err_q || rd_rsp_err_i)) begin
-      verdict_q <= ERR_DMA_ERROR;
+      verdict_q <= ErrDmaError;
     end else if (state_q == S_CHECK && enable_i) begin
       verdict_q <= judge(ctx_in_range, desc_lids_bad(), ctx_busy);
     end
@@ -422,7 +422,7 @@ module nic_of
   // CQ entry carries the descriptor's raw ctx and epoch.
   assign err_rec_o = '{ctx:      dma_q ? '0 : desc.ctx,
                        epoch:    dma_q ? '0 : desc.epoch,
-                       status:   CQ_DESC_ERROR,
+                       status:   CqDescError,
                        err_code: verdict_q};
 
   assign intr_hdq_overflow_o = hdq_overflow;
@@ -443,21 +443,21 @@ module nic_of
   // §3: the verdict is the first rule that fails, in the doc's order.
   function automatic err_code_e rule_code(int unsigned i);
     unique case (i)
-      1: return ERR_BAD_OPCODE;
-      2: return ERR_BAD_VERSION;
-      3: return ERR_BAD_CONTEXT;
-      4: return ERR_BAD_ROUNDS;
-      5: return ERR_BAD_FANOUT;
-      6: return ERR_BAD_ADDR;
-      7: return ERR_BAD_LID;
-      default: return ERR_CTX_BUSY;
+      1: return ErrBadOpcode;
+      2: return ErrBadVersion;
+      3: return ErrBadContext;
+      4: return ErrBadRounds;
+      5: return ErrBadFanout;
+      6: return ErrBadAddr;
+      7: return ErrBadLid;
+      default: return ErrCtxBusy;
     endcase
   endfunction
   function automatic err_code_e first_failure(logic [8:1] f);
     for (int unsigned i = 1; i <= 8; i++) begin
       if (f[i]) return rule_code(i);
     end
-    return ERR_NONE;
+    return ErrNone;
   endfunction
   // Values of the previous cycle for the rules that compare two cycles:
   // registers written at every edge, like $past, but without the sampled
@@ -486,7 +486,7 @@ module nic_of
   `NIC_ASSERT_IMP(a_act_only_valid_desc, act_valid,
                   !dma_q && rule_fails(ctx_in_range, desc_lids_bad(), ctx_busy) == '0)
   `NIC_ASSERT_IMP(a_no_activation_of_busy_ctx, act_fire, !ctx_active_i[act_ctx_o])
-  `NIC_ASSERT_IMP(a_error_has_code, err_valid_o, err_rec_o.err_code != ERR_NONE)
+  `NIC_ASSERT_IMP(a_error_has_code, err_valid_o, err_rec_o.err_code != ErrNone)
   // SE and TE take the activation in the same cycle, or neither does.
   `NIC_ASSERT(a_act_se_te_together,
               (act_se_valid_o && act_se_ready_i) == (act_te_valid_o && act_te_ready_i))

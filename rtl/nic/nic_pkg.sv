@@ -83,7 +83,7 @@ package nic_pkg;
   function automatic pkt_hdr_t resp_hdr(resp_t r, lid_t own_lid);
     pkt_hdr_t h;
     h           = '0;
-    h.pkt_type  = r.nack ? PKT_NACK : PKT_ACK;
+    h.pkt_type  = r.nack ? PktNack : PktAck;
     h.len_flits = 8'd1;
     h.src_lid   = own_lid;
     h.dst_lid   = r.dst;

@@ -255,7 +255,7 @@ module nic_se
       rx_stale = rx_st.active ? epoch_newer(rx_st.epoch, rx_hdr_i.epoch)
                               : (rx_st.last_valid &&
                                  !epoch_newer(rx_hdr_i.epoch, rx_st.last_epoch));
-      if (rx_hdr_i.pkt_type != PKT_NOTIFY || rx_hdr_i.len_flits != 8'd1 ||
+      if (rx_hdr_i.pkt_type != PktNotify || rx_hdr_i.len_flits != 8'd1 ||
           rx_hdr_i.dst_lid != own_lid_i) begin
         verdict = SE_STRAY;                              // rule 1
       end else if (!enable_i) begin

@@ -213,13 +213,13 @@ module nic_te
   // docs/nic/te.md, "Malformed responses": the len/dst check of §4 rule 1
   // applies to responses too; a context TE does not have is dropped here as
   // well.
-  assign rx_ok = (resp_rx_hdr_i.pkt_type == PKT_ACK || resp_rx_hdr_i.pkt_type == PKT_NACK) &&
+  assign rx_ok = (resp_rx_hdr_i.pkt_type == PktAck || resp_rx_hdr_i.pkt_type == PktNack) &&
                  resp_rx_hdr_i.len_flits == 8'd1 && resp_rx_hdr_i.dst_lid == own_lid_i &&
                  32'(resp_rx_hdr_i.ctx) < NumCtx;
   assign resp_rx_ready_o = enq_ready;
   assign rx_fire  = resp_rx_valid_i && resp_rx_ready_o;
   assign stray    = rx_fire && !rx_ok;
-  assign rx_entry = '{nack: (resp_rx_hdr_i.pkt_type == PKT_NACK), src: resp_rx_hdr_i.src_lid,
+  assign rx_entry = '{nack: (resp_rx_hdr_i.pkt_type == PktNack), src: resp_rx_hdr_i.src_lid,
                       epoch: resp_rx_hdr_i.epoch, round: resp_rx_hdr_i.round};
 
   logic               m_valid, deq_fire;
@@ -411,7 +411,7 @@ module nic_te
 
   always_comb begin
     tx_hdr_o           = '0;
-    tx_hdr_o.pkt_type  = PKT_NOTIFY;
+    tx_hdr_o.pkt_type  = PktNotify;
     tx_hdr_o.len_flits = 8'd1;
     tx_hdr_o.src_lid   = tx_q.src;
     tx_hdr_o.dst_lid   = tx_q.dst;
@@ -458,8 +458,8 @@ module nic_te
 
   assign done         = done_valid_o && done_ready_i && !soft_reset_i;
   assign done_rec_o   = '{ctx: CTX_WIDTH'(done_sel), epoch: ctx_q[done_sel].epoch,
-                          status: ctx_q[done_sel].err ? CQ_NET_ERROR : CQ_OK,
-                          err_code: ctx_q[done_sel].err ? ERR_RETRY_LIMIT : ERR_NONE};
+                          status: ctx_q[done_sel].err ? CqNetError : CqOk,
+                          err_code: ctx_q[done_sel].err ? ErrRetryLimit : ErrNone};
   assign fin_valid_o  = done;
   assign fin_ctx_o    = done_sel;
 
@@ -805,7 +805,7 @@ module nic_te
                   nack && retry_limit_i != '0 && retries_q[m_ctx][m_slot] >= retry_limit_i)
   `NIC_ASSERT_IMP(a_done_record_fields, done_valid_o,
                   ctx_q[done_sel].ending &&
-                  (done_rec_o.status == CQ_OK) == (done_rec_o.err_code == ERR_NONE))
+                  (done_rec_o.status == CqOk) == (done_rec_o.err_code == ErrNone))
   `NIC_ASSERT_IMP(a_fin_is_done, fin_valid_o, ctx_q[fin_ctx_o].active && ctx_q[fin_ctx_o].ending)
   // OF / SE contract.
   `NIC_ASSERT_IMP(a_act_ctx_in_range, act_valid_i, 32'(act_ctx_i) < NumCtx)

@@ -342,8 +342,8 @@ module nic_top
   // =========================================================================
   logic rx_is_notify, rx_is_resp, rx_fire, net_drop;
 
-  assign rx_is_notify = rx_hdr_i.pkt_type == PKT_NOTIFY;
-  assign rx_is_resp   = rx_hdr_i.pkt_type == PKT_ACK || rx_hdr_i.pkt_type == PKT_NACK;
+  assign rx_is_notify = rx_hdr_i.pkt_type == PktNotify;
+  assign rx_is_resp   = rx_hdr_i.pkt_type == PktAck || rx_hdr_i.pkt_type == PktNack;
   assign se_rx_valid  = rx_valid_i && rx_is_notify;
   assign te_resp_valid = rx_valid_i && rx_is_resp;
   // Another packet type is taken at once and dropped (§4 rule 1).
@@ -530,7 +530,7 @@ module nic_top
   `NIC_ASSERT_IMP(a_rx_one_destination, rx_fire,
                   $onehot({se_rx_valid && se_rx_ready, te_resp_valid && te_resp_ready,
                            net_drop}))
-  `NIC_ASSERT_IMP(a_rx_notify_to_se, se_rx_valid, rx_hdr_i.pkt_type == PKT_NOTIFY)
+  `NIC_ASSERT_IMP(a_rx_notify_to_se, se_rx_valid, rx_hdr_i.pkt_type == PktNotify)
   `NIC_ASSERT_IMP(a_rx_resp_to_te, te_resp_valid, rx_is_resp)
   // A header shown on tx stays, unchanged, until taken (a soft reset may
   // withdraw what SE or TE hold; SE stamps NODE_LID on its responses as they

@@ -84,7 +84,7 @@ module pfc_watchdog
       evt_recover_o[p] = 1'b0;
       evt_disable_o[p] = 1'b0;
 
-      detect[p] = (state_q[p] == WD_MONITOR) && enable_i[p] && xoff_i[p]
+      detect[p] = (state_q[p] == WdMonitor) && enable_i[p] && xoff_i[p]
                   && (cnt_q[p] >= detect_last);
 
       // Window (every state). A deadlock in the closing cycle opens the next
@@ -110,36 +110,36 @@ module pfc_watchdog
       end
 
       unique case (state_q[p])
-        WD_MONITOR: begin
+        WdMonitor: begin
           if (!enable_i[p] || !xoff_i[p]) begin
             cnt_d[p] = '0;
           end else if (detect[p]) begin
             cnt_d[p] = '0;
             // dl_d[p] is the count including this deadlock.
             if (limit_i != '0 && dl_d[p] > limit_i) begin
-              state_d[p]       = WD_DISABLED;
+              state_d[p]       = WdDisabled;
               evt_disable_o[p] = 1'b1;
             end else begin
-              state_d[p] = WD_RECOVER;
+              state_d[p] = WdRecover;
               drop_d[p]  = drop_mode_i;
             end
           end else begin
             cnt_d[p] = cnt_q[p] + time_t'(1);  // < detect_i - 1: no wrap
           end
         end
-        WD_RECOVER: begin
+        WdRecover: begin
           // enable_i does not cut a recovery short.
           if (cnt_q[p] >= recover_last) begin
-            state_d[p]       = WD_MONITOR;
+            state_d[p]       = WdMonitor;
             cnt_d[p]         = '0;
             evt_recover_o[p] = 1'b1;
           end else begin
             cnt_d[p] = cnt_q[p] + time_t'(1);  // < recover_i - 1: no wrap
           end
         end
-        WD_DISABLED: begin
+        WdDisabled: begin
           if (reenable_i[p]) begin
-            state_d[p]    = WD_MONITOR;
+            state_d[p]    = WdMonitor;
             cnt_d[p]      = '0;
             // Software's re-enable starts deadlock control afresh.
             win_open_d[p] = 1'b0;
@@ -149,22 +149,22 @@ module pfc_watchdog
         end
         default: begin
           // 2'b11 is unreachable (a_state_legal); leave it like a reset would.
-          state_d[p] = WD_MONITOR;
+          state_d[p] = WdMonitor;
           cnt_d[p]   = '0;
         end
       endcase
 
       evt_detect_o[p] = detect[p];
-      ignore_o[p]     = (state_q[p] == WD_RECOVER) || (state_q[p] == WD_DISABLED);
-      drop_o[p]       = (state_q[p] == WD_RECOVER) && drop_q[p];
-      pfc_off_o[p]    = (state_q[p] == WD_DISABLED);
+      ignore_o[p]     = (state_q[p] == WdRecover) || (state_q[p] == WdDisabled);
+      drop_o[p]       = (state_q[p] == WdRecover) && drop_q[p];
+      pfc_off_o[p]    = (state_q[p] == WdDisabled);
       state_o[p]      = state_q[p];
     end
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      state_q    <= {NumPrio{WD_MONITOR}};
+      state_q    <= {NumPrio{WdMonitor}};
       cnt_q      <= '0;
       win_q      <= '0;
       win_open_q <= '0;
@@ -244,9 +244,9 @@ module pfc_watchdog
   prio_t chk_over_limit;             // a deadlock now makes more than limit_i (never with 0)
   always_comb begin
     for (int unsigned p = 0; p < NumPrio; p++) begin
-      chk_mon[p]         = (state_q[p] == WD_MONITOR);
-      chk_rec[p]         = (state_q[p] == WD_RECOVER);
-      chk_dis[p]         = (state_q[p] == WD_DISABLED);
+      chk_mon[p]         = (state_q[p] == WdMonitor);
+      chk_rec[p]         = (state_q[p] == WdRecover);
+      chk_dis[p]         = (state_q[p] == WdDisabled);
       chk_cnt_zero[p]    = (cnt_q[p] == '0);
       chk_win_zero[p]    = (win_q[p] == '0);
       chk_dl_zero[p]     = (dl_q[p] == '0);

@@ -19,8 +19,8 @@ module switch_counters
   parameter int unsigned NumPorts = 8,
   parameter int unsigned NumEv = 1,
   parameter int unsigned NumMaskKinds = 1,
-  parameter sw_counter_e [NumEv-1:0] EvKinds = '{default: CNT_RX},
-  parameter sw_counter_e [NumMaskKinds-1:0] MaskKinds = '{default: CNT_PAUSE_TX},
+  parameter sw_counter_e [NumEv-1:0] EvKinds = '{default: CntRx},
+  parameter sw_counter_e [NumMaskKinds-1:0] MaskKinds = '{default: CntPauseTx},
   localparam int unsigned PortW = $clog2(NumPorts)
 ) (
   input  logic                                       clk_i,

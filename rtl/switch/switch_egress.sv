@@ -228,7 +228,7 @@ module switch_egress
   pfc_frame_t frame;
   always_comb begin
     frame = '0;
-    frame.pkt_type = PKT_PFC;
+    frame.pkt_type = PktPfc;
     frame.len_flits = PFC_FRAME_LEN_FLITS_W'(2);
     frame.class_enable = frame_class;
   end

@@ -183,7 +183,7 @@ module switch_ingress
   assign beat = rx_valid_i && rx_ready_o;
 
   logic type_ok, lossless, free_fits, lossy_fits, admit;
-  assign type_ok = hdr.pkt_type inside {PKT_DATA, PKT_NOTIFY, PKT_ACK, PKT_NACK, PKT_CNP};
+  assign type_ok = hdr.pkt_type inside {PktData, PktNotify, PktAck, PktNack, PktCnp};
   assign lossless = pfc_en_i[hdr.prio];
   assign free_fits = 32'(free_q) >= 32'(hdr.len_flits);
   assign lossy_fits = (32'(lossy_q) + 32'(hdr.len_flits) <= 32'(lossy_limit_i)) && free_fits;
@@ -224,7 +224,7 @@ module switch_ingress
         ev_prio_o = hdr.prio;
         len_d = hdr.len_flits;
         count_d = nflit_t'(1);
-        if (hdr.pkt_type == PKT_PFC) begin
+        if (hdr.pkt_type == PktPfc) begin
           // Link-local: a two-flit frame for pfc_rx, never buffered.
           pfc_class_d = pfc_first.class_enable;
           if (rx_last_i) begin

@@ -402,12 +402,12 @@ module switch_top
   // the PFC / watchdog events as priority masks.
   localparam int unsigned NumEv = 9;
   localparam sw_counter_e [NumEv-1:0] EvKinds = {
-      CNT_ECN_MARK, CNT_DROP_WRED, CNT_DROP_WD, CNT_TX, CNT_DROP_BUF, CNT_DROP_NO_ROUTE,
-      CNT_DROP_BAD_PKT, CNT_DROP_DISABLED, CNT_RX};
+      CntEcnMark, CntDropWred, CntDropWd, CntTx, CntDropBuf, CntDropNoRoute,
+      CntDropBadPkt, CntDropDisabled, CntRx};
   localparam int unsigned NumMaskKinds = 7;
   localparam sw_counter_e [NumMaskKinds-1:0] MaskKinds = {
-      CNT_WD_DISABLE, CNT_WD_RECOVER, CNT_WD_DETECT, CNT_RESUME_RX, CNT_PAUSE_RX,
-      CNT_RESUME_TX, CNT_PAUSE_TX};
+      CntWdDisable, CntWdRecover, CntWdDetect, CntResumeRx, CntPauseRx,
+      CntResumeTx, CntPauseTx};
   logic [NumPorts-1:0][NumEv-1:0] cnt_ev;
   prio_t [NumPorts-1:0][NumEv-1:0] cnt_ev_prio;
   prio_mask_t [NumPorts-1:0][NumMaskKinds-1:0] cnt_mask;

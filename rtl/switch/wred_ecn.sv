@@ -120,11 +120,11 @@ module wred_ecn
   // ---------------------------------------------------------------------------
   logic ect;  // ECN-capable transport (ECT(0), ECT(1) or already CE)
 
-  assign ect = (ecn_i != ECN_NOT_ECT);
+  assign ect = (ecn_i != EcnNotEct);
 
   assign mark_o = req_i && hit && ect;
   assign drop_o = req_i && hit && !ect && !lossless_i;
-  assign ecn_o  = mark_o ? ECN_CE : ecn_i;
+  assign ecn_o  = mark_o ? EcnCe : ecn_i;
 
   // ---------------------------------------------------------------------------
   // Rules
@@ -137,11 +137,11 @@ module wred_ecn
 
   // The white paper's invariants.
   `SF_ASSERT_NEVER(a_no_lossless_drop, drop_o && lossless_i)
-  `SF_ASSERT(a_ce_never_unmarked, ecn_i == ECN_CE |-> ecn_o == ECN_CE)
+  `SF_ASSERT(a_ce_never_unmarked, ecn_i == EcnCe |-> ecn_o == EcnCe)
   `SF_ASSERT(a_mark_only_ect, mark_o |-> ect)
   `SF_ASSERT(a_drop_only_not_ect, drop_o |-> !ect)
   `SF_ASSERT_NEVER(a_mark_and_drop, mark_o && drop_o)
-  `SF_ASSERT(a_marked_is_ce, mark_o |-> ecn_o == ECN_CE)
+  `SF_ASSERT(a_marked_is_ce, mark_o |-> ecn_o == EcnCe)
   `SF_ASSERT(a_unmarked_passes_ecn, !mark_o |-> ecn_o == ecn_i)
   `SF_ASSERT(a_idle_no_action, !req_i |-> !mark_o && !drop_o)
   `SF_ASSERT(a_disabled_no_action, !enable_i |-> !mark_o && !drop_o)
