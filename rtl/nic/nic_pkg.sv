@@ -18,9 +18,9 @@ package nic_pkg;
 
   localparam int unsigned RoundW = $clog2(MAX_ROUNDS + 1);  // 0 .. MAX_ROUNDS
 
-  typedef logic [LID_WIDTH-1:0]   lid_t;
+  typedef logic [LID_WIDTH-1:0] lid_t;
   typedef logic [EPOCH_WIDTH-1:0] epoch_t;
-  typedef logic [RoundW-1:0]      nround_t;  // a count of rounds, 0 .. MAX_ROUNDS
+  typedef logic [RoundW-1:0] nround_t;  // a count of rounds, 0 .. MAX_ROUNDS
 
   // One bit per (round, slot): the shape of a context's expected-source table.
   typedef logic [MAX_ROUNDS-1:0][K_MAX-1:0] slot_mask_t;
@@ -135,11 +135,11 @@ package nic_pkg;
     err_code_e            err_code;
   } cq_rec_t;
 
-  localparam int unsigned unused_of_cq_params = DescWords + CqEntryWords;
+  localparam int unsigned UnusedOfCqParams = DescWords + CqEntryWords;
 
   // Every constant above is referenced once so that a user importing the
   // package does not get UNUSEDPARAM for the ones it does not need.
-  localparam int unsigned unused_nic_params =
+  localparam int unsigned UnusedNicParams =
       NumCtxDefault + ReqDamqSlotsDefault + RoundW + ParkedW + RespW;
 
 endpackage : nic_pkg

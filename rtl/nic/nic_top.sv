@@ -71,7 +71,7 @@ module nic_top
   input  logic              mem_rsp_err_i     // the memory refused the access
 );
 
-  localparam int unsigned CtxIdxW  = (NumCtx > 1) ? $clog2(NumCtx) : 1;
+  localparam int unsigned CtxIdxW = (NumCtx > 1) ? $clog2(NumCtx) : 1;
   localparam int unsigned DamqCntW = $clog2(ReqDamqSlots + 1);
   localparam int unsigned RespCntW = $clog2(RespDamqSlots + 1);
 
@@ -106,8 +106,8 @@ module nic_top
     .intr_o
   );
 
-  logic  enable, soft_reset;
-  lid_t  own_lid;
+  logic enable, soft_reset;
+  lid_t own_lid;
   assign enable     = hwif_out.CTRL.ENABLE.value;
   assign soft_reset = hwif_out.CTRL.SOFT_RESET.value;
   assign own_lid    = hwif_out.NODE_LID.LID.value;
@@ -116,9 +116,9 @@ module nic_top
   // Blocks
   // =========================================================================
   // OF
-  logic                  rd_req_valid, rd_req_ready, rd_rsp_valid, rd_rsp_ready;
-  mem_addr_t             rd_req_addr;
-  logic                  act_se_valid, act_se_ready, act_te_valid, act_te_ready, act_fire;
+  logic rd_req_valid, rd_req_ready, rd_rsp_valid, rd_rsp_ready;
+  mem_addr_t rd_req_addr;
+  logic act_se_valid, act_se_ready, act_te_valid, act_te_ready, act_fire;
   logic [CtxIdxW-1:0]    act_ctx;
   epoch_t                act_epoch;
   nround_t               act_num_rounds;
@@ -126,47 +126,47 @@ module nic_top
   src_table_t            act_src;
   dst_table_t            act_dst;
   cmpl_info_t            act_info;
-  logic                  of_err_valid, of_err_ready;
+  logic of_err_valid, of_err_ready;
   cq_rec_t               of_err_rec;
   logic [7:0]            hdq_level;
   logic                  hdq_full;
   logic [15:0]           sdq_cons;
-  logic                  of_intr_hdq_overflow, of_intr_dma_error;
-  logic                  of_hdq_post, of_fetch, of_activate, of_reject, of_busy;
-  barrier_desc_t         hdq_desc;
+  logic of_intr_hdq_overflow, of_intr_dma_error;
+  logic of_hdq_post, of_fetch, of_activate, of_reject, of_busy;
+  barrier_desc_t hdq_desc;
 
   // SE
-  logic                  se_rx_valid, se_rx_ready;
-  logic                  se_resp_valid, se_resp_ready;
-  pkt_hdr_t              se_resp_hdr;
-  logic    [NumCtx-1:0]  ctx_active, all_recv;
-  nround_t [NumCtx-1:0]  rounds_heard;
-  logic                  se_evt_rx, se_evt_recv, se_evt_dup, se_evt_drop, se_evt_nack;
-  se_verdict_e           se_verdict;
-  logic                  se_drain_busy, se_flush_busy;
+  logic se_rx_valid, se_rx_ready;
+  logic se_resp_valid, se_resp_ready;
+  pkt_hdr_t se_resp_hdr;
+  logic [NumCtx-1:0] ctx_active, all_recv;
+  nround_t [NumCtx-1:0] rounds_heard;
+  logic se_evt_rx, se_evt_recv, se_evt_dup, se_evt_drop, se_evt_nack;
+  se_verdict_e se_verdict;
+  logic se_drain_busy, se_flush_busy;
   logic [DamqCntW-1:0]   se_damq_free;
 
   // TE
   logic                  fin_valid;
   logic [CtxIdxW-1:0]    fin_ctx;
-  logic                  te_tx_valid, te_tx_ready;
-  pkt_hdr_t              te_tx_hdr;
-  logic                  te_resp_valid, te_resp_ready;
-  logic                  te_done_valid, te_done_ready;
-  cq_rec_t               te_done_rec;
-  logic                  te_evt_sent, te_evt_retry, te_evt_ack, te_evt_nack, te_evt_drop;
-  logic                  te_evt_stray, te_evt_error, te_busy;
-  logic [RespCntW-1:0]   te_resp_damq_free;
+  logic te_tx_valid, te_tx_ready;
+  pkt_hdr_t te_tx_hdr;
+  logic te_resp_valid, te_resp_ready;
+  logic te_done_valid, te_done_ready;
+  cq_rec_t te_done_rec;
+  logic te_evt_sent, te_evt_retry, te_evt_ack, te_evt_nack, te_evt_drop;
+  logic te_evt_stray, te_evt_error, te_busy;
+  logic [RespCntW-1:0] te_resp_damq_free;
 
   // Completion unit
-  logic                  wr_req_valid, wr_req_ready, wr_rsp_valid, wr_rsp_ready;
+  logic wr_req_valid, wr_req_ready, wr_rsp_valid, wr_rsp_ready;
   mem_addr_t             wr_req_addr;
   mem_data_t             wr_req_data;
   logic [15:0]           cq_head;
   logic                  cq_phase;
-  logic                  cq_intr_done, cq_intr_error, cq_intr_dma_error;
-  logic                  cq_evt_completion, cq_evt_error, cq_stall, cq_busy;
-  cq_rec_t               cq_done_rec;
+  logic cq_intr_done, cq_intr_error, cq_intr_dma_error;
+  logic cq_evt_completion, cq_evt_error, cq_stall, cq_busy;
+  cq_rec_t cq_done_rec;
 
   // The window's words 0..87 are the descriptor (word 0 = bits 31:0).
   assign hdq_desc = barrier_desc_t'(hdq_window[DescWords*2-1:0]);
@@ -358,7 +358,7 @@ module nic_top
   // stream_arbiter holds the grant on it, unless the source withdraws it
   // (only a soft reset does that).
   logic [1:0] net_ready, net_gnt_unused;
-  logic       net_idx, tx_fire;
+  logic net_idx, tx_fire;
 
   stream_arbiter #(
     .NumReq(2)
@@ -386,8 +386,8 @@ module nic_top
   // sources are not shown to the arbiter at all, so nothing is presented and
   // no grant is locked while the FIFO is full.
   logic [1:0] mem_ready, mem_gnt_unused;
-  logic       mem_idx, mem_req_fire, mem_rsp_fire;
-  logic       tag_space, tag_valid, tag_write;
+  logic mem_idx, mem_req_fire, mem_rsp_fire;
+  logic tag_space, tag_valid, tag_write;
   logic [$clog2(MemOutstanding+1)-1:0] tag_count;
 
   stream_arbiter #(
@@ -527,6 +527,7 @@ module nic_top
   end
 
   // Every header taken goes to exactly one place: SE, TE or the drop.
+  // verilog_format: off
   `NIC_ASSERT_IMP(a_rx_one_destination, rx_fire,
                   $onehot({se_rx_valid && se_rx_ready, te_resp_valid && te_resp_ready,
                            net_drop}))
@@ -559,6 +560,7 @@ module nic_top
   `NIC_ASSERT_KNOWN(a_tx_valid_known, tx_valid_o)
   `NIC_ASSERT_KNOWN(a_mem_req_valid_known, mem_req_valid_o)
   `NIC_ASSERT_KNOWN(a_rx_ready_known, rx_ready_o)
+  // verilog_format: on
 `endif  // SYNTHESIS
 
 endmodule
