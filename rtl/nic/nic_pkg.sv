@@ -135,11 +135,4 @@ package nic_pkg;
     err_code_e            err_code;
   } cq_rec_t;
 
-  localparam int unsigned UnusedOfCqParams = DescWords + CqEntryWords;
-
-  // Every constant above is referenced once so that a user importing the
-  // package does not get UNUSEDPARAM for the ones it does not need.
-  localparam int unsigned UnusedNicParams =
-      NumCtxDefault + ReqDamqSlotsDefault + RoundW + ParkedW + RespW;
-
 endpackage : nic_pkg
