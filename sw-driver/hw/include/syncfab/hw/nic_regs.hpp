@@ -24,6 +24,17 @@ inline constexpr std::uint32_t kMagic = NIC_CSR__ID__MAGIC_reset;
 inline constexpr std::uint32_t kVersionMajor = NIC_CSR__VERSION__MAJOR_reset;
 inline constexpr std::uint32_t kVersionMinor = NIC_CSR__VERSION__MINOR_reset;
 
+// Reset values of the fields the driver's options default to and the golden
+// model starts from.
+inline constexpr std::uint32_t kRetryDelayReset = NIC_CSR__RETRY_DELAY__CYCLES_reset;
+inline constexpr std::uint32_t kRetryLimitReset = NIC_CSR__RETRY_LIMIT__LIMIT_reset;
+inline constexpr std::uint32_t kNetCfgTcReset = NIC_CSR__NET_CFG__TC_reset;
+inline constexpr std::uint32_t kPfcCfgEnableReset = NIC_CSR__PFC_CFG__ENABLE_reset;
+inline constexpr std::uint32_t kPfcCfgCycPerQuantumReset = NIC_CSR__PFC_CFG__CYC_PER_QUANTUM_reset;
+// The register map version that added NET_CFG, PFC_CFG, STATUS.TX_PAUSED,
+// CNT_PFC_RX and CNT_PAUSE_RX (a device of an older MINOR has none of them).
+inline constexpr std::uint32_t kLinkRegsMinor = 3;
+
 // Whole block, and the HDQ descriptor window inside it.
 inline constexpr std::size_t kBlockBytes = sizeof(nic_csr_t);
 inline constexpr std::uint32_t kHdqWindowOffset = offsetof(nic_csr_t, HDQ_WINDOW);
