@@ -236,6 +236,7 @@ TEST(EngineConfigCheck, BadConfigurationsAreRefused) {
   refused([](EngineConfig& c) { c.num_ctx = 256; });
   refused([](EngineConfig& c) { c.hdq_depth = 0; });
   refused([](EngineConfig& c) { c.req_damq_entries = 0; });
+  refused([](EngineConfig& c) { c.resp_queue_depth = 0; });
 }
 
 }  // namespace
