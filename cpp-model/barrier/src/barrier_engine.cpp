@@ -313,12 +313,14 @@ bool BarrierEngine::tx_paused() const { return pfc_.timer(net_tc_) != 0; }
 
 // ------------------------------------------------------------------ network in
 
+// A one-flit NOTIFY (to SE) or ACK/NACK (to TE) from the rx demux.
 void BarrierEngine::process_rx(const fmt::PktHdr& pkt) {
   const auto type = pkt.pkt_type();
   const bool barrier_pkt =
       type == fmt::PktType::kNotify || type == fmt::PktType::kAck || type == fmt::PktType::kNack;
   if (!barrier_pkt || pkt.len_flits() != 1 || pkt.dst_lid() != cfg_.lid) {
-    // Unknown/unused type, wrong length or misrouted: nobody here can use it.
+    // §4 rule 1, SE's and TE's own check: a header that says it is longer
+    // than its one flit, or is another node's, is dropped unanswered.
     count(Counter::kDrop);
     trace("net.drop type=" + std::to_string(static_cast<unsigned>(type)) +
           " src=" + hex16(pkt.src_lid()) + " dst=" + hex16(pkt.dst_lid()));
