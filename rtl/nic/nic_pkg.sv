@@ -101,6 +101,16 @@ package nic_pkg;
   // src_table_t: round r slot k).
   typedef lid_t [MAX_ROUNDS-1:0][K_MAX-1:0] dst_table_t;
 
+  // ---------------------------------------------------------------------------
+  // The link (nic_top: rx demux, network arbiter, PFC reception): docs/nic/top.md.
+
+  // One flit of the network stream (the switch's port format): a packet's
+  // first flit is its pkt_hdr_t; a PFC frame (pfc_frame_t) is two flits.
+  typedef logic [FLIT_BITS-1:0] flit_t;
+  typedef logic [PKT_HDR_PRIO_W-1:0] prio_t;  // a priority / traffic class
+  typedef logic [NUM_PRIO-1:0] prio_mask_t;  // one bit per priority
+  typedef logic [NUM_PRIO-1:0][PFC_FRAME_QUANTA_W-1:0] pfc_quanta_t;  // a frame's quanta
+
   // Memory port (DMA) of OF (reads) and of the completion unit (writes). One
   // request is one 64-bit word at a byte address (8-byte aligned: a memory may
   // answer an unaligned address with err). Requests are valid/ready; every

@@ -39,9 +39,9 @@ module nic_csr_tb
   input  logic                                      hdq_full_i,
   // Interrupt cause set pulses: {DMA_ERROR, HDQ_OVERFLOW, ERROR, DONE}
   input  logic [3:0]                                intr_set_i,
-  // Counter increments: {PAUSE_RX, PFC_RX, DUP, DROP, ERROR, COMPLETION, RETRY,
-  // NACK_RECV, NACK_SENT, NOTIF_RECV, NOTIF_SENT} (bit 0 = CNT_NOTIF_SENT,
-  // register order: hw::nic::kCounters)
+  // Counter increments: {PAUSE_RX, PFC_RX, DUP, DROP, ERROR, COMPLETION,
+  // RETRY, NACK_RECV, NACK_SENT, NOTIF_RECV, NOTIF_SENT} (bit 0 =
+  // CNT_NOTIF_SENT, register order)
   input  logic [10:0]                               cnt_incr_i,
 
   // Software-written fields
