@@ -497,8 +497,10 @@ SYNCFAB_TEST(nic_top_pfc, prio_is_tc) {
   Bench b(ctx, k, rng());
   co_await start(b);
   const auto tc = static_cast<unsigned>(rng() % fmt::kNumPrio);
-  b.set_tc(tc);  // engine disabled after reset; the driver keeps it
-  drv::Nic n(b.dev, b.memory, nic_options(b));
+  b.set_tc(tc);  // engine disabled after reset
+  auto opts = nic_options(b);
+  opts.traffic_class = tc;  // the driver writes NET_CFG at bring-up
+  drv::Nic n(b.dev, b.memory, opts);
   b.watch_cq();
   const auto lids = rank_lids(64, 10);
   auto bc = n.open_context(drv::ContextConfig(0, 10, 64, 3, lids));
