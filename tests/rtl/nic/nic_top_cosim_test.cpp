@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <functional>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <random>
 #include <sstream>
@@ -92,6 +93,7 @@ drv::NicOptions options(const Env& env) {
 
 std::vector<std::uint32_t> counters(hw::Device& d) {
   std::vector<std::uint32_t> v;
+  v.reserve(std::size(nic::kCounters));
   for (const auto r : nic::kCounters) {
     v.push_back(hw::Csr(d).read(r));
   }
