@@ -726,9 +726,9 @@ module nic_top
     end
   end
 
-  // verilog_format: off
   // Every flit taken goes to one place, and a packet is accounted for once,
   // at its last flit: SE, TE, pfc_rx or the drop.
+  // verilog_format: off
   `NIC_ASSERT_IMP(a_rx_one_destination, rx_fire,
                   rx_last_i ? $onehot({se_rx_valid && se_rx_ready, te_resp_valid && te_resp_ready,
                                        pfc_valid, net_drop})

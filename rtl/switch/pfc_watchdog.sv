@@ -35,13 +35,18 @@ module pfc_watchdog
   input  logic [NumPrio-1:0]            xoff_i,         // pfc_rx.xoff_o: the peer holds p paused
   input  logic [TimeW-1:0]              detect_i,       // detection time, >= 1
   input  logic [TimeW-1:0]              recover_i,      // recovery time, >= 1
-  input  logic                          drop_mode_i,    // 1: drop p's packets during recovery; 0: send them
+  // 1: drop p's packets during recovery; 0: send them
+  input  logic                          drop_mode_i,
   input  logic [TimeW-1:0]              window_i,       // deadlock-control window, >= 1
-  input  logic [CntW-1:0]               limit_i,        // more than limit_i deadlocks in one window -> disable; 0 = never disable
-  input  logic [NumPrio-1:0]            reenable_i,     // one-cycle pulse from software: leave DISABLED
+  // more than limit_i deadlocks in one window -> disable; 0 = never disable
+  input  logic [CntW-1:0]               limit_i,
+  // one-cycle pulse from software: leave DISABLED
+  input  logic [NumPrio-1:0]            reenable_i,
   output logic [NumPrio-1:0]            ignore_o,       // registered: RECOVER or DISABLED
-  output logic [NumPrio-1:0]            drop_o,         // registered: RECOVER and drop_mode latched at entry
-  output logic [NumPrio-1:0]            pfc_off_o,      // registered: DISABLED (the switch treats p as not lossless on this queue)
+  // registered: RECOVER and drop_mode latched at entry
+  output logic [NumPrio-1:0]            drop_o,
+  // registered: DISABLED (the switch treats p as not lossless on this queue)
+  output logic [NumPrio-1:0]            pfc_off_o,
   output wd_state_e [NumPrio-1:0]       state_o,        // registered
   output logic [NumPrio-1:0]            evt_detect_o,   // comb: deadlock declared this cycle
   output logic [NumPrio-1:0]            evt_recover_o,  // comb: a recovery period ends this cycle
@@ -53,22 +58,23 @@ module pfc_watchdog
   `SF_STATIC_ASSERT(gen_cnt_width_check, CntW >= 1)
 
   typedef logic [TimeW-1:0] time_t;
-  typedef logic [CntW-1:0]  dl_t;
+  typedef logic [CntW-1:0] dl_t;
 
   // ---------------------------------------------------------------------------
   // State (names as in the spec; one element per queue)
   // ---------------------------------------------------------------------------
-  wd_state_e [NumPrio-1:0] state_q /* verilator public_flat_rd */;  // read by the switch fabric tests' probes
+  // read by the switch fabric tests' probes
+  wd_state_e [NumPrio-1:0] state_q /* verilator public_flat_rd */;
   wd_state_e [NumPrio-1:0] state_d;
-  time_t     [NumPrio-1:0] cnt_q, cnt_d;            // continuous XOFF (MONITOR) / recovery cycles (RECOVER)
-  time_t     [NumPrio-1:0] win_q, win_d;            // cycles since the window opened
-  logic      [NumPrio-1:0] win_open_q, win_open_d;
-  dl_t       [NumPrio-1:0] dl_q, dl_d;              // deadlocks in the open window (saturating)
-  logic      [NumPrio-1:0] drop_q, drop_d;          // drop mode latched at RECOVER entry
+  time_t [NumPrio-1:0] cnt_q, cnt_d;  // continuous XOFF (MONITOR) / recovery cycles (RECOVER)
+  time_t [NumPrio-1:0] win_q, win_d;  // cycles since the window opened
+  logic [NumPrio-1:0] win_open_q, win_open_d;
+  dl_t [NumPrio-1:0] dl_q, dl_d;  // deadlocks in the open window (saturating)
+  logic [NumPrio-1:0] drop_q, drop_d;  // drop mode latched at RECOVER entry
 
   logic      [NumPrio-1:0] detect;                  // deadlock declared this cycle (= evt_detect_o)
   logic      [NumPrio-1:0] win_closing;             // the open window reaches its end this cycle
-  time_t                   detect_last, recover_last, window_last;
+  time_t detect_last, recover_last, window_last;
 
   // TimeW-bit differences: a time of 0 (legal only while enable_i is all 0)
   // wraps to all ones, i.e. the longest time the counters can express.
@@ -213,15 +219,18 @@ module pfc_watchdog
     end
   end
 
+  // verilog_format: off
   `SF_ASSERT_KNOWN(a_ctrl_known, {enable_i, xoff_i, reenable_i})
   `SF_ASSERT(a_config_known,
              enable_i != '0 |-> !$isunknown({detect_i, recover_i, drop_mode_i, window_i, limit_i}))
   `SF_ASSERT_KNOWN(a_outputs_known,
-                   {ignore_o, drop_o, pfc_off_o, state_o, evt_detect_o, evt_recover_o, evt_disable_o})
+                   {ignore_o, drop_o, pfc_off_o, state_o,
+                    evt_detect_o, evt_recover_o, evt_disable_o})
 
   // Interface rule: no zero time while any queue is watched.
   `SF_ASSERT(a_times_nonzero,
              enable_i != '0 |-> detect_i != '0 && recover_i != '0 && window_i != '0)
+  // verilog_format: on
 
   // Per-queue rules, each checked for every queue at once: one named
   // assertion over NumPrio-bit vectors (bit p is queue p) instead of one per
@@ -275,6 +284,7 @@ module pfc_watchdog
     return v;
   endfunction
 
+  // verilog_format: off
   `SF_ASSERT(a_state_legal, &(chk_mon | chk_rec | chk_dis))
 
   // Detection: only in MONITOR, on a watched queue that is paused now and
@@ -345,6 +355,7 @@ module pfc_watchdog
   `SF_ASSERT(a_drop_only_in_recover, (drop_o & ~chk_rec) == '0)
   `SF_ASSERT(a_pfc_off_is_disabled, pfc_off_o == chk_dis)
   `SF_ASSERT(a_disable_implies_detect, (evt_disable_o & ~evt_detect_o) == '0)
+  // verilog_format: on
 `endif  // SYNTHESIS
 
 endmodule

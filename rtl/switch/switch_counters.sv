@@ -52,7 +52,7 @@ module switch_counters
   logic [NumPorts-1:0][31:0] port_value;
   for (genvar n = 0; n < NumPorts; n++) begin : gen_port
     // Read directly (not through CNT_SEL) by the switch fabric tests.
-    logic [31:0] cnt_q [PortCnt] /* verilator public_flat_rd */;
+    logic [31:0] cnt_q[PortCnt]  /* verilator public_flat_rd */;
 
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
@@ -62,8 +62,8 @@ module switch_counters
       end else begin
         for (int e = 0; e < NumEv; e++) begin
           if (ev_i[n][e] && cnt_q[index(ev_prio_i[n][e], EvKinds[e])] != '1) begin
-            cnt_q[index(ev_prio_i[n][e], EvKinds[e])] <=
-                cnt_q[index(ev_prio_i[n][e], EvKinds[e])] + 32'd1;
+            cnt_q[index(ev_prio_i[n][e], EvKinds[e])] <= cnt_q[index(ev_prio_i[n][e], EvKinds[e])] +
+                32'd1;
           end
         end
         // PFC and watchdog events are rare: one test skips the port's masks.
@@ -71,8 +71,8 @@ module switch_counters
           for (int m = 0; m < NumMaskKinds; m++) begin
             for (int p = 0; p < NumPrio; p++) begin
               if (mask_i[n][m][p] && cnt_q[index(prio_t'(p), MaskKinds[m])] != '1) begin
-                cnt_q[index(prio_t'(p), MaskKinds[m])] <=
-                    cnt_q[index(prio_t'(p), MaskKinds[m])] + 32'd1;
+                cnt_q[index(prio_t'(p), MaskKinds[m])] <= cnt_q[index(prio_t'(p), MaskKinds[m])] +
+                    32'd1;
               end
             end
           end

@@ -98,7 +98,11 @@ module switch_egress
 );
 
   typedef logic [CellW-1:0] cell_t;
-  typedef enum logic [1:0] {OutIdle, OutData, OutPfc1} out_state_e;
+  typedef enum logic [1:0] {
+    OutIdle,
+    OutData,
+    OutPfc1
+  } out_state_e;
 
   // ---------------------------------------------------------------------------
   // PFC blocks
@@ -111,33 +115,70 @@ module switch_egress
     assign occ16[p] = 16'(occ_i[p]);
   end
 
-  pfc_tx #(.NumPrio(NumPrio), .OccW(16), .RefW(16)) u_pfc_tx (
-    .clk_i, .rst_ni,
-    .enable_i(pfc_en_i), .occ_i(occ16), .xoff_thr_i, .xon_thr_i, .quanta_i,
+  pfc_tx #(
+    .NumPrio(NumPrio),
+    .OccW(16),
+    .RefW(16)
+  ) u_pfc_tx (
+    .clk_i,
+    .rst_ni,
+    .enable_i(pfc_en_i),
+    .occ_i(occ16),
+    .xoff_thr_i,
+    .xon_thr_i,
+    .quanta_i,
     .refresh_i,
-    .frame_valid_o(frame_valid), .frame_ready_i(frame_ready),
-    .frame_class_enable_o(frame_class), .frame_quanta_o(frame_quanta),
-    .xoff_o(xoff_tx_o), .evt_xoff_tx_o(ev_pause_tx_o), .evt_xon_tx_o(ev_resume_tx_o)
+    .frame_valid_o(frame_valid),
+    .frame_ready_i(frame_ready),
+    .frame_class_enable_o(frame_class),
+    .frame_quanta_o(frame_quanta),
+    .xoff_o(xoff_tx_o),
+    .evt_xoff_tx_o(ev_pause_tx_o),
+    .evt_xon_tx_o(ev_resume_tx_o)
   );
 
   // Read by the fabric tests' probes (sim/fabric/switch/switch_probe.cpp).
-  prio_mask_t xoff_rx /* verilator public_flat_rd */;
+  prio_mask_t xoff_rx  /* verilator public_flat_rd */;
   prio_mask_t wd_ignore, wd_drop;
-  pfc_rx #(.NumPrio(NumPrio), .CpqW(8)) u_pfc_rx (
-    .clk_i, .rst_ni,
-    .enable_i(pfc_en_i), .cyc_per_quantum_i,
-    .frame_valid_i(pfc_valid_i), .frame_class_enable_i(pfc_class_i),
-    .frame_quanta_i(pfc_quanta_i), .ignore_i(wd_ignore),
-    .xoff_o(xoff_rx), .stop_o, .evt_xoff_rx_o(ev_pause_rx_o), .evt_xon_rx_o(ev_resume_rx_o)
+  pfc_rx #(
+    .NumPrio(NumPrio),
+    .CpqW(8)
+  ) u_pfc_rx (
+    .clk_i,
+    .rst_ni,
+    .enable_i(pfc_en_i),
+    .cyc_per_quantum_i,
+    .frame_valid_i(pfc_valid_i),
+    .frame_class_enable_i(pfc_class_i),
+    .frame_quanta_i(pfc_quanta_i),
+    .ignore_i(wd_ignore),
+    .xoff_o(xoff_rx),
+    .stop_o,
+    .evt_xoff_rx_o(ev_pause_rx_o),
+    .evt_xon_rx_o(ev_resume_rx_o)
   );
 
-  pfc_watchdog #(.NumPrio(NumPrio), .TimeW(24), .CntW(8)) u_pfc_watchdog (
-    .clk_i, .rst_ni,
-    .enable_i(wd_enable_i), .xoff_i(xoff_rx), .detect_i(wd_detect_i),
-    .recover_i(wd_recover_i), .drop_mode_i(wd_drop_mode_i), .window_i(wd_window_i),
-    .limit_i(wd_limit_i), .reenable_i(wd_reenable_i),
-    .ignore_o(wd_ignore), .drop_o(wd_drop), .pfc_off_o, .state_o(wd_state_o),
-    .evt_detect_o(ev_wd_detect_o), .evt_recover_o(ev_wd_recover_o),
+  pfc_watchdog #(
+    .NumPrio(NumPrio),
+    .TimeW(24),
+    .CntW(8)
+  ) u_pfc_watchdog (
+    .clk_i,
+    .rst_ni,
+    .enable_i(wd_enable_i),
+    .xoff_i(xoff_rx),
+    .detect_i(wd_detect_i),
+    .recover_i(wd_recover_i),
+    .drop_mode_i(wd_drop_mode_i),
+    .window_i(wd_window_i),
+    .limit_i(wd_limit_i),
+    .reenable_i(wd_reenable_i),
+    .ignore_o(wd_ignore),
+    .drop_o(wd_drop),
+    .pfc_off_o,
+    .state_o(wd_state_o),
+    .evt_detect_o(ev_wd_detect_o),
+    .evt_recover_o(ev_wd_recover_o),
     .evt_disable_o(ev_wd_disable_o)
   );
 
@@ -160,8 +201,13 @@ module switch_egress
   end
   // Inputs from rr_q[q] upwards first, then wrapping around.
   for (genvar q = 0; q < NumPrio; q++) begin : gen_cand
-    rr_pick #(.N(NumPorts)) u_pick (
-      .mask_i(cand[q]), .start_i(rr_q[q]), .any_o(q_any[q]), .idx_o(pick[q])
+    rr_pick #(
+      .N(NumPorts)
+    ) u_pick (
+      .mask_i(cand[q]),
+      .start_i(rr_q[q]),
+      .any_o(q_any[q]),
+      .idx_o(pick[q])
     );
     assign q_len[q] = voq_len_i[pick[q]][q];
   end
@@ -188,10 +234,20 @@ module switch_egress
   logic sched_ready;
   assign sched_ready = can_match && (!grant_valid || accept_i);
 
-  sp_wdrr_sched #(.NumQ(NumPrio), .LenW($bits(len_t)), .WeightW(8)) u_sched (
-    .clk_i, .rst_ni,
-    .q_valid_i(q_valid), .q_len_i(q_len), .sp_mask_i, .weight_i,
-    .ready_i(sched_ready), .grant_valid_o(grant_valid), .grant_q_o(grant_q)
+  sp_wdrr_sched #(
+    .NumQ(NumPrio),
+    .LenW($bits(len_t)),
+    .WeightW(8)
+  ) u_sched (
+    .clk_i,
+    .rst_ni,
+    .q_valid_i(q_valid),
+    .q_len_i(q_len),
+    .sp_mask_i,
+    .weight_i,
+    .ready_i(sched_ready),
+    .grant_valid_o(grant_valid),
+    .grant_q_o(grant_q)
   );
 
   assign req_o = can_match && grant_valid;
@@ -338,6 +394,7 @@ module switch_egress
   // ---------------------------------------------------------------------------
   // A data packet is never interrupted by a PFC frame: a frame starts only
   // from idle, and a started packet runs to its last flit.
+  // verilog_format: off
   `SF_ASSERT(a_pfc_not_inside_packet, frame_ready |-> state_q == OutIdle)
   `SF_ASSERT(a_data_runs_to_last,
              state_q == OutData && !data_last |=> state_q == OutData && $stable(slot_q))
@@ -350,11 +407,13 @@ module switch_egress
   `SF_ASSERT(a_no_gap_after_last,
              last_out && !frame_valid && grant_valid && accept_i |=>
                state_q == OutData && first_q && (tx_valid_o || discard_q))
-  `SF_ASSERT(a_match_from_candidate, match_o |-> voq_valid_i[match_in_o][match_q_o] && !in_busy_i[match_in_o])
+  `SF_ASSERT(a_match_from_candidate,
+             match_o |-> voq_valid_i[match_in_o][match_q_o] && !in_busy_i[match_in_o])
   `SF_ASSERT(a_match_not_stopped, match_o |-> !stop_o[match_q_o])
   `SF_ASSERT(a_accept_only_offered, accept_i |-> req_o)
   `SF_ASSERT(a_copy_len_nonzero, state_q == OutData |-> rem_q != '0)
   `SF_ASSERT(a_tx_stable, tx_valid_o && !tx_ready_i |=> tx_valid_o)
+  // verilog_format: on
 
   logic unused_egress;
   assign unused_egress = ^{frame[PFC_FRAME_BITS-1:FLIT_BITS]};

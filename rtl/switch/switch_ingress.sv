@@ -129,8 +129,8 @@ module switch_ingress
 
   // Free cells: fresh_q .. BufCells-1 never used, plus the list head .. tail
   // of list_q returned cells; free_q counts both.
-  cell_t      free_head_q, free_tail_q;
-  cnt_t       list_q, fresh_q;
+  cell_t free_head_q, free_tail_q;
+  cnt_t list_q, fresh_q;
   // free_q and occ_q are read by the fabric tests' probes.
   cnt_t       free_q /* verilator public_flat_rd */;
   cnt_t [NumPrio-1:0] occ_q /* verilator public_flat_rd */;
@@ -142,7 +142,7 @@ module switch_ingress
 
   // VOQs
   cell_t [NumPorts-1:0][NumPrio-1:0] vq_head_q, vq_tail_q;
-  cnt_t  [NumPorts-1:0][NumPrio-1:0] vq_cnt_q, vq_cells_q;
+  cnt_t [NumPorts-1:0][NumPrio-1:0] vq_cnt_q, vq_cells_q;
   // Whether each VOQ holds a copy and its head packet's length, kept in step
   // with every push and pop so the egress reads them without a lookup.
   logic  [NumPorts-1:0][NumPrio-1:0] vq_any_q;
@@ -151,21 +151,31 @@ module switch_ingress
   // ---------------------------------------------------------------------------
   // Receive state machine
   // ---------------------------------------------------------------------------
-  typedef enum logic [1:0] {RxIdle, RxStore, RxDiscard, RxPfc} rx_state_e;
+  typedef enum logic [1:0] {
+    RxIdle,
+    RxStore,
+    RxDiscard,
+    RxPfc
+  } rx_state_e;
   // DrPfcBad: a malformed PFC frame (more than two flits); DROP_BAD_PKT like
   // DrBad, but a PFC frame is not a packet for RX.
   typedef enum logic [2:0] {
-    DrNone, DrDisabled, DrBad, DrNoRoute, DrBuf, DrPfcBad
+    DrNone,
+    DrDisabled,
+    DrBad,
+    DrNoRoute,
+    DrBuf,
+    DrPfcBad
   } drop_e;
 
-  rx_state_e  rx_state_q, rx_state_d;
-  drop_e      drop_q, drop_d;        // reason of the packet being discarded
-  prio_t      prio_q, prio_d;        // arrival priority of the current packet
-  logic       lossy_pkt_q, lossy_pkt_d;
-  cell_t      cur_slot_q, cur_slot_d;
-  cell_t      prev_cell_q, prev_cell_d;
-  nflit_t     count_q, count_d;      // flits seen, saturating at len + 1
-  len_t       len_q, len_d;
+  rx_state_e rx_state_q, rx_state_d;
+  drop_e drop_q, drop_d;  // reason of the packet being discarded
+  prio_t prio_q, prio_d;  // arrival priority of the current packet
+  logic lossy_pkt_q, lossy_pkt_d;
+  cell_t cur_slot_q, cur_slot_d;
+  cell_t prev_cell_q, prev_cell_d;
+  nflit_t count_q, count_d;  // flits seen, saturating at len + 1
+  len_t len_q, len_d;
   prio_mask_t pfc_class_q, pfc_class_d;
 
   pkt_hdr_t hdr;
@@ -219,7 +229,8 @@ module switch_ingress
     pfc_valid_o = 1'b0;
 
     unique case (rx_state_q)
-      RxIdle: if (beat) begin
+      RxIdle:
+      if (beat) begin
         prio_d = hdr.prio;
         ev_prio_o = hdr.prio;
         len_d = hdr.len_flits;
@@ -275,7 +286,8 @@ module switch_ingress
           end
         end
       end
-      RxStore: if (beat) begin
+      RxStore:
+      if (beat) begin
         if (count_q < nflit_t'(len_q)) begin
           alloc = 1'b1;
           prev_cell_d = new_cell;
@@ -292,7 +304,8 @@ module switch_ingress
           end
         end
       end
-      RxDiscard: if (beat && rx_last_i) begin
+      RxDiscard:
+      if (beat && rx_last_i) begin
         rx_state_d = RxIdle;
         ev_rx_o = drop_q != DrPfcBad;
         ev_drop_disabled_o = drop_q == DrDisabled;
@@ -302,7 +315,8 @@ module switch_ingress
       end
       // A frame is honoured only with two flits and len_flits 2; any other
       // is DROP_BAD_PKT at its last flit, at the header's prio bits.
-      RxPfc: if (beat) begin
+      RxPfc:
+      if (beat) begin
         if (rx_last_i) begin
           rx_state_d = RxIdle;
           if (len_q == len_t'(2)) pfc_valid_o = 1'b1;
@@ -332,10 +346,19 @@ module switch_ingress
   assign pend_push = pkt_done;
   assign pend_wdata = new_slot ? '{slot: new_cell, hdr: hdr, mask: lk_mask_i}
                                : '{slot: cur_slot_q, hdr: cur_hdr_q, mask: cur_mask_q};
-  sync_fifo #(.T(pend_t), .Depth(PendDepth)) u_pend (
-    .clk_i, .rst_ni, .clr_i(1'b0),
-    .wvalid_i(pend_push), .wready_o(pend_wready), .wdata_i(pend_wdata),
-    .rvalid_o(pend_valid_o), .rready_i(pend_pop_i), .rdata_o(pend_rdata),
+  sync_fifo #(
+    .T(pend_t),
+    .Depth(PendDepth)
+  ) u_pend (
+    .clk_i,
+    .rst_ni,
+    .clr_i(1'b0),
+    .wvalid_i(pend_push),
+    .wready_o(pend_wready),
+    .wdata_i(pend_wdata),
+    .rvalid_o(pend_valid_o),
+    .rready_i(pend_pop_i),
+    .rdata_o(pend_rdata),
     .count_o(pend_count)
   );
   assign pend_slot_o = pend_rdata.slot;
@@ -347,14 +370,14 @@ module switch_ingress
   // one; the last one returns the packet's cells.
   // ---------------------------------------------------------------------------
   logic wred_dec, same_slot;
-  logic dec_a, dec_b;         // a: the WRED-dropped copy's slot, b: the finished copy's
+  logic dec_a, dec_b;  // a: the WRED-dropped copy's slot, b: the finished copy's
   ref_t dec_a_n;
   logic rel_a, rel_b, rel_c;  // a slot whose last reference went; c: a bad-length packet
   assign wred_dec = copy_valid_i && !copy_keep_i;
   assign same_slot = wred_dec && done_i && copy_slot_i == done_slot_i;
   assign dec_a = wred_dec;
   assign dec_b = done_i && !same_slot;
-  ref_t ref_a, ref_b;        // their counts now
+  ref_t ref_a, ref_b;  // their counts now
   assign ref_a = refcnt_q[copy_slot_i];
   assign ref_b = refcnt_q[done_slot_i];
   assign dec_a_n = same_slot ? ref_t'(2) : ref_t'(1);
@@ -373,7 +396,7 @@ module switch_ingress
   assign take = alloc && !bad_free;
   assign take_prio = new_slot ? hdr.prio : prio_q;
 
-  cell_t  [2:0] rel_head, rel_tail;
+  cell_t [2:0] rel_head, rel_tail;
   nflit_t [2:0] rel_n;
   prio_t  [2:0] rel_prio;
   logic   [2:0] rel_lossy;
@@ -433,8 +456,7 @@ module switch_ingress
     else if (take && from_list) free_head_d = cell_next_q[free_head_q];
     else free_head_d = free_head_q;
     if (take) occ_d[take_prio] = occ_d[take_prio] + cnt_t'(1);
-    lossy_d = lossy_q - freed_lossy +
-              cnt_t'(take && (new_slot ? !lossless : lossy_pkt_q));
+    lossy_d = lossy_q - freed_lossy + cnt_t'(take && (new_slot ? !lossless : lossy_pkt_q));
   end
 
   // ---------------------------------------------------------------------------
@@ -446,8 +468,8 @@ module switch_ingress
   assign same_q = pop_i && push && pop_port_i == copy_port_i && pop_q_i == copy_patch_i.prio;
 
   cell_t pop_head, pop_next;
-  len_t  pop_head_len;
-  cnt_t  pop_cnt, push_cnt;
+  len_t pop_head_len;
+  cnt_t pop_cnt, push_cnt;
   assign pop_head = vq_head_q[pop_port_i][pop_q_i];
   assign pop_head_len = slot_len_q[pop_head];
   assign pop_next = copy_next_q[pop_head][pop_port_i];
@@ -494,7 +516,8 @@ module switch_ingress
     if (dec_a) refcnt_q[copy_slot_i] <= ref_a - dec_a_n;
     if (dec_b) refcnt_q[done_slot_i] <= ref_b - ref_t'(1);
     if (push) copy_patch_q[copy_slot_i][copy_port_i] <= copy_patch_i;
-    if (link_copy) copy_next_q[vq_tail_q[copy_port_i][copy_patch_i.prio]][copy_port_i] <= copy_slot_i;
+    if (link_copy)
+      copy_next_q[vq_tail_q[copy_port_i][copy_patch_i.prio]][copy_port_i] <= copy_slot_i;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -591,6 +614,7 @@ module switch_ingress
     for (int p = 0; p < NumPrio; p++) sum += 32'(occ[p]);
     return sum;
   endfunction
+  // verilog_format: off
   `SF_ASSERT(a_occ_sums_to_used, occ_total(occ_q) == 32'(BufCells) - 32'(free_q))
   // No cell leak: with no live packet and none being received, every cell is free.
   `SF_ASSERT(a_no_cell_leak, used_slots_q == '0 && rx_state_q != RxStore |->
@@ -608,6 +632,7 @@ module switch_ingress
   `SF_ASSERT(a_refcnt_no_underflow_done, dec_b |-> ref_b >= ref_t'(1))
   // A released chain ends at the cell its packet took last.
   `SF_ASSERT(a_release_chain_len, rel_c |-> rel_n[2] == count_q || rel_n[2] == nflit_t'(len_q))
+  // verilog_format: on
 
   logic unused_ingress;
   assign unused_ingress = ^{pend_count, pfc_first};

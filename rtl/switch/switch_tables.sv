@@ -57,12 +57,15 @@ module switch_tables #(
   logic lft_sel, mft_sel, in_range;
   assign lft_sel = table_i == 2'd0;
   assign mft_sel = table_i == 2'd1;
-  assign in_range = (lft_sel && 32'(index_i) < LftEntries) || (mft_sel && 32'(index_i) < MftEntries);
+  assign in_range = (lft_sel && 32'(index_i) < LftEntries) ||
+                    (mft_sel && 32'(index_i) < MftEntries);
   assign error_o = (write_i || read_i) && !in_range;
 
   always_ff @(posedge clk_i) begin
-    if (write_i && lft_sel && in_range) lft_q[index_i[LftW-1:0]] <= '{valid: wdata_i[31], port: wdata_i[7:0]};
-    if (write_i && mft_sel && in_range) mft_q[index_i[MftW-1:0]] <= '{valid: wdata_i[31], mask: wdata_i[NumPorts-1:0]};
+    if (write_i && lft_sel && in_range)
+      lft_q[index_i[LftW-1:0]] <= '{valid: wdata_i[31], port: wdata_i[7:0]};
+    if (write_i && mft_sel && in_range)
+      mft_q[index_i[MftW-1:0]] <= '{valid: wdata_i[31], mask: wdata_i[NumPorts-1:0]};
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -75,9 +78,11 @@ module switch_tables #(
       if (write_i && mft_sel && in_range) mft_valid_q[index_i[MftW-1:0]] <= wdata_i[31];
       if (read_i && in_range) begin
         if (lft_sel) begin
-          rdata_q <= lft_valid_q[index_i[LftW-1:0]] ? {1'b1, 23'd0, lft_q[index_i[LftW-1:0]].port} : 32'd0;
+          rdata_q <= lft_valid_q[index_i[LftW-1:0]] ?
+              {1'b1, 23'd0, lft_q[index_i[LftW-1:0]].port} : 32'd0;
         end else begin
-          rdata_q <= mft_valid_q[index_i[MftW-1:0]] ? {1'b1, 31'(mft_q[index_i[MftW-1:0]].mask)} : 32'd0;
+          rdata_q <= mft_valid_q[index_i[MftW-1:0]] ?
+              {1'b1, 31'(mft_q[index_i[MftW-1:0]].mask)} : 32'd0;
         end
       end
     end

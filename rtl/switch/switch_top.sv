@@ -70,12 +70,20 @@ module switch_top
   switch_csr__out_t hwif_out;
 
   switch_csr_reg_top u_csr (
-    .clk(clk_i), .arst_n(rst_ni),
-    .s_apb_psel(psel_i), .s_apb_penable(penable_i), .s_apb_pwrite(pwrite_i),
-    .s_apb_pprot(pprot_i), .s_apb_paddr(paddr_i), .s_apb_pwdata(pwdata_i),
-    .s_apb_pstrb(pstrb_i), .s_apb_pready(pready_o), .s_apb_prdata(prdata_o),
+    .clk(clk_i),
+    .arst_n(rst_ni),
+    .s_apb_psel(psel_i),
+    .s_apb_penable(penable_i),
+    .s_apb_pwrite(pwrite_i),
+    .s_apb_pprot(pprot_i),
+    .s_apb_paddr(paddr_i),
+    .s_apb_pwdata(pwdata_i),
+    .s_apb_pstrb(pstrb_i),
+    .s_apb_pready(pready_o),
+    .s_apb_prdata(prdata_o),
     .s_apb_pslverr(pslverr_o),
-    .hwif_in, .hwif_out
+    .hwif_in,
+    .hwif_out
   );
   assign intr_o = hwif_out.INTR_STATUS.intr;
 
@@ -126,12 +134,23 @@ module switch_top
   logic tbl_error;
   logic [31:0] tbl_rdata;
 
-  switch_tables #(.NumPorts(NumPorts), .LftEntries(LftEntries), .MftEntries(MftEntries)) u_tables (
-    .clk_i, .rst_ni,
-    .index_i(hwif_out.TBL_ADDR.INDEX.value), .table_i(hwif_out.TBL_ADDR.TABLE.value),
-    .wdata_i(hwif_out.TBL_WDATA.DATA.value), .write_i(hwif_out.TBL_CMD.WRITE.value),
-    .read_i(hwif_out.TBL_CMD.READ.value), .rdata_o(tbl_rdata), .error_o(tbl_error),
-    .dst_i(lk_dst), .hit_o(lk_hit), .mask_o(lk_mask)
+  switch_tables #(
+    .NumPorts(NumPorts),
+    .LftEntries(LftEntries),
+    .MftEntries(MftEntries)
+  ) u_tables (
+    .clk_i,
+    .rst_ni,
+    .index_i(hwif_out.TBL_ADDR.INDEX.value),
+    .table_i(hwif_out.TBL_ADDR.TABLE.value),
+    .wdata_i(hwif_out.TBL_WDATA.DATA.value),
+    .write_i(hwif_out.TBL_CMD.WRITE.value),
+    .read_i(hwif_out.TBL_CMD.READ.value),
+    .rdata_o(tbl_rdata),
+    .error_o(tbl_error),
+    .dst_i(lk_dst),
+    .hit_o(lk_hit),
+    .mask_o(lk_mask)
   );
 
   // ---------------------------------------------------------------------------
@@ -164,26 +183,56 @@ module switch_top
   flit_t [NumPorts-1:0] in_rd_data;
 
   for (genvar i = 0; i < NumPorts; i++) begin : gen_ingress
-    switch_ingress #(.NumPorts(NumPorts), .BufCells(BufCells)) u_ingress (
-      .clk_i, .rst_ni,
-      .enable_i(enable), .pfc_en_i(pfc_en[i]), .lossy_limit_i(lossy_limit[i]),
-      .rx_valid_i(rx_valid_i[i]), .rx_ready_o(rx_ready_o[i]), .rx_data_i(rx_data_i[i]),
+    switch_ingress #(
+      .NumPorts(NumPorts),
+      .BufCells(BufCells)
+    ) u_ingress (
+      .clk_i,
+      .rst_ni,
+      .enable_i(enable),
+      .pfc_en_i(pfc_en[i]),
+      .lossy_limit_i(lossy_limit[i]),
+      .rx_valid_i(rx_valid_i[i]),
+      .rx_ready_o(rx_ready_o[i]),
+      .rx_data_i(rx_data_i[i]),
       .rx_last_i(rx_last_i[i]),
-      .lk_dst_o(lk_dst[i]), .lk_hit_i(lk_hit[i]), .lk_mask_i(lk_mask[i]),
-      .pfc_valid_o(pfc_rx_valid[i]), .pfc_class_o(pfc_rx_class[i]),
+      .lk_dst_o(lk_dst[i]),
+      .lk_hit_i(lk_hit[i]),
+      .lk_mask_i(lk_mask[i]),
+      .pfc_valid_o(pfc_rx_valid[i]),
+      .pfc_class_o(pfc_rx_class[i]),
       .pfc_quanta_o(pfc_rx_quanta[i]),
-      .ev_rx_o(ev_rx[i]), .ev_drop_disabled_o(ev_drop_disabled[i]), .ev_drop_bad_o(ev_drop_bad[i]),
-      .ev_drop_no_route_o(ev_drop_no_route[i]), .ev_drop_buf_o(ev_drop_buf[i]),
-      .ev_prio_o(ev_in_prio[i]), .occ_o(occ[i]),
-      .pend_valid_o(pend_valid[i]), .pend_slot_o(pend_slot[i]), .pend_hdr_o(pend_hdr[i]),
-      .pend_mask_o(pend_mask[i]), .pend_pop_i(pend_pop[i]),
-      .copy_valid_i(copy_valid[i]), .copy_keep_i(copy_keep), .copy_slot_i(copy_slot),
-      .copy_port_i(copy_port), .copy_patch_i(copy_patch),
-      .voq_valid_o(voq_valid[i]), .voq_len_o(voq_len[i]), .voq_cells_o(voq_cells[i]),
-      .pop_i(in_pop[i]), .pop_port_i(in_pop_port[i]), .pop_q_i(in_pop_q[i]),
-      .pop_slot_o(in_pop_slot[i]), .pop_cell_o(in_pop_cell[i]), .pop_patch_o(in_pop_patch[i]),
-      .rd_cell_i(in_rd_cell[i]), .rd_data_o(in_rd_data[i]), .rd_next_o(in_rd_next[i]),
-      .done_i(in_done[i]), .done_slot_i(in_done_slot[i])
+      .ev_rx_o(ev_rx[i]),
+      .ev_drop_disabled_o(ev_drop_disabled[i]),
+      .ev_drop_bad_o(ev_drop_bad[i]),
+      .ev_drop_no_route_o(ev_drop_no_route[i]),
+      .ev_drop_buf_o(ev_drop_buf[i]),
+      .ev_prio_o(ev_in_prio[i]),
+      .occ_o(occ[i]),
+      .pend_valid_o(pend_valid[i]),
+      .pend_slot_o(pend_slot[i]),
+      .pend_hdr_o(pend_hdr[i]),
+      .pend_mask_o(pend_mask[i]),
+      .pend_pop_i(pend_pop[i]),
+      .copy_valid_i(copy_valid[i]),
+      .copy_keep_i(copy_keep),
+      .copy_slot_i(copy_slot),
+      .copy_port_i(copy_port),
+      .copy_patch_i(copy_patch),
+      .voq_valid_o(voq_valid[i]),
+      .voq_len_o(voq_len[i]),
+      .voq_cells_o(voq_cells[i]),
+      .pop_i(in_pop[i]),
+      .pop_port_i(in_pop_port[i]),
+      .pop_q_i(in_pop_q[i]),
+      .pop_slot_o(in_pop_slot[i]),
+      .pop_cell_o(in_pop_cell[i]),
+      .pop_patch_o(in_pop_patch[i]),
+      .rd_cell_i(in_rd_cell[i]),
+      .rd_data_o(in_rd_data[i]),
+      .rd_next_o(in_rd_next[i]),
+      .done_i(in_done[i]),
+      .done_slot_i(in_done_slot[i])
     );
   end
 
@@ -195,7 +244,7 @@ module switch_top
   logic [PortW-1:0] eng_in_q, eng_in_d, eng_rr_q, eng_rr_d;
   // The engine's decision, read by the co-simulation's probe
   // (sim/cosim/switch/switch_cosim_bench.cpp).
-  logic [PortW-1:0] eng_in /* verilator public_flat_rd */;
+  logic [PortW-1:0] eng_in  /* verilator public_flat_rd */;
   logic [NumPorts-1:0] eng_rem_q, eng_rem_d, eng_mask, eng_rest;
   logic eng_active /* verilator public_flat_rd */;
   pkt_hdr_t eng_hdr;
@@ -217,12 +266,22 @@ module switch_top
   // output a packet's copies still need.
   logic [PortW-1:0] pend_pick;
   logic pend_any;
-  rr_pick #(.N(NumPorts)) u_pend_pick (
-    .mask_i(pend_valid), .start_i(eng_rr_q), .any_o(pend_any), .idx_o(pend_pick)
+  rr_pick #(
+    .N(NumPorts)
+  ) u_pend_pick (
+    .mask_i(pend_valid),
+    .start_i(eng_rr_q),
+    .any_o(pend_any),
+    .idx_o(pend_pick)
   );
   logic eng_mask_any;
-  rr_pick #(.N(NumPorts)) u_out_pick (
-    .mask_i(eng_mask), .start_i('0), .any_o(eng_mask_any), .idx_o(eng_out)
+  rr_pick #(
+    .N(NumPorts)
+  ) u_out_pick (
+    .mask_i(eng_mask),
+    .start_i('0),
+    .any_o(eng_mask_any),
+    .idx_o(eng_out)
   );
 
   assign eng_in = eng_busy_q ? eng_in_q : (pend_any ? pend_pick : eng_rr_q);
@@ -242,13 +301,23 @@ module switch_top
     qlen = (qlen_sum > 32'hFFFF) ? 16'hFFFF : qlen_sum[15:0];
   end
 
-  wred_ecn #(.QLenW(16), .ProbW(8)) u_wred (
-    .clk_i, .rst_ni,
-    .req_i(eng_active), .qlen_i(qlen), .ecn_i(eng_hdr.ecn),
+  wred_ecn #(
+    .QLenW(16),
+    .ProbW(8)
+  ) u_wred (
+    .clk_i,
+    .rst_ni,
+    .req_i(eng_active),
+    .qlen_i(qlen),
+    .ecn_i(eng_hdr.ecn),
     .lossless_i(pfc_en[eng_out][eng_q] && !pfc_off[eng_out][eng_q]),
-    .enable_i(wred_en[eng_out][eng_q]), .kmin_i(kmin[eng_out][eng_q]),
-    .kmax_i(kmax[eng_out][eng_q]), .pmax_i(pmax[eng_out][eng_q]),
-    .mark_o(wred_mark), .drop_o(wred_drop), .ecn_o(wred_ecn_out)
+    .enable_i(wred_en[eng_out][eng_q]),
+    .kmin_i(kmin[eng_out][eng_q]),
+    .kmax_i(kmax[eng_out][eng_q]),
+    .pmax_i(pmax[eng_out][eng_q]),
+    .mark_o(wred_mark),
+    .drop_o(wred_drop),
+    .ecn_o(wred_ecn_out)
   );
 
   always_comb begin
@@ -301,12 +370,21 @@ module switch_top
       assign vv[i] = voq_valid[i][o];
       assign vl[i] = voq_len[i][o];
     end
-    switch_egress #(.NumPorts(NumPorts), .BufCells(BufCells)) u_egress (
-      .clk_i, .rst_ni,
-      .pfc_en_i(pfc_en[o]), .sp_mask_i(sp_mask[o]), .weight_i(weight[o]),
-      .wd_enable_i(wd_enable[o]), .wd_drop_mode_i(wd_drop_mode[o]),
+    switch_egress #(
+      .NumPorts(NumPorts),
+      .BufCells(BufCells)
+    ) u_egress (
+      .clk_i,
+      .rst_ni,
+      .pfc_en_i(pfc_en[o]),
+      .sp_mask_i(sp_mask[o]),
+      .weight_i(weight[o]),
+      .wd_enable_i(wd_enable[o]),
+      .wd_drop_mode_i(wd_drop_mode[o]),
       .wd_reenable_i(wd_reenable[o]),
-      .xoff_thr_i(xoff_thr[o]), .xon_thr_i(xon_thr[o]), .quanta_i(quanta[o]),
+      .xoff_thr_i(xoff_thr[o]),
+      .xon_thr_i(xon_thr[o]),
+      .quanta_i(quanta[o]),
       .cyc_per_quantum_i(hwif_out.PFC_TIMING.CYC_PER_QUANTUM.value),
       .refresh_i(hwif_out.PFC_TIMING.REFRESH.value),
       .wd_detect_i(hwif_out.WD_DETECT_TIME.CYCLES.value),
@@ -314,24 +392,45 @@ module switch_top
       .wd_window_i(hwif_out.WD_WINDOW.CYCLES.value),
       .wd_limit_i(hwif_out.WD_LIMIT.LIMIT.value),
       .occ_i(occ[o]),
-      .pfc_valid_i(pfc_rx_valid[o]), .pfc_class_i(pfc_rx_class[o]),
+      .pfc_valid_i(pfc_rx_valid[o]),
+      .pfc_class_i(pfc_rx_class[o]),
       .pfc_quanta_i(pfc_rx_quanta[o]),
-      .voq_valid_i(vv), .voq_len_i(vl), .in_busy_i(in_busy),
-      .req_o(req[o]), .accept_i(accept[o]), .match_o(match[o]), .match_in_o(match_in[o]),
+      .voq_valid_i(vv),
+      .voq_len_i(vl),
+      .in_busy_i(in_busy),
+      .req_o(req[o]),
+      .accept_i(accept[o]),
+      .match_o(match[o]),
+      .match_in_o(match_in[o]),
       .match_q_o(match_q[o]),
-      .pop_slot_i(in_pop_slot[match_in[o]]), .pop_cell_i(in_pop_cell[match_in[o]]),
+      .pop_slot_i(in_pop_slot[match_in[o]]),
+      .pop_cell_i(in_pop_cell[match_in[o]]),
       .pop_patch_i(in_pop_patch[match_in[o]]),
-      .busy_o(out_busy[o]), .src_o(out_src[o]), .rd_cell_o(out_rd_cell[o]),
-      .rd_data_i(in_rd_data[out_src[o]]), .rd_next_i(in_rd_next[out_src[o]]),
-      .done_o(out_done[o]), .done_slot_o(out_done_slot[o]),
-      .tx_valid_o(tx_valid_o[o]), .tx_ready_i(tx_ready_i[o]), .tx_data_o(tx_data_o[o]),
+      .busy_o(out_busy[o]),
+      .src_o(out_src[o]),
+      .rd_cell_o(out_rd_cell[o]),
+      .rd_data_i(in_rd_data[out_src[o]]),
+      .rd_next_i(in_rd_next[out_src[o]]),
+      .done_o(out_done[o]),
+      .done_slot_o(out_done_slot[o]),
+      .tx_valid_o(tx_valid_o[o]),
+      .tx_ready_i(tx_ready_i[o]),
+      .tx_data_o(tx_data_o[o]),
       .tx_last_o(tx_last_o[o]),
-      .ev_tx_o(ev_tx[o]), .ev_drop_wd_o(ev_drop_wd[o]), .ev_q_o(ev_out_q[o]),
-      .ev_pause_tx_o(ev_pause_tx[o]), .ev_resume_tx_o(ev_resume_tx[o]),
-      .ev_pause_rx_o(ev_pause_rx[o]), .ev_resume_rx_o(ev_resume_rx[o]),
-      .ev_wd_detect_o(ev_wd_detect[o]), .ev_wd_recover_o(ev_wd_recover[o]),
-      .ev_wd_disable_o(ev_wd_disable[o]), .wd_state_o(wd_state[o]),
-      .pfc_off_o(pfc_off[o]), .stop_o(stop[o]), .xoff_tx_o(xoff_tx[o])
+      .ev_tx_o(ev_tx[o]),
+      .ev_drop_wd_o(ev_drop_wd[o]),
+      .ev_q_o(ev_out_q[o]),
+      .ev_pause_tx_o(ev_pause_tx[o]),
+      .ev_resume_tx_o(ev_resume_tx[o]),
+      .ev_pause_rx_o(ev_pause_rx[o]),
+      .ev_resume_rx_o(ev_resume_rx[o]),
+      .ev_wd_detect_o(ev_wd_detect[o]),
+      .ev_wd_recover_o(ev_wd_recover[o]),
+      .ev_wd_disable_o(ev_wd_disable[o]),
+      .wd_state_o(wd_state[o]),
+      .pfc_off_o(pfc_off[o]),
+      .stop_o(stop[o]),
+      .xoff_tx_o(xoff_tx[o])
     );
   end
 
@@ -402,12 +501,20 @@ module switch_top
   // the PFC / watchdog events as priority masks.
   localparam int unsigned NumEv = 9;
   localparam sw_counter_e [NumEv-1:0] EvKinds = {
-      CntEcnMark, CntDropWred, CntDropWd, CntTx, CntDropBuf, CntDropNoRoute,
-      CntDropBadPkt, CntDropDisabled, CntRx};
+    CntEcnMark,
+    CntDropWred,
+    CntDropWd,
+    CntTx,
+    CntDropBuf,
+    CntDropNoRoute,
+    CntDropBadPkt,
+    CntDropDisabled,
+    CntRx
+  };
   localparam int unsigned NumMaskKinds = 7;
   localparam sw_counter_e [NumMaskKinds-1:0] MaskKinds = {
-      CntWdDisable, CntWdRecover, CntWdDetect, CntResumeRx, CntPauseRx,
-      CntResumeTx, CntPauseTx};
+    CntWdDisable, CntWdRecover, CntWdDetect, CntResumeRx, CntPauseRx, CntResumeTx, CntPauseTx
+  };
   logic [NumPorts-1:0][NumEv-1:0] cnt_ev;
   prio_t [NumPorts-1:0][NumEv-1:0] cnt_ev_prio;
   prio_mask_t [NumPorts-1:0][NumMaskKinds-1:0] cnt_mask;
@@ -424,14 +531,22 @@ module switch_top
 
   logic [31:0] cnt_value;
   switch_counters #(
-    .NumPorts(NumPorts), .NumEv(NumEv), .NumMaskKinds(NumMaskKinds), .EvKinds(EvKinds),
+    .NumPorts(NumPorts),
+    .NumEv(NumEv),
+    .NumMaskKinds(NumMaskKinds),
+    .EvKinds(EvKinds),
     .MaskKinds(MaskKinds)
   ) u_counters (
-    .clk_i, .rst_ni,
+    .clk_i,
+    .rst_ni,
     .clear_i(hwif_out.CTRL.CNT_CLEAR.value),
-    .ev_i(cnt_ev), .ev_prio_i(cnt_ev_prio), .mask_i(cnt_mask),
-    .sel_port_i(hwif_out.CNT_SEL.PORT.value), .sel_prio_i(hwif_out.CNT_SEL.PRIO.value),
-    .sel_kind_i(sw_counter_e'(hwif_out.CNT_SEL.KIND.value)), .value_o(cnt_value)
+    .ev_i(cnt_ev),
+    .ev_prio_i(cnt_ev_prio),
+    .mask_i(cnt_mask),
+    .sel_port_i(hwif_out.CNT_SEL.PORT.value),
+    .sel_prio_i(hwif_out.CNT_SEL.PRIO.value),
+    .sel_kind_i(sw_counter_e'(hwif_out.CNT_SEL.KIND.value)),
+    .value_o(cnt_value)
   );
 
   // Interrupt causes reach INTR_STATUS through a register, one cycle after
@@ -476,9 +591,11 @@ module switch_top
   // Assertions
   // ---------------------------------------------------------------------------
   // The generated block's geometry matches these ports and parameters.
+  // verilog_format: off
   `SF_STATIC_ASSERT(a_csr_geometry, SWITCH_CSR_REG_TOP_MIN_ADDR_WIDTH == 12 &&
                     SWITCH_CSR_REG_TOP_DATA_WIDTH == 32 && SWITCH_CSR_REG_TOP_SIZE <= 4096 &&
                     NUM_PORTS >= NumPorts)
+  // verilog_format: on
 
   // APB4 rules, requester and completer (zero wait states).
   apb_checker #(

@@ -78,11 +78,11 @@ module wred_ecn
   // ---------------------------------------------------------------------------
   // Selection
   // ---------------------------------------------------------------------------
-  logic  below_kmin, at_or_above_kmax;
-  qlen_t span, excess;    // Kmax - Kmin and qlen - Kmin, used only in the linear region
-  rand_t pmax_scaled;     // Pmax as a 16-bit fraction, comparable with rnd
+  logic below_kmin, at_or_above_kmax;
+  qlen_t span, excess;  // Kmax - Kmin and qlen - Kmin, used only in the linear region
+  rand_t pmax_scaled;  // Pmax as a 16-bit fraction, comparable with rnd
   prod_t rnd_term, prob_term;
-  logic  linear_hit, hit;
+  logic linear_hit, hit;
 
   assign below_kmin       = (qlen_i < kmin_i);
   assign at_or_above_kmax = (qlen_i >= kmax_i);
@@ -130,6 +130,7 @@ module wred_ecn
   // Rules
   // ---------------------------------------------------------------------------
 `ifndef SYNTHESIS
+  // verilog_format: off
   `SF_ASSERT_KNOWN(a_req_known, req_i)
   `SF_ASSERT(a_inputs_known,
              req_i |-> !$isunknown({qlen_i, ecn_i, lossless_i, enable_i, kmin_i, kmax_i, pmax_i}))
@@ -162,6 +163,7 @@ module wred_ecn
   // Random number: steps exactly in cycles with req_i.
   `SF_ASSERT(a_lfsr_holds_when_idle, !req_i |=> $stable(rnd))
   `SF_ASSERT(a_lfsr_steps_on_req, req_i |=> rnd != $past(rnd))
+  // verilog_format: on
 `endif  // SYNTHESIS
 
 endmodule
