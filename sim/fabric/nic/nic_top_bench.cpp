@@ -506,4 +506,25 @@ void Bench::idle_cycles(std::uint64_t n) {
                 "idle");
 }
 
+std::vector<std::uint16_t> rank_lids(std::uint32_t p, std::uint32_t rank) {
+  std::vector<std::uint16_t> lids(p);
+  for (std::uint32_t i = 0; i < p; ++i) {
+    lids[i] = static_cast<std::uint16_t>(0x0200 + i);
+  }
+  lids[rank] = kOwnLid;
+  return lids;
+}
+
+driver::NicOptions nic_options(Bench& b, std::uint32_t retry_delay) {
+  driver::NicOptions o;
+  o.poll_interval = std::chrono::nanoseconds(40);
+  o.cq_entries = 16;
+  o.sdq_entries = 8;
+  o.retry_delay_cycles = retry_delay;
+  o.retry_limit = 0;
+  Sim* sim = &b.ctx.sim();
+  o.clock = [sim] { return std::chrono::nanoseconds(sim->now() / 1000); };
+  return o;
+}
+
 }  // namespace syncfab::tb::nic_top

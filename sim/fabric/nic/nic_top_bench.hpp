@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "syncfab/driver/barrier_schedule.hpp"
+#include "syncfab/driver/nic.hpp"
 #include "syncfab/driver/rtl_device.hpp"
 #include "syncfab/fmt/formats.hpp"
 #include "syncfab/hw/host_memory.hpp"
@@ -316,5 +317,12 @@ class Bench {
   NetworkBfm net;
   driver::RtlDevice dev;
 };
+
+// LIDs of p ranks (0x0200 + i), this NIC being rank `rank` with kOwnLid.
+std::vector<std::uint16_t> rank_lids(std::uint32_t p, std::uint32_t rank);
+
+// Driver options for a Bench: small rings, the given NACK retry delay, no
+// retry limit, the simulation's clock.
+driver::NicOptions nic_options(Bench& b, std::uint32_t retry_delay = 16);
 
 }  // namespace syncfab::tb::nic_top

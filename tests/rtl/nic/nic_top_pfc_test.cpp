@@ -36,27 +36,6 @@ constexpr auto kTimeout = std::chrono::microseconds(400);
 // waiting when it ends, so its end is seen to the cycle.
 constexpr std::uint64_t kLongPause = 800;
 
-drv::NicOptions nic_options(Bench& b) {
-  drv::NicOptions o;
-  o.poll_interval = std::chrono::nanoseconds(40);
-  o.cq_entries = 16;
-  o.sdq_entries = 8;
-  o.retry_delay_cycles = 16;
-  o.retry_limit = 0;
-  Sim* sim = &b.ctx.sim();
-  o.clock = [sim] { return std::chrono::nanoseconds(sim->now() / 1000); };
-  return o;
-}
-
-std::vector<std::uint16_t> rank_lids(std::uint32_t p, std::uint32_t rank) {
-  std::vector<std::uint16_t> lids(p);
-  for (std::uint32_t i = 0; i < p; ++i) {
-    lids[i] = static_cast<std::uint16_t>(0x0200 + i);
-  }
-  lids[rank] = kOwnLid;
-  return lids;
-}
-
 // The bench after reset with its BFMs running and NODE_LID set; the driver
 // is made by the test (some tests act before its bring-up).
 Task<> start(Bench& b) {
