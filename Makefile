@@ -13,12 +13,13 @@ help:
 	@echo "make run        route, simulate and summarise the default scenario"
 	@echo "make test       build and run the test suite (what CI runs)"
 	@echo "make regress    all tests, every seed, slow ones included"
-	@echo "make lint       verilator --lint-only -Wall on all RTL, clang-tidy on C++"
+	@echo "make lint       source style (verible, clang-format), verilator --lint-only -Wall on all RTL, clang-tidy on C++"
 	@echo "make waves TEST=<name> SEED=<n>   re-run one test with FST tracing"
 	@echo "make bench      benchmarks (simulation speed, DAMQ traffic, barrier latency, routing)"
 	@echo "make bench-sim  simulation speed of every verilated model, harness and fabric, and compile times, into docs/bench-sim.{md,csv}"
 	@echo "make bench-route  the routing benchmark alone, into docs/bench-route.{md,csv,png}"
 	@echo "make bench-barrier  NIC barrier latency on the verilated fabric, into docs/bench-barrier.{md,csv,png}"
+	@echo "make format     rewrite SystemVerilog (verible) and C++ (clang-format) in the checked-in style"
 	@echo "make docs       format and register references into $(BUILD)/docs"
 	@echo "make deps       install the pinned toolchain (scripts/toolchain.txt)"
 
@@ -73,8 +74,8 @@ docs: build
 	@cmake --build $(BUILD) --target docs
 	@echo "docs: $(BUILD)/docs"
 
-format:
-	@git ls-files '*.cpp' '*.hpp' '*.h' | xargs -r clang-format -i
+format: deps
+	@scripts/style.sh fix
 
 clean:
 	rm -rf $(BUILD) $(BUILD).configure.log

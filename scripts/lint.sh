@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# make lint: every RTL top and module through Verilator -Wall with the build's
-# own flags, and the project's C++ through clang-tidy. Any warning fails.
+# make lint: the source style (scripts/style.sh check: verible format and lint
+# for SystemVerilog, clang-format for C++), every RTL top and module through
+# Verilator -Wall with the build's own flags, and the project's C++ through
+# clang-tidy. Any warning fails.
 #
 #   scripts/lint.sh <build-dir>        (the build dir must be configured: it
 #                                       provides generated/ and compile_commands.json)
@@ -70,6 +72,12 @@ add_job() {  # add_job <label> <command...>
 }
 
 findings=()  # problems found while planning (not from a tool run)
+
+# --- source style ------------------------------------------------------------------
+if ! style_out=$("$root/scripts/style.sh" check 2>&1); then
+  findings+=("source style (scripts/style.sh check):
+$style_out")
+fi
 
 # --- RTL tops -------------------------------------------------------------------
 ntops=0

@@ -55,7 +55,7 @@ module apb_checker #(
 
   // The transfer in progress at the last edge (a setup cycle or a wait
   // state) and what its requester presented then.
-  logic             busy_q, write_q;
+  logic busy_q, write_q;
   logic [2:0]       prot_q;
   logic [AddrW-1:0] addr_q;
   logic [DataW-1:0] wdata_q;
@@ -80,6 +80,7 @@ module apb_checker #(
   end
 
   // Requester.
+  // verilog_format: off
   `SF_ASSERT_IMM_IMP(a_apb_penable_needs_psel, penable_i, psel_i)
   `SF_ASSERT_IMM_NXT(a_apb_setup_then_access, setup, access)
   `SF_ASSERT_IMM_NXT(a_apb_access_held_until_ready, access && !pready_i, access)
@@ -101,6 +102,7 @@ module apb_checker #(
   `SF_ASSERT_IMM_IMP(a_apb_err_with_ready, pslverr_i, pready_i)
   `SF_ASSERT_IMM_KNOWN(a_apb_ready_known, pready_i)
   `SF_ASSERT_IMM_IMP(a_apb_rdata_known, done && !pwrite_i, !$isunknown({prdata_i, pslverr_i}))
+  // verilog_format: on
   if (MaxWait == 0) begin : gen_no_wait
     `SF_ASSERT_IMM_IMP(a_apb_wait_bounded, access, pready_i)
   end else begin : gen_wait

@@ -64,7 +64,7 @@ module damq #(
   localparam int unsigned SlotW = (NumSlots > 1) ? $clog2(NumSlots) : 1;
 
   typedef logic [SlotW-1:0] slot_t;
-  typedef logic [CntW-1:0]  cnt_t;
+  typedef logic [CntW-1:0] cnt_t;
   typedef logic [QIdxW-1:0] qidx_t;
 
   // One linked list: a queue or the free list. head/tail are meaningless while
@@ -91,15 +91,15 @@ module damq #(
   endfunction
 
   localparam next_arr_t InitNext = init_next();
-  localparam list_t     InitFree = '{head: '0, tail: slot_t'(NumSlots - 1), count: AllSlots};
+  localparam list_t InitFree = '{head: '0, tail: slot_t'(NumSlots - 1), count: AllSlots};
 
-  logic [Width-1:0]             data_q[NumSlots];
-  next_arr_t                    next_q, next_d;
-  list_t [NumQueues-1:0]        queue_q, queue_d;
-  list_t                        free_q, free_d;
+  logic [Width-1:0] data_q[NumSlots];
+  next_arr_t next_q, next_d;
+  list_t [NumQueues-1:0] queue_q, queue_d;
+  list_t free_q, free_d;
 
-  logic  enq_queue_ok, deq_queue_ok;
-  logic  enq_fire, deq_fire;
+  logic enq_queue_ok, deq_queue_ok;
+  logic enq_fire, deq_fire;
   slot_t enq_slot, deq_slot;
 
   // Out-of-range queue numbers exist only when NumQueues is not a power of two.
@@ -201,7 +201,7 @@ module damq #(
   // data) or a leak at the first wrong step, long before data would come out
   // in the wrong order.
   logic [NumSlots-1:0] owned_q, owned_d;
-  int unsigned         slots_in_queues;
+  int unsigned slots_in_queues;
 
   always_comb begin
     owned_d = owned_q;
@@ -225,6 +225,7 @@ module damq #(
   end
 
   // Interface rules.
+  // verilog_format: off
   `SF_ASSERT(a_enq_queue_in_range, enq_valid_i |-> enq_queue_ok)
   `SF_ASSERT(a_deq_queue_in_range, deq_valid_i |-> deq_queue_ok)
   `SF_ASSERT(a_enq_data_known, enq_valid_i |-> !$isunknown(enq_data_i))
@@ -247,21 +248,25 @@ module damq #(
   `SF_ASSERT(a_full_iff_no_free, full_o == (free_count_o == '0))
   `SF_ASSERT(a_full_is_almost_full, full_o |-> almost_full_o)
   `SF_ASSERT(a_no_enq_when_full, full_o |-> !enq_fire)
+  // verilog_format: on
 
   for (genvar q = 0; q < NumQueues; q++) begin : gen_queue_rules
     logic enq_here, deq_here;
     assign enq_here = enq_fire && (32'(enq_queue_i) == q);
     assign deq_here = deq_fire && (32'(deq_queue_i) == q);
 
+    // verilog_format: off
     `SF_ASSERT(a_count_in_range, queue_q[q].count <= AllSlots)
     `SF_ASSERT(a_empty_iff_zero, queue_empty_o[q] == (queue_count_o[q] == '0))
     `SF_ASSERT(a_no_deq_when_empty, queue_empty_o[q] && deq_valid_i && 32'(deq_queue_i) == q
                                     |-> !deq_ready_o)
-    `SF_ASSERT(a_one_is_head_tail, queue_q[q].count == cnt_t'(1) |-> queue_q[q].head == queue_q[q].tail)
+    `SF_ASSERT(a_one_is_head_tail,
+               queue_q[q].count == cnt_t'(1) |-> queue_q[q].head == queue_q[q].tail)
     `SF_ASSERT(a_ptrs_in_range, 32'(queue_q[q].head) < NumSlots && 32'(queue_q[q].tail) < NumSlots)
     `SF_ASSERT(a_count_step,
                1'b1 |=> queue_q[q].count == $past(queue_q[q].count) + cnt_t'($past(enq_here))
                                                                     - cnt_t'($past(deq_here)))
+    // verilog_format: on
   end
 `endif  // SYNTHESIS
 

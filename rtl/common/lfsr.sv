@@ -69,7 +69,7 @@ module lfsr #(
   typedef logic [Width-1:0] state_t;
 
   localparam logic [31:0] Mask32 = toggle_mask(Width);
-  localparam state_t      Mask   = state_t'(Mask32);  // keep the low Width bits
+  localparam state_t Mask = state_t'(Mask32);  // keep the low Width bits
 
   state_t state_q, state_d, stepped;
 

@@ -40,8 +40,8 @@ module stream_arbiter #(
 
   typedef logic [IdxW-1:0] idx_t;
 
-  logic              lock_q, lock_d, fire;
-  idx_t              lock_idx_q, lock_idx_d;
+  logic lock_q, lock_d, fire;
+  idx_t lock_idx_q, lock_idx_d;
   logic [NumReq-1:0] arb_req;
 
   // While locked, only the locked source (still asking) is shown to the
@@ -130,6 +130,7 @@ module stream_arbiter #(
 `endif  // SYNTHESIS
 
   // Only a source that asks is granted, and the output asks iff one does.
+  // verilog_format: off
   `SF_ASSERT_IMM(a_gnt_only_valid, (gnt_o & ~valid_i) == '0)
   `SF_ASSERT_IMM(a_valid_iff_any, valid_o == (valid_i != '0))
   // A grant shown and not taken stays on its source until taken, unless the
@@ -138,5 +139,6 @@ module stream_arbiter #(
                      valid_o && idx_o == shown_idx_q)
   // A source that keeps asking is taken before NumReq transfers of others.
   `SF_ASSERT_IMM(a_no_starvation, !starved_q)
+  // verilog_format: on
 
 endmodule

@@ -48,7 +48,7 @@ module sync_fifo #(
   localparam ptr_t LastPtr = ptr_t'(Depth - 1);
   localparam cnt_t FullCnt = cnt_t'(Depth);
 
-  T     mem_q[Depth];
+  T mem_q[Depth];
   ptr_t wptr_q, wptr_d, rptr_q, rptr_d;
   cnt_t count_q, count_d;
   logic push, pop;
@@ -68,7 +68,9 @@ module sync_fifo #(
     wptr_d  = push ? ptr_inc(wptr_q) : wptr_q;
     rptr_d  = pop ? ptr_inc(rptr_q) : rptr_q;
     count_d = count_q;
-    unique case ({push, pop})
+    unique case ({
+      push, pop
+    })
       2'b10:   count_d = count_q + cnt_t'(1);
       2'b01:   count_d = count_q - cnt_t'(1);
       default: count_d = count_q;  // none, or both (count unchanged)
@@ -113,6 +115,7 @@ module sync_fifo #(
     `SF_ASSERT_IMM(a_rptr_in_range, rptr_q <= LastPtr)
   end
   // The pointers are redundant with the count; they must agree.
+  // verilog_format: off
   `SF_ASSERT_IMM(a_ptrs_match_count,
                  (count_q == '0 || count_q == FullCnt) == (wptr_q == rptr_q))
   `SF_ASSERT_IMM_IMP(a_count_step, !clr_i,
@@ -126,5 +129,6 @@ module sync_fifo #(
   `SF_ASSERT_IMM_IMP(a_clear_no_handshake, clr_i, !push && !pop)
   `SF_ASSERT_IMM_NXT(a_clear_empties, clr_i, count_q == '0 && wptr_q == rptr_q)
   `SF_ASSERT_IMM_IMP(a_wdata_known, push, !$isunknown(wdata_i))
+  // verilog_format: on
 
 endmodule

@@ -69,7 +69,7 @@ module nic_cq
   output logic                intr_dma_error_o,  // INTR_STATUS.DMA_ERROR
   output logic                evt_completion_o,  // CNT_COMPLETION (trace cq.complete)
   output logic                evt_error_o,       // CNT_ERROR
-  output cq_rec_t             done_rec_o,        // the record finishing (valid with evt_completion_o)
+  output cq_rec_t             done_rec_o,        // the record finishing (with evt_completion_o)
   output logic                cq_stall_o,        // a record waits for CQ space
   output logic                busy_o
 );
@@ -106,9 +106,9 @@ module nic_cq
 
   // ------------------------------------------------------ record FIFO
   // A soft reset empties it (and takes nothing in that cycle).
-  logic   push, pop, space, rec_wready, rec_valid;
+  logic push, pop, space, rec_wready, rec_valid;
   entry_t push_entry, rec_head;
-  cnt_t   rec_count;
+  cnt_t rec_count;
 
   state_e state_q, state_d;
 
@@ -129,7 +129,7 @@ module nic_cq
       // The context's table entry is stable here: the context is active until
       // TE's record is taken (that is when SE is told fin), so OF cannot
       // activate it again before this cycle's edge.
-      if (te_rec_i.status == CQ_OK) push_entry.info = info_q[CtxIdxW'(te_rec_i.ctx)];
+      if (te_rec_i.status == CqOk) push_entry.info = info_q[CtxIdxW'(te_rec_i.ctx)];
     end else begin
       push_entry.rec = of_rec_i;
     end
@@ -161,21 +161,21 @@ module nic_cq
   end
 
   // ---------------------------------------------------- record engine
-  entry_t      cur_q;
-  logic        word_q, word_d;        // CQ entry word being written
-  logic        dma_err_q, dma_err_d;  // a write of this record was refused
+  entry_t cur_q;
+  logic word_q, word_d;  // CQ entry word being written
+  logic dma_err_q, dma_err_d;  // a write of this record was refused
   logic [15:0] head_q, head_d;
-  logic        phase_q, phase_d;
-  logic        wr_out_q, wr_out_d;    // a write was taken, its response is due
+  logic phase_q, phase_d;
+  logic wr_out_q, wr_out_d;  // a write was taken, its response is due
   logic        req_hold_q;            // a write is presented but not taken
 
   logic [15:0] head_next;
-  logic        cq_full, need_entry, is_ok;
+  logic cq_full, need_entry, is_ok;
   cq_entry_t   entry;
   logic [CqEntryWords-1:0][63:0] entry_words;
   logic        wr_fire;
 
-  assign is_ok      = cur_q.rec.status == CQ_OK;
+  assign is_ok      = cur_q.rec.status == CqOk;
   assign head_next  = (32'(head_q) + 1 >= 32'(cq_size_i)) ? '0 : head_q + 16'd1;
   // §7: full when (CQ_HEAD + 1) mod CQ_SIZE == CQ_TAIL; holds CQ_SIZE - 1.
   assign cq_full    = head_next == cq_tail_i;
@@ -248,7 +248,7 @@ module nic_cq
           word_d    = 1'b0;
           dma_err_d = 1'b0;
           // §7 step 1 [decided]: only an OK record does the completion write.
-          state_d   = (rec_head.rec.status == CQ_OK && rec_head.info.flag_cmpl_write) ?
+          state_d   = (rec_head.rec.status == CqOk && rec_head.info.flag_cmpl_write) ?
                       S_CMPL_REQ : S_CQ_WAIT;
         end
       end
@@ -330,8 +330,8 @@ module nic_cq
     end else if (state_q == S_IDLE && pop) begin
       cur_q <= rec_head;
     end else if (state_q == S_CMPL_RSP && wr_rsp_valid_i && wr_rsp_err_i) begin
-      cur_q.rec.status   <= CQ_NET_ERROR;
-      cur_q.rec.err_code <= ERR_DMA_ERROR;
+      cur_q.rec.status   <= CqNetError;
+      cur_q.rec.err_code <= ErrDmaError;
     end
   end
 
@@ -359,8 +359,8 @@ module nic_cq
   // beside the record FIFO, pushed, popped and cleared with it); they finish
   // in that order and none is lost or repeated.
   logic [31:0] n_in_q, n_out_q, cur_seq_q, seq_head;
-  logic        seq_wready_unused, seq_valid_unused;
-  cnt_t        seq_count_unused;
+  logic seq_wready_unused, seq_valid_unused;
+  cnt_t seq_count_unused;
   sync_fifo #(
     .T    (logic [31:0]),
     .Depth(RecDepth)
@@ -394,7 +394,7 @@ module nic_cq
   // Values of the previous cycle for the rules that compare two cycles:
   // registers written at every edge, like $past, but without the sampled
   // copy of the argument that Verilator refreshes on every evaluation.
-  logic        soft_reset_prev_q, phase_prev_q;
+  logic soft_reset_prev_q, phase_prev_q;
   logic [15:0] head_prev_q;
   mem_addr_t   wr_req_addr_prev_q;
   mem_data_t   wr_req_data_prev_q;
@@ -406,6 +406,7 @@ module nic_cq
     wr_req_data_prev_q <= wr_req_data_o;
   end
 
+  // verilog_format: off
   `NIC_ASSERT_IMP(a_records_in_order, finish, cur_seq_q == n_out_q)
   `NIC_ASSERT(a_no_record_lost,
               32'(rec_count) + 32'(state_q != S_IDLE && state_q != S_FLUSH) ==
@@ -431,9 +432,9 @@ module nic_cq
                   (intr_done_o || intr_error_o || intr_dma_error_o || evt_error_o),
                   finish)
   `NIC_ASSERT(a_done_xor_error, !(intr_done_o && intr_error_o))
-  `NIC_ASSERT_IMP(a_error_iff_error_status, finish, intr_error_o == (cur_q.rec.status != CQ_OK))
+  `NIC_ASSERT_IMP(a_error_iff_error_status, finish, intr_error_o == (cur_q.rec.status != CqOk))
   `NIC_ASSERT_IMP(a_error_has_code, finish,
-                  (cur_q.rec.status == CQ_OK) == (cur_q.rec.err_code == ERR_NONE))
+                  (cur_q.rec.status == CqOk) == (cur_q.rec.err_code == ErrNone))
   `NIC_ASSERT_NXT(a_finish_one_cycle, finish, state_q != S_FINISH)
   // Memory: one write in flight; a response only for a write in flight; a
   // presented write stays until taken.
@@ -447,9 +448,10 @@ module nic_cq
   `NIC_ASSERT_IMP(a_te_ctx_in_range, te_valid_i, 32'(te_rec_i.ctx) < NumCtx)
   `NIC_ASSERT_IMP(a_info_not_with_te_same_ctx, info_valid_i && te_fire,
                   32'(info_ctx_i) != 32'(te_rec_i.ctx))
-  `NIC_ASSERT_IMP(a_te_status_from_te, te_valid_i, te_rec_i.status != CQ_DESC_ERROR)
-  `NIC_ASSERT_IMP(a_of_status_desc_error, of_valid_i, of_rec_i.status == CQ_DESC_ERROR)
+  `NIC_ASSERT_IMP(a_te_status_from_te, te_valid_i, te_rec_i.status != CqDescError)
+  `NIC_ASSERT_IMP(a_of_status_desc_error, of_valid_i, of_rec_i.status == CqDescError)
   `NIC_ASSERT_KNOWN(a_state_known, state_q)
+  // verilog_format: on
 `endif  // SYNTHESIS
 
 endmodule

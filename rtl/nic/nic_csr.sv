@@ -75,7 +75,7 @@ module nic_csr
   nic_csr__in_t                   reg_hwif_in;
   logic [HdqWords-1:0][31:0]      hdq_window_q;
   logic [WinIdxWidth-1:0]         win_idx;
-  logic                           win_wr, win_rd;
+  logic win_wr, win_rd;
 
   assign win_idx = hwif_o.HDQ_WINDOW.addr[WinAddrWidth-1:2];
   assign win_wr  = hwif_o.HDQ_WINDOW.req && hwif_o.HDQ_WINDOW.req_is_wr;
@@ -147,6 +147,7 @@ module nic_csr
 
   // Single-pulse controls stay high for exactly one cycle: the engine counts
   // each pulse as one event (one descriptor posted, one counter clear).
+  // verilog_format: off
   `NIC_ASSERT_NXT(a_hdq_post_one_cycle, hwif_o.HDQ_POST.POST.value, !hwif_o.HDQ_POST.POST.value)
   `NIC_ASSERT_NXT(a_soft_reset_one_cycle, hwif_o.CTRL.SOFT_RESET.value,
                   !hwif_o.CTRL.SOFT_RESET.value)
@@ -160,5 +161,6 @@ module nic_csr
               hwif_i.HDQ_WINDOW.rd_data == '0)
   // The register block asks the window only for addresses inside it.
   `NIC_ASSERT_IMP(a_hdq_window_index_in_range, hwif_o.HDQ_WINDOW.req, 32'(win_idx) < HdqWords)
+  // verilog_format: on
 
 endmodule

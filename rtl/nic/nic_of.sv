@@ -95,13 +95,13 @@ module nic_of
   `SF_STATIC_ASSERT(gen_hdq_depth_check, HdqDepth >= 1 && HdqDepth <= 255)
 
   localparam int unsigned HdqCntW = $clog2(HdqDepth + 1);
-  localparam int unsigned WordW   = $clog2(DescWords + 1);  // 0 .. 44
+  localparam int unsigned WordW = $clog2(DescWords + 1);  // 0 .. 44
 
   typedef logic [HdqCntW-1:0] hdq_cnt_t;
-  typedef logic [WordW-1:0]   word_cnt_t;
+  typedef logic [WordW-1:0] word_cnt_t;
   typedef logic [DescWords-1:0][63:0] desc_words_t;
 
-  localparam hdq_cnt_t  HdqFull = hdq_cnt_t'(HdqDepth);
+  localparam hdq_cnt_t HdqFull = hdq_cnt_t'(HdqDepth);
   localparam word_cnt_t AllWords = word_cnt_t'(DescWords);
 
   typedef enum logic [2:0] {
@@ -114,7 +114,7 @@ module nic_of
 
   // ------------------------------------------------------------------- HDQ
   // A FIFO of whole descriptors; a soft reset empties it.
-  logic          hdq_push, hdq_pop, hdq_overflow, hdq_wready, hdq_valid;
+  logic hdq_push, hdq_pop, hdq_overflow, hdq_wready, hdq_valid;
   barrier_desc_t hdq_head;
   hdq_cnt_t      hdq_count;
 
@@ -147,21 +147,21 @@ module nic_of
   // SDQ_CONS != SDQ_PROD. SDQ_CONS >= SDQ_SIZE (a size shrunk under the
   // engine) fetches nothing either (docs/nic/of.md, "SDQ_CONS >= SDQ_SIZE").
   logic [15:0] cons_q, cons_d;
-  logic        sdq_pending;
+  logic sdq_pending;
 
   assign sdq_pending = (sdq_size_i != '0) && (sdq_prod_i < sdq_size_i) &&
                        (cons_q < sdq_size_i) && (cons_q != sdq_prod_i);
   assign sdq_cons_o  = cons_q;
 
   // ----------------------------------------------------------------- state
-  state_e      state_q, state_d;
-  desc_words_t desc_q;                  // the descriptor being handled
-  logic        last_sdq_q, last_sdq_d;  // round-robin: the last queue served was the SDQ
-  mem_addr_t   slot_addr_q, slot_addr_d;
-  word_cnt_t   issued_q, issued_d, recvd_q, recvd_d;
-  logic        dma_err_q, dma_err_d;    // a word of this fetch came back with err
-  err_code_e   verdict_q;               // ERR_NONE: activate
-  logic        dma_q, dma_d;            // the error record is an SDQ DMA error
+  state_e state_q, state_d;
+  desc_words_t desc_q;  // the descriptor being handled
+  logic last_sdq_q, last_sdq_d;  // round-robin: the last queue served was the SDQ
+  mem_addr_t slot_addr_q, slot_addr_d;
+  word_cnt_t issued_q, issued_d, recvd_q, recvd_d;
+  logic dma_err_q, dma_err_d;  // a word of this fetch came back with err
+  err_code_e verdict_q;  // ErrNone: activate
+  logic dma_q, dma_d;  // the error record is an SDQ DMA error
   logic        req_hold_q;              // a read request is presented but not taken
 
   barrier_desc_t desc;
@@ -180,15 +180,16 @@ module nic_of
     for (int unsigned r = 0; r < MAX_ROUNDS; r++) begin
       for (int unsigned k = 0; k < K_MAX; k++) begin
         if (r < 32'(desc.num_rounds) && k < 32'(desc.fanout_k)) begin
-          if (desc.round[r].dst_lid[k] >= MLID_BASE ||
-              desc.round[r].src_lid[k] >= MLID_BASE) begin
+          if (desc.round[r].dst_lid[k] >= MLID_BASE || desc.round[r].src_lid[k] >= MLID_BASE) begin
             bad = 1'b1;
           end
           for (int unsigned j = 0; j < k; j++) begin
             if (desc.round[r].dst_lid[k] != LID_NONE &&
-                desc.round[r].dst_lid[k] == desc.round[r].dst_lid[j]) bad = 1'b1;
+                desc.round[r].dst_lid[k] == desc.round[r].dst_lid[j])
+              bad = 1'b1;
             if (desc.round[r].src_lid[k] != LID_NONE &&
-                desc.round[r].src_lid[k] == desc.round[r].src_lid[j]) bad = 1'b1;
+                desc.round[r].src_lid[k] == desc.round[r].src_lid[j])
+              bad = 1'b1;
           end
         end
       end
@@ -207,7 +208,7 @@ module nic_of
   // slot, and as continuous logic Verilator would evaluate it in every cycle.
   function automatic logic [8:1] rule_fails(logic in_range, logic lid_bad, logic busy);
     logic [8:1] f;
-    f[1] = desc.opcode != OPC_BARRIER;
+    f[1] = desc.opcode != OpcBarrier;
     f[2] = 32'(desc.version) != DESC_VERSION;
     f[3] = !in_range;
     f[4] = 32'(desc.num_rounds) > MAX_ROUNDS;
@@ -219,16 +220,16 @@ module nic_of
   endfunction
 
   function automatic err_code_e judge(logic in_range, logic lid_bad, logic busy);
-    if (desc.opcode != OPC_BARRIER)                      return ERR_BAD_OPCODE;
-    else if (32'(desc.version) != DESC_VERSION)          return ERR_BAD_VERSION;
-    else if (!in_range)                                  return ERR_BAD_CONTEXT;
-    else if (32'(desc.num_rounds) > MAX_ROUNDS)          return ERR_BAD_ROUNDS;
-    else if (desc.fanout_k == '0 || 32'(desc.fanout_k) > K_MAX) return ERR_BAD_FANOUT;
-    else if (desc.flag_cmpl_write &&
-             (desc.cmpl_addr == '0 || desc.cmpl_addr[2:0] != '0)) return ERR_BAD_ADDR;
-    else if (lid_bad)                                    return ERR_BAD_LID;
-    else if (busy)                                       return ERR_CTX_BUSY;
-    else                                                 return ERR_NONE;
+    if (desc.opcode != OpcBarrier) return ErrBadOpcode;
+    else if (32'(desc.version) != DESC_VERSION) return ErrBadVersion;
+    else if (!in_range) return ErrBadContext;
+    else if (32'(desc.num_rounds) > MAX_ROUNDS) return ErrBadRounds;
+    else if (desc.fanout_k == '0 || 32'(desc.fanout_k) > K_MAX) return ErrBadFanout;
+    else if (desc.flag_cmpl_write && (desc.cmpl_addr == '0 || desc.cmpl_addr[2:0] != '0))
+      return ErrBadAddr;
+    else if (lid_bad) return ErrBadLid;
+    else if (busy) return ErrCtxBusy;
+    else return ErrNone;
   endfunction
 
   // -------------------------------------------------------- memory reads
@@ -243,11 +244,11 @@ module nic_of
 
   // ---------------------------------------------------------- dispatch
   logic act_valid, act_fire, err_fire;
-  assign act_valid      = (state_q == S_DISPATCH) && (verdict_q == ERR_NONE);
+  assign act_valid      = (state_q == S_DISPATCH) && (verdict_q == ErrNone);
   assign act_se_valid_o = act_valid && act_te_ready_i;
   assign act_te_valid_o = act_valid && act_se_ready_i;
   assign act_fire       = act_valid && act_se_ready_i && act_te_ready_i;
-  assign err_valid_o    = (state_q == S_DISPATCH) && (verdict_q != ERR_NONE);
+  assign err_valid_o    = (state_q == S_DISPATCH) && (verdict_q != ErrNone);
   assign err_fire       = err_valid_o && err_ready_i;
 
   logic start_hdq, start_sdq;
@@ -358,9 +359,9 @@ module nic_of
   // every cycle, while here it runs only in the judging cycle.
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      verdict_q <= ERR_NONE;
+      verdict_q <= ErrNone;
     end else if (state_q == S_FETCH && last_rsp && (dma_err_q || rd_rsp_err_i)) begin
-      verdict_q <= ERR_DMA_ERROR;
+      verdict_q <= ErrDmaError;
     end else if (state_q == S_CHECK && enable_i) begin
       verdict_q <= judge(ctx_in_range, desc_lids_bad(), ctx_busy);
     end
@@ -422,7 +423,7 @@ module nic_of
   // CQ entry carries the descriptor's raw ctx and epoch.
   assign err_rec_o = '{ctx:      dma_q ? '0 : desc.ctx,
                        epoch:    dma_q ? '0 : desc.epoch,
-                       status:   CQ_DESC_ERROR,
+                       status:   CqDescError,
                        err_code: verdict_q};
 
   assign intr_hdq_overflow_o = hdq_overflow;
@@ -443,26 +444,26 @@ module nic_of
   // §3: the verdict is the first rule that fails, in the doc's order.
   function automatic err_code_e rule_code(int unsigned i);
     unique case (i)
-      1: return ERR_BAD_OPCODE;
-      2: return ERR_BAD_VERSION;
-      3: return ERR_BAD_CONTEXT;
-      4: return ERR_BAD_ROUNDS;
-      5: return ERR_BAD_FANOUT;
-      6: return ERR_BAD_ADDR;
-      7: return ERR_BAD_LID;
-      default: return ERR_CTX_BUSY;
+      1: return ErrBadOpcode;
+      2: return ErrBadVersion;
+      3: return ErrBadContext;
+      4: return ErrBadRounds;
+      5: return ErrBadFanout;
+      6: return ErrBadAddr;
+      7: return ErrBadLid;
+      default: return ErrCtxBusy;
     endcase
   endfunction
   function automatic err_code_e first_failure(logic [8:1] f);
     for (int unsigned i = 1; i <= 8; i++) begin
       if (f[i]) return rule_code(i);
     end
-    return ERR_NONE;
+    return ErrNone;
   endfunction
   // Values of the previous cycle for the rules that compare two cycles:
   // registers written at every edge, like $past, but without the sampled
   // copy of the argument that Verilator refreshes on every evaluation.
-  logic        soft_reset_prev_q, last_rsp_prev_q;
+  logic soft_reset_prev_q, last_rsp_prev_q;
   logic [15:0] cons_prev_q;
   cq_rec_t     err_rec_prev_q;
   mem_addr_t   rd_req_addr_prev_q;
@@ -477,6 +478,7 @@ module nic_of
   // Both judge the descriptor, the LID rule scanning every slot: as
   // implications they are evaluated only in the cycles a descriptor is judged
   // or presented.
+  // verilog_format: off
   `NIC_ASSERT_IMP(a_verdict_first_failure, state_q == S_CHECK,
                   judge(ctx_in_range, desc_lids_bad(), ctx_busy) ==
                   first_failure(rule_fails(ctx_in_range, desc_lids_bad(), ctx_busy)))
@@ -486,11 +488,12 @@ module nic_of
   `NIC_ASSERT_IMP(a_act_only_valid_desc, act_valid,
                   !dma_q && rule_fails(ctx_in_range, desc_lids_bad(), ctx_busy) == '0)
   `NIC_ASSERT_IMP(a_no_activation_of_busy_ctx, act_fire, !ctx_active_i[act_ctx_o])
-  `NIC_ASSERT_IMP(a_error_has_code, err_valid_o, err_rec_o.err_code != ERR_NONE)
+  `NIC_ASSERT_IMP(a_error_has_code, err_valid_o, err_rec_o.err_code != ErrNone)
   // SE and TE take the activation in the same cycle, or neither does.
   `NIC_ASSERT(a_act_se_te_together,
               (act_se_valid_o && act_se_ready_i) == (act_te_valid_o && act_te_ready_i))
   `NIC_ASSERT(a_one_outcome, !(act_valid && err_valid_o))
+  // verilog_format: on
   // Valid/ready: what is presented stays until taken (a soft reset drops
   // it: SE, TE and the completion unit reset in the same cycle). The
   // descriptor and the LID tables are compared with a copy taken in the
@@ -506,6 +509,7 @@ module nic_of
       dst_shown_q  <= act_dst_q;
     end
   end
+  // verilog_format: off
   `NIC_ASSERT_NXT(a_act_stable, act_valid && !act_fire && !soft_reset_i,
                   act_valid && desc_q == desc_shown_q && act_src_q == src_shown_q &&
                   act_dst_q == dst_shown_q)
@@ -532,6 +536,7 @@ module nic_of
   `NIC_ASSERT_IMP(a_no_judge_disabled, state_q == S_CHECK && state_d == S_DISPATCH, enable_i)
   `NIC_ASSERT_KNOWN(a_state_known, state_q)
   `NIC_ASSERT_KNOWN(a_act_valid_known, act_valid)
+  // verilog_format: on
 `endif  // SYNTHESIS
 
 endmodule

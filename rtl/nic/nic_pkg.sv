@@ -18,9 +18,9 @@ package nic_pkg;
 
   localparam int unsigned RoundW = $clog2(MAX_ROUNDS + 1);  // 0 .. MAX_ROUNDS
 
-  typedef logic [LID_WIDTH-1:0]   lid_t;
+  typedef logic [LID_WIDTH-1:0] lid_t;
   typedef logic [EPOCH_WIDTH-1:0] epoch_t;
-  typedef logic [RoundW-1:0]      nround_t;  // a count of rounds, 0 .. MAX_ROUNDS
+  typedef logic [RoundW-1:0] nround_t;  // a count of rounds, 0 .. MAX_ROUNDS
 
   // One bit per (round, slot): the shape of a context's expected-source table.
   typedef logic [MAX_ROUNDS-1:0][K_MAX-1:0] slot_mask_t;
@@ -83,7 +83,7 @@ package nic_pkg;
   function automatic pkt_hdr_t resp_hdr(resp_t r, lid_t own_lid);
     pkt_hdr_t h;
     h           = '0;
-    h.pkt_type  = r.nack ? PKT_NACK : PKT_ACK;
+    h.pkt_type  = r.nack ? PktNack : PktAck;
     h.len_flits = 8'd1;
     h.src_lid   = own_lid;
     h.dst_lid   = r.dst;
@@ -100,6 +100,16 @@ package nic_pkg;
   // The destination LIDs of every round, as OF hands them to TE (the shape of
   // src_table_t: round r slot k).
   typedef lid_t [MAX_ROUNDS-1:0][K_MAX-1:0] dst_table_t;
+
+  // ---------------------------------------------------------------------------
+  // The link (nic_top: rx demux, network arbiter, PFC reception): docs/nic/top.md.
+
+  // One flit of the network stream (the switch's port format): a packet's
+  // first flit is its pkt_hdr_t; a PFC frame (pfc_frame_t) is two flits.
+  typedef logic [FLIT_BITS-1:0] flit_t;
+  typedef logic [PKT_HDR_PRIO_W-1:0] prio_t;  // a priority / traffic class
+  typedef logic [NUM_PRIO-1:0] prio_mask_t;  // one bit per priority
+  typedef logic [NUM_PRIO-1:0][PFC_FRAME_QUANTA_W-1:0] pfc_quanta_t;  // a frame's quanta
 
   // Memory port (DMA) of OF (reads) and of the completion unit (writes). One
   // request is one 64-bit word at a byte address (8-byte aligned: a memory may
@@ -134,12 +144,5 @@ package nic_pkg;
     cq_status_e           status;
     err_code_e            err_code;
   } cq_rec_t;
-
-  localparam int unsigned unused_of_cq_params = DescWords + CqEntryWords;
-
-  // Every constant above is referenced once so that a user importing the
-  // package does not get UNUSEDPARAM for the ones it does not need.
-  localparam int unsigned unused_nic_params =
-      NumCtxDefault + ReqDamqSlotsDefault + RoundW + ParkedW + RespW;
 
 endpackage : nic_pkg

@@ -61,15 +61,15 @@ module nic_req_damq
   } tag_t;
 
   // ---------------------------------------------------------------- DAMQ
-  logic    enq_valid, enq_ready;
+  logic enq_valid, enq_ready;
   logic [CtxIdxW-1:0] enq_ctx;
   parked_t enq_entry;
   logic [ParkedW-1:0] deq_data;
-  logic    full_unused, almost_full_unused;
+  logic full_unused, almost_full_unused;
   logic [NumCtx-1:0] empty_unused;
 
-  logic    hold_q, hold_d;
-  tag_t    hold_tag_q, hold_tag_d;
+  logic hold_q, hold_d;
+  tag_t hold_tag_q, hold_tag_d;
 
   // The push-back has priority; nic_se does not park while draining anyway.
   always_comb begin
@@ -125,7 +125,7 @@ module nic_req_damq
   logic [NumSlots-1:0] park_hit, drain_hit;
   logic [TagIdxW-1:0]  free_idx;
   logic                free_found;
-  tag_t                park_tag, drain_tag;
+  tag_t park_tag, drain_tag;
 
   assign park_tag  = '{ctx: park_ctx_i, entry: park_entry_i};
   assign drain_tag = '{ctx: drain_ctx_i, entry: drain_entry_o};

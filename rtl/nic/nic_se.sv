@@ -103,20 +103,20 @@ module nic_se
   nround_t    [NumCtx-1:0] heard_q;
 
   // Drain of the context just activated (§5).
-  logic               drain_q, drain_d;
+  logic drain_q, drain_d;
   logic [CtxIdxW-1:0] drain_ctx_q, drain_ctx_d;
   logic [DamqCntW-1:0] drain_left_q, drain_left_d;  // original entries not yet popped
 
   // Soft-reset flush: set by the pulse, cleared once the DAMQ (hold register
   // included) is empty.
-  logic               flush_q, flush_d;
+  logic flush_q, flush_d;
   logic               flush_any;   // some queue still holds an entry
   logic [CtxIdxW-1:0] flush_ctx;   // lowest non-empty queue
 
   // ------------------------------------------------------- request DAMQ
-  logic               park_valid, park_ready, park_dup;
-  logic               dq_valid, dq_keep, dq_ready, hold_valid;
-  parked_t            dq_entry, rx_entry;
+  logic park_valid, park_ready, park_dup;
+  logic dq_valid, dq_keep, dq_ready, hold_valid;
+  parked_t dq_entry, rx_entry;
   logic [NumCtx-1:0][DamqCntW-1:0] q_count;
   logic [CtxIdxW-1:0] rx_ctx;
   logic [CtxIdxW-1:0] dq_ctx;  // queue the drain (or the flush) pops
@@ -143,8 +143,8 @@ module nic_se
   );
 
   // ------------------------------------------------------ response FIFO
-  logic  resp_push, resp_space;
-  logic  resp_fifo_valid, resp_pop, resp_hide;
+  logic resp_push, resp_space;
+  logic resp_fifo_valid, resp_pop, resp_hide;
   resp_t resp_in, resp_out;
   logic [$clog2(RespDepth+1)-1:0] resp_count_unused;
 
@@ -193,8 +193,7 @@ module nic_se
   // Leading rounds whose every expected slot is received, capped at
   // num_rounds: rounds at or above num_rounds expect nothing, so they count
   // as heard.
-  function automatic nround_t heard_scan(slot_mask_t exp, slot_mask_t recv,
-                                         nround_t num_rounds);
+  function automatic nround_t heard_scan(slot_mask_t exp, slot_mask_t recv, nround_t num_rounds);
     logic    gap;
     nround_t heard;
     gap   = 1'b0;
@@ -216,11 +215,11 @@ module nic_se
   endfunction
 
   // ---------------------------------------------------------- rx verdict
-  logic        rx_fire, drain_busy;
+  logic rx_fire, drain_busy;
   logic        rx_ctx_ok;
   ctx_state_t  rx_st;
   logic [K_MAX-1:0] rx_hits;
-  logic        rx_stale, rx_same;
+  logic rx_stale, rx_same;
   se_verdict_e verdict;
 
   assign drain_busy = drain_q || hold_valid;
@@ -255,14 +254,14 @@ module nic_se
       rx_stale = rx_st.active ? epoch_newer(rx_st.epoch, rx_hdr_i.epoch)
                               : (rx_st.last_valid &&
                                  !epoch_newer(rx_hdr_i.epoch, rx_st.last_epoch));
-      if (rx_hdr_i.pkt_type != PKT_NOTIFY || rx_hdr_i.len_flits != 8'd1 ||
+      if (rx_hdr_i.pkt_type != PktNotify || rx_hdr_i.len_flits != 8'd1 ||
           rx_hdr_i.dst_lid != own_lid_i) begin
-        verdict = SE_STRAY;                              // rule 1
+        verdict = SE_STRAY;  // rule 1
       end else if (!enable_i) begin
-        verdict = SE_NACK;                               // rule 2
+        verdict = SE_NACK;  // rule 2
       end else if (!rx_ctx_ok || rx_stale) begin
-        verdict = SE_DROP;                               // rules 3, 4
-      end else if (rx_same) begin                        // rule 5
+        verdict = SE_DROP;  // rules 3, 4
+      end else if (rx_same) begin  // rule 5
         if (rx_hits == '0) begin
           verdict = SE_DROP;
         end else if ((recv_q[rx_ctx][RIdxW'(rx_hdr_i.round)] & rx_hits) != '0) begin
@@ -270,7 +269,7 @@ module nic_se
         end else begin
           verdict = SE_MATCH;
         end
-      end else if (park_dup) begin                       // rule 6
+      end else if (park_dup) begin  // rule 6
         verdict = SE_DUP;
       end else if (park_ready) begin
         verdict = SE_PARK;
@@ -291,8 +290,8 @@ module nic_se
   //   same epoch: consumed; marked if expected, else dropped;
   //   newer:      pushed back at the tail (stays parked, order kept);
   //   otherwise:  dropped (older, or the undefined distance 0x8000).
-  logic             act_fire;
-  logic             dq_same, dq_drop;
+  logic act_fire;
+  logic dq_same, dq_drop;
   epoch_t           dq_epoch;  // the epoch just activated
   logic [K_MAX-1:0] dq_hits;
 
@@ -473,7 +472,7 @@ module nic_se
   // Conservation over the rx path: every header taken lands in exactly one
   // of RECV, DUP, DROP, NACK_SENT (§4). Drain drops are counted apart.
   logic [63:0] n_rx_q, n_recv_q, n_dup_q, n_drop_q, n_nack_q;
-  logic        rx_drop;
+  logic rx_drop;
   assign rx_drop = evt_drop_o && !dq_drop;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -491,6 +490,7 @@ module nic_se
     end
   end
 
+  // verilog_format: off
   `NIC_ASSERT(a_count_conservation, n_recv_q + n_dup_q + n_drop_q + n_nack_q == n_rx_q)
   // One verdict per header: exactly one counter moves.
   `NIC_ASSERT_IMP(a_one_count_per_notify, rx_fire,
@@ -538,13 +538,14 @@ module nic_se
   `NIC_ASSERT_IMP(a_fin_ctx_active, fin_valid_i, ctx_q[fin_ctx_i].active)
   `NIC_ASSERT_IMP(a_no_fin_with_act_same_ctx, fin_valid_i && act_fire, fin_ctx_i != act_ctx_i)
   `NIC_ASSERT_KNOWN(a_rx_hdr_known, rx_valid_i ? rx_hdr_i : '0)
+  // verilog_format: on
 
   // Values of the previous cycle for the rules that compare two cycles:
   // registers written at every edge, like $past, but without the sampled
   // copy of the argument that Verilator refreshes on every evaluation.
-  logic                  soft_reset_prev_q;
-  logic    [NumCtx-1:0]  active_prev_q, act_here_prev_q;
-  nround_t [NumCtx-1:0]  heard_prev_q;
+  logic soft_reset_prev_q;
+  logic [NumCtx-1:0] active_prev_q, act_here_prev_q;
+  nround_t [NumCtx-1:0] heard_prev_q;
   always_ff @(posedge clk_i) begin
     soft_reset_prev_q <= soft_reset_i;
     active_prev_q     <= ctx_active_o;
@@ -570,6 +571,7 @@ module nic_se
   // Per-context rules: each one rule over the contexts (c), in one process.
   // Within one activation the heard count only grows (TE relies on it). A
   // context whose count did not change holds it trivially, hence the gate.
+  // verilog_format: off
   `NIC_ASSERT_FORALL(a_heard_monotonic, rounds_heard_o != heard_prev_q, c, NumCtx,
                      ctx_q[c].active && active_prev_q[c] && !act_here_prev_q[c],
                      rounds_heard_o[c] >= heard_prev_q[c])
@@ -582,6 +584,7 @@ module nic_se
                      rounds_heard_o[c] <= ctx_q[c].num_rounds)
   `NIC_ASSERT_FORALL(a_heard_count, heard_chk_q != '0, c, NumCtx, heard_chk_q[c],
                      heard_q[c] == heard_scan(exp_q[c], recv_q[c], ctx_q[c].num_rounds))
+  // verilog_format: on
 `endif  // SYNTHESIS
 
 endmodule

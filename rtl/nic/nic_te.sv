@@ -103,14 +103,14 @@ module nic_te
   `SF_STATIC_ASSERT(gen_num_ctx_check, NumCtx >= 1 && NumCtx <= 256)
   `SF_STATIC_ASSERT(gen_resp_damq_check, RespDamqSlots >= 2)
 
-  localparam int unsigned Flat   = MAX_ROUNDS * K_MAX;   // sends per context
-  localparam int unsigned FlatW  = $clog2(Flat);
+  localparam int unsigned Flat = MAX_ROUNDS * K_MAX;  // sends per context
+  localparam int unsigned FlatW = $clog2(Flat);
   localparam int unsigned RqCntW = $clog2(Flat + 1);
-  localparam int unsigned SlotW  = (K_MAX > 1) ? $clog2(K_MAX) : 1;
-  localparam int unsigned RIdxW  = $clog2(MAX_ROUNDS);
+  localparam int unsigned SlotW = (K_MAX > 1) ? $clog2(K_MAX) : 1;
+  localparam int unsigned RIdxW = $clog2(MAX_ROUNDS);
 
-  typedef logic [Flat-1:0]   flat_t;   // bit r*K_MAX + k: round r slot k
-  typedef logic [FlatW-1:0]  fidx_t;
+  typedef logic [Flat-1:0] flat_t;  // bit r*K_MAX + k: round r slot k
+  typedef logic [FlatW-1:0] fidx_t;
   typedef logic [RqCntW-1:0] rqcnt_t;
 
   // Per-context state. `ending`: the descriptor is over (completed or
@@ -178,11 +178,11 @@ module nic_te
   // the NACK was taken. One delay for all, so the head is due first.
   fidx_t       rq_slot_q[NumCtx][Flat];
   logic [31:0] rq_time_q[NumCtx][Flat];
-  fidx_t  [NumCtx-1:0] rq_head_q, rq_head_d, rq_tail_q, rq_tail_d;
+  fidx_t [NumCtx-1:0] rq_head_q, rq_head_d, rq_tail_q, rq_tail_d;
   rqcnt_t [NumCtx-1:0] rq_cnt_q, rq_cnt_d;
 
   // ------------------------------------------------------ activation
-  logic  act_fire;
+  logic act_fire;
 
   assign act_ready_o = !soft_reset_i;
   assign act_fire    = act_valid_i && act_ready_o;
@@ -203,26 +203,26 @@ module nic_te
   endfunction
 
   // ------------------------------------------------------- response intake
-  logic     rx_fire, rx_ok, stray;
-  logic     enq_ready, deq_ready;
+  logic rx_fire, rx_ok, stray;
+  logic enq_ready, deq_ready;
   te_resp_t rx_entry, deq_entry;
   logic [NumCtx-1:0] resp_q_empty;
   logic [NumCtx-1:0][RespCntW-1:0] resp_count_unused;
-  logic     resp_full_unused, resp_afull_unused;
+  logic resp_full_unused, resp_afull_unused;
 
   // docs/nic/te.md, "Malformed responses": the len/dst check of §4 rule 1
   // applies to responses too; a context TE does not have is dropped here as
   // well.
-  assign rx_ok = (resp_rx_hdr_i.pkt_type == PKT_ACK || resp_rx_hdr_i.pkt_type == PKT_NACK) &&
+  assign rx_ok = (resp_rx_hdr_i.pkt_type == PktAck || resp_rx_hdr_i.pkt_type == PktNack) &&
                  resp_rx_hdr_i.len_flits == 8'd1 && resp_rx_hdr_i.dst_lid == own_lid_i &&
                  32'(resp_rx_hdr_i.ctx) < NumCtx;
   assign resp_rx_ready_o = enq_ready;
   assign rx_fire  = resp_rx_valid_i && resp_rx_ready_o;
   assign stray    = rx_fire && !rx_ok;
-  assign rx_entry = '{nack: (resp_rx_hdr_i.pkt_type == PKT_NACK), src: resp_rx_hdr_i.src_lid,
+  assign rx_entry = '{nack: (resp_rx_hdr_i.pkt_type == PktNack), src: resp_rx_hdr_i.src_lid,
                       epoch: resp_rx_hdr_i.epoch, round: resp_rx_hdr_i.round};
 
-  logic               m_valid, deq_fire;
+  logic m_valid, deq_fire;
   logic [CtxIdxW-1:0] m_ctx;
   logic [NumCtx-1:0]  m_gnt_unused;
 
@@ -267,11 +267,11 @@ module nic_te
   logic             m_running;
   epoch_t           m_epoch;
   nround_t          m_num_rounds;
-  logic             m_round_ok, m_match, m_abort, m_retry_push;
+  logic m_round_ok, m_match, m_abort, m_retry_push;
   logic [RIdxW-1:0] m_round;
   logic [K_MAX-1:0] m_hits;
   fidx_t            m_slot;
-  logic             ack, nack, drop;
+  logic ack, nack, drop;
 
   // The sends in flight of the entry's round that wait for its src.
   function automatic logic [K_MAX-1:0] match_hits();
@@ -306,7 +306,7 @@ module nic_te
       m_round      = m_round_ok ? RIdxW'(deq_entry.round) : '0;
       m_hits       = match_hits();
       for (int unsigned k = 0; k < K_MAX; k++) begin
-        if (m_hits[k]) m_slot = fidx_t'(32'(m_round)*K_MAX + k);
+        if (m_hits[k]) m_slot = fidx_t'(32'(m_round) * K_MAX + k);
       end
       m_match = deq_fire && !soft_reset_i && m_running &&
                 (deq_entry.epoch == m_epoch) && (m_hits != '0);
@@ -326,7 +326,7 @@ module nic_te
   // A context's candidate new send is its lowest new send, released when its
   // round is at most rounds_heard (§6): new sends leave in index order, so
   // the lowest one is also the lowest released one.
-  logic  [NumCtx-1:0]       cand_new, rq_due, tx_req;
+  logic [NumCtx-1:0] cand_new, rq_due, tx_req;
   fidx_t [NumCtx-1:0]       head_slot;
   logic  [NumCtx-1:0][31:0] head_time;
 
@@ -345,11 +345,11 @@ module nic_te
         // The head waits RETRY_DELAY cycles from the cycle its NACK was taken.
         rq_due[c]    = (rq_cnt_q[c] != '0) && ((now_q - head_time[c]) >= retry_delay_i);
       end
-      tx_req[c]    = rq_due[c] || cand_new[c];
+      tx_req[c] = rq_due[c] || cand_new[c];
     end
   end
 
-  logic               tx_gnt_valid, tx_load;
+  logic tx_gnt_valid, tx_load;
   logic [CtxIdxW-1:0] g;
   logic [NumCtx-1:0]  tx_gnt_unused;
   logic               sel_retry;
@@ -391,7 +391,7 @@ module nic_te
     sel_dst = LID_NONE;
     if (tx_gnt_valid) sel_dst = dst_q[g][round_of(sel_slot)][slot_of(sel_slot)];
   end
-  assign send      = tx_q.valid && tx_ready_i;
+  assign send = tx_q.valid && tx_ready_i;
 
   // Updated in the clocked process (not through a tx_d): the load depends on
   // tx_ready_i, and next-state logic of an input is re-evaluated on every
@@ -402,8 +402,15 @@ module nic_te
     end else begin
       if (send) tx_q.valid <= 1'b0;
       if (tx_load) begin
-        tx_q <= '{valid: 1'b1, retry: sel_retry, ctx: g, epoch: ctx_q[g].epoch,
-                  round: round_of(sel_slot), src: own_lid_i, dst: sel_dst};
+        tx_q <= '{
+            valid: 1'b1,
+            retry: sel_retry,
+            ctx: g,
+            epoch: ctx_q[g].epoch,
+            round: round_of(sel_slot),
+            src: own_lid_i,
+            dst: sel_dst
+        };
       end
       if (soft_reset_i) tx_q.valid <= 1'b0;
     end
@@ -411,7 +418,7 @@ module nic_te
 
   always_comb begin
     tx_hdr_o           = '0;
-    tx_hdr_o.pkt_type  = PKT_NOTIFY;
+    tx_hdr_o.pkt_type  = PktNotify;
     tx_hdr_o.len_flits = 8'd1;
     tx_hdr_o.src_lid   = tx_q.src;
     tx_hdr_o.dst_lid   = tx_q.dst;
@@ -431,7 +438,7 @@ module nic_te
       // §7: every expected notification heard (so every round released) and
       // every send ACKed.
       // (The planes are compared only for a running context that heard all.)
-      complete[c]   = 1'b0;
+      complete[c] = 1'b0;
       if (ctx_q[c].active && !ctx_q[c].ending && all_recv_i[c]) begin
         complete[c] = acked_q[c] == used_q[c];
       end
@@ -458,8 +465,8 @@ module nic_te
 
   assign done         = done_valid_o && done_ready_i && !soft_reset_i;
   assign done_rec_o   = '{ctx: CTX_WIDTH'(done_sel), epoch: ctx_q[done_sel].epoch,
-                          status: ctx_q[done_sel].err ? CQ_NET_ERROR : CQ_OK,
-                          err_code: ctx_q[done_sel].err ? ERR_RETRY_LIMIT : ERR_NONE};
+                          status: ctx_q[done_sel].err ? CqNetError : CqOk,
+                          err_code: ctx_q[done_sel].err ? ErrRetryLimit : ErrNone};
   assign fin_valid_o  = done;
   assign fin_ctx_o    = done_sel;
 
@@ -499,8 +506,13 @@ module nic_te
       ctx_d[done_sel].ending = 1'b0;
     end
     if (act_fire) begin
-      ctx_d[act_ctx_i] = '{active: 1'b1, ending: 1'b0, err: 1'b0, epoch: act_epoch_i,
-                           num_rounds: act_num_rounds_i};
+      ctx_d[act_ctx_i] = '{
+          active: 1'b1,
+          ending: 1'b0,
+          err: 1'b0,
+          epoch: act_epoch_i,
+          num_rounds: act_num_rounds_i
+      };
     end
     // §8 CTRL.SOFT_RESET: every context, send and retry timer goes.
     if (soft_reset_i) begin
@@ -523,7 +535,7 @@ module nic_te
       rq_tail_q       <= rq_tail_d;
       rq_cnt_q        <= rq_cnt_d;
       if (m_retry_push || rq_cnt_q != '0) begin
-        now_q         <= now_q + 32'd1;
+        now_q <= now_q + 32'd1;
       end
     end
   end
@@ -575,7 +587,7 @@ module nic_te
       end
       if (act_fire) begin
         flat_t sends;
-        sends                  = act_sends();
+        sends = act_sends();
         used_q[act_ctx_i]      <= sends;
         new_q[act_ctx_i]       <= sends;
         new_first_q[act_ctx_i] <= lowest_set(sends);
@@ -640,13 +652,13 @@ module nic_te
   // $past argument and refreshes it on every model evaluation. Reset with
   // the state they shadow, so the first cycle out of reset compares reset
   // values with reset values.
-  flat_t   [NumCtx-1:0] new_prev_q, flight_prev_q, wait_prev_q, acked_prev_q;
+  flat_t [NumCtx-1:0] new_prev_q, flight_prev_q, wait_prev_q, acked_prev_q;
   te_ctx_t [NumCtx-1:0] ctx_prev_q;
   rqcnt_t  [NumCtx-1:0] rq_cnt_prev_q;
   logic                 first_q;  // the first cycle out of reset
-  logic               act_fire_q, ack_q, retry_push_q, abort_q, load_q, arrived_q, soft_reset_q;
+  logic act_fire_q, ack_q, retry_push_q, abort_q, load_q, arrived_q, soft_reset_q;
   logic [CtxIdxW-1:0] act_ctx_q, m_ctx_q, g_q;
-  fidx_t              m_slot_q, sel_slot_q;
+  fidx_t m_slot_q, sel_slot_q;
   pkt_hdr_t           tx_hdr_prev_q;
   cq_rec_t            done_rec_prev_q;
 
@@ -696,7 +708,7 @@ module nic_te
       tx_hdr_prev_q   <= '0;
       done_rec_prev_q <= '0;
     end else begin
-      first_q         <= 1'b0;
+      first_q <= 1'b0;
       // Equal already unless something moved (te_moved covers exactly
       // these), so the copy is made only then.
       if (te_moved) begin
@@ -762,6 +774,7 @@ module nic_te
 
   // Every response taken lands in exactly one of ACK, NACK, DROP (matched
   // nothing) or stray, or still waits in the DAMQ (soft reset losses apart).
+  // verilog_format: off
   `NIC_ASSERT(a_resp_conservation,
               n_rx_q == n_ack_q + n_nack_q + n_drop_q + n_stray_q + n_reset_resp_q +
               64'(resp_occupancy))
@@ -805,7 +818,7 @@ module nic_te
                   nack && retry_limit_i != '0 && retries_q[m_ctx][m_slot] >= retry_limit_i)
   `NIC_ASSERT_IMP(a_done_record_fields, done_valid_o,
                   ctx_q[done_sel].ending &&
-                  (done_rec_o.status == CQ_OK) == (done_rec_o.err_code == ERR_NONE))
+                  (done_rec_o.status == CqOk) == (done_rec_o.err_code == ErrNone))
   `NIC_ASSERT_IMP(a_fin_is_done, fin_valid_o, ctx_q[fin_ctx_o].active && ctx_q[fin_ctx_o].ending)
   // OF / SE contract.
   `NIC_ASSERT_IMP(a_act_ctx_in_range, act_valid_i, 32'(act_ctx_i) < NumCtx)
@@ -816,6 +829,7 @@ module nic_te
   `NIC_ASSERT_IMP(a_act_retry_queue_empty, act_fire, rq_cnt_q[act_ctx_i] == '0)
   `NIC_ASSERT_IMP(a_no_act_with_done_same_ctx, act_fire && done, act_ctx_i != done_sel)
   `NIC_ASSERT_KNOWN(a_resp_hdr_known, resp_rx_valid_i ? resp_rx_hdr_i : '0)
+  // verilog_format: on
 
 
   // Per-context rules: each one rule over the contexts (c), in one process.
@@ -838,6 +852,7 @@ module nic_te
   endfunction
 
   // One state per send: never two at once (one outstanding send per slot).
+  // verilog_format: off
   `NIC_ASSERT_FORALL(a_states_exclusive, te_moved, c, NumCtx, 1'b1,
                      ((new_q[c] & (flight_q[c] | wait_q[c] | acked_q[c])) |
                       (flight_q[c] & (wait_q[c] | acked_q[c])) | (wait_q[c] & acked_q[c])) == '0)
@@ -891,6 +906,7 @@ module nic_te
                      32'(rounds_heard_i[c]) <= 32'(ctx_q[c].num_rounds))
   `NIC_ASSERT_FORALL(a_se_all_recv_rule, all_recv_i != '0, c, NumCtx, all_recv_i[c],
                      ctx_active_i[c] && rounds_heard_i[c] == ctx_q[c].num_rounds)
+  // verilog_format: on
 `endif  // SYNTHESIS
 
 endmodule

@@ -1,5 +1,5 @@
 // Sources of nic_top (the whole NIC barrier engine: CSRs, OF, SE, TE,
-// completion unit, rx demux, network and memory arbiters).
+// completion unit, rx demux, PFC reception, network and memory arbiters).
 -F ../spec/syncfab_fmt_pkg.f
 -F nic_csr.f
 +incdir+../common  // syncfab_assert.svh
@@ -14,4 +14,5 @@ nic_se.sv
 nic_te.sv
 nic_of.sv
 nic_cq.sv
+-F ../switch/pfc_rx.f  // the switch's pfc_rx, reused for the link's pause frames
 nic_top.sv

@@ -4,11 +4,16 @@
 // activation), SE (nic_se: receive side + request DAMQ), TE (nic_te: sends,
 // ACK/NACK matching, retry) and the completion unit (nic_cq), and adds what
 // belongs to none of them:
-//   - the rx demux: NOTIFY -> SE, ACK/NACK -> TE, any other packet type is
-//     dropped here and counted CNT_DROP (trace net.drop). SE and TE apply the
-//     len_flits / dst_lid checks of §4 rule 1 themselves;
+//   - the rx demux on the link's flit stream: a one-flit NOTIFY -> SE, a
+//     one-flit ACK/NACK -> TE, a PFC frame -> pfc_rx (if well formed), every
+//     other packet consumed flit by flit and dropped, counted CNT_DROP once at
+//     its last flit (trace net.drop). SE and TE apply the len_flits / dst_lid
+//     checks of §4 rule 1 themselves;
+//   - PFC reception: the switch's pfc_rx (rtl/switch/pfc_rx.sv), whose stop
+//     on NET_CFG.TC holds the network arbiter (STATUS.TX_PAUSED);
 //   - the network arbiter: SE's responses and TE's NOTIFYs onto one tx stream,
-//     one header per cycle, round-robin when both wait (§6);
+//     one one-flit packet per cycle, round-robin when both wait (§6), each
+//     with prio = NET_CFG.TC; while paused no new packet is presented;
 //   - the memory-access arbiter: OF's reads and the completion unit's writes
 //     onto one memory port, round-robin, responses routed back by a FIFO of
 //     request kinds (the memory answers in request order);
@@ -50,13 +55,16 @@ module nic_top
   output logic              pslverr_o,
   output logic              intr_o,
 
-  // Network: one-flit headers in and out.
+  // Network: the link, one flit per cycle, `last` on a packet's final flit
+  // (docs/nic/top.md "Interface"). Every packet sent is one flit.
   input  logic              rx_valid_i,
   output logic              rx_ready_o,
-  input  pkt_hdr_t          rx_hdr_i,
+  input  flit_t             rx_data_i,
+  input  logic              rx_last_i,
   output logic              tx_valid_o,
   input  logic              tx_ready_i,
-  output pkt_hdr_t          tx_hdr_o,
+  output flit_t             tx_data_o,
+  output logic              tx_last_o,
 
   // Memory port (nic_pkg): one 64-bit word per request, one response per
   // request, in request order, at the earliest the cycle after the request.
@@ -71,7 +79,7 @@ module nic_top
   input  logic              mem_rsp_err_i     // the memory refused the access
 );
 
-  localparam int unsigned CtxIdxW  = (NumCtx > 1) ? $clog2(NumCtx) : 1;
+  localparam int unsigned CtxIdxW = (NumCtx > 1) ? $clog2(NumCtx) : 1;
   localparam int unsigned DamqCntW = $clog2(ReqDamqSlots + 1);
   localparam int unsigned RespCntW = $clog2(RespDamqSlots + 1);
 
@@ -79,6 +87,9 @@ module nic_top
   `SF_STATIC_ASSERT(gen_hdq_depth_check, HdqDepth >= 1 && HdqDepth <= 255)
   `SF_STATIC_ASSERT(gen_resp_damq_check, RespDamqSlots >= 2)
   `SF_STATIC_ASSERT(gen_mem_outstanding_check, MemOutstanding >= 1)
+  // A PFC frame is two flits; a header is one.
+  `SF_STATIC_ASSERT(gen_pfc_frame_check, PFC_FRAME_BITS == 2 * FLIT_BITS)
+  `SF_STATIC_ASSERT(gen_pkt_hdr_check, PKT_HDR_BITS == FLIT_BITS)
 
   // =========================================================================
   // CSR block
@@ -106,19 +117,26 @@ module nic_top
     .intr_o
   );
 
-  logic  enable, soft_reset;
-  lid_t  own_lid;
+  logic enable, soft_reset;
+  lid_t own_lid;
+  prio_t tc;  // NET_CFG.TC: the priority of every packet sent
   assign enable     = hwif_out.CTRL.ENABLE.value;
   assign soft_reset = hwif_out.CTRL.SOFT_RESET.value;
   assign own_lid    = hwif_out.NODE_LID.LID.value;
+  assign tc         = hwif_out.NET_CFG.TC.value;
+
+  // The link registers' fields are as wide as the formats they feed.
+  localparam int unsigned PfcCpqW = $bits(hwif_out.PFC_CFG.CYC_PER_QUANTUM.value);
+  `SF_STATIC_ASSERT(gen_tc_width_check, $bits(hwif_out.NET_CFG.TC.value) == PKT_HDR_PRIO_W)
+  `SF_STATIC_ASSERT(gen_pfc_enable_width_check, $bits(hwif_out.PFC_CFG.ENABLE.value) == NUM_PRIO)
 
   // =========================================================================
   // Blocks
   // =========================================================================
   // OF
-  logic                  rd_req_valid, rd_req_ready, rd_rsp_valid, rd_rsp_ready;
-  mem_addr_t             rd_req_addr;
-  logic                  act_se_valid, act_se_ready, act_te_valid, act_te_ready, act_fire;
+  logic rd_req_valid, rd_req_ready, rd_rsp_valid, rd_rsp_ready;
+  mem_addr_t rd_req_addr;
+  logic act_se_valid, act_se_ready, act_te_valid, act_te_ready, act_fire;
   logic [CtxIdxW-1:0]    act_ctx;
   epoch_t                act_epoch;
   nround_t               act_num_rounds;
@@ -126,47 +144,51 @@ module nic_top
   src_table_t            act_src;
   dst_table_t            act_dst;
   cmpl_info_t            act_info;
-  logic                  of_err_valid, of_err_ready;
+  logic of_err_valid, of_err_ready;
   cq_rec_t               of_err_rec;
   logic [7:0]            hdq_level;
   logic                  hdq_full;
   logic [15:0]           sdq_cons;
-  logic                  of_intr_hdq_overflow, of_intr_dma_error;
-  logic                  of_hdq_post, of_fetch, of_activate, of_reject, of_busy;
-  barrier_desc_t         hdq_desc;
+  logic of_intr_hdq_overflow, of_intr_dma_error;
+  logic of_hdq_post, of_fetch, of_activate, of_reject, of_busy;
+  barrier_desc_t hdq_desc;
+
+  // rx demux (the header on rx goes to SE and TE as it is)
+  pkt_hdr_t rx_hdr;
+  assign rx_hdr = pkt_hdr_t'(rx_data_i);
 
   // SE
-  logic                  se_rx_valid, se_rx_ready;
-  logic                  se_resp_valid, se_resp_ready;
-  pkt_hdr_t              se_resp_hdr;
-  logic    [NumCtx-1:0]  ctx_active, all_recv;
-  nround_t [NumCtx-1:0]  rounds_heard;
-  logic                  se_evt_rx, se_evt_recv, se_evt_dup, se_evt_drop, se_evt_nack;
-  se_verdict_e           se_verdict;
-  logic                  se_drain_busy, se_flush_busy;
+  logic se_rx_valid, se_rx_ready;
+  logic se_resp_valid, se_resp_ready;
+  pkt_hdr_t se_resp_hdr;
+  logic [NumCtx-1:0] ctx_active, all_recv;
+  nround_t [NumCtx-1:0] rounds_heard;
+  logic se_evt_rx, se_evt_recv, se_evt_dup, se_evt_drop, se_evt_nack;
+  se_verdict_e se_verdict;
+  logic se_drain_busy, se_flush_busy;
   logic [DamqCntW-1:0]   se_damq_free;
 
   // TE
   logic                  fin_valid;
   logic [CtxIdxW-1:0]    fin_ctx;
-  logic                  te_tx_valid, te_tx_ready;
-  pkt_hdr_t              te_tx_hdr;
-  logic                  te_resp_valid, te_resp_ready;
-  logic                  te_done_valid, te_done_ready;
-  cq_rec_t               te_done_rec;
-  logic                  te_evt_sent, te_evt_retry, te_evt_ack, te_evt_nack, te_evt_drop;
-  logic                  te_evt_stray, te_evt_error, te_busy;
-  logic [RespCntW-1:0]   te_resp_damq_free;
+  logic te_tx_valid, te_tx_ready;
+  pkt_hdr_t te_tx_hdr;
+  logic te_resp_valid, te_resp_ready;
+  logic te_done_valid, te_done_ready;
+  cq_rec_t te_done_rec;
+  logic te_evt_sent, te_evt_retry, te_evt_ack, te_evt_nack, te_evt_drop;
+  logic te_evt_stray, te_evt_error, te_busy;
+  logic [RespCntW-1:0] te_resp_damq_free;
 
   // Completion unit
-  logic                  wr_req_valid, wr_req_ready, wr_rsp_valid, wr_rsp_ready;
+  logic wr_req_valid, wr_req_ready, wr_rsp_valid, wr_rsp_ready;
   mem_addr_t             wr_req_addr;
   mem_data_t             wr_req_data;
   logic [15:0]           cq_head;
   logic                  cq_phase;
-  logic                  cq_intr_done, cq_intr_error, cq_intr_dma_error;
-  logic                  cq_evt_completion, cq_evt_error, cq_stall, cq_busy;
-  cq_rec_t               cq_done_rec;
+  logic cq_intr_done, cq_intr_error, cq_intr_dma_error;
+  logic cq_evt_completion, cq_evt_error, cq_stall, cq_busy;
+  cq_rec_t cq_done_rec;
 
   // The window's words 0..87 are the descriptor (word 0 = bits 31:0).
   assign hdq_desc = barrier_desc_t'(hdq_window[DescWords*2-1:0]);
@@ -230,7 +252,7 @@ module nic_top
     .soft_reset_i    (soft_reset),
     .rx_valid_i      (se_rx_valid),
     .rx_ready_o      (se_rx_ready),
-    .rx_hdr_i        (rx_hdr_i),
+    .rx_hdr_i        (rx_hdr),
     .act_valid_i     (act_se_valid),
     .act_ready_o     (act_se_ready),
     .act_ctx_i       (act_ctx),
@@ -284,7 +306,7 @@ module nic_top
     .tx_hdr_o        (te_tx_hdr),
     .resp_rx_valid_i (te_resp_valid),
     .resp_rx_ready_o (te_resp_ready),
-    .resp_rx_hdr_i   (rx_hdr_i),
+    .resp_rx_hdr_i   (rx_hdr),
     .done_valid_o    (te_done_valid),
     .done_ready_i    (te_done_ready),
     .done_rec_o      (te_done_rec),
@@ -340,32 +362,154 @@ module nic_top
   // =========================================================================
   // rx demux
   // =========================================================================
-  logic rx_is_notify, rx_is_resp, rx_fire, net_drop;
+  // The demux reads a packet's first flit and consumes the rest after it. It
+  // keeps where it is in the stream: RxHead (the next flit is a first flit),
+  // RxPfc (a PFC frame's first flit was taken) or RxDrop (inside a packet
+  // that is dropped, or a PFC frame that turned out malformed). A soft reset
+  // leaves it alone: the link does not restart with the engine.
+  typedef enum logic [1:0] {
+    RxHead,
+    RxPfc,
+    RxDrop
+  } rx_state_e;
 
-  assign rx_is_notify = rx_hdr_i.pkt_type == PKT_NOTIFY;
-  assign rx_is_resp   = rx_hdr_i.pkt_type == PKT_ACK || rx_hdr_i.pkt_type == PKT_NACK;
-  assign se_rx_valid  = rx_valid_i && rx_is_notify;
+  rx_state_e rx_state_q, rx_state_d;
+  prio_mask_t pfc_class_q;   // the PFC frame's class_enable (first flit)
+  logic       pfc_len_ok_q;  // its len_flits is 2 (first flit)
+
+  // The flit on rx read as a PFC frame's first and as its second flit.
+  pfc_frame_t rx_pfc_head, rx_pfc_tail;
+  assign rx_pfc_head = pfc_frame_t'({{(PFC_FRAME_BITS - FLIT_BITS) {1'b0}}, rx_data_i});
+  assign rx_pfc_tail = pfc_frame_t'({rx_data_i, {(PFC_FRAME_BITS - FLIT_BITS) {1'b0}}});
+
+  logic rx_head, rx_is_notify, rx_is_resp, rx_fire, net_drop, pfc_valid;
+
+  assign rx_head       = rx_state_q == RxHead;
+  // Only a one-flit NOTIFY or ACK/NACK is the engine's: SE or TE take it.
+  assign rx_is_notify  = rx_head && rx_last_i && rx_hdr.pkt_type == PktNotify;
+  assign rx_is_resp    = rx_head && rx_last_i &&
+                         (rx_hdr.pkt_type == PktAck || rx_hdr.pkt_type == PktNack);
+  assign se_rx_valid   = rx_valid_i && rx_is_notify;
   assign te_resp_valid = rx_valid_i && rx_is_resp;
-  // Another packet type is taken at once and dropped (§4 rule 1).
-  assign rx_ready_o   = rx_is_notify ? se_rx_ready : (rx_is_resp ? te_resp_ready : 1'b1);
-  assign rx_fire      = rx_valid_i && rx_ready_o;
-  assign net_drop     = rx_fire && !rx_is_notify && !rx_is_resp;
+  // Every other flit is taken at once: PFC frames and dropped packets.
+  assign rx_ready_o    = rx_is_notify ? se_rx_ready : (rx_is_resp ? te_resp_ready : 1'b1);
+  assign rx_fire       = rx_valid_i && rx_ready_o;
+
+  // net_drop: a packet that is not the engine's, or a malformed PFC frame,
+  // ends this cycle (CNT_DROP, once per packet). pfc_valid: a well-formed PFC
+  // frame (two flits, len_flits 2) ends this cycle.
+  always_comb begin
+    rx_state_d = rx_state_q;
+    net_drop   = 1'b0;
+    pfc_valid  = 1'b0;
+    if (rx_fire) begin
+      unique case (rx_state_q)
+        RxHead: begin
+          if (!rx_is_notify && !rx_is_resp) begin
+            if (rx_last_i) begin
+              net_drop = 1'b1;  // a one-flit packet not for SE or TE, or a one-flit PFC frame
+            end else begin
+              rx_state_d = (rx_hdr.pkt_type == PktPfc) ? RxPfc : RxDrop;
+            end
+          end
+        end
+        RxPfc: begin
+          if (rx_last_i) begin
+            pfc_valid  = pfc_len_ok_q;
+            net_drop   = !pfc_len_ok_q;
+            rx_state_d = RxHead;
+          end else begin
+            rx_state_d = RxDrop;  // a third flit: malformed, dropped at its last
+          end
+        end
+        RxDrop: begin
+          if (rx_last_i) begin
+            net_drop   = 1'b1;
+            rx_state_d = RxHead;
+          end
+        end
+        default: rx_state_d = RxHead;
+      endcase
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      rx_state_q   <= RxHead;
+      pfc_class_q  <= '0;
+      pfc_len_ok_q <= 1'b0;
+    end else begin
+      rx_state_q <= rx_state_d;
+      if (rx_fire && rx_head) begin
+        pfc_class_q  <= rx_pfc_head.class_enable;
+        pfc_len_ok_q <= rx_pfc_head.len_flits == PFC_FRAME_LEN_FLITS_W'(2);
+      end
+    end
+  end
+
+  // =========================================================================
+  // PFC reception: the switch's pfc_rx (docs/switch-pfc.md)
+  // =========================================================================
+  // Reset by rst_ni only: a soft reset or CTRL.ENABLE = 0 leaves the link's
+  // pause alone. No watchdog: nothing is ignored.
+  logic [PfcCpqW-1:0] pfc_cpq;
+  prio_mask_t pfc_xoff, pfc_stop, pfc_evt_xoff, pfc_evt_xon;
+  pfc_quanta_t pfc_quanta;
+  logic tx_paused;
+
+  // CYC_PER_QUANTUM 0 acts as 1 (nic_csr.rdl).
+  assign pfc_cpq    = (hwif_out.PFC_CFG.CYC_PER_QUANTUM.value == '0) ?
+                      PfcCpqW'(1) : hwif_out.PFC_CFG.CYC_PER_QUANTUM.value;
+  assign pfc_quanta = rx_pfc_tail.quanta;
+
+  pfc_rx #(
+    .NumPrio(NUM_PRIO),
+    .CpqW   (PfcCpqW)
+  ) u_pfc_rx (
+    .clk_i,
+    .rst_ni,
+    .enable_i            (hwif_out.PFC_CFG.ENABLE.value),
+    .cyc_per_quantum_i   (pfc_cpq),
+    .frame_valid_i       (pfc_valid),
+    .frame_class_enable_i(pfc_class_q),
+    .frame_quanta_i      (pfc_quanta),
+    .ignore_i            ('0),
+    .xoff_o              (pfc_xoff),
+    .stop_o              (pfc_stop),
+    .evt_xoff_rx_o       (pfc_evt_xoff),
+    .evt_xon_rx_o        (pfc_evt_xon)
+  );
+
+  // The engine's priority is stopped (STATUS.TX_PAUSED); the other
+  // priorities' pauses run on but stop nothing.
+  assign tx_paused = pfc_stop[tc];
 
   // =========================================================================
   // Network arbiter: SE's responses (0) and TE's NOTIFYs (1)
   // =========================================================================
   // A header shown and not taken stays on tx until it is (valid/ready):
   // stream_arbiter holds the grant on it, unless the source withdraws it
-  // (only a soft reset does that).
-  logic [1:0] net_ready, net_gnt_unused;
-  logic       net_idx, tx_fire;
+  // (only a soft reset does that). While paused the sources are not shown,
+  // except the one whose header was shown and not taken at the last edge: it
+  // stays and leaves when taken (a pause acts between packets).
+  logic [1:0] net_valid, net_ready, net_gnt_unused;
+  logic net_idx, tx_fire;
+  logic tx_held_q, tx_held_idx_q;  // a header shown and not taken at the last edge, its source
+  pkt_hdr_t tx_hdr;
+
+  always_comb begin
+    net_valid = {te_tx_valid, se_resp_valid};
+    if (tx_paused) begin
+      net_valid &= tx_held_q ? (2'b01 << tx_held_idx_q) : 2'b00;
+    end
+  end
 
   stream_arbiter #(
     .NumReq(2)
   ) u_net_arb (
     .clk_i,
     .rst_ni,
-    .valid_i({te_tx_valid, se_resp_valid}),
+    .valid_i(net_valid),
     .ready_o(net_ready),
     .valid_o(tx_valid_o),
     .ready_i(tx_ready_i),
@@ -373,7 +517,23 @@ module nic_top
     .idx_o  (net_idx)
   );
 
-  assign tx_hdr_o      = net_idx ? te_tx_hdr : se_resp_hdr;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      tx_held_q     <= 1'b0;
+      tx_held_idx_q <= 1'b0;
+    end else begin
+      tx_held_q     <= tx_valid_o && !tx_ready_i;
+      tx_held_idx_q <= net_idx;
+    end
+  end
+
+  // Every packet is one flit on the engine's priority, stamped as it leaves.
+  always_comb begin
+    tx_hdr      = net_idx ? te_tx_hdr : se_resp_hdr;
+    tx_hdr.prio = tc;
+  end
+  assign tx_data_o     = flit_t'(tx_hdr);
+  assign tx_last_o     = 1'b1;
   assign tx_fire       = tx_valid_o && tx_ready_i;
   assign se_resp_ready = net_ready[0];
   assign te_tx_ready   = net_ready[1];
@@ -386,8 +546,8 @@ module nic_top
   // sources are not shown to the arbiter at all, so nothing is presented and
   // no grant is locked while the FIFO is full.
   logic [1:0] mem_ready, mem_gnt_unused;
-  logic       mem_idx, mem_req_fire, mem_rsp_fire;
-  logic       tag_space, tag_valid, tag_write;
+  logic mem_idx, mem_req_fire, mem_rsp_fire;
+  logic tag_space, tag_valid, tag_write;
   logic [$clog2(MemOutstanding+1)-1:0] tag_count;
 
   stream_arbiter #(
@@ -471,6 +631,7 @@ module nic_top
     hwif_in.HW_CFG.HDQ_DEPTH.next       = 8'(HdqDepth);
     hwif_in.STATUS.BUSY.next            = busy;
     hwif_in.STATUS.RESETTING.next       = soft_reset || se_flush_busy;
+    hwif_in.STATUS.TX_PAUSED.next       = tx_paused;
     hwif_in.STATUS.ACTIVE_CTX.next      = active_ctx;
     hwif_in.INTR_STATUS.DONE.next       = cq_intr_done;
     hwif_in.INTR_STATUS.ERROR.next      = cq_intr_error;
@@ -495,6 +656,8 @@ module nic_top
     hwif_in.CNT_DROP.COUNT.incr         = drop_incr != '0;
     hwif_in.CNT_DROP.COUNT.incrvalue    = drop_incr;
     hwif_in.CNT_DUP.COUNT.incr          = se_evt_dup;
+    hwif_in.CNT_PFC_RX.COUNT.incr       = pfc_valid;
+    hwif_in.CNT_PAUSE_RX.COUNT.incr     = pfc_evt_xoff[tc];
   end
 
   // Debug / trace names of §9 with no port of their own.
@@ -504,7 +667,8 @@ module nic_top
                           cq_phase, cq_stall, cq_done_rec, tag_count, hdq_window,
                           hwif_out.CTRL.CNT_CLEAR.value, hwif_out.SDQ_PROD.INDEX.swmod,
                           hwif_out.CQ_TAIL.INDEX.swmod,
-                          hwif_out.INTR_STATUS.intr};
+                          hwif_out.INTR_STATUS.intr, pfc_xoff, pfc_evt_xon, rx_pfc_head,
+                          rx_pfc_tail};
 
   // =========================================================================
   // Rules of the top
@@ -513,32 +677,99 @@ module nic_top
   // Values of the previous cycle for the rules that compare two cycles:
   // registers written at every edge, like $past, but without the sampled
   // copy of the argument that Verilator refreshes on every evaluation.
-  pkt_hdr_t  tx_hdr_prev_q;
+  flit_t     tx_data_prev_q;
+  logic      tx_waiting_prev_q;  // shown and not taken
   lid_t      own_lid_prev_q;
+  prio_t     tc_prev_q;
   logic      mem_req_write_prev_q;
   mem_addr_t mem_req_addr_prev_q;
   mem_data_t mem_req_data_prev_q;
   always_ff @(posedge clk_i) begin
-    tx_hdr_prev_q        <= tx_hdr_o;
+    tx_data_prev_q       <= tx_data_o;
+    tx_waiting_prev_q    <= tx_valid_o && !tx_ready_i;
     own_lid_prev_q       <= own_lid;
+    tc_prev_q            <= tc;
     mem_req_write_prev_q <= mem_req_write_o;
     mem_req_addr_prev_q  <= mem_req_addr_o;
     mem_req_data_prev_q  <= mem_req_data_o;
   end
 
-  // Every header taken goes to exactly one place: SE, TE or the drop.
+  pkt_hdr_t chk_tx_hdr;  // the flit on tx read as a header (the rules read some fields)
+  logic     unused_chk_tx_hdr;
+  assign chk_tx_hdr        = pkt_hdr_t'(tx_data_o);
+  assign unused_chk_tx_hdr = ^chk_tx_hdr;
+
+  // The rx stream read again, apart from the demux, for its rules: inside a
+  // packet (a first flit without last was taken), that first flit's type and
+  // len_flits, and the flits taken since it (saturating at 3).
+  logic      chk_in_pkt_q;
+  pkt_type_e chk_type_q;
+  logic [PKT_HDR_LEN_FLITS_W-1:0] chk_len_q;
+  logic [1:0] chk_flits_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      chk_in_pkt_q <= 1'b0;
+      chk_type_q   <= PktData;
+      chk_len_q    <= '0;
+      chk_flits_q  <= '0;
+    end else if (rx_valid_i && rx_ready_o) begin
+      if (rx_last_i) begin
+        chk_in_pkt_q <= 1'b0;
+      end else if (!chk_in_pkt_q) begin
+        chk_in_pkt_q <= 1'b1;
+        chk_type_q   <= rx_hdr.pkt_type;
+        chk_len_q    <= rx_hdr.len_flits;
+        chk_flits_q  <= 2'd1;
+      end else if (chk_flits_q != 2'd3) begin
+        chk_flits_q <= chk_flits_q + 2'd1;
+      end
+    end
+  end
+
+  // Every flit taken goes to one place, and a packet is accounted for once,
+  // at its last flit: SE, TE, pfc_rx or the drop.
+  // verilog_format: off
   `NIC_ASSERT_IMP(a_rx_one_destination, rx_fire,
-                  $onehot({se_rx_valid && se_rx_ready, te_resp_valid && te_resp_ready,
-                           net_drop}))
-  `NIC_ASSERT_IMP(a_rx_notify_to_se, se_rx_valid, rx_hdr_i.pkt_type == PKT_NOTIFY)
-  `NIC_ASSERT_IMP(a_rx_resp_to_te, te_resp_valid, rx_is_resp)
+                  rx_last_i ? $onehot({se_rx_valid && se_rx_ready, te_resp_valid && te_resp_ready,
+                                       pfc_valid, net_drop})
+                            : !(se_rx_valid || te_resp_valid || pfc_valid || net_drop))
+  // SE and TE get one-flit packets of their types only, at a packet's start.
+  `NIC_ASSERT_IMP(a_rx_notify_to_se, se_rx_valid,
+                  !chk_in_pkt_q && rx_last_i && rx_hdr.pkt_type == PktNotify)
+  `NIC_ASSERT_IMP(a_rx_resp_to_te, te_resp_valid,
+                  !chk_in_pkt_q && rx_last_i && (rx_hdr.pkt_type == PktAck ||
+                                                 rx_hdr.pkt_type == PktNack))
+  // What reaches pfc_rx is the last flit of a two-flit PFC frame whose first
+  // flit says len_flits 2.
+  `NIC_ASSERT_IMP(a_rx_pfc_well_formed, pfc_valid,
+                  rx_valid_i && rx_ready_o && rx_last_i && chk_in_pkt_q && chk_flits_q == 2'd1 &&
+                  chk_type_q == PktPfc && chk_len_q == PKT_HDR_LEN_FLITS_W'(2))
+  // A dropped packet is counted at its last flit, and never a one-flit
+  // NOTIFY/ACK/NACK (SE's and TE's) or a well-formed PFC frame.
+  `NIC_ASSERT_IMP(a_rx_drop_at_last, net_drop,
+                  rx_valid_i && rx_ready_o && rx_last_i &&
+                  (chk_in_pkt_q ? !(chk_flits_q == 2'd1 && chk_type_q == PktPfc &&
+                                    chk_len_q == PKT_HDR_LEN_FLITS_W'(2))
+                                : !(rx_hdr.pkt_type inside {PktNotify, PktAck,
+                                                                           PktNack})))
   // A header shown on tx stays, unchanged, until taken (a soft reset may
-  // withdraw what SE or TE hold; SE stamps NODE_LID on its responses as they
-  // leave, so software rewriting NODE_LID changes a waiting response's src).
+  // withdraw what SE or TE hold; NODE_LID (SE's responses) and NET_CFG.TC
+  // (every header) are stamped as the header leaves, so software rewriting
+  // them changes a waiting header).
   `NIC_ASSERT_NXT(a_tx_hold, tx_valid_o && !tx_ready_i && !soft_reset,
-                  tx_valid_o && (tx_hdr_o == tx_hdr_prev_q || own_lid != own_lid_prev_q))
+                  tx_valid_o && (tx_data_o == tx_data_prev_q || own_lid != own_lid_prev_q ||
+                                 tc != tc_prev_q))
   // One packet per cycle, from one source; nothing granted that is not asked.
   `NIC_ASSERT_IMP(a_tx_one_source, tx_fire, $onehot({se_resp_ready, te_tx_ready}))
+  // Every packet sent is one flit: last, and a header that says so.
+  `NIC_ASSERT_IMP(a_tx_one_flit, tx_valid_o,
+                  tx_last_o && chk_tx_hdr.len_flits == PKT_HDR_LEN_FLITS_W'(1))
+  `NIC_ASSERT_IMP(a_tx_prio_is_tc, tx_valid_o, chk_tx_hdr.prio == tc)
+  // While the engine's priority is paused, the only packet on tx is one that
+  // was shown before and not taken: no packet starts during a pause.
+  `NIC_ASSERT_IMP(a_no_tx_start_while_paused, tx_valid_o && pfc_stop[tc],
+                  tx_waiting_prev_q && (tx_data_o == tx_data_prev_q ||
+                                        own_lid != own_lid_prev_q || tc != tc_prev_q))
   // Memory: a request held until taken, one response per request, in order.
   `NIC_ASSERT_NXT(a_mem_req_hold, mem_req_valid_o && !mem_req_ready_i,
                   mem_req_valid_o && mem_req_write_o == mem_req_write_prev_q &&
@@ -559,6 +790,7 @@ module nic_top
   `NIC_ASSERT_KNOWN(a_tx_valid_known, tx_valid_o)
   `NIC_ASSERT_KNOWN(a_mem_req_valid_known, mem_req_valid_o)
   `NIC_ASSERT_KNOWN(a_rx_ready_known, rx_ready_o)
+  // verilog_format: on
 `endif  // SYNTHESIS
 
 endmodule

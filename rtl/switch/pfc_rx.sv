@@ -29,16 +29,23 @@ module pfc_rx
 ) (
   input  logic                          clk_i,
   input  logic                          rst_ni,
-  input  logic [NumPrio-1:0]            enable_i,        // PFC enabled on p (frames for a disabled p are ignored)
+  // PFC enabled on p (frames for a disabled p are ignored)
+  input  logic [NumPrio-1:0]            enable_i,
   input  logic [CpqW-1:0]               cyc_per_quantum_i, // >= 1
-  input  logic                          frame_valid_i,   // a PFC frame is received this cycle (always taken)
+  // a PFC frame is received this cycle (always taken)
+  input  logic                          frame_valid_i,
   input  logic [NumPrio-1:0]            frame_class_enable_i,
   input  quanta_t [NumPrio-1:0]         frame_quanta_i,
-  input  logic [NumPrio-1:0]            ignore_i,        // watchdog: ignore pause on p (recovery / PFC disabled)
-  output logic [NumPrio-1:0]            xoff_o,          // registered: the peer holds p paused (timer != 0)
-  output logic [NumPrio-1:0]            stop_o,          // comb: xoff_o && !ignore_i — p's egress queue may not send
-  output logic [NumPrio-1:0]            evt_xoff_rx_o,   // comb: a pause (quanta > 0) for p is taken this cycle
-  output logic [NumPrio-1:0]            evt_xon_rx_o     // comb: a resume (quanta == 0) for p is taken this cycle
+  // watchdog: ignore pause on p (recovery / PFC disabled)
+  input  logic [NumPrio-1:0]            ignore_i,
+  // registered: the peer holds p paused (timer != 0)
+  output logic [NumPrio-1:0]            xoff_o,
+  // comb: xoff_o && !ignore_i — p's egress queue may not send
+  output logic [NumPrio-1:0]            stop_o,
+  // comb: a pause (quanta > 0) for p is taken this cycle
+  output logic [NumPrio-1:0]            evt_xoff_rx_o,
+  // comb: a resume (quanta == 0) for p is taken this cycle
+  output logic [NumPrio-1:0]            evt_xon_rx_o
 );
 
   `SF_STATIC_ASSERT(gen_num_prio_check, NumPrio >= 1)
@@ -98,8 +105,11 @@ module pfc_rx
 
   `SF_ASSERT_KNOWN(a_frame_valid_known, frame_valid_i)
   `SF_ASSERT_KNOWN(a_config_known, {enable_i, ignore_i})
+  // verilog_format: off
   `SF_ASSERT(a_frame_known,
-             frame_valid_i |-> !$isunknown({frame_class_enable_i, frame_quanta_i, cyc_per_quantum_i}))
+             frame_valid_i
+             |-> !$isunknown({frame_class_enable_i, frame_quanta_i, cyc_per_quantum_i}))
+  // verilog_format: on
   `SF_ASSERT_KNOWN(a_outputs_known, {xoff_o, stop_o, evt_xoff_rx_o, evt_xon_rx_o})
 
   // Interface rule: cycles per quantum >= 1 whenever a frame is taken.
@@ -162,6 +172,7 @@ module pfc_rx
   // A taken frame loads exactly quanta x cpq (replacing the old value), so
   // a pause of q quanta taken in cycle t holds xoff_o from the edge ending
   // t for exactly q x cpq cycles (with the two count-down rules below).
+  // verilog_format: off
   `SF_ASSERT(a_timer_exact_load,
              1'b1 |=> ($past(frame_for & enable_i)
                        & ~timer_is_load(timer_q, $past(frame_quanta_i), $past(cyc_per_quantum_i)))
@@ -183,6 +194,7 @@ module pfc_rx
   `SF_ASSERT(a_ignore_keeps_timer,
              1'b1 |=> ($past(ignore_i & enable_i & ~frame_for & timer_nonzero(timer_q))
                        & ~timer_is_dec(timer_q, $past(timer_q))) == '0)
+  // verilog_format: on
   `SF_ASSERT(a_evt_on_hit, (evt_xoff_rx_o | evt_xon_rx_o) == (frame_for & enable_i))
   `SF_ASSERT(a_evt_xoff_quanta, (evt_xoff_rx_o & ~quanta_nonzero(frame_quanta_i)) == '0)
   `SF_ASSERT_NEVER(a_evt_exclusive, (evt_xoff_rx_o & evt_xon_rx_o) != '0)

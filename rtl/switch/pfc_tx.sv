@@ -37,15 +37,19 @@ module pfc_tx
   input  logic [NumPrio-1:0][OccW-1:0]  occ_i,       // ingress occupancy of priority p this cycle
   input  logic [NumPrio-1:0][OccW-1:0]  xoff_thr_i,  // pause when occ >= xoff_thr
   input  logic [NumPrio-1:0][OccW-1:0]  xon_thr_i,   // resume when occ < xon_thr
-  input  quanta_t [NumPrio-1:0]         quanta_i,    // pause time sent in a pause frame (quanta, > 0)
-  input  logic [RefW-1:0]               refresh_i,   // re-send a pause after this many cycles; 0 = never
+  // pause time sent in a pause frame (quanta, > 0)
+  input  quanta_t [NumPrio-1:0]         quanta_i,
+  // re-send a pause after this many cycles; 0 = never
+  input  logic [RefW-1:0]               refresh_i,
   output logic                          frame_valid_o,                 // registered
   input  logic                          frame_ready_i,
   output logic [NumPrio-1:0]            frame_class_enable_o,          // registered
   output quanta_t [NumPrio-1:0]         frame_quanta_o,                // comb
   output logic [NumPrio-1:0]            xoff_o,      // registered: we hold the peer paused on p
-  output logic [NumPrio-1:0]            evt_xoff_tx_o,  // comb: a frame with quanta[p] > 0 for p is sent this cycle
-  output logic [NumPrio-1:0]            evt_xon_tx_o    // comb: a frame with quanta[p] == 0 for p is sent this cycle
+  // comb: a frame with quanta[p] > 0 for p is sent this cycle
+  output logic [NumPrio-1:0]            evt_xoff_tx_o,
+  // comb: a frame with quanta[p] == 0 for p is sent this cycle
+  output logic [NumPrio-1:0]            evt_xon_tx_o
 );
 
   `SF_STATIC_ASSERT(gen_num_prio_check, NumPrio >= 1)
@@ -59,7 +63,7 @@ module pfc_tx
   // ---------------------------------------------------------------------------
   logic [NumPrio-1:0] xoff_q, xoff_d;  // we hold the peer paused on p
   logic [NumPrio-1:0] pend_q, pend_d;  // p goes out in the next frame
-  ref_t [NumPrio-1:0] ref_q, ref_d;    // cycles since p's last pause frame (saturating)
+  ref_t [NumPrio-1:0] ref_q, ref_d;  // cycles since p's last pause frame (saturating)
 
   logic [NumPrio-1:0] sent;            // the frame leaves this cycle and carries p
   logic [NumPrio-1:0] due;             // p's held pause must be refreshed
@@ -131,6 +135,7 @@ module pfc_tx
   // ---------------------------------------------------------------------------
 `ifndef SYNTHESIS
   `SF_ASSERT_KNOWN(a_ready_known, frame_ready_i)
+  // verilog_format: off
   `SF_ASSERT_KNOWN(a_inputs_known,
                    {enable_i, occ_i, xoff_thr_i, xon_thr_i, quanta_i, refresh_i})
   `SF_ASSERT_KNOWN(a_outputs_known,
@@ -145,7 +150,9 @@ module pfc_tx
   // turn from pause to resume while waiting, so only the class bits are held).
   `SF_ASSERT(a_class_not_withdrawn,
              frame_valid_o && !frame_ready_i
-             |=> (frame_class_enable_o & $past(frame_class_enable_o)) == $past(frame_class_enable_o))
+             |=> (frame_class_enable_o & $past(frame_class_enable_o))
+                 == $past(frame_class_enable_o))
+  // verilog_format: on
 
   // Per-priority rules, each checked for every priority at once: one named
   // assertion over NumPrio-bit vectors (bit p is priority p) instead of one
@@ -222,6 +229,7 @@ module pfc_tx
 
   // The spec's latency bound: a crossing of XOFF in cycle t offers a pause
   // for p from the edge ending t (1 cycle + however long the link blocks).
+  // verilog_format: off
   `SF_ASSERT(a_pause_after_xoff_crossing,
              1'b1 |=> ($past(~xoff_o & enable_i & occ_at_least(occ_i, xoff_thr_i))
                        & ~(offered & xoff_o & quanta_equal(frame_quanta_o, quanta_i))) == '0)
@@ -272,6 +280,7 @@ module pfc_tx
   // Events: exactly one per class carried by a frame that leaves.
   `SF_ASSERT(a_evt_only_when_sent,
              (evt_xoff_tx_o | evt_xon_tx_o) == (offered & {NumPrio{frame_ready_i}}))
+  // verilog_format: on
   `SF_ASSERT_NEVER(a_evt_exclusive, (evt_xoff_tx_o & evt_xon_tx_o) != '0)
 `endif  // SYNTHESIS
 

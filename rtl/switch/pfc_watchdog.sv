@@ -35,13 +35,18 @@ module pfc_watchdog
   input  logic [NumPrio-1:0]            xoff_i,         // pfc_rx.xoff_o: the peer holds p paused
   input  logic [TimeW-1:0]              detect_i,       // detection time, >= 1
   input  logic [TimeW-1:0]              recover_i,      // recovery time, >= 1
-  input  logic                          drop_mode_i,    // 1: drop p's packets during recovery; 0: send them
+  // 1: drop p's packets during recovery; 0: send them
+  input  logic                          drop_mode_i,
   input  logic [TimeW-1:0]              window_i,       // deadlock-control window, >= 1
-  input  logic [CntW-1:0]               limit_i,        // more than limit_i deadlocks in one window -> disable; 0 = never disable
-  input  logic [NumPrio-1:0]            reenable_i,     // one-cycle pulse from software: leave DISABLED
+  // more than limit_i deadlocks in one window -> disable; 0 = never disable
+  input  logic [CntW-1:0]               limit_i,
+  // one-cycle pulse from software: leave DISABLED
+  input  logic [NumPrio-1:0]            reenable_i,
   output logic [NumPrio-1:0]            ignore_o,       // registered: RECOVER or DISABLED
-  output logic [NumPrio-1:0]            drop_o,         // registered: RECOVER and drop_mode latched at entry
-  output logic [NumPrio-1:0]            pfc_off_o,      // registered: DISABLED (the switch treats p as not lossless on this queue)
+  // registered: RECOVER and drop_mode latched at entry
+  output logic [NumPrio-1:0]            drop_o,
+  // registered: DISABLED (the switch treats p as not lossless on this queue)
+  output logic [NumPrio-1:0]            pfc_off_o,
   output wd_state_e [NumPrio-1:0]       state_o,        // registered
   output logic [NumPrio-1:0]            evt_detect_o,   // comb: deadlock declared this cycle
   output logic [NumPrio-1:0]            evt_recover_o,  // comb: a recovery period ends this cycle
@@ -53,22 +58,23 @@ module pfc_watchdog
   `SF_STATIC_ASSERT(gen_cnt_width_check, CntW >= 1)
 
   typedef logic [TimeW-1:0] time_t;
-  typedef logic [CntW-1:0]  dl_t;
+  typedef logic [CntW-1:0] dl_t;
 
   // ---------------------------------------------------------------------------
   // State (names as in the spec; one element per queue)
   // ---------------------------------------------------------------------------
-  wd_state_e [NumPrio-1:0] state_q /* verilator public_flat_rd */;  // read by the switch fabric tests' probes
+  // read by the switch fabric tests' probes
+  wd_state_e [NumPrio-1:0] state_q /* verilator public_flat_rd */;
   wd_state_e [NumPrio-1:0] state_d;
-  time_t     [NumPrio-1:0] cnt_q, cnt_d;            // continuous XOFF (MONITOR) / recovery cycles (RECOVER)
-  time_t     [NumPrio-1:0] win_q, win_d;            // cycles since the window opened
-  logic      [NumPrio-1:0] win_open_q, win_open_d;
-  dl_t       [NumPrio-1:0] dl_q, dl_d;              // deadlocks in the open window (saturating)
-  logic      [NumPrio-1:0] drop_q, drop_d;          // drop mode latched at RECOVER entry
+  time_t [NumPrio-1:0] cnt_q, cnt_d;  // continuous XOFF (MONITOR) / recovery cycles (RECOVER)
+  time_t [NumPrio-1:0] win_q, win_d;  // cycles since the window opened
+  logic [NumPrio-1:0] win_open_q, win_open_d;
+  dl_t [NumPrio-1:0] dl_q, dl_d;  // deadlocks in the open window (saturating)
+  logic [NumPrio-1:0] drop_q, drop_d;  // drop mode latched at RECOVER entry
 
   logic      [NumPrio-1:0] detect;                  // deadlock declared this cycle (= evt_detect_o)
   logic      [NumPrio-1:0] win_closing;             // the open window reaches its end this cycle
-  time_t                   detect_last, recover_last, window_last;
+  time_t detect_last, recover_last, window_last;
 
   // TimeW-bit differences: a time of 0 (legal only while enable_i is all 0)
   // wraps to all ones, i.e. the longest time the counters can express.
@@ -84,7 +90,7 @@ module pfc_watchdog
       evt_recover_o[p] = 1'b0;
       evt_disable_o[p] = 1'b0;
 
-      detect[p] = (state_q[p] == WD_MONITOR) && enable_i[p] && xoff_i[p]
+      detect[p] = (state_q[p] == WdMonitor) && enable_i[p] && xoff_i[p]
                   && (cnt_q[p] >= detect_last);
 
       // Window (every state). A deadlock in the closing cycle opens the next
@@ -110,36 +116,36 @@ module pfc_watchdog
       end
 
       unique case (state_q[p])
-        WD_MONITOR: begin
+        WdMonitor: begin
           if (!enable_i[p] || !xoff_i[p]) begin
             cnt_d[p] = '0;
           end else if (detect[p]) begin
             cnt_d[p] = '0;
             // dl_d[p] is the count including this deadlock.
             if (limit_i != '0 && dl_d[p] > limit_i) begin
-              state_d[p]       = WD_DISABLED;
+              state_d[p]       = WdDisabled;
               evt_disable_o[p] = 1'b1;
             end else begin
-              state_d[p] = WD_RECOVER;
+              state_d[p] = WdRecover;
               drop_d[p]  = drop_mode_i;
             end
           end else begin
             cnt_d[p] = cnt_q[p] + time_t'(1);  // < detect_i - 1: no wrap
           end
         end
-        WD_RECOVER: begin
+        WdRecover: begin
           // enable_i does not cut a recovery short.
           if (cnt_q[p] >= recover_last) begin
-            state_d[p]       = WD_MONITOR;
+            state_d[p]       = WdMonitor;
             cnt_d[p]         = '0;
             evt_recover_o[p] = 1'b1;
           end else begin
             cnt_d[p] = cnt_q[p] + time_t'(1);  // < recover_i - 1: no wrap
           end
         end
-        WD_DISABLED: begin
+        WdDisabled: begin
           if (reenable_i[p]) begin
-            state_d[p]    = WD_MONITOR;
+            state_d[p]    = WdMonitor;
             cnt_d[p]      = '0;
             // Software's re-enable starts deadlock control afresh.
             win_open_d[p] = 1'b0;
@@ -149,22 +155,22 @@ module pfc_watchdog
         end
         default: begin
           // 2'b11 is unreachable (a_state_legal); leave it like a reset would.
-          state_d[p] = WD_MONITOR;
+          state_d[p] = WdMonitor;
           cnt_d[p]   = '0;
         end
       endcase
 
       evt_detect_o[p] = detect[p];
-      ignore_o[p]     = (state_q[p] == WD_RECOVER) || (state_q[p] == WD_DISABLED);
-      drop_o[p]       = (state_q[p] == WD_RECOVER) && drop_q[p];
-      pfc_off_o[p]    = (state_q[p] == WD_DISABLED);
+      ignore_o[p]     = (state_q[p] == WdRecover) || (state_q[p] == WdDisabled);
+      drop_o[p]       = (state_q[p] == WdRecover) && drop_q[p];
+      pfc_off_o[p]    = (state_q[p] == WdDisabled);
       state_o[p]      = state_q[p];
     end
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      state_q    <= {NumPrio{WD_MONITOR}};
+      state_q    <= {NumPrio{WdMonitor}};
       cnt_q      <= '0;
       win_q      <= '0;
       win_open_q <= '0;
@@ -213,15 +219,18 @@ module pfc_watchdog
     end
   end
 
+  // verilog_format: off
   `SF_ASSERT_KNOWN(a_ctrl_known, {enable_i, xoff_i, reenable_i})
   `SF_ASSERT(a_config_known,
              enable_i != '0 |-> !$isunknown({detect_i, recover_i, drop_mode_i, window_i, limit_i}))
   `SF_ASSERT_KNOWN(a_outputs_known,
-                   {ignore_o, drop_o, pfc_off_o, state_o, evt_detect_o, evt_recover_o, evt_disable_o})
+                   {ignore_o, drop_o, pfc_off_o, state_o,
+                    evt_detect_o, evt_recover_o, evt_disable_o})
 
   // Interface rule: no zero time while any queue is watched.
   `SF_ASSERT(a_times_nonzero,
              enable_i != '0 |-> detect_i != '0 && recover_i != '0 && window_i != '0)
+  // verilog_format: on
 
   // Per-queue rules, each checked for every queue at once: one named
   // assertion over NumPrio-bit vectors (bit p is queue p) instead of one per
@@ -244,9 +253,9 @@ module pfc_watchdog
   prio_t chk_over_limit;             // a deadlock now makes more than limit_i (never with 0)
   always_comb begin
     for (int unsigned p = 0; p < NumPrio; p++) begin
-      chk_mon[p]         = (state_q[p] == WD_MONITOR);
-      chk_rec[p]         = (state_q[p] == WD_RECOVER);
-      chk_dis[p]         = (state_q[p] == WD_DISABLED);
+      chk_mon[p]         = (state_q[p] == WdMonitor);
+      chk_rec[p]         = (state_q[p] == WdRecover);
+      chk_dis[p]         = (state_q[p] == WdDisabled);
       chk_cnt_zero[p]    = (cnt_q[p] == '0);
       chk_win_zero[p]    = (win_q[p] == '0);
       chk_dl_zero[p]     = (dl_q[p] == '0);
@@ -275,6 +284,7 @@ module pfc_watchdog
     return v;
   endfunction
 
+  // verilog_format: off
   `SF_ASSERT(a_state_legal, &(chk_mon | chk_rec | chk_dis))
 
   // Detection: only in MONITOR, on a watched queue that is paused now and
@@ -345,6 +355,7 @@ module pfc_watchdog
   `SF_ASSERT(a_drop_only_in_recover, (drop_o & ~chk_rec) == '0)
   `SF_ASSERT(a_pfc_off_is_disabled, pfc_off_o == chk_dis)
   `SF_ASSERT(a_disable_implies_detect, (evt_disable_o & ~evt_detect_o) == '0)
+  // verilog_format: on
 `endif  // SYNTHESIS
 
 endmodule

@@ -53,13 +53,13 @@ module sp_wdrr_sched #(
   localparam int unsigned DefW = LenW + WeightW + 1;
 
   typedef logic [QIdxW-1:0] qidx_t;
-  typedef logic [DefW-1:0]  def_t;
+  typedef logic [DefW-1:0] def_t;
 
-  localparam def_t MaxLen    = def_t'((64'(1) << LenW) - 64'(1));
+  localparam def_t MaxLen = def_t'((64'(1) << LenW) - 64'(1));
   localparam def_t MaxWeight = def_t'((64'(1) << WeightW) - 64'(1));
 
-  qidx_t                ptr_q, ptr_d;
-  def_t  [NumQ-1:0]     deficit_q, deficit_d;
+  qidx_t ptr_q, ptr_d;
+  def_t [NumQ-1:0] deficit_q, deficit_d;
 
   logic  [NumQ-1:0]     sp_req;    // valid strict-priority queues
   logic  [NumQ-1:0]     wdrr_req;  // W: valid WDRR queues
@@ -83,8 +83,8 @@ module sp_wdrr_sched #(
   // encoders and synthesise to the same logic.
   always_comb begin
     int unsigned ptr, nxt, cand;
-    logic        sp_any, wdrr_any, found;
-    def_t        credited;
+    logic sp_any, wdrr_any, found;
+    def_t credited;
 
     grant_valid_o = 1'b0;
     grant_q_o     = '0;

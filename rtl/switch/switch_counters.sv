@@ -19,8 +19,8 @@ module switch_counters
   parameter int unsigned NumPorts = 8,
   parameter int unsigned NumEv = 1,
   parameter int unsigned NumMaskKinds = 1,
-  parameter sw_counter_e [NumEv-1:0] EvKinds = '{default: CNT_RX},
-  parameter sw_counter_e [NumMaskKinds-1:0] MaskKinds = '{default: CNT_PAUSE_TX},
+  parameter sw_counter_e [NumEv-1:0] EvKinds = '{default: CntRx},
+  parameter sw_counter_e [NumMaskKinds-1:0] MaskKinds = '{default: CntPauseTx},
   localparam int unsigned PortW = $clog2(NumPorts)
 ) (
   input  logic                                       clk_i,
@@ -52,7 +52,7 @@ module switch_counters
   cnt_value_t [NumPorts-1:0] port_value;
   for (genvar n = 0; n < NumPorts; n++) begin : gen_port
     // Read directly (not through CNT_SEL) by the switch fabric tests.
-    cnt_value_t cnt_q [PortCnt] /* verilator public_flat_rd */;
+    cnt_value_t cnt_q[PortCnt]  /* verilator public_flat_rd */;
 
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
@@ -62,8 +62,8 @@ module switch_counters
       end else begin
         for (int e = 0; e < NumEv; e++) begin
           if (ev_i[n][e] && cnt_q[index(ev_prio_i[n][e], EvKinds[e])] != '1) begin
-            cnt_q[index(ev_prio_i[n][e], EvKinds[e])] <=
-                cnt_q[index(ev_prio_i[n][e], EvKinds[e])] + cnt_value_t'(1);
+            cnt_q[index(ev_prio_i[n][e], EvKinds[e])] <= cnt_q[index(ev_prio_i[n][e], EvKinds[e])] +
+                cnt_value_t'(1);
           end
         end
         // PFC and watchdog events are rare: one test skips the port's masks.
@@ -71,8 +71,8 @@ module switch_counters
           for (int m = 0; m < NumMaskKinds; m++) begin
             for (int p = 0; p < NumPrio; p++) begin
               if (mask_i[n][m][p] && cnt_q[index(prio_t'(p), MaskKinds[m])] != '1) begin
-                cnt_q[index(prio_t'(p), MaskKinds[m])] <=
-                    cnt_q[index(prio_t'(p), MaskKinds[m])] + cnt_value_t'(1);
+                cnt_q[index(prio_t'(p), MaskKinds[m])] <= cnt_q[index(prio_t'(p), MaskKinds[m])] +
+                    cnt_value_t'(1);
               end
             end
           end

@@ -27,8 +27,17 @@ module switch_egress
 #(
   parameter int unsigned NumPorts = 8,
   parameter int unsigned BufCells = 256,
-  `SF_SWITCH_PORT_TYPES(NumPorts),
-  `SF_SWITCH_BUF_TYPES(BufCells)
+  localparam int unsigned PortW = `SF_SWITCH_PORT_W(NumPorts),
+  localparam type port_t = logic [PortW-1:0],
+  localparam type port_mask_t = logic [NumPorts-1:0],
+  localparam type offer_t = `SF_SWITCH_OFFER_T,
+  localparam int unsigned CellW = `SF_SWITCH_CELL_W(BufCells),
+  localparam int unsigned CntW = `SF_SWITCH_CNT_W(BufCells),
+  localparam type cell_t = logic [CellW-1:0],
+  localparam type cnt_t = logic [CntW-1:0],
+  localparam type pop_rsp_t = `SF_SWITCH_POP_RSP_T,
+  localparam type rd_req_t = `SF_SWITCH_RD_REQ_T,
+  localparam type rd_rsp_t = `SF_SWITCH_RD_RSP_T
 ) (
   input  logic                                clk_i,
   input  logic                                rst_ni,
@@ -81,7 +90,11 @@ module switch_egress
   output prio_mask_t                          xoff_tx_o
 );
 
-  typedef enum logic [1:0] {OutIdle, OutData, OutPfc1} out_state_e;
+  typedef enum logic [1:0] {
+    OutIdle,
+    OutData,
+    OutPfc1
+  } out_state_e;
 
   // ---------------------------------------------------------------------------
   // PFC blocks
@@ -97,34 +110,70 @@ module switch_egress
   prio_mask_t ev_pause_tx, ev_resume_tx, ev_pause_rx, ev_resume_rx;
   prio_mask_t ev_wd_detect, ev_wd_recover, ev_wd_disable;
 
-  pfc_tx #(.NumPrio(NumPrio), .OccW($bits(thr_t)), .RefW($bits(refresh_t))) u_pfc_tx (
-    .clk_i, .rst_ni,
-    .enable_i(pfc_en_i), .occ_i(occ_thr), .xoff_thr_i, .xon_thr_i, .quanta_i,
+  pfc_tx #(
+    .NumPrio(NumPrio),
+    .OccW($bits(thr_t)),
+    .RefW($bits(refresh_t))
+  ) u_pfc_tx (
+    .clk_i,
+    .rst_ni,
+    .enable_i(pfc_en_i),
+    .occ_i(occ_thr),
+    .xoff_thr_i,
+    .xon_thr_i,
+    .quanta_i,
     .refresh_i,
-    .frame_valid_o(frame_valid), .frame_ready_i(frame_ready),
-    .frame_class_enable_o(frame_class), .frame_quanta_o(frame_quanta),
-    .xoff_o(xoff_tx_o), .evt_xoff_tx_o(ev_pause_tx), .evt_xon_tx_o(ev_resume_tx)
+    .frame_valid_o(frame_valid),
+    .frame_ready_i(frame_ready),
+    .frame_class_enable_o(frame_class),
+    .frame_quanta_o(frame_quanta),
+    .xoff_o(xoff_tx_o),
+    .evt_xoff_tx_o(ev_pause_tx),
+    .evt_xon_tx_o(ev_resume_tx)
   );
 
   // Read by the fabric tests' probes (sim/fabric/switch/switch_probe.cpp).
-  prio_mask_t xoff_rx /* verilator public_flat_rd */;
+  prio_mask_t xoff_rx  /* verilator public_flat_rd */;
   prio_mask_t wd_ignore, wd_drop;
-  pfc_rx #(.NumPrio(NumPrio), .CpqW($bits(cpq_t))) u_pfc_rx (
-    .clk_i, .rst_ni,
-    .enable_i(pfc_en_i), .cyc_per_quantum_i,
-    .frame_valid_i(pfc_valid_i), .frame_class_enable_i(pfc_i.class_enable),
-    .frame_quanta_i(pfc_i.quanta), .ignore_i(wd_ignore),
-    .xoff_o(xoff_rx), .stop_o, .evt_xoff_rx_o(ev_pause_rx), .evt_xon_rx_o(ev_resume_rx)
+  pfc_rx #(
+    .NumPrio(NumPrio),
+    .CpqW($bits(cpq_t))
+  ) u_pfc_rx (
+    .clk_i,
+    .rst_ni,
+    .enable_i(pfc_en_i),
+    .cyc_per_quantum_i,
+    .frame_valid_i(pfc_valid_i),
+    .frame_class_enable_i(pfc_i.class_enable),
+    .frame_quanta_i(pfc_i.quanta),
+    .ignore_i(wd_ignore),
+    .xoff_o(xoff_rx),
+    .stop_o,
+    .evt_xoff_rx_o(ev_pause_rx),
+    .evt_xon_rx_o(ev_resume_rx)
   );
 
-  pfc_watchdog #(.NumPrio(NumPrio), .TimeW($bits(wd_time_t)), .CntW($bits(wd_limit_t)))
-  u_pfc_watchdog (
-    .clk_i, .rst_ni,
-    .enable_i(wd_enable_i), .xoff_i(xoff_rx), .detect_i(wd_detect_i),
-    .recover_i(wd_recover_i), .drop_mode_i(wd_drop_mode_i), .window_i(wd_window_i),
-    .limit_i(wd_limit_i), .reenable_i(wd_reenable_i),
-    .ignore_o(wd_ignore), .drop_o(wd_drop), .pfc_off_o, .state_o(wd_state_o),
-    .evt_detect_o(ev_wd_detect), .evt_recover_o(ev_wd_recover),
+  pfc_watchdog #(
+    .NumPrio(NumPrio),
+    .TimeW($bits(wd_time_t)),
+    .CntW($bits(wd_limit_t))
+  ) u_pfc_watchdog (
+    .clk_i,
+    .rst_ni,
+    .enable_i(wd_enable_i),
+    .xoff_i(xoff_rx),
+    .detect_i(wd_detect_i),
+    .recover_i(wd_recover_i),
+    .drop_mode_i(wd_drop_mode_i),
+    .window_i(wd_window_i),
+    .limit_i(wd_limit_i),
+    .reenable_i(wd_reenable_i),
+    .ignore_o(wd_ignore),
+    .drop_o(wd_drop),
+    .pfc_off_o,
+    .state_o(wd_state_o),
+    .evt_detect_o(ev_wd_detect),
+    .evt_recover_o(ev_wd_recover),
     .evt_disable_o(ev_wd_disable)
   );
 
@@ -147,8 +196,13 @@ module switch_egress
   end
   // Inputs from rr_q[q] upwards first, then wrapping around.
   for (genvar q = 0; q < NumPrio; q++) begin : gen_cand
-    rr_pick #(.N(NumPorts)) u_pick (
-      .mask_i(cand[q]), .start_i(rr_q[q]), .any_o(q_any[q]), .idx_o(pick[q])
+    rr_pick #(
+      .N(NumPorts)
+    ) u_pick (
+      .mask_i(cand[q]),
+      .start_i(rr_q[q]),
+      .any_o(q_any[q]),
+      .idx_o(pick[q])
     );
     assign q_len[q] = voq_len_i[pick[q]][q];
   end
@@ -175,10 +229,20 @@ module switch_egress
   logic sched_ready;
   assign sched_ready = can_match && (!grant_valid || offer_ready_i);
 
-  sp_wdrr_sched #(.NumQ(NumPrio), .LenW($bits(len_t)), .WeightW($bits(weight_t))) u_sched (
-    .clk_i, .rst_ni,
-    .q_valid_i(q_valid), .q_len_i(q_len), .sp_mask_i, .weight_i,
-    .ready_i(sched_ready), .grant_valid_o(grant_valid), .grant_q_o(grant_q)
+  sp_wdrr_sched #(
+    .NumQ(NumPrio),
+    .LenW($bits(len_t)),
+    .WeightW($bits(weight_t))
+  ) u_sched (
+    .clk_i,
+    .rst_ni,
+    .q_valid_i(q_valid),
+    .q_len_i(q_len),
+    .sp_mask_i,
+    .weight_i,
+    .ready_i(sched_ready),
+    .grant_valid_o(grant_valid),
+    .grant_q_o(grant_q)
   );
 
   // The offer is accepted: the copy starts (its header leaves next cycle).
@@ -216,15 +280,23 @@ module switch_egress
   pfc_frame_t frame;
   always_comb begin
     frame = '0;
-    frame.pkt_type = PKT_PFC;
+    frame.pkt_type = PktPfc;
     frame.len_flits = PFC_FRAME_LEN_FLITS_W'(2);
     frame.class_enable = frame_class;
   end
 
-  assign ev_o = '{tx: data_last && !discard_q, drop_wd: data_last && discard_q, q: oq_q,
-                  pause_tx: ev_pause_tx, resume_tx: ev_resume_tx, pause_rx: ev_pause_rx,
-                  resume_rx: ev_resume_rx, wd_detect: ev_wd_detect, wd_recover: ev_wd_recover,
-                  wd_disable: ev_wd_disable};
+  assign ev_o = '{
+          tx: data_last && !discard_q,
+          drop_wd: data_last && discard_q,
+          q: oq_q,
+          pause_tx: ev_pause_tx,
+          resume_tx: ev_resume_tx,
+          pause_rx: ev_pause_rx,
+          resume_rx: ev_resume_rx,
+          wd_detect: ev_wd_detect,
+          wd_recover: ev_wd_recover,
+          wd_disable: ev_wd_disable
+      };
 
   always_comb begin
     state_d = state_q;
@@ -328,8 +400,10 @@ module switch_egress
   // A data packet is never interrupted by a PFC frame: a frame starts only
   // from idle, and a started packet runs to its last flit.
   `SF_ASSERT_IMM(a_pfc_not_inside_packet, !frame_ready || state_q == OutIdle)
+  // verilog_format: off
   `SF_ASSERT_IMM(a_data_runs_to_last,
                  !(state_q == OutData && !data_last) || (state_d == OutData && slot_d == slot_q))
+  // verilog_format: on
   // The same rule seen at the port: from the handshake of a data flit that
   // is not its packet's last until its last flit, tx carries only that
   // packet's flits (no pause frame, no header).
@@ -338,6 +412,7 @@ module switch_egress
     if (!rst_ni) tx_mid_q <= 1'b0;
     else if (tx_valid_o && tx_ready_i) tx_mid_q <= state_q == OutData && !tx_last_o;
   end
+  // verilog_format: off
   `SF_ASSERT_IMM(a_tx_packet_whole,
                  !(tx_mid_q && tx_valid_o) || (state_q == OutData && !first_q))
   // Matching only when free from the next cycle on (idle, or the last flit
@@ -361,7 +436,8 @@ module switch_egress
   // discarded copy puts nothing on the wire.
   `SF_ASSERT_IMM(a_discard_only_drop_mode,
                  !(match && discard_d) ||
-                 (wd_drop[offer_o.q] && wd_state_o[offer_o.q] == WD_RECOVER))
+                 (wd_drop[offer_o.q] && wd_state_o[offer_o.q] == WdRecover))
+  // verilog_format: on
   `SF_ASSERT_IMM(a_discard_silent, !(state_q == OutData && discard_q) || !tx_valid_o)
 
   // Corners the switch's coverage test must reach.

@@ -37,8 +37,20 @@ module switch_ingress
   parameter int unsigned BufCells = 256,
   parameter int unsigned PendDepth = 4,
   localparam int unsigned RefW = $clog2(NumPorts + 1),
-  `SF_SWITCH_PORT_TYPES(NumPorts),
-  `SF_SWITCH_BUF_TYPES(BufCells)
+  localparam int unsigned PortW = `SF_SWITCH_PORT_W(NumPorts),
+  localparam type port_t = logic [PortW-1:0],
+  localparam type port_mask_t = logic [NumPorts-1:0],
+  localparam type lk_rsp_t = `SF_SWITCH_LK_RSP_T,
+  localparam type pop_req_t = `SF_SWITCH_POP_REQ_T,
+  localparam int unsigned CellW = `SF_SWITCH_CELL_W(BufCells),
+  localparam int unsigned CntW = `SF_SWITCH_CNT_W(BufCells),
+  localparam type cell_t = logic [CellW-1:0],
+  localparam type cnt_t = logic [CntW-1:0],
+  localparam type pend_t = `SF_SWITCH_PEND_T,
+  localparam type copy_t = `SF_SWITCH_COPY_T,
+  localparam type pop_rsp_t = `SF_SWITCH_POP_RSP_T,
+  localparam type rd_req_t = `SF_SWITCH_RD_REQ_T,
+  localparam type rd_rsp_t = `SF_SWITCH_RD_RSP_T
 ) (
   input  logic                                  clk_i,
   input  logic                                  rst_ni,
@@ -109,8 +121,8 @@ module switch_ingress
 
   // Free cells: fresh_q .. BufCells-1 never used, plus the list head .. tail
   // of list_q returned cells; free_q counts both.
-  cell_t      free_head_q, free_tail_q;
-  cnt_t       list_q, fresh_q;
+  cell_t free_head_q, free_tail_q;
+  cnt_t list_q, fresh_q;
   // free_q and occ_q are read by the fabric tests' probes.
   cnt_t       free_q /* verilator public_flat_rd */;
   cnt_t [NumPrio-1:0] occ_q /* verilator public_flat_rd */;
@@ -122,7 +134,7 @@ module switch_ingress
 
   // VOQs
   cell_t [NumPorts-1:0][NumPrio-1:0] vq_head_q, vq_tail_q;
-  cnt_t  [NumPorts-1:0][NumPrio-1:0] vq_cnt_q, vq_cells_q;
+  cnt_t [NumPorts-1:0][NumPrio-1:0] vq_cnt_q, vq_cells_q;
   // Whether each VOQ holds a copy and its head packet's length, kept in step
   // with every push and pop so the egress reads them without a lookup.
   logic  [NumPorts-1:0][NumPrio-1:0] vq_any_q;
@@ -131,21 +143,31 @@ module switch_ingress
   // ---------------------------------------------------------------------------
   // Receive state machine
   // ---------------------------------------------------------------------------
-  typedef enum logic [1:0] {RxIdle, RxStore, RxDiscard, RxPfc} rx_state_e;
+  typedef enum logic [1:0] {
+    RxIdle,
+    RxStore,
+    RxDiscard,
+    RxPfc
+  } rx_state_e;
   // DrPfcBad: a malformed PFC frame (more than two flits); DROP_BAD_PKT like
   // DrBad, but a PFC frame is not a packet for RX.
   typedef enum logic [2:0] {
-    DrNone, DrDisabled, DrBad, DrNoRoute, DrBuf, DrPfcBad
+    DrNone,
+    DrDisabled,
+    DrBad,
+    DrNoRoute,
+    DrBuf,
+    DrPfcBad
   } drop_e;
 
-  rx_state_e  rx_state_q, rx_state_d;
-  drop_e      drop_q, drop_d;        // reason of the packet being discarded
-  prio_t      prio_q, prio_d;        // arrival priority of the current packet
-  logic       lossy_pkt_q, lossy_pkt_d;
-  cell_t      cur_slot_q, cur_slot_d;
-  cell_t      prev_cell_q, prev_cell_d;
-  nflit_t     count_q, count_d;      // flits seen, saturating at len + 1
-  len_t       len_q, len_d;
+  rx_state_e rx_state_q, rx_state_d;
+  drop_e drop_q, drop_d;  // reason of the packet being discarded
+  prio_t prio_q, prio_d;  // arrival priority of the current packet
+  logic lossy_pkt_q, lossy_pkt_d;
+  cell_t cur_slot_q, cur_slot_d;
+  cell_t prev_cell_q, prev_cell_d;
+  nflit_t count_q, count_d;  // flits seen, saturating at len + 1
+  len_t len_q, len_d;
   prio_mask_t pfc_class_q, pfc_class_d;
 
   pkt_hdr_t hdr;
@@ -163,7 +185,7 @@ module switch_ingress
   assign beat = rx_valid_i && rx_ready_o;
 
   logic type_ok, lossless, free_fits, lossy_fits, admit;
-  assign type_ok = hdr.pkt_type inside {PKT_DATA, PKT_NOTIFY, PKT_ACK, PKT_NACK, PKT_CNP};
+  assign type_ok = hdr.pkt_type inside {PktData, PktNotify, PktAck, PktNack, PktCnp};
   assign lossless = pfc_en_i[hdr.prio];
   assign free_fits = 32'(free_q) >= 32'(hdr.len_flits);
   assign lossy_fits = (32'(lossy_q) + 32'(hdr.len_flits) <= 32'(lossy_limit_i)) && free_fits;
@@ -195,12 +217,13 @@ module switch_ingress
     pfc_valid_o = 1'b0;
 
     unique case (rx_state_q)
-      RxIdle: if (beat) begin
+      RxIdle:
+      if (beat) begin
         prio_d = hdr.prio;
         ev_o.prio = hdr.prio;
         len_d = hdr.len_flits;
         count_d = nflit_t'(1);
-        if (hdr.pkt_type == PKT_PFC) begin
+        if (hdr.pkt_type == PktPfc) begin
           // Link-local: a two-flit frame for pfc_rx, never buffered.
           pfc_class_d = pfc_first.class_enable;
           if (rx_last_i) begin
@@ -251,7 +274,8 @@ module switch_ingress
           end
         end
       end
-      RxStore: if (beat) begin
+      RxStore:
+      if (beat) begin
         if (count_q < nflit_t'(len_q)) begin
           alloc = 1'b1;
           prev_cell_d = new_cell;
@@ -268,7 +292,8 @@ module switch_ingress
           end
         end
       end
-      RxDiscard: if (beat && rx_last_i) begin
+      RxDiscard:
+      if (beat && rx_last_i) begin
         rx_state_d = RxIdle;
         ev_o.rx = drop_q != DrPfcBad;
         ev_o.drop_disabled = drop_q == DrDisabled;
@@ -278,7 +303,8 @@ module switch_ingress
       end
       // A frame is honoured only with two flits and len_flits 2; any other
       // is DROP_BAD_PKT at its last flit, at the header's prio bits.
-      RxPfc: if (beat) begin
+      RxPfc:
+      if (beat) begin
         if (rx_last_i) begin
           rx_state_d = RxIdle;
           if (len_q == len_t'(2)) pfc_valid_o = 1'b1;
@@ -302,10 +328,19 @@ module switch_ingress
   assign pend_push = pkt_done;
   assign pend_wdata = new_slot ? '{slot: new_cell, mask: lk_rsp_i.mask, hdr: hdr}
                                : '{slot: cur_slot_q, mask: cur_mask_q, hdr: cur_hdr_q};
-  sync_fifo #(.T(pend_t), .Depth(PendDepth)) u_pend (
-    .clk_i, .rst_ni, .clr_i(1'b0),
-    .wvalid_i(pend_push), .wready_o(pend_wready), .wdata_i(pend_wdata),
-    .rvalid_o(pend_valid_o), .rready_i(pend_ready_i), .rdata_o(pend_o),
+  sync_fifo #(
+    .T(pend_t),
+    .Depth(PendDepth)
+  ) u_pend (
+    .clk_i,
+    .rst_ni,
+    .clr_i(1'b0),
+    .wvalid_i(pend_push),
+    .wready_o(pend_wready),
+    .wdata_i(pend_wdata),
+    .rvalid_o(pend_valid_o),
+    .rready_i(pend_ready_i),
+    .rdata_o(pend_o),
     .count_o(pend_count)
   );
 
@@ -314,14 +349,14 @@ module switch_ingress
   // one; the last one returns the packet's cells.
   // ---------------------------------------------------------------------------
   logic wred_dec, same_slot;
-  logic dec_a, dec_b;         // a: the WRED-dropped copy's slot, b: the finished copy's
+  logic dec_a, dec_b;  // a: the WRED-dropped copy's slot, b: the finished copy's
   ref_t dec_a_n;
   logic rel_a, rel_b, rel_c;  // a slot whose last reference went; c: a bad-length packet
   assign wred_dec = copy_valid_i && !copy_i.keep;
   assign same_slot = wred_dec && rd_req_i.last && copy_i.slot == rd_req_i.slot;
   assign dec_a = wred_dec;
   assign dec_b = rd_req_i.last && !same_slot;
-  ref_t ref_a, ref_b;        // their counts now
+  ref_t ref_a, ref_b;  // their counts now
   assign ref_a = refcnt_q[copy_i.slot];
   assign ref_b = refcnt_q[rd_req_i.slot];
   assign dec_a_n = same_slot ? ref_t'(2) : ref_t'(1);
@@ -340,7 +375,7 @@ module switch_ingress
   assign take = alloc && !bad_free;
   assign take_prio = new_slot ? hdr.prio : prio_q;
 
-  cell_t  [2:0] rel_head, rel_tail;
+  cell_t [2:0] rel_head, rel_tail;
   nflit_t [2:0] rel_n;
   prio_t  [2:0] rel_prio;
   logic   [2:0] rel_lossy;
@@ -400,8 +435,7 @@ module switch_ingress
     else if (take && from_list) free_head_d = cell_next_q[free_head_q];
     else free_head_d = free_head_q;
     if (take) occ_d[take_prio] = occ_d[take_prio] + cnt_t'(1);
-    lossy_d = lossy_q - freed_lossy +
-              cnt_t'(take && (new_slot ? !lossless : lossy_pkt_q));
+    lossy_d = lossy_q - freed_lossy + cnt_t'(take && (new_slot ? !lossless : lossy_pkt_q));
   end
 
   // ---------------------------------------------------------------------------
@@ -419,8 +453,8 @@ module switch_ingress
   assign same_q = pop_valid_i && push && pop_port == push_port && pop_q == push_q;
 
   cell_t pop_head, pop_next;
-  len_t  pop_head_len;
-  cnt_t  pop_cnt, push_cnt;
+  len_t pop_head_len;
+  cnt_t pop_cnt, push_cnt;
   assign pop_head = vq_head_q[pop_port][pop_q];
   assign pop_head_len = slot_len_q[pop_head];
   assign pop_next = copy_next_q[pop_head][pop_port];
@@ -572,6 +606,7 @@ module switch_ingress
   endfunction
   `SF_ASSERT_IMM(a_occ_sums_to_used, occ_total(occ_q) == 32'(BufCells) - 32'(free_q))
   // No cell leak: with no live packet and none being received, every cell is free.
+  // verilog_format: off
   `SF_ASSERT_IMM(a_no_cell_leak, !(used_slots_q == '0 && rx_state_q != RxStore) ||
                                  (free_q == cnt_t'(BufCells) && lossy_q == '0))
   `SF_ASSERT_IMM(a_lossy_within_used, 32'(lossy_q) + 32'(free_q) <= 32'(BufCells))
@@ -613,7 +648,7 @@ module switch_ingress
   // a buffer without the packet's cells (its peer ignored our pauses). A
   // lossy packet is admitted only within LOSSY_LIMIT and the free cells.
   `SF_ASSERT_IMM(a_lossless_ignores_lossy_limit,
-                 !(hdr_beat && hdr.pkt_type != PKT_PFC && drop_d == DrBuf && pfc_en_i[hdr.prio]) ||
+                 !(hdr_beat && hdr.pkt_type != PktPfc && drop_d == DrBuf && pfc_en_i[hdr.prio]) ||
                  32'(free_q) < 32'(hdr.len_flits))
   `SF_ASSERT_IMM(a_admit_lossy_limit,
                  !(hdr_beat && admit && !pfc_en_i[hdr.prio]) ||
@@ -621,7 +656,7 @@ module switch_ingress
                   32'(hdr.len_flits) <= 32'(free_q)))
   // A PFC frame is link-local: never stored, never a slot.
   `SF_ASSERT_IMM(a_pfc_never_stored,
-                 !(rx_state_q == RxPfc || (hdr_beat && hdr.pkt_type == PKT_PFC)) ||
+                 !(rx_state_q == RxPfc || (hdr_beat && hdr.pkt_type == PktPfc)) ||
                  (!alloc && !new_slot))
 
   // Corners the switch's coverage test must reach (tests/rtl/switch,
@@ -633,10 +668,11 @@ module switch_ingress
   `SF_COVER(c_drop_bad_len, ev_o.drop_bad && bad_free)
   `SF_COVER(c_drop_bad_pfc, ev_o.drop_bad && !ev_o.rx)
   `SF_COVER(c_drop_no_route, ev_o.drop_no_route)
-  `SF_COVER(c_drop_buf_lossy_limit, hdr_beat && hdr.pkt_type != PKT_PFC && drop_d == DrBuf &&
+  `SF_COVER(c_drop_buf_lossy_limit, hdr_beat && hdr.pkt_type != PktPfc && drop_d == DrBuf &&
                                     !pfc_en_i[hdr.prio] && free_fits)
-  `SF_COVER(c_drop_buf_no_cells, hdr_beat && hdr.pkt_type != PKT_PFC && drop_d == DrBuf &&
+  `SF_COVER(c_drop_buf_no_cells, hdr_beat && hdr.pkt_type != PktPfc && drop_d == DrBuf &&
                                  !free_fits)
+  // verilog_format: on
   `SF_COVER(c_pfc_frame_rx, pfc_valid_o)
   `SF_COVER(c_three_releases, rel_a && rel_b && rel_c)
 

@@ -43,7 +43,7 @@ package switch_pkg;
   // ---------------------------------------------------------------------------
   typedef logic [$bits(switch_csr__PORTx__WEIGHTx__W_EVEN__out_t)-1:0] weight_t;  // WDRR weight
   typedef logic [$bits(switch_csr__PORTx__QUANTAx__Q_EVEN__out_t)-1:0] quanta_t;  // pause quanta
-  typedef logic [$bits(switch_csr__PORTx__PFC_THRx__XOFF__out_t)-1:0] thr_t;      // XOFF/XON, cells
+  typedef logic [$bits(switch_csr__PORTx__PFC_THRx__XOFF__out_t)-1:0] thr_t;  // XOFF/XON, cells
   // WRED queue length and its Kmin/Kmax (cells), and Pmax (/ 2^ProbW).
   typedef logic [$bits(switch_csr__PORTx__WRED_Kx__KMIN__out_t)-1:0] qlen_t;
   typedef logic [$bits(switch_csr__PORTx__WRED_Px__P0__out_t)-1:0] pmax_t;
@@ -119,11 +119,5 @@ package switch_pkg;
     prio_mask_t wd_recover;
     prio_mask_t wd_disable;
   } out_ev_t;
-
-  // Every constant above (and the generated register package's) is used
-  // once here, so that a block importing the package does not see
-  // UNUSEDPARAM for the ones it does not need.
-  localparam int unsigned unused_switch_params =
-      NumPrio + PrioW + MaxPorts + ApbProtW + SWITCH_CSR_REG_TOP_SIZE;
 
 endpackage

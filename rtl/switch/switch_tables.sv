@@ -17,7 +17,8 @@ module switch_tables
   parameter int unsigned NumPorts = 8,
   parameter int unsigned LftEntries = LFT_ENTRIES,
   parameter int unsigned MftEntries = MFT_ENTRIES,
-  `SF_SWITCH_PORT_TYPES(NumPorts)
+  localparam type port_mask_t = logic [NumPorts-1:0],
+  localparam type lk_rsp_t = `SF_SWITCH_LK_RSP_T
 ) (
   input  logic                       clk_i,
   input  logic                       rst_ni,
@@ -63,7 +64,8 @@ module switch_tables
   logic lft_sel, mft_sel, in_range;
   assign lft_sel = table_i == tbl_sel_t'(0);
   assign mft_sel = table_i == tbl_sel_t'(1);
-  assign in_range = (lft_sel && 32'(index_i) < LftEntries) || (mft_sel && 32'(index_i) < MftEntries);
+  assign in_range = (lft_sel && 32'(index_i) < LftEntries) ||
+                    (mft_sel && 32'(index_i) < MftEntries);
   assign error_o = (write_i || read_i) && !in_range;
 
   always_ff @(posedge clk_i) begin
@@ -85,13 +87,13 @@ module switch_tables
       if (write_i && mft_sel && in_range) mft_valid_q[index_i[MftW-1:0]] <= mft_wdata.valid;
       if (read_i && in_range) begin
         if (lft_sel) begin
-          rdata_q <= lft_valid_q[index_i[LftW-1:0]] ?
-              tbl_data_t'(lft_data_t'{valid: 1'b1, rsvd: '0,
-                                      port: lft_q[index_i[LftW-1:0]].port}) : '0;
+          rdata_q <= lft_valid_q[index_i[LftW-1:0]] ? tbl_data_t'(lft_data_t
+'{valid: 1'b1, rsvd: '0, port: lft_q[index_i[LftW-1:0]].port}
+          ) : '0;
         end else begin
-          rdata_q <= mft_valid_q[index_i[MftW-1:0]] ?
-              tbl_data_t'(mft_data_t'{valid: 1'b1, rsvd: '0,
-                                      mask: MaxPorts'(mft_q[index_i[MftW-1:0]].mask)}) : '0;
+          rdata_q <= mft_valid_q[index_i[MftW-1:0]] ? tbl_data_t'(mft_data_t
+'{valid: 1'b1, rsvd: '0, mask: MaxPorts'(mft_q[index_i[MftW-1:0]].mask)}
+          ) : '0;
         end
       end
     end

@@ -27,8 +27,21 @@ module switch_top
   parameter int unsigned LftEntries = LFT_ENTRIES,
   parameter int unsigned MftEntries = MFT_ENTRIES,
   parameter int unsigned BufCells = 256,
-  `SF_SWITCH_PORT_TYPES(NumPorts),
-  `SF_SWITCH_BUF_TYPES(BufCells)
+  localparam int unsigned PortW = `SF_SWITCH_PORT_W(NumPorts),
+  localparam type port_t = logic [PortW-1:0],
+  localparam type port_mask_t = logic [NumPorts-1:0],
+  localparam type lk_rsp_t = `SF_SWITCH_LK_RSP_T,
+  localparam type offer_t = `SF_SWITCH_OFFER_T,
+  localparam type pop_req_t = `SF_SWITCH_POP_REQ_T,
+  localparam int unsigned CellW = `SF_SWITCH_CELL_W(BufCells),
+  localparam int unsigned CntW = `SF_SWITCH_CNT_W(BufCells),
+  localparam type cell_t = logic [CellW-1:0],
+  localparam type cnt_t = logic [CntW-1:0],
+  localparam type pend_t = `SF_SWITCH_PEND_T,
+  localparam type copy_t = `SF_SWITCH_COPY_T,
+  localparam type pop_rsp_t = `SF_SWITCH_POP_RSP_T,
+  localparam type rd_req_t = `SF_SWITCH_RD_REQ_T,
+  localparam type rd_rsp_t = `SF_SWITCH_RD_RSP_T
 ) (
   input  logic                              clk_i,
   input  logic                              rst_ni,
@@ -71,12 +84,20 @@ module switch_top
   switch_csr__out_t hwif_out;
 
   switch_csr_reg_top u_csr (
-    .clk(clk_i), .arst_n(rst_ni),
-    .s_apb_psel(psel_i), .s_apb_penable(penable_i), .s_apb_pwrite(pwrite_i),
-    .s_apb_pprot(pprot_i), .s_apb_paddr(paddr_i), .s_apb_pwdata(pwdata_i),
-    .s_apb_pstrb(pstrb_i), .s_apb_pready(pready_o), .s_apb_prdata(prdata_o),
+    .clk(clk_i),
+    .arst_n(rst_ni),
+    .s_apb_psel(psel_i),
+    .s_apb_penable(penable_i),
+    .s_apb_pwrite(pwrite_i),
+    .s_apb_pprot(pprot_i),
+    .s_apb_paddr(paddr_i),
+    .s_apb_pwdata(pwdata_i),
+    .s_apb_pstrb(pstrb_i),
+    .s_apb_pready(pready_o),
+    .s_apb_prdata(prdata_o),
     .s_apb_pslverr(pslverr_o),
-    .hwif_in, .hwif_out
+    .hwif_in,
+    .hwif_out
   );
   assign intr_o = hwif_out.INTR_STATUS.intr;
 
@@ -129,12 +150,22 @@ module switch_top
   logic tbl_error;
   tbl_data_t tbl_rdata;
 
-  switch_tables #(.NumPorts(NumPorts), .LftEntries(LftEntries), .MftEntries(MftEntries)) u_tables (
-    .clk_i, .rst_ni,
-    .index_i(hwif_out.TBL_ADDR.INDEX.value), .table_i(hwif_out.TBL_ADDR.TABLE.value),
-    .wdata_i(hwif_out.TBL_WDATA.DATA.value), .write_i(hwif_out.TBL_CMD.WRITE.value),
-    .read_i(hwif_out.TBL_CMD.READ.value), .rdata_o(tbl_rdata), .error_o(tbl_error),
-    .lk_dst_i(lk_dst), .lk_rsp_o(lk_rsp)
+  switch_tables #(
+    .NumPorts(NumPorts),
+    .LftEntries(LftEntries),
+    .MftEntries(MftEntries)
+  ) u_tables (
+    .clk_i,
+    .rst_ni,
+    .index_i(hwif_out.TBL_ADDR.INDEX.value),
+    .table_i(hwif_out.TBL_ADDR.TABLE.value),
+    .wdata_i(hwif_out.TBL_WDATA.DATA.value),
+    .write_i(hwif_out.TBL_CMD.WRITE.value),
+    .read_i(hwif_out.TBL_CMD.READ.value),
+    .rdata_o(tbl_rdata),
+    .error_o(tbl_error),
+    .lk_dst_i(lk_dst),
+    .lk_rsp_o(lk_rsp)
   );
 
   // ---------------------------------------------------------------------------
@@ -163,19 +194,38 @@ module switch_top
   rd_rsp_t in_rd_rsp [NumPorts];
 
   for (genvar i = 0; i < NumPorts; i++) begin : gen_ingress
-    switch_ingress #(.NumPorts(NumPorts), .BufCells(BufCells)) u_ingress (
-      .clk_i, .rst_ni,
-      .enable_i(enable), .pfc_en_i(pfc_en[i]), .lossy_limit_i(lossy_limit[i]),
-      .rx_valid_i(rx_valid_i[i]), .rx_ready_o(rx_ready_o[i]), .rx_data_i(rx_data_i[i]),
+    switch_ingress #(
+      .NumPorts(NumPorts),
+      .BufCells(BufCells)
+    ) u_ingress (
+      .clk_i,
+      .rst_ni,
+      .enable_i(enable),
+      .pfc_en_i(pfc_en[i]),
+      .lossy_limit_i(lossy_limit[i]),
+      .rx_valid_i(rx_valid_i[i]),
+      .rx_ready_o(rx_ready_o[i]),
+      .rx_data_i(rx_data_i[i]),
       .rx_last_i(rx_last_i[i]),
-      .lk_dst_o(lk_dst[i]), .lk_rsp_i(lk_rsp[i]),
-      .pfc_valid_o(pfc_rx_valid[i]), .pfc_o(pfc_rx[i]),
-      .ev_o(in_ev[i]), .occ_o(occ[i]),
-      .pend_valid_o(pend_valid[i]), .pend_ready_i(pend_ready[i]), .pend_o(pend[i]),
-      .copy_valid_i(copy_valid[i]), .copy_i(copy),
-      .voq_valid_o(voq_valid[i]), .voq_len_o(voq_len[i]), .voq_cells_o(voq_cells[i]),
-      .pop_valid_i(in_pop[i]), .pop_req_i(in_pop_req[i]), .pop_rsp_o(in_pop_rsp[i]),
-      .rd_req_i(in_rd_req[i]), .rd_rsp_o(in_rd_rsp[i])
+      .lk_dst_o(lk_dst[i]),
+      .lk_rsp_i(lk_rsp[i]),
+      .pfc_valid_o(pfc_rx_valid[i]),
+      .pfc_o(pfc_rx[i]),
+      .ev_o(in_ev[i]),
+      .occ_o(occ[i]),
+      .pend_valid_o(pend_valid[i]),
+      .pend_ready_i(pend_ready[i]),
+      .pend_o(pend[i]),
+      .copy_valid_i(copy_valid[i]),
+      .copy_i(copy),
+      .voq_valid_o(voq_valid[i]),
+      .voq_len_o(voq_len[i]),
+      .voq_cells_o(voq_cells[i]),
+      .pop_valid_i(in_pop[i]),
+      .pop_req_i(in_pop_req[i]),
+      .pop_rsp_o(in_pop_rsp[i]),
+      .rd_req_i(in_rd_req[i]),
+      .rd_rsp_o(in_rd_rsp[i])
     );
   end
 
@@ -187,7 +237,7 @@ module switch_top
   port_t eng_in_q, eng_in_d, eng_rr_q, eng_rr_d;
   // The engine's decision, read by the co-simulation's probe
   // (sim/cosim/switch/switch_cosim_bench.cpp).
-  port_t eng_in /* verilator public_flat_rd */;
+  port_t eng_in  /* verilator public_flat_rd */;
   port_mask_t eng_rem_q, eng_rem_d, eng_mask, eng_rest;
   logic eng_active /* verilator public_flat_rd */;
   pkt_hdr_t eng_hdr;
@@ -212,12 +262,22 @@ module switch_top
   // output a packet's copies still need.
   port_t pend_pick;
   logic pend_any;
-  rr_pick #(.N(NumPorts)) u_pend_pick (
-    .mask_i(pend_valid), .start_i(eng_rr_q), .any_o(pend_any), .idx_o(pend_pick)
+  rr_pick #(
+    .N(NumPorts)
+  ) u_pend_pick (
+    .mask_i(pend_valid),
+    .start_i(eng_rr_q),
+    .any_o(pend_any),
+    .idx_o(pend_pick)
   );
   logic eng_mask_any;
-  rr_pick #(.N(NumPorts)) u_out_pick (
-    .mask_i(eng_mask), .start_i('0), .any_o(eng_mask_any), .idx_o(eng_out)
+  rr_pick #(
+    .N(NumPorts)
+  ) u_out_pick (
+    .mask_i(eng_mask),
+    .start_i('0),
+    .any_o(eng_mask_any),
+    .idx_o(eng_out)
   );
 
   assign eng_in = eng_busy_q ? eng_in_q : (pend_any ? pend_pick : eng_rr_q);
@@ -237,13 +297,23 @@ module switch_top
     qlen = (32'(qlen_sum) > 32'(qlen_t'('1))) ? '1 : qlen_t'(qlen_sum);
   end
 
-  wred_ecn #(.QLenW($bits(qlen_t)), .ProbW($bits(pmax_t))) u_wred (
-    .clk_i, .rst_ni,
-    .req_i(eng_active), .qlen_i(qlen), .ecn_i(eng_hdr.ecn),
+  wred_ecn #(
+    .QLenW($bits(qlen_t)),
+    .ProbW($bits(pmax_t))
+  ) u_wred (
+    .clk_i,
+    .rst_ni,
+    .req_i(eng_active),
+    .qlen_i(qlen),
+    .ecn_i(eng_hdr.ecn),
     .lossless_i(pfc_en[eng_out][eng_q] && !pfc_off[eng_out][eng_q]),
-    .enable_i(wred_en[eng_out][eng_q]), .kmin_i(kmin[eng_out][eng_q]),
-    .kmax_i(kmax[eng_out][eng_q]), .pmax_i(pmax[eng_out][eng_q]),
-    .mark_o(wred_mark), .drop_o(wred_drop), .ecn_o(wred_ecn_out)
+    .enable_i(wred_en[eng_out][eng_q]),
+    .kmin_i(kmin[eng_out][eng_q]),
+    .kmax_i(kmax[eng_out][eng_q]),
+    .pmax_i(pmax[eng_out][eng_q]),
+    .mark_o(wred_mark),
+    .drop_o(wred_drop),
+    .ecn_o(wred_ecn_out)
   );
 
   always_comb begin
@@ -257,8 +327,12 @@ module switch_top
     eng_rr_d = eng_rr_q;
     if (eng_active && eng_rest == '0) eng_rr_d = next_port(eng_in);
   end
-  assign copy = '{slot: pend[eng_in].slot, port: eng_out, keep: !wred_drop,
-                  patch: '{dscp: eng_dscp, ecn: wred_ecn_out, prio: eng_q}};
+  assign copy = '{
+          slot: pend[eng_in].slot,
+          port: eng_out,
+          keep: !wred_drop,
+          patch: '{dscp: eng_dscp, ecn: wred_ecn_out, prio: eng_q}
+      };
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -293,12 +367,21 @@ module switch_top
       assign vv[i] = voq_valid[i][o];
       assign vl[i] = voq_len[i][o];
     end
-    switch_egress #(.NumPorts(NumPorts), .BufCells(BufCells)) u_egress (
-      .clk_i, .rst_ni,
-      .pfc_en_i(pfc_en[o]), .sp_mask_i(sp_mask[o]), .weight_i(weight[o]),
-      .wd_enable_i(wd_enable[o]), .wd_drop_mode_i(wd_drop_mode[o]),
+    switch_egress #(
+      .NumPorts(NumPorts),
+      .BufCells(BufCells)
+    ) u_egress (
+      .clk_i,
+      .rst_ni,
+      .pfc_en_i(pfc_en[o]),
+      .sp_mask_i(sp_mask[o]),
+      .weight_i(weight[o]),
+      .wd_enable_i(wd_enable[o]),
+      .wd_drop_mode_i(wd_drop_mode[o]),
       .wd_reenable_i(wd_reenable[o]),
-      .xoff_thr_i(xoff_thr[o]), .xon_thr_i(xon_thr[o]), .quanta_i(quanta[o]),
+      .xoff_thr_i(xoff_thr[o]),
+      .xon_thr_i(xon_thr[o]),
+      .quanta_i(quanta[o]),
       .cyc_per_quantum_i(hwif_out.PFC_TIMING.CYC_PER_QUANTUM.value),
       .refresh_i(hwif_out.PFC_TIMING.REFRESH.value),
       .wd_detect_i(hwif_out.WD_DETECT_TIME.CYCLES.value),
@@ -306,16 +389,28 @@ module switch_top
       .wd_window_i(hwif_out.WD_WINDOW.CYCLES.value),
       .wd_limit_i(hwif_out.WD_LIMIT.LIMIT.value),
       .occ_i(occ[o]),
-      .pfc_valid_i(pfc_rx_valid[o]), .pfc_i(pfc_rx[o]),
-      .voq_valid_i(vv), .voq_len_i(vl), .in_busy_i(in_busy),
-      .offer_valid_o(offer_valid[o]), .offer_ready_i(accept[o]), .offer_o(offer[o]),
+      .pfc_valid_i(pfc_rx_valid[o]),
+      .pfc_i(pfc_rx[o]),
+      .voq_valid_i(vv),
+      .voq_len_i(vl),
+      .in_busy_i(in_busy),
+      .offer_valid_o(offer_valid[o]),
+      .offer_ready_i(accept[o]),
+      .offer_o(offer[o]),
       .pop_rsp_i(in_pop_rsp[offer[o].in]),
-      .rd_valid_o(out_busy[o]), .rd_src_o(out_src[o]), .rd_req_o(out_rd_req[o]),
+      .rd_valid_o(out_busy[o]),
+      .rd_src_o(out_src[o]),
+      .rd_req_o(out_rd_req[o]),
       .rd_rsp_i(in_rd_rsp[out_src[o]]),
-      .tx_valid_o(tx_valid_o[o]), .tx_ready_i(tx_ready_i[o]), .tx_data_o(tx_data_o[o]),
+      .tx_valid_o(tx_valid_o[o]),
+      .tx_ready_i(tx_ready_i[o]),
+      .tx_data_o(tx_data_o[o]),
       .tx_last_o(tx_last_o[o]),
-      .ev_o(out_ev[o]), .wd_state_o(wd_state[o]),
-      .pfc_off_o(pfc_off[o]), .stop_o(stop[o]), .xoff_tx_o(xoff_tx[o])
+      .ev_o(out_ev[o]),
+      .wd_state_o(wd_state[o]),
+      .pfc_off_o(pfc_off[o]),
+      .stop_o(stop[o]),
+      .xoff_tx_o(xoff_tx[o])
     );
   end
 
@@ -378,12 +473,20 @@ module switch_top
   // the PFC / watchdog events as priority masks.
   localparam int unsigned NumEv = 9;
   localparam sw_counter_e [NumEv-1:0] EvKinds = {
-      CNT_ECN_MARK, CNT_DROP_WRED, CNT_DROP_WD, CNT_TX, CNT_DROP_BUF, CNT_DROP_NO_ROUTE,
-      CNT_DROP_BAD_PKT, CNT_DROP_DISABLED, CNT_RX};
+    CntEcnMark,
+    CntDropWred,
+    CntDropWd,
+    CntTx,
+    CntDropBuf,
+    CntDropNoRoute,
+    CntDropBadPkt,
+    CntDropDisabled,
+    CntRx
+  };
   localparam int unsigned NumMaskKinds = 7;
   localparam sw_counter_e [NumMaskKinds-1:0] MaskKinds = {
-      CNT_WD_DISABLE, CNT_WD_RECOVER, CNT_WD_DETECT, CNT_RESUME_RX, CNT_PAUSE_RX,
-      CNT_RESUME_TX, CNT_PAUSE_TX};
+    CntWdDisable, CntWdRecover, CntWdDetect, CntResumeRx, CntPauseRx, CntResumeTx, CntPauseTx
+  };
   logic [NumPorts-1:0][NumEv-1:0] cnt_ev;
   prio_t [NumPorts-1:0][NumEv-1:0] cnt_ev_prio;
   prio_mask_t [NumPorts-1:0][NumMaskKinds-1:0] cnt_mask;
@@ -408,14 +511,22 @@ module switch_top
 
   cnt_value_t cnt_value;
   switch_counters #(
-    .NumPorts(NumPorts), .NumEv(NumEv), .NumMaskKinds(NumMaskKinds), .EvKinds(EvKinds),
+    .NumPorts(NumPorts),
+    .NumEv(NumEv),
+    .NumMaskKinds(NumMaskKinds),
+    .EvKinds(EvKinds),
     .MaskKinds(MaskKinds)
   ) u_counters (
-    .clk_i, .rst_ni,
+    .clk_i,
+    .rst_ni,
     .clear_i(hwif_out.CTRL.CNT_CLEAR.value),
-    .ev_i(cnt_ev), .ev_prio_i(cnt_ev_prio), .mask_i(cnt_mask),
-    .sel_port_i(hwif_out.CNT_SEL.PORT.value), .sel_prio_i(hwif_out.CNT_SEL.PRIO.value),
-    .sel_kind_i(sw_counter_e'(hwif_out.CNT_SEL.KIND.value)), .value_o(cnt_value)
+    .ev_i(cnt_ev),
+    .ev_prio_i(cnt_ev_prio),
+    .mask_i(cnt_mask),
+    .sel_port_i(hwif_out.CNT_SEL.PORT.value),
+    .sel_prio_i(hwif_out.CNT_SEL.PRIO.value),
+    .sel_kind_i(sw_counter_e'(hwif_out.CNT_SEL.KIND.value)),
+    .value_o(cnt_value)
   );
 
   // Interrupt causes reach INTR_STATUS through a register, one cycle after
@@ -441,10 +552,12 @@ module switch_top
   localparam switch_csr__HW_CFG__in_t HwCfg = '{
       NUM_PORTS: switch_csr__HW_CFG__NUM_PORTS__in_t'(NumPorts),
       NUM_PRIO: switch_csr__HW_CFG__NUM_PRIO__in_t'(NumPrio),
-      BUF_CELLS: switch_csr__HW_CFG__BUF_CELLS__in_t'(BufCells)};
+      BUF_CELLS: switch_csr__HW_CFG__BUF_CELLS__in_t'(BufCells)
+  };
   localparam switch_csr__TABLE_CFG__in_t TableCfg = '{
       LFT_ENTRIES: switch_csr__TABLE_CFG__LFT_ENTRIES__in_t'(LftEntries),
-      MFT_ENTRIES: switch_csr__TABLE_CFG__MFT_ENTRIES__in_t'(MftEntries)};
+      MFT_ENTRIES: switch_csr__TABLE_CFG__MFT_ENTRIES__in_t'(MftEntries)
+  };
 
   always_comb begin
     hwif_in = '0;
@@ -468,6 +581,7 @@ module switch_top
   // The generated block's geometry matches these ports and parameters, and
   // the register fields that pair up are as wide as each other and as the
   // formats they carry.
+  // verilog_format: off
   `SF_STATIC_ASSERT(a_csr_geometry, SWITCH_CSR_REG_TOP_SIZE <= 2 ** $bits(csr_addr_t) &&
                     MaxPorts >= NumPorts)
   `SF_STATIC_ASSERT(a_csr_field_widths,
@@ -484,6 +598,7 @@ module switch_top
       $bits(switch_csr__REMAPx__NEW_PRIO__out_t) == $bits(prio_t) &&
       $bits(switch_csr__REMAPx__NEW_DSCP__out_t) == $bits(dscp_t) &&
       $bits(switch_csr__WD_STATUS__STATE__in_t) == $bits(wd_state) / NumPorts)
+  // verilog_format: on
   // The occupancy a port's pfc_tx compares with XOFF/XON fits a threshold.
   `SF_STATIC_ASSERT(a_occ_fits_thr, CntW <= $bits(thr_t))
 
@@ -510,8 +625,10 @@ module switch_top
   // Immediate forms, implications as `!(a) || (b)` (switch_ingress says why).
   `SF_ASSERT_IMM(a_accept_only_req, (accept & ~offer_valid) == '0)
   `SF_ASSERT_IMM(a_engine_mask_nonzero, !eng_active || eng_mask_any)
+  // verilog_format: off
   `SF_ASSERT_IMM(a_engine_not_back_mc,
                  !(eng_active && eng_hdr.dst_lid >= MLID_BASE) || !eng_mask[eng_in])
+  // verilog_format: on
   // One read port per input: two outputs never stream from the same input.
   // (Bitwise, without a branch per output: see above.)
   function automatic logic one_reader_each(logic [NumPorts-1:0] busy, port_t [NumPorts-1:0] src);
@@ -529,6 +646,7 @@ module switch_top
   // One copy per cycle switch-wide, and a packet's copies in increasing
   // output order (the chosen output is the lowest one still needed).
   `SF_ASSERT_IMM_ONEHOT0(a_one_copy_per_cycle, copy_valid)
+  // verilog_format: off
   `SF_ASSERT_IMM(a_copies_in_port_order,
                  !eng_active || (eng_mask & ((NumPorts'(1) << eng_out) - NumPorts'(1))) == '0)
   // DROP_WRED only on a lossy queue or a lossless one its watchdog has
@@ -552,6 +670,7 @@ module switch_top
   // The last copy of a multicast packet that went to every other port.
   `SF_COVER(c_mc_all_copies, eng_active && eng_rest == '0 && eng_hdr.dst_lid >= MLID_BASE &&
                              $countones(pend[eng_in].mask) == NumPorts - 1)
+  // verilog_format: on
   `SF_COVER(c_read_port_conflict, (offer_valid & ~accept) != '0)
   `SF_COVER(c_all_outputs_busy, &out_busy)
 
@@ -574,13 +693,15 @@ module switch_top
       end else if (rx_valid_i[i] && rx_ready_o[i]) begin
         rx_mid_q[i] <= !rx_last_i[i];
         if (!rx_mid_q[i]) begin
-          rx_lossless_q[i] <= rx_hdr.pkt_type != PKT_PFC && pfc_en[i][rx_hdr.prio];
+          rx_lossless_q[i] <= rx_hdr.pkt_type != PktPfc && pfc_en[i][rx_hdr.prio];
           rx_prio_q[i] <= rx_hdr.prio;
         end
       end
     end
+    // verilog_format: off
     `SF_COVER(c_pause_mid_lossless_rx,
               rx_mid_q[i] && rx_lossless_q[i] && ev_pause_tx[i][rx_prio_q[i]])
+    // verilog_format: on
   end
 
   logic unused_top;

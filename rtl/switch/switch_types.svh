@@ -3,19 +3,14 @@
 // streams between switch_top, switch_ingress, switch_egress and
 // switch_tables that carry them). A package cannot hold them (its types
 // cannot see a module's parameters), so each module declares them in its
-// parameter list from its own NumPorts / BufCells with these macros: one
-// definition, the same types on both sides of every port. The shape-free
-// types are in switch_pkg, which the macros use (import it first).
-//
-//   `SF_SWITCH_PORT_TYPES(NumPorts)            PortW, port_t, port_mask_t,
-//                                              lk_rsp_t, offer_t, pop_req_t
-//   `SF_SWITCH_BUF_TYPES(BufCells)             CellW, CntW, cell_t, cnt_t,
-//                                              pend_t, copy_t, pop_rsp_t,
-//                                              rd_req_t, rd_rsp_t
-//
-// Each expands to localparam declarations separated by commas, without a
-// trailing one: write it last in a parameter list (or before a comma); the
-// buffer types use the port types, so they come second.
+// parameter list from its own NumPorts / BufCells, each as
+// `localparam type <name> = <macro>` with the macro below: one definition,
+// the same types on both sides of every port. The macros name the module's
+// own PortW / port_t / port_mask_t / cell_t, so a module declares those (as
+// plain vectors: logic [PortW-1:0], logic [NumPorts-1:0], logic [CellW-1:0])
+// before the structs that use them. The shape-free types are in switch_pkg.
+// A macro per declaration, not one macro for the whole list, keeps every
+// module header parsable by tools that do not expand macros (the style gate).
 //
 // The streams (docs/switch-datapath.md, "switch_top RTL"), a data struct each
 // with its valid (and ready where the stream has back-pressure) as separate
@@ -39,51 +34,61 @@
 `ifndef SWITCH_TYPES_SVH
 `define SWITCH_TYPES_SVH
 
-`define SF_SWITCH_PORT_TYPES(__num_ports)                                        \
-  localparam int unsigned PortW = ((__num_ports) > 1) ? $clog2(__num_ports) : 1, \
-  localparam type port_t = logic [PortW-1:0],                                    \
-  localparam type port_mask_t = logic [(__num_ports)-1:0],                       \
-  localparam type lk_rsp_t = struct packed {                                     \
-    logic       hit;                                                             \
-    port_mask_t mask;                                                            \
-  },                                                                             \
-  localparam type offer_t = struct packed {                                      \
-    port_t                 in;                                                   \
-    switch_pkg::prio_t     q;                                                    \
-  },                                                                             \
-  localparam type pop_req_t = struct packed {                                    \
-    port_t                 port;                                                 \
-    switch_pkg::prio_t     q;                                                    \
+// Widths: a port index (at least one bit), a cell index, a cell count.
+`define SF_SWITCH_PORT_W(__num_ports) (((__num_ports) > 1) ? $clog2(__num_ports) : 1)
+`define SF_SWITCH_CELL_W(__buf_cells) $clog2(__buf_cells)
+`define SF_SWITCH_CNT_W(__buf_cells) $clog2((__buf_cells) + 1)
+
+// lookup answer: hit and the output ports (port_mask_t).
+`define SF_SWITCH_LK_RSP_T struct packed { \
+    logic       hit;                       \
+    port_mask_t mask;                      \
   }
 
-`define SF_SWITCH_BUF_TYPES(__buf_cells)                                         \
-  localparam int unsigned CellW = $clog2(__buf_cells),                           \
-  localparam int unsigned CntW = $clog2((__buf_cells) + 1),                      \
-  localparam type cell_t = logic [CellW-1:0],                                    \
-  localparam type cnt_t = logic [CntW-1:0],                                      \
-  localparam type pend_t = struct packed {                                       \
-    cell_t                       slot;                                           \
-    port_mask_t                  mask;                                           \
-    syncfab_fmt_pkg::pkt_hdr_t   hdr;                                            \
-  },                                                                             \
-  localparam type copy_t = struct packed {                                       \
-    cell_t                   slot;                                               \
-    port_t                   port;                                               \
-    logic                    keep;                                               \
-    switch_pkg::hdr_patch_t  patch;                                              \
-  },                                                                             \
-  localparam type pop_rsp_t = struct packed {                                    \
-    cell_t                   slot;                                               \
-    switch_pkg::hdr_patch_t  patch;                                              \
-  },                                                                             \
-  localparam type rd_req_t = struct packed {                                     \
-    cell_t addr;                                                                 \
-    logic  last;                                                                 \
-    cell_t slot;                                                                 \
-  },                                                                             \
-  localparam type rd_rsp_t = struct packed {                                     \
-    cell_t               next;                                                   \
-    switch_pkg::flit_t   data;                                                   \
+// offer: the input and queue an output grants (port_t).
+`define SF_SWITCH_OFFER_T struct packed { \
+    port_t             in;               \
+    switch_pkg::prio_t q;                \
+  }
+
+// pop request: VOQ[port][q] (port_t).
+`define SF_SWITCH_POP_REQ_T struct packed { \
+    port_t             port;               \
+    switch_pkg::prio_t q;                  \
+  }
+
+// pend: a complete packet waiting for its copies (cell_t, port_mask_t).
+`define SF_SWITCH_PEND_T struct packed { \
+    cell_t                     slot;    \
+    port_mask_t                mask;    \
+    syncfab_fmt_pkg::pkt_hdr_t hdr;     \
+  }
+
+// copy: one copy of a pending packet (cell_t, port_t).
+`define SF_SWITCH_COPY_T struct packed { \
+    cell_t                  slot;       \
+    port_t                  port;       \
+    logic                   keep;       \
+    switch_pkg::hdr_patch_t patch;      \
+  }
+
+// pop answer: the slot and header patch of the popped copy (cell_t).
+`define SF_SWITCH_POP_RSP_T struct packed { \
+    cell_t                  slot;          \
+    switch_pkg::hdr_patch_t patch;         \
+  }
+
+// read request: a cell, the copy's last beat, the slot it returns (cell_t).
+`define SF_SWITCH_RD_REQ_T struct packed { \
+    cell_t addr;                          \
+    logic  last;                          \
+    cell_t slot;                          \
+  }
+
+// read answer: the next cell and the flit (cell_t).
+`define SF_SWITCH_RD_RSP_T struct packed { \
+    cell_t             next;              \
+    switch_pkg::flit_t data;              \
   }
 
 `endif  // SWITCH_TYPES_SVH

@@ -79,11 +79,11 @@ module wred_ecn
   // ---------------------------------------------------------------------------
   // Selection
   // ---------------------------------------------------------------------------
-  logic  below_kmin, at_or_above_kmax;
-  qlen_t span, excess;    // Kmax - Kmin and qlen - Kmin, used only in the linear region
-  rand_t pmax_scaled;     // Pmax as a RandW-bit fraction, comparable with rnd
+  logic below_kmin, at_or_above_kmax;
+  qlen_t span, excess;  // Kmax - Kmin and qlen - Kmin, used only in the linear region
+  rand_t pmax_scaled;  // Pmax as a RandW-bit fraction, comparable with rnd
   prod_t rnd_term, prob_term;
-  logic  linear_hit, hit;
+  logic linear_hit, hit;
 
   assign below_kmin       = (qlen_i < kmin_i);
   assign at_or_above_kmax = (qlen_i >= kmax_i);
@@ -121,28 +121,29 @@ module wred_ecn
   // ---------------------------------------------------------------------------
   logic ect;  // ECN-capable transport (ECT(0), ECT(1) or already CE)
 
-  assign ect = (ecn_i != ECN_NOT_ECT);
+  assign ect = (ecn_i != EcnNotEct);
 
   assign mark_o = req_i && hit && ect;
   assign drop_o = req_i && hit && !ect && !lossless_i;
-  assign ecn_o  = mark_o ? ECN_CE : ecn_i;
+  assign ecn_o  = mark_o ? EcnCe : ecn_i;
 
   // ---------------------------------------------------------------------------
   // Rules
   // ---------------------------------------------------------------------------
 `ifndef SYNTHESIS
   `SF_ASSERT_KNOWN(a_req_known, req_i)
+  // verilog_format: off
   `SF_ASSERT(a_inputs_known,
              req_i |-> !$isunknown({qlen_i, ecn_i, lossless_i, enable_i, kmin_i, kmax_i, pmax_i}))
   `SF_ASSERT(a_outputs_known, req_i |-> !$isunknown({mark_o, drop_o, ecn_o}))
 
   // The white paper's invariants.
   `SF_ASSERT_NEVER(a_no_lossless_drop, drop_o && lossless_i)
-  `SF_ASSERT(a_ce_never_unmarked, ecn_i == ECN_CE |-> ecn_o == ECN_CE)
+  `SF_ASSERT(a_ce_never_unmarked, ecn_i == EcnCe |-> ecn_o == EcnCe)
   `SF_ASSERT(a_mark_only_ect, mark_o |-> ect)
   `SF_ASSERT(a_drop_only_not_ect, drop_o |-> !ect)
   `SF_ASSERT_NEVER(a_mark_and_drop, mark_o && drop_o)
-  `SF_ASSERT(a_marked_is_ce, mark_o |-> ecn_o == ECN_CE)
+  `SF_ASSERT(a_marked_is_ce, mark_o |-> ecn_o == EcnCe)
   `SF_ASSERT(a_unmarked_passes_ecn, !mark_o |-> ecn_o == ecn_i)
   `SF_ASSERT(a_idle_no_action, !req_i |-> !mark_o && !drop_o)
   `SF_ASSERT(a_disabled_no_action, !enable_i |-> !mark_o && !drop_o)
@@ -159,6 +160,7 @@ module wred_ecn
   // Pmax = 0 turns the linear region off.
   `SF_ASSERT(a_pmax_zero_no_linear,
              pmax_i == '0 && qlen_i < kmax_i |-> !mark_o && !drop_o)
+  // verilog_format: on
 
   // Random number: steps exactly in cycles with req_i.
   `SF_ASSERT(a_lfsr_holds_when_idle, !req_i |=> $stable(rnd))

@@ -1,11 +1,15 @@
 # Register blocks from SystemRDL: one call per block, everything generated
 # into the build tree (never committed).
 #
-#   syncfab_peakrdl(<ip> RDL <file.rdl> TITLE "<reference title>")
+#   syncfab_peakrdl(<ip> RDL <file.rdl> TITLE "<reference title>"
+#                   [COUNTERS <C++ namespace>])
 #
 # writes, at configure time (verilate() needs the SV to exist then):
 #   ${SYNCFAB_GEN_DIR}/<ip>/<ip>_reg_pkg.sv, <ip>_reg_top.sv (+ hwif report)
 #   ${SYNCFAB_GEN_DIR}/include/syncfab/regs/<ip>.h   (C header for the driver)
+#   ${SYNCFAB_GEN_DIR}/include/syncfab/regs/<ip>_counters.hpp  (with COUNTERS:
+#       the block's event counters as a C++ enum in that namespace, from the
+#       RDL's counter fields; scripts/rdl_counters.py)
 #   ${SYNCFAB_DOCS_DIR}/registers/<ip>.md, <ip>_html/ (register reference)
 # and defines the INTERFACE library syncfab_<ip>_header (the C header's
 # include folder, SYSTEM: generated code is not held to our warnings) and the
@@ -55,7 +59,7 @@ function(_syncfab_peakrdl_publish from to)
 endfunction()
 
 function(syncfab_peakrdl ip)
-  cmake_parse_arguments(PARSE_ARGV 1 A "" "RDL;TITLE" "")
+  cmake_parse_arguments(PARSE_ARGV 1 A "" "RDL;TITLE;COUNTERS" "")
   if(NOT A_RDL OR NOT A_TITLE)
     message(FATAL_ERROR "syncfab_peakrdl(${ip}): RDL and TITLE are required")
   endif()
@@ -63,7 +67,8 @@ function(syncfab_peakrdl ip)
   set(_inc "${SYNCFAB_GEN_DIR}/include")
   set(_doc "${SYNCFAB_DOCS_DIR}/registers")
   set(_scratch "${CMAKE_CURRENT_BINARY_DIR}/peakrdl_${ip}")
-  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${A_RDL}")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${A_RDL}"
+    "${CMAKE_SOURCE_DIR}/scripts/rdl_counters.py")
 
   file(REMOVE_RECURSE "${_scratch}")
   file(MAKE_DIRECTORY "${_scratch}/sv" "${_scratch}/inc/syncfab/regs" "${_scratch}/doc/${ip}_html")
@@ -82,6 +87,16 @@ function(syncfab_peakrdl ip)
   _syncfab_peakrdl_run("${A_RDL}" "c-header"
     c-header "${A_RDL}" -o "${_scratch}/inc/syncfab/regs/${ip}.h"
     --type-style hier)
+  if(A_COUNTERS)
+    execute_process(
+      COMMAND "${SYNCFAB_PYTHON}" "${CMAKE_SOURCE_DIR}/scripts/rdl_counters.py" "${A_RDL}" ${ip}
+              "${A_COUNTERS}" "${_scratch}/inc/syncfab/regs/${ip}_counters.hpp"
+      RESULT_VARIABLE _rc
+      ERROR_VARIABLE _err)
+    if(NOT _rc EQUAL 0)
+      message(FATAL_ERROR "syncfab: the counter list of ${A_RDL} failed:\n${_err}")
+    endif()
+  endif()
   _syncfab_peakrdl_run("${A_RDL}" "markdown"
     markdown "${A_RDL}" -o "${_scratch}/doc/${ip}.md")
   _syncfab_peakrdl_run("${A_RDL}" "html"

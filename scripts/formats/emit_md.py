@@ -129,7 +129,7 @@ def emit(spec: Spec) -> str:
         w("| name | value | SV | C++ | meaning |")
         w("|---|---|---|---|---|")
         for v in e.values:
-            w(f"| {v.name} | {_hex(v.value, e.width)} | `{e.sv_prefix}{v.name}` | "
+            w(f"| {v.name} | {_hex(v.value, e.width)} | `{e.sv_value(v)}` | "
               f"`{camel(e.name)}::{kname(v.name)}` | {_cell(v.doc)} |")
         w("")
     w("## Constants")

@@ -110,7 +110,7 @@ def emit(spec: Spec) -> str:
         w(f"  typedef enum logic{vec} {{")
         for i, v in enumerate(e.values):
             sep = "," if i + 1 < len(e.values) else ""
-            w(f"    {e.sv_prefix}{v.name} = {_literal(v.value, e.width)}{sep}  // {v.doc}")
+            w(f"    {e.sv_value(v)} = {_literal(v.value, e.width)}{sep}  // {v.doc}")
         w(f"  }} {sv_type(e)};")
         w("")
     w("  // ------------------------------------------------------------------ formats")

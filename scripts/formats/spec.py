@@ -73,6 +73,11 @@ class Enum:
     doc: str
     values: list[EnumValue]
 
+    def sv_value(self, v: EnumValue) -> str:
+        """The SV enumerator: prefix and name in UpperCamelCase (CNT_ + DROP_WD ->
+        CntDropWd), the same words as the C++ enumerator (kDropWd)."""
+        return "".join(p[:1].upper() + p[1:].lower() for p in (self.sv_prefix + v.name).split("_") if p)
+
 
 @dataclass
 class Field:
@@ -491,7 +496,7 @@ class _Loader:
             claim(c.name, f"constant '{c.name}'")
         for e in enums.values():
             for v in e.values:
-                claim(e.sv_prefix + v.name, f"enum '{e.name}' value '{v.name}'")
+                claim(e.sv_value(v), f"enum '{e.name}' value '{v.name}'")
         for f in formats.values():
             claim(f.name.upper() + "_BITS", f"format '{f.name}' size")
             claim(f.name.upper() + "_BYTES", f"format '{f.name}' size")

@@ -38,6 +38,7 @@ tb::Task<> reset(Vnic_top& dut, tb::ApbMaster& apb, tb::Clock& clk) {
   dut.rst_ni = 0;
   dut.pprot_i = 0;
   dut.rx_valid_i = 0;
+  dut.rx_last_i = 0;
   dut.tx_ready_i = 0;
   dut.mem_req_ready_i = 0;
   dut.mem_rsp_valid_i = 0;

@@ -33,36 +33,18 @@ fmt::PktHdr make_pkt(fmt::PktType type, std::uint16_t src, std::uint16_t dst, st
 
 }  // namespace
 
-std::string_view counter_name(Counter c) noexcept {
-  switch (c) {
-    case Counter::kNotifSent:
-      return "CNT_NOTIF_SENT";
-    case Counter::kNotifRecv:
-      return "CNT_NOTIF_RECV";
-    case Counter::kNackSent:
-      return "CNT_NACK_SENT";
-    case Counter::kNackRecv:
-      return "CNT_NACK_RECV";
-    case Counter::kRetry:
-      return "CNT_RETRY";
-    case Counter::kCompletion:
-      return "CNT_COMPLETION";
-    case Counter::kError:
-      return "CNT_ERROR";
-    case Counter::kDrop:
-      return "CNT_DROP";
-    case Counter::kDup:
-      return "CNT_DUP";
-  }
-  return {};
-}
-
 BarrierEngine::BarrierEngine(const EngineConfig& config, hw::DmaMemory& memory)
     : cfg_(config),
       mem_(&memory),
+      retry_delay_(hw::nic::kRetryDelayReset),
+      retry_limit_(hw::nic::kRetryLimitReset),
+      net_tc_(hw::nic::kNetCfgTcReset),
+      pfc_enable_(hw::nic::kPfcCfgEnableReset),
+      pfc_cyc_per_q_(hw::nic::kPfcCfgCycPerQuantumReset),
       hdq_window_(hw::nic::kHdqWindowWords, 0),
       ctxs_(config.num_ctx),
-      damq_(config.num_ctx, std::max(config.req_damq_entries, 1U)) {
+      damq_(config.num_ctx, std::max(config.req_damq_entries, 1U)),
+      pfc_(PfcRxParams{fmt::kNumPrio, hw::nic::PFC_CFG_CYC_PER_QUANTUM.width}) {
   if (cfg_.lid == fmt::kLidNone || cfg_.lid >= fmt::kMlidBase) {
     throw std::invalid_argument("engine LID " + hex16(cfg_.lid) + " is not a unicast LID");
   }
@@ -78,6 +60,15 @@ BarrierEngine::BarrierEngine(const EngineConfig& config, hw::DmaMemory& memory)
   if (cfg_.req_damq_entries == 0) {
     throw std::invalid_argument("engine req_damq_entries 0: the request DAMQ needs an entry");
   }
+  if (cfg_.resp_queue_depth == 0) {
+    throw std::invalid_argument(
+        "engine resp_queue_depth 0: SE's response queue needs an entry (a NOTIFY would never be "
+        "taken)");
+  }
+  static_assert((1U << hw::nic::NET_CFG_TC.width) >= fmt::kNumPrio,
+                "NET_CFG.TC names every priority");
+  static_assert(hw::nic::PFC_CFG_ENABLE.width == fmt::kNumPrio,
+                "PFC_CFG.ENABLE has one bit per priority");
   static_assert(fmt::BarrierDesc::kSizeBytes <= hw::nic::kHdqWindowWords * 4,
                 "a descriptor fits the HDQ window");
 }
@@ -100,20 +91,24 @@ void BarrierEngine::trace(const std::string& what) {
   }
 }
 
-void BarrierEngine::receive(const fmt::PktHdr& pkt) { rx_.push_back(pkt); }
+void BarrierEngine::receive(const fmt::PktHdr& pkt) { link_in_.push_back(header_flit(pkt)); }
+
+void BarrierEngine::receive(std::span<const LinkFlit> flits) {
+  link_in_.insert(link_in_.end(), flits.begin(), flits.end());
+}
 
 std::optional<fmt::PktHdr> BarrierEngine::transmit() {
-  if (tx_.empty()) {
+  if (tx_out_.empty()) {
     return std::nullopt;
   }
-  auto p = tx_.front();
-  tx_.pop_front();
+  auto p = tx_out_.front();
+  tx_out_.pop_front();
   return p;
 }
 
 bool BarrierEngine::quiescent() const {
-  if (!rx_.empty() || !tx_.empty() || !resp_q_.empty() || !ready_.empty() || !retries_.empty() ||
-      of_busy_ != 0 || cmpl_busy_ != 0) {
+  if (!link_in_.empty() || !tx_out_.empty() || tx_hold_ || !resp_q_.empty() || !ready_.empty() ||
+      !retries_.empty() || of_busy_ != 0 || cmpl_busy_ != 0) {
     return false;
   }
   if (enable_ && (!hdq_.empty() || sdq_pending())) {
@@ -134,30 +129,198 @@ void BarrierEngine::skip(std::uint64_t n) {
     throw std::logic_error("BarrierEngine::skip: the engine at LID " + hex16(cfg_.lid) +
                            " has work pending at cycle " + std::to_string(cycle_));
   }
+  // The pause timers run on: n cycles without a frame (a timer at 0 stays 0).
+  std::uint64_t left = 0;
+  for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
+    left = std::max(left, pfc_.timer(p));
+  }
+  for (std::uint64_t i = 0; i < std::min(n, left); ++i) {
+    step_pfc(PfcIn{});
+  }
   cycle_ += n;
 }
 
 void BarrierEngine::step() {
+  NetIn in;
+  if (!link_in_.empty()) {
+    in.rx = link_in_.front();
+  }
+  in.tx_ready = tx_ready_;
+  const NetOut out = step_link(in);
+  if (out.rx_taken) {
+    link_in_.pop_front();
+  }
+  if (out.tx_taken) {
+    tx_out_.push_back(*out.tx);
+  }
+}
+
+NetOut BarrierEngine::step(const NetIn& in) {
+  if (in.rx && !link_in_.empty()) {
+    throw std::logic_error("BarrierEngine::step: a flit offered at the pins while " +
+                           std::to_string(link_in_.size()) +
+                           " flit(s) wait on the queued link (receive())");
+  }
+  return step_link(in);
+}
+
+NetOut BarrierEngine::step_link(const NetIn& in) {
+  NetOut out;
+  // This cycle's outputs follow from the state before its edge: rx_ready,
+  // and the header on tx (granted now if none is held and TC is not paused).
+  const bool rx_ok = in.rx && rx_ready(*in.rx);
+  while (!ready_.empty() && !ready_valid(ready_.front())) {
+    ready_.pop_front();  // stale: its barrier ended or was reset
+  }
+  if (!tx_hold_ && !tx_paused()) {
+    grant();
+  }
+  if (tx_hold_) {
+    out.tx = stamp(tx_hold_->hdr, tx_hold_->resp);
+    if (in.tx_ready) {
+      out.tx_taken = true;
+      const TxHold h = *tx_hold_;
+      tx_hold_.reset();
+      tx_taken(h);
+    }
+  }
   step_retry_timers();
-  if (!rx_.empty()) {
-    const auto pkt = rx_.front();
-    rx_.pop_front();
-    process_rx(pkt);
+  PfcIn frame;
+  if (rx_ok) {
+    out.rx_taken = true;
+    rx_flit(*in.rx, frame);
   }
   step_dispatch();
-  step_arbiter();
   step_completion();
+  step_pfc(frame);
   ++cycle_;
+  return out;
 }
+
+// ------------------------------------------------------------ rx demux, PFC rx
+
+bool BarrierEngine::se_ready() const {
+  const std::size_t held = tx_hold_ && tx_hold_->resp ? 1 : 0;
+  return resp_q_.size() + held < cfg_.resp_queue_depth;
+}
+
+bool BarrierEngine::rx_ready(const LinkFlit& flit) const {
+  if (rx_state_ != RxState::kIdle) {
+    return true;  // the rest of a packet being dropped, or of a PFC frame
+  }
+  const fmt::PktHdr h(flit.data);
+  // A one-flit NOTIFY goes to SE (its response needs room); a one-flit
+  // ACK/NACK to TE (whose response DAMQ always has a slot); anything else is
+  // taken at once.
+  return !(h.pkt_type() == fmt::PktType::kNotify && flit.last) || se_ready();
+}
+
+void BarrierEngine::net_drop(const std::string& why) {
+  count(Counter::kDrop);
+  trace("net.drop " + why);
+}
+
+void BarrierEngine::rx_flit(const LinkFlit& flit, PfcIn& frame) {
+  switch (rx_state_) {
+    case RxState::kDrop:
+      if (flit.last) {
+        rx_state_ = RxState::kIdle;
+        net_drop("(last flit of a packet the engine does not take)");
+      }
+      return;
+    case RxState::kPfc: {
+      ++rx_flits_;
+      if (rx_flits_ == kPfcFrameFlits) {
+        auto bytes = rx_pfc_.bytes();
+        std::copy(flit.data.begin(), flit.data.end(),
+                  bytes.begin() + static_cast<std::ptrdiff_t>(kFlitBytes));
+        rx_pfc_ = fmt::PfcFrame(bytes);
+      }
+      if (!flit.last) {
+        return;
+      }
+      rx_state_ = RxState::kIdle;
+      if (rx_flits_ != kPfcFrameFlits || rx_pfc_.len_flits() != kPfcFrameFlits) {
+        net_drop("malformed PFC frame: " + std::to_string(rx_flits_) + " flits, len_flits " +
+                 std::to_string(rx_pfc_.len_flits()));
+        return;
+      }
+      frame.valid = true;
+      frame.class_enable = rx_pfc_.class_enable();
+      std::string q;
+      for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
+        frame.quanta[p] = rx_pfc_.quanta(p);
+        if (((frame.class_enable >> p) & 1U) != 0) {
+          q += " q" + std::to_string(p) + "=" + std::to_string(frame.quanta[p]);
+        }
+      }
+      trace("net.pfc class=" + hex16(frame.class_enable) + q);
+      return;
+    }
+    case RxState::kIdle:
+      break;
+  }
+  const fmt::PktHdr h(flit.data);
+  const auto type = h.pkt_type();
+  const bool barrier_pkt =
+      type == fmt::PktType::kNotify || type == fmt::PktType::kAck || type == fmt::PktType::kNack;
+  if (barrier_pkt && flit.last) {
+    process_rx(h);  // to SE or TE: they check the rest of the header
+    return;
+  }
+  if (type == fmt::PktType::kPfc) {
+    fmt::PfcFrame::Bytes bytes{};
+    std::copy(flit.data.begin(), flit.data.end(), bytes.begin());
+    rx_pfc_ = fmt::PfcFrame(bytes);
+    rx_flits_ = 1;
+    if (flit.last) {
+      net_drop("malformed PFC frame: 1 flit, len_flits " + std::to_string(rx_pfc_.len_flits()));
+    } else {
+      rx_state_ = RxState::kPfc;
+    }
+    return;
+  }
+  // DATA, CNP, an unknown type, a NOTIFY/ACK/NACK of more than one flit:
+  // consumed, counted once at the packet's last flit.
+  if (flit.last) {
+    net_drop("type=" + std::to_string(static_cast<unsigned>(type)) + " src=" + hex16(h.src_lid()) +
+             " dst=" + hex16(h.dst_lid()));
+  } else {
+    rx_state_ = RxState::kDrop;
+  }
+}
+
+void BarrierEngine::step_pfc(const PfcIn& frame) {
+  PfcRxInputs in;
+  in.enable = pfc_enable_;
+  in.cyc_per_quantum = std::max<std::uint32_t>(pfc_cyc_per_q_, 1);  // 0 acts as 1
+  in.frame_valid = frame.valid;
+  in.class_enable = frame.class_enable;
+  in.quanta = frame.quanta;
+  in.ignore = 0;  // the NIC has no watchdog
+  const PfcRxOutputs out = pfc_.step(in);
+  if (frame.valid) {
+    count(Counter::kPfcRx);
+  }
+  if (((out.evt_xoff_rx >> net_tc_) & 1U) != 0) {
+    count(Counter::kPauseRx);
+    trace("net.pause prio=" + std::to_string(net_tc_) +
+          " cycles=" + std::to_string(pfc_.timer(net_tc_)));
+  }
+}
+
+bool BarrierEngine::tx_paused() const { return pfc_.timer(net_tc_) != 0; }
 
 // ------------------------------------------------------------------ network in
 
+// A one-flit NOTIFY (to SE) or ACK/NACK (to TE) from the rx demux.
 void BarrierEngine::process_rx(const fmt::PktHdr& pkt) {
   const auto type = pkt.pkt_type();
   const bool barrier_pkt =
       type == fmt::PktType::kNotify || type == fmt::PktType::kAck || type == fmt::PktType::kNack;
   if (!barrier_pkt || pkt.len_flits() != 1 || pkt.dst_lid() != cfg_.lid) {
-    // Unknown/unused type, wrong length or misrouted: nobody here can use it.
+    // §4 rule 1, SE's and TE's own check: a header that says it is longer
+    // than its one flit, or is another node's, is dropped unanswered.
     count(Counter::kDrop);
     trace("net.drop type=" + std::to_string(static_cast<unsigned>(type)) +
           " src=" + hex16(pkt.src_lid()) + " dst=" + hex16(pkt.dst_lid()));
@@ -317,8 +480,7 @@ void BarrierEngine::step_retry_timers() {
       continue;
     }
     s.state = SendState::kQueued;
-    ++s.retries;
-    count(Counter::kRetry);
+    ++s.retries;  // CNT_RETRY counts when the re-send leaves
     ready_.push_back(ReadySend{t.ctx, t.epoch, t.index});
   }
 }
@@ -528,40 +690,97 @@ void BarrierEngine::activate(const fmt::BarrierDesc& d) {
 
 // -------------------------------------------------------------- network arbiter
 
-void BarrierEngine::step_arbiter() {
-  // Skip stale ready entries (their barrier was aborted or reset).
-  while (!ready_.empty()) {
-    const auto& r = ready_.front();
-    const Context& c = ctxs_[r.ctx];
-    if (c.active && c.epoch == r.epoch && r.index < c.sends.size() &&
-        c.sends[r.index].state == SendState::kQueued) {
+bool BarrierEngine::ready_valid(const ReadySend& r) const {
+  const Context& c = ctxs_[r.ctx];
+  return c.active && c.epoch == r.epoch && r.index < c.sends.size() &&
+         c.sends[r.index].state == SendState::kQueued;
+}
+
+std::optional<BarrierEngine::Grant> BarrierEngine::arbitrate() const {
+  std::optional<std::size_t> send;
+  for (std::size_t i = 0; i < ready_.size(); ++i) {
+    if (ready_valid(ready_[i])) {
+      send = i;
       break;
     }
-    ready_.pop_front();
   }
   const bool have_resp = !resp_q_.empty();
-  const bool have_send = !ready_.empty();
-  if (!have_resp && !have_send) {
+  if (!have_resp && !send) {
+    return std::nullopt;
+  }
+  // One header per cycle, alternating when both wait (§6).
+  if (have_resp && (!send || arb_resp_first_)) {
+    return Grant{true, 0};
+  }
+  return Grant{false, *send};
+}
+
+fmt::PktHdr BarrierEngine::stamp(fmt::PktHdr hdr, bool resp) const {
+  // prio follows NET_CFG.TC, a response's src_lid NODE_LID, as the header leaves.
+  hdr.set_prio(static_cast<std::uint8_t>(net_tc_));
+  if (resp) {
+    hdr.set_src_lid(cfg_.lid);
+  }
+  return hdr;
+}
+
+std::optional<fmt::PktHdr> BarrierEngine::tx_header() const {
+  if (tx_hold_) {
+    return stamp(tx_hold_->hdr, tx_hold_->resp);
+  }
+  if (tx_paused()) {
+    return std::nullopt;  // sources are not shown to the arbiter
+  }
+  const auto g = arbitrate();
+  if (!g) {
+    return std::nullopt;
+  }
+  if (g->resp) {
+    return stamp(resp_q_.front(), true);
+  }
+  const ReadySend& r = ready_[g->index];
+  const Context& c = ctxs_[r.ctx];
+  const Send& s = c.sends[r.index];
+  return stamp(make_pkt(fmt::PktType::kNotify, cfg_.lid, s.dst, static_cast<std::uint8_t>(r.ctx),
+                        c.epoch, s.round),
+               false);
+}
+
+void BarrierEngine::grant() {
+  const auto g = arbitrate();
+  if (!g) {
     return;
   }
-  const bool take_resp = have_resp && (!have_send || arb_resp_first_);
-  arb_resp_first_ = !take_resp;
-  if (take_resp) {
-    tx_.push_back(resp_q_.front());
+  arb_resp_first_ = !g->resp;
+  if (g->resp) {
+    tx_hold_ = TxHold{resp_q_.front(), true, false};
     resp_q_.pop_front();
     return;
   }
-  const auto r = ready_.front();
-  ready_.pop_front();
+  // Stale entries ahead of the granted one never leave.
+  const ReadySend r = ready_[g->index];
+  ready_.erase(ready_.begin(), ready_.begin() + static_cast<std::ptrdiff_t>(g->index) + 1);
   Context& c = ctxs_[r.ctx];
   Send& s = c.sends[r.index];
-  s.state = SendState::kInFlight;
-  tx_.push_back(make_pkt(fmt::PktType::kNotify, cfg_.lid, s.dst, static_cast<std::uint8_t>(r.ctx),
-                         c.epoch, s.round));
+  s.state = SendState::kInFlight;  // in flight once chosen (te.md "In flight")
+  tx_hold_ = TxHold{make_pkt(fmt::PktType::kNotify, cfg_.lid, s.dst,
+                             static_cast<std::uint8_t>(r.ctx), c.epoch, s.round),
+                    false, s.retries != 0};
+}
+
+void BarrierEngine::tx_taken(const TxHold& h) {
+  if (h.resp) {
+    return;  // counted (NACK_SENT) when SE decided it
+  }
+  // NOTIF_SENT (and RETRY) when the NOTIFY leaves; one chosen before its
+  // barrier ended still leaves (a shown header is never withdrawn).
   count(Counter::kNotifSent);
-  trace("te.send ctx=" + std::to_string(r.ctx) + " ep=" + std::to_string(c.epoch) +
-        " r=" + std::to_string(s.round) + " dst=" + hex16(s.dst) +
-        (s.retries != 0 ? " retry=" + std::to_string(s.retries) : ""));
+  if (h.retry) {
+    count(Counter::kRetry);
+  }
+  trace("te.send ctx=" + std::to_string(h.hdr.ctx()) + " ep=" + std::to_string(h.hdr.epoch()) +
+        " r=" + std::to_string(h.hdr.round()) + " dst=" + hex16(h.hdr.dst_lid()) +
+        (h.retry ? " retry" : ""));
 }
 
 // ------------------------------------------------------------- completion unit
@@ -642,16 +861,17 @@ void BarrierEngine::soft_reset() {
     c = Context{};
   }
   damq_.clear();
-  rx_.clear();
   resp_q_.clear();
   ready_.clear();
   retries_ = {};
-  tx_.clear();
+  tx_hold_.reset();  // SE and TE withdraw what they showed on tx
   cmpl_q_.clear();
   cmpl_busy_ = 0;
   sdq_cons_ = 0;
   cq_head_ = 0;
   cq_phase_ = true;
+  // The link is not the engine's to reset: the queued link, the rx demux's
+  // state and the pause timers stay.
   trace("engine.soft_reset");
 }
 

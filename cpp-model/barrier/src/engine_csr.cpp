@@ -37,9 +37,12 @@ std::uint32_t BarrierEngine::status_reg() const {
   for (const auto& c : ctxs_) {
     active += c.active ? 1U : 0U;
   }
+  // BUSY: queued, running or waiting to complete, a response queued or a
+  // header on tx (parked notifications do not count).
   const bool busy = active != 0 || !hdq_.empty() || of_busy_ != 0 || !cmpl_q_.empty() ||
-                    (enable_ && sdq_pending());
-  return nic::STATUS_BUSY.put(busy ? 1 : 0) | nic::STATUS_ACTIVE_CTX.put(active);
+                    (enable_ && sdq_pending()) || !resp_q_.empty() || tx_hold_.has_value();
+  return nic::STATUS_BUSY.put(busy ? 1 : 0) | nic::STATUS_TX_PAUSED.put(tx_paused() ? 1 : 0) |
+         nic::STATUS_ACTIVE_CTX.put(active);
 }
 
 std::uint32_t BarrierEngine::hdq_post_reg() const {
@@ -80,6 +83,11 @@ std::uint32_t BarrierEngine::csr_read(std::uint32_t offset) {
       return retry_delay_;
     case nic::RETRY_LIMIT.offset:
       return retry_limit_;
+    case nic::NET_CFG.offset:
+      return nic::NET_CFG_TC.put(net_tc_);
+    case nic::PFC_CFG.offset:
+      return nic::PFC_CFG_ENABLE.put(pfc_enable_) |
+             nic::PFC_CFG_CYC_PER_QUANTUM.put(pfc_cyc_per_q_);
     case nic::SDQ_BASE_LO.offset:
       return static_cast<std::uint32_t>(sdq_base_);
     case nic::SDQ_BASE_HI.offset:
@@ -151,6 +159,16 @@ void BarrierEngine::csr_write(std::uint32_t offset, std::uint32_t value) {
       return;
     case nic::RETRY_LIMIT.offset:
       retry_limit_ = nic::RETRY_LIMIT_LIMIT.get(value);
+      return;
+    case nic::NET_CFG.offset:
+      // The prio stamped on every header from the next cycle on; a pause
+      // already in force on the new class stops it (pfc_rx keeps every
+      // priority's timer).
+      net_tc_ = nic::NET_CFG_TC.get(value);
+      return;
+    case nic::PFC_CFG.offset:
+      pfc_enable_ = nic::PFC_CFG_ENABLE.get(value);
+      pfc_cyc_per_q_ = nic::PFC_CFG_CYC_PER_QUANTUM.get(value);
       return;
     case nic::SDQ_BASE_LO.offset:
       sdq_base_ = (sdq_base_ & ~0xFFFF'FFFFULL) | value;

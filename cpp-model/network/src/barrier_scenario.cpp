@@ -88,6 +88,9 @@ class Runner {
     f.nic_latency = c.nic_latency;
     f.engine.num_ctx = c.num_ctx;
     f.engine.req_damq_entries = c.damq_entries;
+    f.pauses.interval = c.pause_interval;
+    f.pauses.max_quanta = c.pause_quanta;
+    f.pauses.seed = c.seed ^ 0x9E37'79B9'7F4A'7C15ULL;
     return f;
   }
   void fail(const std::string& what) {
@@ -151,6 +154,9 @@ void Runner::setup() {
     e.csr_write(nic::SDQ_BASE_HI.offset, static_cast<std::uint32_t>(lay_.sdq >> 32));
     e.csr_write(nic::SDQ_SIZE.offset, kSdqEntries);
     e.csr_write(nic::RETRY_DELAY.offset, cfg_.retry_delay);
+    e.csr_write(nic::NET_CFG.offset, nic::NET_CFG_TC.put(cfg_.traffic_class));
+    e.csr_write(nic::PFC_CFG.offset, nic::PFC_CFG_ENABLE.put(nic::kPfcCfgEnableReset) |
+                                         nic::PFC_CFG_CYC_PER_QUANTUM.put(cfg_.cyc_per_quantum));
     e.csr_write(nic::INTR_ENABLE.offset, nic::INTR_ENABLE_ERROR.mask);
     e.csr_write(nic::CTRL.offset, nic::CTRL_ENABLE.put(1));
     agents_[i].ctx.resize(cfg_.contexts);
@@ -383,6 +389,10 @@ void Runner::final_checks() {
             cnt(Counter::kNotifSent) - cnt(Counter::kRetry), barriers * first_sends_per_barrier_);
   expect_eq("CNT_NOTIF_RECV", cnt(Counter::kNotifRecv), barriers * first_sends_per_barrier_);
   expect_eq("unroutable packets", fabric_.unroutable(), 0);
+  // Every frame the links sent was well formed and taken (drained below).
+  expect_eq("CNT_PFC_RX vs PFC frames sent", cnt(Counter::kPfcRx), fabric_.pfc_frames());
+  expect_eq("CNT_PAUSE_RX vs pauses sent on the traffic class", cnt(Counter::kPauseRx),
+            fabric_.pauses_sent(cfg_.traffic_class));
 }
 
 ScenarioResult Runner::run() {
@@ -415,6 +425,11 @@ ScenarioResult Runner::run() {
     fabric_.step();
   }
   res_.cycles = fabric_.now();
+  // The links' last PFC frames may still wait on them: let the NICs take
+  // them before the counters are read.
+  if (!fabric_.drain_links(1'000'000)) {
+    fail("the NICs' links did not drain");
+  }
   res_.packets = fabric_.delivered();
   final_checks();
   res_.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -428,16 +443,26 @@ std::uint64_t liveness_bound(const ScenarioConfig& cfg) {
   const EngineConfig ec;
   const std::uint64_t lat = cfg.nic_latency + std::uint64_t{t.diameter()} * cfg.hop_latency;
   const std::uint64_t rounds = dissemination_rounds(t.nodes(), cfg.fanout);
+  // A pause holds a NIC's transmit for up to `pause` cycles, at most once per
+  // pause_interval cycles: a packet may wait out one pause at its sender, and
+  // queueing at a NIC slows by up to (interval + pause) / interval.
+  std::uint64_t pause = 0;
+  std::uint64_t slow = 1;
+  if (cfg.pause_interval != 0) {
+    pause = std::uint64_t{cfg.pause_quanta} * std::max(cfg.cyc_per_quantum, 1U);
+    slow = 1 + (pause + cfg.pause_interval - 1) / cfg.pause_interval;
+  }
   // Queueing at one NIC's network arbiter: its own sends and the responses it
   // owes, for every context in use.
-  const std::uint64_t queue = 4ULL * cfg.fanout * cfg.contexts + 16;
+  const std::uint64_t queue = (4ULL * cfg.fanout * cfg.contexts + 16) * slow;
   // Dispatch: this node's other contexts' (and malformed) descriptors ahead.
   const std::uint64_t dispatch =
       2ULL * (cfg.contexts + 1) * std::max(ec.sdq_fetch_cycles, ec.hdq_dispatch_cycles) + 16;
-  // Per round: the send, at worst a NACK back and a re-send after the delay.
-  const std::uint64_t per_round = 3 * lat + cfg.retry_delay + queue;
+  // Per round: the send, at worst a NACK back and a re-send after the delay;
+  // each of the three may wait out a pause.
+  const std::uint64_t per_round = 3 * (lat + pause) + cfg.retry_delay + queue;
   const std::uint64_t completion = std::uint64_t{ec.completion_cycles} * (2 * cfg.contexts + 1);
-  return dispatch + rounds * per_round + 2 * lat + queue + completion + 4;
+  return dispatch + rounds * per_round + 2 * (lat + pause) + queue + completion + 4;
 }
 
 std::string ScenarioResult::summary() const {

@@ -1,11 +1,16 @@
 #include "syncfab/model/fabric.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
 namespace syncfab::model {
 
-Fabric::Fabric(const FabricConfig& cfg) : cfg_(cfg), torus_(cfg.x, cfg.y, cfg.z) {
+Fabric::Fabric(const FabricConfig& cfg)
+    : cfg_(cfg),
+      torus_(cfg.x, cfg.y, cfg.z),
+      pausing_(cfg.pauses.interval != 0),
+      pause_rng_(cfg.pauses.seed) {
   if (torus_.nodes() >= fmt::kMlidBase) {
     throw std::invalid_argument("fabric of " + std::to_string(torus_.nodes()) +
                                 " nodes exceeds the unicast LID space");
@@ -19,6 +24,36 @@ Fabric::Fabric(const FabricConfig& cfg) : cfg_(cfg), torus_(cfg.x, cfg.y, cfg.z)
     node.engine = std::make_unique<BarrierEngine>(ec, *node.memory);
     nodes_.push_back(std::move(node));
   }
+  if (pausing_) {
+    if (cfg.pauses.max_quanta == 0 || cfg.pauses.max_quanta > 0xFFFF) {
+      throw std::invalid_argument("fabric pauses: max_quanta " +
+                                  std::to_string(cfg.pauses.max_quanta) +
+                                  " is out of range 1..65535");
+    }
+    for (unsigned n = 0; n < torus_.nodes(); ++n) {
+      next_pause_.push_back(pause_rng_() % cfg.pauses.interval);
+    }
+  }
+}
+
+void Fabric::send_pause(unsigned node) {
+  std::array<std::uint16_t, fmt::kNumPrio> quanta{};
+  std::uint8_t classes = 0;
+  for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
+    if (pause_rng_() % 4 == 0) {
+      continue;
+    }
+    classes = static_cast<std::uint8_t>(classes | (1U << p));
+    if (pause_rng_() % 8 != 0) {
+      quanta[p] = static_cast<std::uint16_t>(1 + pause_rng_() % cfg_.pauses.max_quanta);
+      ++pauses_sent_[p];
+    }
+  }
+  const auto flits = pfc_flits(make_pfc_frame(classes, quanta));
+  nodes_[node].engine->receive(flits);
+  ++pfc_frames_;
+  next_pause_[node] =
+      now_ + cfg_.pauses.interval + pause_rng_() % (std::uint64_t{cfg_.pauses.interval} + 1);
 }
 
 void Fabric::step() {
@@ -27,6 +62,11 @@ void Fabric::step() {
     flight_.pop();
     nodes_[f.dst].engine->receive(f.pkt);
     ++delivered_;
+  }
+  for (unsigned n = 0; pausing_ && n < nodes_.size(); ++n) {
+    if (next_pause_[n] <= now_) {
+      send_pause(n);
+    }
   }
   for (unsigned n = 0; n < nodes_.size(); ++n) {
     auto& e = *nodes_[n].engine;
@@ -56,6 +96,19 @@ bool Fabric::quiescent() const {
     }
   }
   return true;
+}
+
+bool Fabric::drain_links(std::uint64_t max_cycles) {
+  pausing_ = false;
+  const auto links_empty = [this] {
+    return flight_.empty() && std::all_of(nodes_.begin(), nodes_.end(), [](const Node& n) {
+             return n.engine->link_backlog() == 0;
+           });
+  };
+  for (std::uint64_t i = 0; i < max_cycles && !links_empty(); ++i) {
+    step();
+  }
+  return links_empty();
 }
 
 std::optional<std::uint64_t> Fabric::next_delivery() const {

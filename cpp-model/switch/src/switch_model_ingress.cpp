@@ -240,7 +240,7 @@ void SwitchModel::enqueue(unsigned i) {
     const SwitchPortConfig& pc = cfg_.port[o];
     WredPacket wp;
     wp.qlen = std::min<std::uint32_t>(op.qlen[q], 0xFFFFU);
-    wp.ecn = static_cast<Ecn>(static_cast<std::uint8_t>(hdr.ecn()));
+    wp.ecn = hdr.ecn();
     // A queue the watchdog of o has DISABLED (pfc_off, registered: the
     // state after the previous edge) is not lossless for WRED
     // (docs/switch-datapath.md "Enqueue", docs/switch-pfc.md pfc_off_o).

@@ -35,11 +35,77 @@ std::uint64_t Network::route(unsigned a, unsigned b, std::uint64_t cycle) {
 
 bool Network::idle() const {
   for (std::size_t i = 0; i < duts_.size(); ++i) {
-    if (busy_[i] || !inbound_[i].empty()) {
+    if (busy_[i] || !inbound_[i].empty() || !nodes_pfc_[i].frame.empty()) {
       return false;
     }
   }
   return true;
+}
+
+void Network::start_pauses(const PauseSpec& spec) {
+  spec_ = spec;
+  pause_rng_.seed(spec.seed);
+  pauses_on_ = true;
+  pauses_used_ = true;
+}
+
+void Network::draw_pause(unsigned i, std::uint64_t now) {
+  NodePfc& np = nodes_pfc_[i];
+  const bool paused = now <= np.paused_to;
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  if (u(pause_rng_) >= spec_.rate || (!paused && now < np.quiet_until)) {
+    return;
+  }
+  const auto tc_bit = static_cast<std::uint8_t>(1U << nic_top::kTcReset);
+  const auto others = static_cast<std::uint8_t>(pause_rng_() & ~tc_bit & 0xFFU);
+  std::uniform_int_distribution<unsigned> quanta(1, spec_.max_quanta);
+  fmt::PfcFrame f;
+  f.set_pkt_type(PktType::kPfc).set_len_flits(2);
+  if (paused) {
+    if (u(pause_rng_) >= spec_.resume) {
+      return;
+    }
+    f.set_class_enable(tc_bit);  // a resume: quanta 0
+  } else if (u(pause_rng_) < spec_.other_prio) {
+    if (others == 0) {
+      return;
+    }
+    f.set_class_enable(others);
+  } else {
+    f.set_class_enable(static_cast<std::uint8_t>(tc_bit | others));
+  }
+  for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
+    if (p != nic_top::kTcReset || !paused) {
+      f.set_quanta(p, static_cast<std::uint16_t>(quanta(pause_rng_)));
+    }
+  }
+  np.fields = f;
+  np.frame = nic_top::pfc_packet(f);
+  np.next = 0;
+}
+
+void Network::pause_taken(unsigned i, std::uint64_t now) {
+  NodePfc& np = nodes_pfc_[i];
+  PfcCounts& c = pfc_counts_[i];
+  ++c.frames;
+  if (((np.fields.class_enable() >> nic_top::kTcReset) & 1U) != 0) {
+    const std::uint64_t q = np.fields.quanta(nic_top::kTcReset);
+    // pfc_rx: paused from the edge that ends this cycle, for q x cpq cycles;
+    // a resume ends a pause at that edge (docs/switch-pfc.md).
+    if (now < np.paused_to) {
+      c.paused_cycles -= np.paused_to - now;
+    }
+    if (q != 0) {
+      ++c.pauses;
+      np.paused_from = now + 1;
+      np.paused_to = now + q * nic_top::kCpqReset;
+      c.paused_cycles += q * nic_top::kCpqReset;
+    } else {
+      np.paused_to = std::min(np.paused_to, now);
+    }
+    np.quiet_until = np.paused_to + 1 + spec_.max_pause();
+  }
+  np.frame.clear();
 }
 
 Task<> Network::run() {
@@ -52,9 +118,21 @@ Task<> Network::run() {
     for (std::size_t i = 0; i < n; ++i) {
       Vnic_top& d = *duts_[i];
       auto& q = inbound_[i];
-      if (!busy_[i] && !q.empty() && q.begin()->first <= now) {
-        nic_top::drive_hdr(d.rx_hdr_i, q.begin()->second);
+      NodePfc& np = nodes_pfc_[i];
+      if (pauses_on_ && np.frame.empty()) {
+        draw_pause(static_cast<unsigned>(i), now);
+      }
+      // A PFC frame goes between packets, its two flits back to back.
+      if (!busy_[i] && !np.frame.empty()) {
+        nic_top::drive_flit(d.rx_data_i, np.frame[np.next]);
+        d.rx_last_i = np.next + 1 == np.frame.size();
         busy_[i] = true;
+        rx_pfc_[i] = true;
+      } else if (!busy_[i] && !q.empty() && q.begin()->first <= now) {
+        nic_top::drive_hdr(d.rx_data_i, q.begin()->second);
+        d.rx_last_i = 1;
+        busy_[i] = true;
+        rx_pfc_[i] = false;
       }
       d.rx_valid_i = busy_[i];
       d.tx_ready_i = 1;
@@ -64,14 +142,26 @@ Task<> Network::run() {
       Vnic_top& d = *duts_[i];
       if (busy_[i]) {
         if (d.rx_ready_o != 0) {
-          inbound_[i].erase(inbound_[i].begin());
           busy_[i] = false;
-        } else {
+          if (!rx_pfc_[i]) {
+            inbound_[i].erase(inbound_[i].begin());
+          } else if (++nodes_pfc_[i].next == nodes_pfc_[i].frame.size()) {
+            pause_taken(static_cast<unsigned>(i), now);
+          }
+        } else if (!rx_pfc_[i]) {
           ++stats_.rx_stall_cycles;
         }
       }
       if (d.tx_valid_o != 0) {
-        const PktHdr h = nic_top::decode_hdr(d.tx_hdr_o);
+        const PktHdr h = nic_top::decode_hdr(d.tx_data_o);
+        const NodePfc& np = nodes_pfc_[i];
+        TB_CHECK(d.tx_last_o != 0) << "node " << i << ": every packet is one flit (tx_last_o)";
+        TB_CHECK_EQ(h.prio(), nic_top::kTcReset) << "node " << i << ": prio = NET_CFG.TC";
+        // Every header shown is taken at once (tx_ready_i = 1): each is a
+        // packet starting, which a pause of NET_CFG.TC forbids.
+        TB_CHECK(now < np.paused_from || now > np.paused_to)
+            << "node " << i << " started a packet in cycle " << now << ", paused in cycles "
+            << np.paused_from << " .. " << np.paused_to;
         TB_CHECK_EQ(h.src_lid(), lid_of(static_cast<unsigned>(i))) << "src_lid = NODE_LID";
         TB_CHECK(h.dst_lid() >= 1 && h.dst_lid() <= n && h.dst_lid() != lid_of(i))
             << "node " << i << " sent to LID 0x" << std::hex << h.dst_lid()
@@ -181,6 +271,7 @@ Task<> Fabric::reset() {
     n->dut.rst_ni = 0;
     n->dut.pprot_i = 0;
     n->dut.rx_valid_i = 0;
+    n->dut.rx_last_i = 0;
     n->dut.tx_ready_i = 0;
     n->dut.mem_req_ready_i = 0;
     n->dut.mem_rsp_valid_i = 0;

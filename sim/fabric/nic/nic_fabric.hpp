@@ -2,6 +2,8 @@
 // routing, a fixed per-hop latency in cycles, one header per cycle on each
 // directed link) — the fabric of docs/nic/verification.md "Verilated fabric". Every
 // node has its own clock, memory BFM, RtlDevice and unchanged driver (Nic).
+// The links carry the NICs' one-flit packets; on request they also send PFC
+// frames toward the NICs (PauseSpec), otherwise none.
 #pragma once
 
 #include <Vnic_top.h>
@@ -10,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <random>
 #include <set>
 #include <utility>
 #include <vector>
@@ -22,6 +25,34 @@ namespace syncfab::tb::fabric {
 
 // The node's LID (never kLidNone = 0), as in the golden model's fabric.
 inline std::uint16_t lid_of(unsigned node) { return static_cast<std::uint16_t>(node + 1); }
+
+// PFC frames the links send toward the NICs while a scenario runs
+// (Scenario::pauses), drawn per node from their own generator: a node that
+// is not paused, and has been free of pauses for at least the longest pause,
+// gets with probability `rate` per cycle a frame that pauses NET_CFG.TC (with
+// other priorities now and then) for 1 .. max_quanta quanta, or with
+// probability `other_prio` one that names only other priorities; a node
+// that is paused gets, with probability `rate` per cycle and `resume`, a
+// resume that ends the pause at once. So a packet waits for at most one
+// pause, and no node is paused more than half the time. The NICs' PFC_CFG
+// is at its reset (every priority honoured, kCpqReset cycles per quantum).
+struct PauseSpec {
+  double rate = 1.0 / 200;
+  unsigned max_quanta = 16;
+  double resume = 0.25;
+  double other_prio = 0.25;
+  std::uint64_t seed = 1;
+  [[nodiscard]] std::uint64_t max_pause() const {
+    return std::uint64_t{max_quanta} * nic_top::kCpqReset;
+  }
+};
+
+// What the links did to one NIC's transmit: the CSR counters it must match.
+struct PfcCounts {
+  std::uint64_t frames = 0;         // PFC frames it took (CNT_PFC_RX: all are well formed)
+  std::uint64_t pauses = 0;         // of which pauses of NET_CFG.TC (CNT_PAUSE_RX)
+  std::uint64_t paused_cycles = 0;  // cycles its transmit was paused
+};
 
 struct NetStats {
   std::uint64_t notifies = 0;
@@ -41,9 +72,19 @@ class Network {
         duts_(std::move(duts)),
         clk_(clk),
         inbound_(duts_.size()),
-        busy_(duts_.size(), false) {}
+        busy_(duts_.size(), false),
+        rx_pfc_(duts_.size(), false),
+        nodes_pfc_(duts_.size()),
+        pfc_counts_(duts_.size()) {}
   Task<> run();
   [[nodiscard]] const NetStats& stats() const { return stats_; }
+  // PFC frames toward the NICs from the next cycle on, until stop_pauses().
+  void start_pauses(const PauseSpec& spec);
+  // No new frame from now on; a pause in force runs out within max_pause().
+  void stop_pauses() { pauses_on_ = false; }
+  // The longest pause of the frames sent so far (0: none were).
+  [[nodiscard]] std::uint64_t max_pause() const { return pauses_used_ ? spec_.max_pause() : 0; }
+  [[nodiscard]] const std::vector<PfcCounts>& pfc_counts() const { return pfc_counts_; }
   // Starts a new measurement of the deepest inbound queue.
   void reset_peak() { stats_.max_rx_queue = 0; }
   [[nodiscard]] bool idle() const;
@@ -56,6 +97,19 @@ class Network {
   // Departure from `a` at `cycle`: reserves every link of the route and
   // returns the arrival cycle at `b`.
   std::uint64_t route(unsigned a, unsigned b, std::uint64_t cycle);
+  // The link's PFC state toward one NIC.
+  struct NodePfc {
+    nic_top::Packet frame;          // the frame being sent (empty: none)
+    std::size_t next = 0;           // its flit shown now / next
+    fmt::PfcFrame fields;           // its fields
+    std::uint64_t paused_from = 1;  // the NIC's transmit is paused in cycles
+    std::uint64_t paused_to = 0;    // paused_from .. paused_to
+    std::uint64_t quiet_until = 0;  // no new pause before this cycle
+  };
+  // A frame for node i, if one is due this cycle.
+  void draw_pause(unsigned i, std::uint64_t now);
+  // Node i took the frame's last flit at `now`.
+  void pause_taken(unsigned i, std::uint64_t now);
 
   const model::Torus3D& torus_;
   unsigned hop_;
@@ -63,6 +117,13 @@ class Network {
   Clock& clk_;
   std::vector<std::multimap<std::uint64_t, fmt::PktHdr>> inbound_;  // per node, by due cycle
   std::vector<bool> busy_;                                          // rx_valid shown
+  std::vector<bool> rx_pfc_;                                        // ... a PFC frame's flit
+  std::vector<NodePfc> nodes_pfc_;
+  std::vector<PfcCounts> pfc_counts_;
+  bool pauses_on_ = false;
+  bool pauses_used_ = false;
+  PauseSpec spec_;
+  std::mt19937_64 pause_rng_;
   // Per directed link, the cycles a header departs on it (a calendar, not a
   // "free from" time: a header routed later may still use a cycle before
   // one reserved further ahead by an earlier header).

@@ -75,11 +75,12 @@ Bad post_malformed(Node& n, const Host& h, drv::SubmitPath path, std::uint64_t w
 // CSR event counters (they count from reset; scenarios use differences).
 struct Counters {
   std::uint32_t sent = 0, recv = 0, nack_sent = 0, nack_recv = 0, retry = 0, completion = 0,
-                error = 0, drop = 0, dup = 0;
+                error = 0, drop = 0, dup = 0, pfc_rx = 0, pause_rx = 0;
   Counters operator-(const Counters& o) const {
-    return {sent - o.sent,           recv - o.recv,   nack_sent - o.nack_sent,
-            nack_recv - o.nack_recv, retry - o.retry, completion - o.completion,
-            error - o.error,         drop - o.drop,   dup - o.dup};
+    return {sent - o.sent,           recv - o.recv,        nack_sent - o.nack_sent,
+            nack_recv - o.nack_recv, retry - o.retry,      completion - o.completion,
+            error - o.error,         drop - o.drop,        dup - o.dup,
+            pfc_rx - o.pfc_rx,       pause_rx - o.pause_rx};
   }
 };
 
@@ -87,7 +88,8 @@ Counters read_counters(hw::Device& d) {
   hw::Csr c(d);
   return {c.read(nic::CNT_NOTIF_SENT), c.read(nic::CNT_NOTIF_RECV), c.read(nic::CNT_NACK_SENT),
           c.read(nic::CNT_NACK_RECV),  c.read(nic::CNT_RETRY),      c.read(nic::CNT_COMPLETION),
-          c.read(nic::CNT_ERROR),      c.read(nic::CNT_DROP),       c.read(nic::CNT_DUP)};
+          c.read(nic::CNT_ERROR),      c.read(nic::CNT_DROP),       c.read(nic::CNT_DUP),
+          c.read(nic::CNT_PFC_RX),     c.read(nic::CNT_PAUSE_RX)};
 }
 
 }  // namespace
@@ -119,6 +121,7 @@ ScenarioResult run_scenario(Fabric& fab, const Scenario& sc, std::mt19937_64& rn
     cnt_before[i] = read_counters(fab.node(i).dev);
   }
   const NetStats net_before = fab.net().stats();
+  const std::vector<PfcCounts> pfc_before = fab.net().pfc_counts();
   // hosts[f][i]: node i's host of flow f. Paths alternate over nodes,
   // flows and barriers so both HDQ and SDQ carry every barrier.
   std::vector<std::vector<Host>> hosts(sc.flows.size());
@@ -145,9 +148,14 @@ ScenarioResult run_scenario(Fabric& fab, const Scenario& sc, std::mt19937_64& rn
   // completion writes. The NIC's own pipeline is counted in `nic`.
   const std::uint64_t nic = 16;
   const std::uint64_t lat = fab.net().max_latency() + nic;
+  const std::uint64_t pause = sc.pauses ? sc.pauses->max_pause() : 0;
   ScenarioResult res;
-  res.bound =
-      200 + std::uint64_t{max_rounds} * (3 * lat + 2ULL * sc.retry_delay + 2ULL * p) + 2 * lat;
+  res.bound = 200 +
+              std::uint64_t{max_rounds} * (3 * lat + 2ULL * sc.retry_delay + 2ULL * p + 4 * pause) +
+              2 * lat;
+  if (sc.pauses) {
+    fab.net().start_pauses(*sc.pauses);
+  }
   const std::uint64_t limit = start + sc.skew + sc.late +
                               std::uint64_t{total_barriers} * (sc.gap + res.bound + 64ULL * p) +
                               std::uint64_t{p} * 400;
@@ -236,7 +244,8 @@ ScenarioResult run_scenario(Fabric& fab, const Scenario& sc, std::mt19937_64& rn
     fab.idle_cycles(kPollStep);
   }
   res.cycles = clk.cycles() - start;
-  fab.idle_cycles(200);  // last responses out
+  fab.net().stop_pauses();
+  fab.idle_cycles(200 + pause);  // last responses out (after the last pause)
   TB_CHECK(fab.net().idle()) << "packets still in the torus after every barrier completed";
 
   // Completions, safety, liveness.
@@ -335,6 +344,14 @@ ScenarioResult run_scenario(Fabric& fab, const Scenario& sc, std::mt19937_64& rn
     TB_CHECK_EQ(c.error, bad_per_node[i]) << who << "CNT_ERROR = its malformed descriptors";
     TB_CHECK_EQ(c.completion, fab.node(i).mem.cq_writes().size() - cq_before[i])
         << who << "CNT_COMPLETION = CQ entries written";
+    const PfcCounts& pc = fab.net().pfc_counts()[i];
+    TB_CHECK_EQ(c.pfc_rx, pc.frames - pfc_before[i].frames)
+        << who << "CNT_PFC_RX = PFC frames its link sent";
+    TB_CHECK_EQ(c.pause_rx, pc.pauses - pfc_before[i].pauses)
+        << who << "CNT_PAUSE_RX = pauses of NET_CFG.TC its link sent";
+    res.pfc_frames += c.pfc_rx;
+    res.pauses += c.pause_rx;
+    res.paused_cycles += pc.paused_cycles - pfc_before[i].paused_cycles;
     res.notif_sent += c.sent;
     res.retries += c.retry;
     res.nack_sent += c.nack_sent;
@@ -362,6 +379,10 @@ void print(const std::string& name, Fabric& fab, const ScenarioResult& r) {
             << " posts of barrier n+1 while a node was still in n";
   if (r.malformed != 0) {
     std::cout << "; " << r.malformed << " malformed descriptors, each DESC_ERROR";
+  }
+  if (r.pfc_frames != 0) {
+    std::cout << "; " << r.pfc_frames << " PFC frames, " << r.pauses << " pauses of the TC, "
+              << r.paused_cycles << " node-cycles paused";
   }
   std::cout << "\n";
   for (const auto& b : r.barriers) {

@@ -4,7 +4,8 @@
 // the previous one. Checks on every run: safety (no CQ entry before the last
 // node posted), liveness (every CQ entry within a bound of the last post),
 // every entry OK and exactly once, the counter identities of a lossless
-// fabric (docs/barrier-protocol.md §10).
+// fabric (docs/barrier-protocol.md §10, docs/nic/programming.md "Counters"),
+// with the PFC counters equal to the frames the links sent.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +45,10 @@ struct Scenario {
   // K_MAX, k = 0 in turn), submitted raw; it must complete with DESC_ERROR and
   // its code while the barrier still completes OK everywhere.
   double malformed = 0.0;
+  // PFC frames toward the NICs while the scenario runs (Network::start_pauses);
+  // unset: none. The liveness bound grows by four pauses a round (a NOTIFY,
+  // a NACK, the re-send and the ACK may each wait for one).
+  std::optional<PauseSpec> pauses{};
 };
 
 struct BarrierFigure {
@@ -59,14 +64,17 @@ struct BarrierFigure {
 
 struct ScenarioResult {
   std::vector<BarrierFigure> barriers;
-  std::uint64_t bound = 0;       // liveness bound used
-  std::uint64_t worst = 0;       // largest (CQ entry - last post) seen
-  std::uint64_t nack_sent = 0;   // sum of CNT_NACK_SENT
-  std::uint64_t retries = 0;     // sum of CNT_RETRY
-  std::uint64_t notif_sent = 0;  // sum of CNT_NOTIF_SENT
-  std::uint64_t cycles = 0;      // simulated cycles of the scenario
-  std::uint64_t ahead = 0;       // posts of barrier n+1 before another node's CQ entry of n
-  std::uint64_t malformed = 0;   // malformed descriptors posted (each checked)
+  std::uint64_t bound = 0;          // liveness bound used
+  std::uint64_t worst = 0;          // largest (CQ entry - last post) seen
+  std::uint64_t nack_sent = 0;      // sum of CNT_NACK_SENT
+  std::uint64_t retries = 0;        // sum of CNT_RETRY
+  std::uint64_t notif_sent = 0;     // sum of CNT_NOTIF_SENT
+  std::uint64_t cycles = 0;         // simulated cycles of the scenario
+  std::uint64_t ahead = 0;          // posts of barrier n+1 before another node's CQ entry of n
+  std::uint64_t malformed = 0;      // malformed descriptors posted (each checked)
+  std::uint64_t pfc_frames = 0;     // PFC frames the NICs took (sum of CNT_PFC_RX)
+  std::uint64_t pauses = 0;         // of which pauses of NET_CFG.TC (sum of CNT_PAUSE_RX)
+  std::uint64_t paused_cycles = 0;  // cycles a NIC's transmit was paused, summed over nodes
 };
 
 // Driver options of every node (retry delay as the scenario's).

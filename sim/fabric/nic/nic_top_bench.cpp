@@ -15,22 +15,48 @@ namespace syncfab::tb::nic_top {
 using fmt::PktHdr;
 using fmt::PktType;
 
-fmt::PktHdr decode_hdr(const VlWide<4>& w) {
-  std::array<std::uint8_t, 16> b{};
-  for (unsigned i = 0; i < 16; ++i) {
-    b[i] = static_cast<std::uint8_t>(w[i / 4] >> (8 * (i % 4)));
-  }
-  return PktHdr::decode(b);
+Flit flit_of(const fmt::PktHdr& h) { return h.bytes(); }
+
+fmt::PktHdr hdr_of(const Flit& f) { return PktHdr::decode(f); }
+
+Packet pfc_packet(const fmt::PfcFrame& f) {
+  Packet p(2);
+  const auto& b = f.bytes();
+  std::copy_n(b.begin(), kFlitBytes, p[0].begin());
+  std::copy_n(b.begin() + kFlitBytes, kFlitBytes, p[1].begin());
+  return p;
 }
 
-void drive_hdr(VlWide<4>& w, const fmt::PktHdr& h) {
-  const auto& b = h.bytes();
-  for (std::size_t i = 0; i < 4; ++i) {
-    w[i] = static_cast<std::uint32_t>(b[4 * i]) | (static_cast<std::uint32_t>(b[4 * i + 1]) << 8U) |
-           (static_cast<std::uint32_t>(b[4 * i + 2]) << 16U) |
-           (static_cast<std::uint32_t>(b[4 * i + 3]) << 24U);
+fmt::PfcFrame pfc_frame(std::uint8_t classes, std::uint16_t quanta) {
+  fmt::PfcFrame f;
+  f.set_pkt_type(PktType::kPfc).set_len_flits(2).set_class_enable(classes);
+  for (std::size_t p = 0; p < fmt::kNumPrio; ++p) {
+    if (((classes >> p) & 1U) != 0) {
+      f.set_quanta(p, quanta);
+    }
+  }
+  return f;
+}
+
+Flit read_flit(const VlWide<4>& w) {
+  Flit f{};
+  for (std::size_t i = 0; i < kFlitBytes; ++i) {
+    f[i] = static_cast<std::uint8_t>(w[i / 4] >> (8 * (i % 4)));
+  }
+  return f;
+}
+
+void drive_flit(VlWide<4>& w, const Flit& f) {
+  for (std::size_t i = 0; i < kFlitBytes / 4; ++i) {
+    w[i] = static_cast<std::uint32_t>(f[4 * i]) | (static_cast<std::uint32_t>(f[4 * i + 1]) << 8U) |
+           (static_cast<std::uint32_t>(f[4 * i + 2]) << 16U) |
+           (static_cast<std::uint32_t>(f[4 * i + 3]) << 24U);
   }
 }
+
+fmt::PktHdr decode_hdr(const VlWide<4>& w) { return hdr_of(read_flit(w)); }
+
+void drive_hdr(VlWide<4>& w, const fmt::PktHdr& h) { drive_flit(w, flit_of(h)); }
 
 namespace {
 
@@ -196,26 +222,89 @@ fmt::PktHdr PeerWorld::pop_due() {
   return h;
 }
 
+std::size_t NetworkBfm::inject(Packet p, std::uint64_t delay) {
+  TB_CHECK(!p.empty()) << "an injected packet has at least one flit";
+  Injected in;
+  in.flits = std::move(p);
+  injected_.push_back(std::move(in));
+  raw_.emplace(clk_.cycles() + delay, injected_.size() - 1);
+  return injected_.size() - 1;
+}
+
 Task<> NetworkBfm::run() {
   if (clk_.sim().in_readonly()) {
     co_await RisingEdge(clk_);
   }
   for (;;) {
-    if (!rx_busy_ && world_.has_due(clk_.cycles())) {
-      rx_cur_ = world_.pop_due();
-      rx_busy_ = true;
-      drive_hdr(dut_.rx_hdr_i, rx_cur_);
+    const std::uint64_t cyc = clk_.cycles();
+    if (!rx_busy_) {
+      // Injected packets first, then the peers' headers, each in due order.
+      if (!raw_.empty() && raw_.begin()->first <= cyc) {
+        rx_cur_ = Cur{injected_[raw_.begin()->second].flits, 0, raw_.begin()->second, {}};
+        raw_.erase(raw_.begin());
+        rx_busy_ = true;
+      } else if (world_.has_due(cyc)) {
+        rx_cur_ = Cur{};
+        rx_cur_.hdr = world_.pop_due();
+        rx_cur_.flits = {flit_of(rx_cur_.hdr)};
+        rx_busy_ = true;
+      }
     }
-    dut_.rx_valid_i = rx_busy_;
-    dut_.tx_ready_i = !chance(rng_, knobs_.tx_stall);
+    // A bubble inside a packet now and then (never before its first flit,
+    // so that a packet's start stays where the test put it).
+    rx_shown_ = rx_busy_ && !(rx_cur_.next > 0 && chance(rng_, knobs_.rx_gap));
+    if (rx_shown_) {
+      drive_flit(dut_.rx_data_i, rx_cur_.flits[rx_cur_.next]);
+      dut_.rx_last_i = rx_cur_.next + 1 == rx_cur_.flits.size();
+    }
+    dut_.rx_valid_i = rx_shown_;
+    dut_.tx_ready_i = !hold_tx_ && !chance(rng_, knobs_.tx_stall);
     co_await ReadOnly();
     const std::uint64_t now = clk_.cycles();
-    if (rx_busy_ && dut_.rx_ready_o) {
-      world_.taken(rx_cur_, now);
-      rx_busy_ = false;
+    if (rx_shown_) {
+      if (rx_cur_.raw != SIZE_MAX) {
+        Injected& in = injected_[rx_cur_.raw];
+        if (in.shown.size() == rx_cur_.next) {
+          in.shown.push_back(now);
+        }
+      }
+      if (dut_.rx_ready_o != 0) {
+        if (rx_cur_.raw != SIZE_MAX) {
+          injected_[rx_cur_.raw].taken.push_back(now);
+        }
+        if (++rx_cur_.next == rx_cur_.flits.size()) {
+          if (rx_cur_.raw == SIZE_MAX) {
+            world_.taken(rx_cur_.hdr, now);
+          }
+          rx_busy_ = false;
+        }
+      }
     }
-    if (dut_.tx_valid_o && dut_.tx_ready_i) {
-      world_.transmitted(decode_hdr(dut_.tx_hdr_o), now);
+    if (dut_.tx_valid_o != 0) {
+      const Flit f = read_flit(dut_.tx_data_o);
+      const PktHdr h = hdr_of(f);
+      TB_CHECK(dut_.tx_last_o != 0) << "every packet the engine sends is one flit (tx_last_o)";
+      TB_CHECK_EQ(h.len_flits(), 1U) << "one-flit packets only";
+      TB_CHECK_EQ(h.prio(), tc_) << "prio = NET_CFG.TC on every packet";
+      if (tx_wait_ && f != tx_wait_flit_) {
+        TB_CHECK(allow_withdraw_) << "a header shown at cycle " << tx_wait_->shown
+                                  << " changed before it was taken";
+        tx_wait_.reset();
+      }
+      if (!tx_wait_) {
+        tx_wait_ = Sent{now, 0, h};
+        tx_wait_flit_ = f;
+      }
+      if (dut_.tx_ready_i != 0) {
+        tx_wait_->taken = now;
+        sent_.push_back(*tx_wait_);
+        tx_wait_.reset();
+        world_.transmitted(h, now);
+      }
+    } else if (tx_wait_) {
+      TB_CHECK(allow_withdraw_) << "a header shown at cycle " << tx_wait_->shown
+                                << " was withdrawn before it was taken";
+      tx_wait_.reset();
     }
     co_await RisingEdge(clk_);
   }
@@ -382,6 +471,7 @@ Task<> Bench::reset() {
   dut.rst_ni = 0;
   dut.pprot_i = 0;
   dut.rx_valid_i = 0;
+  dut.rx_last_i = 0;
   dut.tx_ready_i = 0;
   dut.mem_req_ready_i = 0;
   dut.mem_rsp_valid_i = 0;
@@ -399,6 +489,11 @@ void Bench::set_node_lid(std::uint16_t lid) {
   dev.write32(static_cast<std::uint32_t>(offsetof(nic_csr_t, NODE_LID)), lid);
 }
 
+void Bench::set_tc(unsigned tc) {
+  dev.write32(static_cast<std::uint32_t>(offsetof(nic_csr_t, NET_CFG)), tc);
+  net.expect_tc(tc);
+}
+
 void Bench::watch_cq() {
   const std::uint64_t base =
       (static_cast<std::uint64_t>(dev.read32(offsetof(nic_csr_t, CQ_BASE_HI))) << 32U) |
@@ -409,6 +504,27 @@ void Bench::watch_cq() {
 void Bench::idle_cycles(std::uint64_t n) {
   ctx.sim().run([](Clock& c, std::uint64_t k) -> Task<> { co_await ClockCycles(c, k); }(clk, n),
                 "idle");
+}
+
+std::vector<std::uint16_t> rank_lids(std::uint32_t p, std::uint32_t rank) {
+  std::vector<std::uint16_t> lids(p);
+  for (std::uint32_t i = 0; i < p; ++i) {
+    lids[i] = static_cast<std::uint16_t>(0x0200 + i);
+  }
+  lids[rank] = kOwnLid;
+  return lids;
+}
+
+driver::NicOptions nic_options(Bench& b, std::uint32_t retry_delay) {
+  driver::NicOptions o;
+  o.poll_interval = std::chrono::nanoseconds(40);
+  o.cq_entries = 16;
+  o.sdq_entries = 8;
+  o.retry_delay_cycles = retry_delay;
+  o.retry_limit = 0;
+  Sim* sim = &b.ctx.sim();
+  o.clock = [sim] { return std::chrono::nanoseconds(sim->now() / 1000); };
+  return o;
 }
 
 }  // namespace syncfab::tb::nic_top

@@ -1,24 +1,30 @@
 // Bench of nic_top (NumCtx=4, ReqDamqSlots=4, RespDamqSlots=2, HdqDepth=2):
 // the unchanged driver on RtlDevice, a host memory served on the memory port
-// with random latency, and a network BFM that plays every peer of the
-// barriers this NIC takes part in. Expectations come from
-// docs/barrier-protocol.md; the safety checks (§6 round gate, §7 completion
-// rule) are evaluated over the recorded event cycles by verify().
+// with random latency, and a network BFM on the link's flit streams that
+// plays every peer of the barriers this NIC takes part in and injects any
+// other packet a test asks for (PFC frames, multi-flit packets). The peers
+// (PeerWorld) deal in one-flit headers, the golden model's packets; the BFM
+// converts at the pins. Expectations come from docs/barrier-protocol.md; the
+// safety checks (§6 round gate, §7 completion rule) are evaluated over the
+// recorded event cycles by verify().
 #pragma once
 
 #include <Vnic_top.h>
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "syncfab/driver/barrier_schedule.hpp"
+#include "syncfab/driver/nic.hpp"
 #include "syncfab/driver/rtl_device.hpp"
 #include "syncfab/fmt/formats.hpp"
 #include "syncfab/hw/host_memory.hpp"
@@ -32,6 +38,28 @@ inline constexpr std::uint32_t kCsrWindow = 4096;
 inline constexpr std::uint16_t kOwnLid = 0x0101;
 inline constexpr hw::BusAddr kMemBase = 0x8000'0000;
 inline constexpr std::size_t kMemBytes = std::size_t{64} * 1024;
+// NET_CFG.TC and PFC_CFG.CYC_PER_QUANTUM at reset (rtl/nic/nic_csr.rdl).
+inline constexpr unsigned kTcReset = 3;
+inline constexpr unsigned kCpqReset = 8;
+
+// One flit of the link (FLIT_BITS) as bytes, byte 0 first; the verilated
+// ports carry it as 32-bit words, byte i in bits 8*(i%4) of word i/4. A
+// packet is its flits; every packet the engine sends or takes is one flit,
+// its header.
+inline constexpr std::size_t kFlitBytes = fmt::kFlitBits / 8;
+using Flit = std::array<std::uint8_t, kFlitBytes>;
+using Packet = std::vector<Flit>;
+static_assert(fmt::PktHdr::kSizeBytes == kFlitBytes, "the header is one flit");
+static_assert(fmt::PfcFrame::kSizeBytes == 2 * kFlitBytes, "a PFC frame is two flits");
+
+Flit flit_of(const fmt::PktHdr& h);
+fmt::PktHdr hdr_of(const Flit& f);
+// The two flits of a PFC frame.
+Packet pfc_packet(const fmt::PfcFrame& f);
+// A frame for the priorities in `classes`, each paused for `quanta` (0: resume).
+fmt::PfcFrame pfc_frame(std::uint8_t classes, std::uint16_t quanta);
+Flit read_flit(const VlWide<4>& w);
+void drive_flit(VlWide<4>& w, const Flit& f);
 
 struct Knobs {
   double tx_stall = 0.0;        // probability tx_ready is low in a cycle
@@ -42,6 +70,7 @@ struct Knobs {
   unsigned resp_delay = 8;      // peer ACK/NACK after 1 .. resp_delay cycles
   unsigned peer_retry_min = 1;  // peer re-sends a NACKed NOTIFY after
   unsigned peer_retry = 30;     // peer_retry_min .. peer_retry cycles
+  double rx_gap = 0.0;          // probability rx_valid is low inside a multi-flit packet
 };
 
 // One completion record as the NIC wrote it into the CQ ring (word 0).
@@ -186,22 +215,73 @@ class PeerWorld {
   unsigned forced_nacks_ = 0;
 };
 
-// The world on nic_top's network pins.
+// The world on nic_top's link pins: the peers' headers (one flit each, last
+// set) and the packets a test injects, in due order, one flit per cycle; what
+// the engine sends, checked at the pins (one flit, last, prio = NET_CFG.TC,
+// held unchanged until taken) and handed to the peers as headers.
 class NetworkBfm {
  public:
   NetworkBfm(Vnic_top& dut, Clock& clk, std::mt19937_64& rng, PeerWorld& world, const Knobs& knobs)
       : dut_(dut), clk_(clk), rng_(rng), world_(world), knobs_(knobs) {}
   Task<> run();
-  [[nodiscard]] bool idle() const { return world_.empty() && !rx_busy_; }
+  [[nodiscard]] bool idle() const { return world_.empty() && raw_.empty() && !rx_busy_; }
+
+  // A packet of any flits (the last with rx_last_i) shown from `delay`
+  // cycles on, before a peer header due in the same cycle; the peers never
+  // see it. Returns its index into injected().
+  std::size_t inject(Packet p, std::uint64_t delay);
+  // Per injected packet: the cycle each flit was first shown, and the cycle
+  // it was taken (0 until then).
+  struct Injected {
+    Packet flits;
+    std::vector<std::uint64_t> shown;
+    std::vector<std::uint64_t> taken;
+    [[nodiscard]] bool done() const { return !taken.empty() && taken.size() == flits.size(); }
+    [[nodiscard]] std::uint64_t last_taken() const { return taken.back(); }
+  };
+  [[nodiscard]] const Injected& injected(std::size_t i) const { return injected_.at(i); }
+
+  // Every packet the engine sent: the cycle it was first shown on tx, the
+  // cycle it was taken, its header.
+  struct Sent {
+    std::uint64_t shown = 0;
+    std::uint64_t taken = 0;
+    fmt::PktHdr hdr;
+  };
+  [[nodiscard]] const std::vector<Sent>& sent() const { return sent_; }
+  // The header shown on tx now and not taken yet, if any: (first shown, header).
+  [[nodiscard]] const std::optional<Sent>& waiting() const { return tx_wait_; }
+  // The priority every packet must carry (NET_CFG.TC as the test set it).
+  void expect_tc(unsigned tc) { tc_ = tc; }
+  // While set, tx_ready_i stays low (a header shown waits).
+  void hold_tx(bool hold) { hold_tx_ = hold; }
+  // A header shown is taken before it goes, except that a soft reset may
+  // withdraw it (tests that soft-reset under tx backpressure allow that).
+  void allow_withdraw(bool allow) { allow_withdraw_ = allow; }
 
  private:
+  struct Cur {
+    Packet flits;
+    std::size_t next = 0;        // flit shown now / next
+    std::size_t raw = SIZE_MAX;  // index into injected_, or SIZE_MAX: a peer header
+    fmt::PktHdr hdr;             // the peer header
+  };
   Vnic_top& dut_;
   Clock& clk_;
   std::mt19937_64& rng_;
   PeerWorld& world_;
   const Knobs& knobs_;
+  std::multimap<std::uint64_t, std::size_t> raw_;  // due cycle -> injected_ index
+  std::vector<Injected> injected_;
   bool rx_busy_ = false;
-  fmt::PktHdr rx_cur_;
+  bool rx_shown_ = false;  // rx_valid_i this cycle
+  Cur rx_cur_;
+  std::vector<Sent> sent_;
+  std::optional<Sent> tx_wait_;
+  Flit tx_wait_flit_{};
+  unsigned tc_ = kTcReset;
+  bool hold_tx_ = false;
+  bool allow_withdraw_ = false;
 };
 
 fmt::PktHdr decode_hdr(const VlWide<4>& w);
@@ -218,6 +298,8 @@ class Bench {
   // Sets NODE_LID (the driver does not know the register; the test is the
   // "system software" that assigns LIDs).
   void set_node_lid(std::uint16_t lid);
+  // Sets NET_CFG.TC (engine disabled and idle) and tells the network BFM.
+  void set_tc(unsigned tc);
   // After the Nic has programmed the rings: watch the CQ for completion writes.
   void watch_cq();
   [[nodiscard]] std::uint32_t csr(std::uint32_t offset) { return dev.read32(offset); }
@@ -235,5 +317,12 @@ class Bench {
   NetworkBfm net;
   driver::RtlDevice dev;
 };
+
+// LIDs of p ranks (0x0200 + i), this NIC being rank `rank` with kOwnLid.
+std::vector<std::uint16_t> rank_lids(std::uint32_t p, std::uint32_t rank);
+
+// Driver options for a Bench: small rings, the given NACK retry delay, no
+// retry limit, the simulation's clock.
+driver::NicOptions nic_options(Bench& b, std::uint32_t retry_delay = 16);
 
 }  // namespace syncfab::tb::nic_top

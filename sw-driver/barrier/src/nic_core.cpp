@@ -7,6 +7,7 @@
 
 #include "syncfab/driver/errors.hpp"
 #include "syncfab/driver/identity.hpp"
+#include "syncfab/hw/hex.hpp"
 
 namespace syncfab::driver::detail {
 
@@ -32,6 +33,35 @@ void check_entries(const char* what, std::uint32_t n) {
   }
 }
 
+// The link options against the format's NUM_PRIO and the register fields.
+void check_link(const NicOptions& o) {
+  static_assert(hw::nic::PFC_CFG_ENABLE.width >= fmt::kNumPrio,
+                "PFC_CFG.ENABLE holds NUM_PRIO bits");
+  if (o.traffic_class >= fmt::kNumPrio) {
+    throw std::invalid_argument("Nic: traffic_class = " + std::to_string(o.traffic_class) +
+                                " is out of range 0.." + std::to_string(fmt::kNumPrio - 1) +
+                                " (NUM_PRIO priorities)");
+  }
+  if ((o.pfc_enable >> fmt::kNumPrio) != 0) {
+    throw std::invalid_argument(
+        "Nic: pfc_enable = " + hw::hex(o.pfc_enable) + " has bits above priority " +
+        std::to_string(fmt::kNumPrio - 1) +
+        " (one bit per priority, NUM_PRIO = " + std::to_string(fmt::kNumPrio) + ")");
+  }
+  if (!hw::nic::PFC_CFG_CYC_PER_QUANTUM.fits(o.pfc_cycles_per_quantum)) {
+    throw std::invalid_argument("Nic: pfc_cycles_per_quantum = " +
+                                std::to_string(o.pfc_cycles_per_quantum) + " is out of range 0.." +
+                                std::to_string((1U << hw::nic::PFC_CFG_CYC_PER_QUANTUM.width) - 1) +
+                                " (PFC_CFG.CYC_PER_QUANTUM, 0 acts as 1)");
+  }
+}
+
+bool link_defaults(const NicOptions& o) {
+  return o.traffic_class == hw::nic::kNetCfgTcReset &&
+         o.pfc_enable == hw::nic::kPfcCfgEnableReset &&
+         o.pfc_cycles_per_quantum == hw::nic::kPfcCfgCycPerQuantumReset;
+}
+
 // RFC 1982 serial-number order of 16-bit epochs, as the NIC compares them.
 bool serial_newer(std::uint16_t a, std::uint16_t b) {
   const auto d = static_cast<std::uint16_t>(a - b);
@@ -50,6 +80,7 @@ NicCore::NicCore(hw::Device& device, hw::DmaMemory& memory, DmaRegion region, Ni
     throw std::invalid_argument("Nic: poll_interval must be positive, got " +
                                 std::to_string(opt_.poll_interval.count()) + " ns");
   }
+  check_link(opt_);
   cq_base_ = align_up(region.base);
   sdq_base_ = align_up(cq_base_ + std::uint64_t{opt_.cq_entries} * fmt::CqEntry::kSizeBytes);
   const hw::BusAddr end =
@@ -62,6 +93,19 @@ NicCore::NicCore(hw::Device& device, hw::DmaMemory& memory, DmaRegion region, Ni
   }
 
   hw_.identity = check_identity(device);
+  // MINOR only adds registers: an older device has no NET_CFG or PFC_CFG,
+  // and runs as if they held their reset values.
+  const bool link_regs = hw_.identity.minor >= hw::nic::kLinkRegsMinor;
+  if (!link_regs && !link_defaults(opt_)) {
+    throw DeviceMismatch(
+        "device register map " + std::to_string(hw_.identity.major) + "." +
+        std::to_string(hw_.identity.minor) + " has no NET_CFG or PFC_CFG (added in " +
+        std::to_string(hw::nic::kVersionMajor) + "." + std::to_string(hw::nic::kLinkRegsMinor) +
+        "): traffic_class " + std::to_string(opt_.traffic_class) + ", pfc_enable " +
+        hw::hex(opt_.pfc_enable) + ", pfc_cycles_per_quantum " +
+        std::to_string(opt_.pfc_cycles_per_quantum) +
+        " cannot be set; leave them at their defaults");
+  }
   const std::uint32_t cfg = csr_.read(hw::nic::HW_CFG);
   hw_.num_ctx = hw::nic::HW_CFG_NUM_CTX.get(cfg);
   hw_.k_max = std::min<unsigned>(hw::nic::HW_CFG_K_MAX.get(cfg), fmt::kKMax);
@@ -96,6 +140,13 @@ NicCore::NicCore(hw::Device& device, hw::DmaMemory& memory, DmaRegion region, Ni
   }
   if (opt_.retry_limit) {
     csr_.write(hw::nic::RETRY_LIMIT, {{hw::nic::RETRY_LIMIT_LIMIT, *opt_.retry_limit}});
+  }
+  // NODE_LID is not the driver's. Then the link: the class every packet
+  // leaves on and which pauses from the peer are honoured.
+  if (link_regs) {
+    csr_.write(hw::nic::NET_CFG, {{hw::nic::NET_CFG_TC, opt_.traffic_class}});
+    csr_.write(hw::nic::PFC_CFG, {{hw::nic::PFC_CFG_ENABLE, opt_.pfc_enable},
+                                  {hw::nic::PFC_CFG_CYC_PER_QUANTUM, opt_.pfc_cycles_per_quantum}});
   }
   csr_.write(hw::nic::INTR_ENABLE, kAllEnables);
   csr_.write(hw::nic::CTRL, {{hw::nic::CTRL_ENABLE, 1}});

@@ -31,6 +31,7 @@ module nic_csr_tb
   input  logic [7:0]                                hw_cfg_hdq_depth_i,
   input  logic                                      status_busy_i,
   input  logic                                      status_resetting_i,
+  input  logic                                      status_tx_paused_i,
   input  logic [7:0]                                status_active_ctx_i,
   input  logic [15:0]                               sdq_cons_i,
   input  logic [15:0]                               cq_head_i,
@@ -38,9 +39,10 @@ module nic_csr_tb
   input  logic                                      hdq_full_i,
   // Interrupt cause set pulses: {DMA_ERROR, HDQ_OVERFLOW, ERROR, DONE}
   input  logic [3:0]                                intr_set_i,
-  // Counter increments: {DUP, DROP, ERROR, COMPLETION, RETRY, NACK_RECV,
-  // NACK_SENT, NOTIF_RECV, NOTIF_SENT} (bit 0 = CNT_NOTIF_SENT, register order)
-  input  logic [8:0]                                cnt_incr_i,
+  // Counter increments: {PAUSE_RX, PFC_RX, DUP, DROP, ERROR, COMPLETION,
+  // RETRY, NACK_RECV, NACK_SENT, NOTIF_RECV, NOTIF_SENT} (bit 0 =
+  // CNT_NOTIF_SENT, register order)
+  input  logic [10:0]                               cnt_incr_i,
 
   // Software-written fields
   output logic                                      ctrl_enable_o,
@@ -48,6 +50,9 @@ module nic_csr_tb
   output logic                                      ctrl_cnt_clear_o,
   output logic [31:0]                               retry_delay_o,
   output logic [15:0]                               retry_limit_o,
+  output logic [2:0]                                net_cfg_tc_o,
+  output logic [7:0]                                pfc_cfg_enable_o,
+  output logic [7:0]                                pfc_cfg_cyc_per_quantum_o,
   output logic [63:0]                               sdq_base_o,
   output logic [15:0]                               sdq_size_o,
   output logic [15:0]                               sdq_prod_o,
@@ -75,6 +80,7 @@ module nic_csr_tb
     hwif_in.HW_CFG.HDQ_DEPTH.next     = hw_cfg_hdq_depth_i;
     hwif_in.STATUS.BUSY.next          = status_busy_i;
     hwif_in.STATUS.RESETTING.next     = status_resetting_i;
+    hwif_in.STATUS.TX_PAUSED.next     = status_tx_paused_i;
     hwif_in.STATUS.ACTIVE_CTX.next    = status_active_ctx_i;
     hwif_in.SDQ_CONS.INDEX.next       = sdq_cons_i;
     hwif_in.CQ_HEAD.INDEX.next        = cq_head_i;
@@ -94,6 +100,8 @@ module nic_csr_tb
     hwif_in.CNT_DROP.COUNT.incr       = cnt_incr_i[7];
     hwif_in.CNT_DROP.COUNT.incrvalue  = 2'd1;  // incrwidth 2 (MINOR 2): one per strobe here
     hwif_in.CNT_DUP.COUNT.incr        = cnt_incr_i[8];
+    hwif_in.CNT_PFC_RX.COUNT.incr     = cnt_incr_i[9];
+    hwif_in.CNT_PAUSE_RX.COUNT.incr   = cnt_incr_i[10];
   end
 
   nic_csr u_nic_csr (
@@ -120,6 +128,9 @@ module nic_csr_tb
   assign ctrl_cnt_clear_o  = hwif_out.CTRL.CNT_CLEAR.value;
   assign retry_delay_o     = hwif_out.RETRY_DELAY.CYCLES.value;
   assign retry_limit_o     = hwif_out.RETRY_LIMIT.LIMIT.value;
+  assign net_cfg_tc_o      = hwif_out.NET_CFG.TC.value;
+  assign pfc_cfg_enable_o  = hwif_out.PFC_CFG.ENABLE.value;
+  assign pfc_cfg_cyc_per_quantum_o = hwif_out.PFC_CFG.CYC_PER_QUANTUM.value;
   assign sdq_base_o        = {hwif_out.SDQ_BASE_HI.ADDR.value, hwif_out.SDQ_BASE_LO.ADDR.value};
   assign sdq_size_o        = hwif_out.SDQ_SIZE.ENTRIES.value;
   assign sdq_prod_o        = hwif_out.SDQ_PROD.INDEX.value;

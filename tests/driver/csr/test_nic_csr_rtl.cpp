@@ -61,6 +61,7 @@ class Bench {
     dut.hw_cfg_hdq_depth_i = 0;
     dut.status_busy_i = 0;
     dut.status_resetting_i = 0;
+    dut.status_tx_paused_i = 0;
     dut.status_active_ctx_i = 0;
     dut.sdq_cons_i = 0;
     dut.cq_head_i = 0;
@@ -118,6 +119,8 @@ std::vector<RwReg> rw_registers() {
                              nic::INTR_ENABLE_HDQ_OVERFLOW.mask | nic::INTR_ENABLE_DMA_ERROR.mask},
       {nic::RETRY_DELAY, nic::RETRY_DELAY_CYCLES.mask},
       {nic::RETRY_LIMIT, nic::RETRY_LIMIT_LIMIT.mask},
+      {nic::NET_CFG, nic::NET_CFG_TC.mask},
+      {nic::PFC_CFG, nic::PFC_CFG_ENABLE.mask | nic::PFC_CFG_CYC_PER_QUANTUM.mask},
       {nic::SDQ_BASE_LO, nic::SDQ_BASE_LO_ADDR.mask},
       {nic::SDQ_BASE_HI, nic::SDQ_BASE_HI_ADDR.mask},
       {nic::SDQ_SIZE, nic::SDQ_SIZE_ENTRIES.mask},
@@ -161,6 +164,9 @@ SYNCFAB_TEST(csr, reset_values) {
       {nic::INTR_ENABLE, 0},
       {nic::RETRY_DELAY, NIC_CSR__RETRY_DELAY__CYCLES_reset},
       {nic::RETRY_LIMIT, NIC_CSR__RETRY_LIMIT__LIMIT_reset},
+      {nic::NET_CFG, nic::NET_CFG_TC.put(NIC_CSR__NET_CFG__TC_reset)},
+      {nic::PFC_CFG, nic::PFC_CFG_ENABLE.put(NIC_CSR__PFC_CFG__ENABLE_reset) |
+                         nic::PFC_CFG_CYC_PER_QUANTUM.put(NIC_CSR__PFC_CFG__CYC_PER_QUANTUM_reset)},
       {nic::SDQ_BASE_LO, NIC_CSR__SDQ_BASE_LO__ADDR_reset},
       {nic::SDQ_SIZE, NIC_CSR__SDQ_SIZE__ENTRIES_reset},
       {nic::SDQ_PROD, NIC_CSR__SDQ_PROD__INDEX_reset},
@@ -170,6 +176,9 @@ SYNCFAB_TEST(csr, reset_values) {
     TB_CHECK_EQ(co_await b.read(reg), value) << reg.name;
   }
   TB_CHECK_EQ(b.dut.retry_delay_o, NIC_CSR__RETRY_DELAY__CYCLES_reset);
+  TB_CHECK_EQ(b.dut.net_cfg_tc_o, NIC_CSR__NET_CFG__TC_reset);
+  TB_CHECK_EQ(b.dut.pfc_cfg_enable_o, NIC_CSR__PFC_CFG__ENABLE_reset);
+  TB_CHECK_EQ(b.dut.pfc_cfg_cyc_per_quantum_o, NIC_CSR__PFC_CFG__CYC_PER_QUANTUM_reset);
   TB_CHECK_EQ(b.dut.intr_o, 0U);
   for (const nic::Reg& c : nic::kCounters) {
     TB_CHECK_EQ(co_await b.read(c), 0U) << c.name;
@@ -217,6 +226,10 @@ SYNCFAB_TEST(csr, rw_random) {
   TB_CHECK_EQ(b.dut.cq_tail_o, model[nic::CQ_TAIL.offset]);
   TB_CHECK_EQ(b.dut.retry_delay_o, model[nic::RETRY_DELAY.offset]);
   TB_CHECK_EQ(b.dut.retry_limit_o, model[nic::RETRY_LIMIT.offset]);
+  TB_CHECK_EQ(b.dut.net_cfg_tc_o, nic::NET_CFG_TC.get(model[nic::NET_CFG.offset]));
+  TB_CHECK_EQ(b.dut.pfc_cfg_enable_o, nic::PFC_CFG_ENABLE.get(model[nic::PFC_CFG.offset]));
+  TB_CHECK_EQ(b.dut.pfc_cfg_cyc_per_quantum_o,
+              nic::PFC_CFG_CYC_PER_QUANTUM.get(model[nic::PFC_CFG.offset]));
   TB_CHECK_EQ(b.dut.ctrl_enable_o, model[nic::CTRL.offset] & nic::CTRL_ENABLE.mask);
   for (std::size_t w = 0; w < nic::kHdqWindowWords; ++w) {
     const auto off = static_cast<std::uint32_t>(nic::kHdqWindowOffset + 4 * w);
@@ -240,6 +253,7 @@ SYNCFAB_TEST(csr, ro_ignore_writes) {
     b.dut.hw_cfg_hdq_depth_i = byte();
     b.dut.status_busy_i = rng() & 1U;
     b.dut.status_resetting_i = rng() & 1U;
+    b.dut.status_tx_paused_i = rng() & 1U;
     b.dut.status_active_ctx_i = byte();
     b.dut.sdq_cons_i = half();
     b.dut.cq_head_i = half();
@@ -256,11 +270,13 @@ SYNCFAB_TEST(csr, ro_ignore_writes) {
                           nic::HW_CFG_HDQ_DEPTH.put(b.dut.hw_cfg_hdq_depth_i)},
         {nic::STATUS, nic::STATUS_BUSY.put(b.dut.status_busy_i) |
                           nic::STATUS_RESETTING.put(b.dut.status_resetting_i) |
+                          nic::STATUS_TX_PAUSED.put(b.dut.status_tx_paused_i) |
                           nic::STATUS_ACTIVE_CTX.put(b.dut.status_active_ctx_i)},
         {nic::SDQ_CONS, nic::SDQ_CONS_INDEX.put(b.dut.sdq_cons_i)},
         {nic::CQ_HEAD, nic::CQ_HEAD_INDEX.put(b.dut.cq_head_i)},
         {nic::CNT_NOTIF_SENT, 0},
         {nic::CNT_DUP, 0},
+        {nic::CNT_PAUSE_RX, 0},
     };
     for (const auto& [reg, expect] : ro) {
       TB_CHECK_EQ(co_await b.read(reg), expect) << reg.name << " before the write";
@@ -448,7 +464,7 @@ SYNCFAB_TEST(csr, counters) {
   std::array<std::uint32_t, std::size(nic::kCounters)> expect{};
   const auto cycles = ctx.param("cycles", 500);
   for (std::int64_t c = 0; c < cycles; ++c) {
-    const auto bits = static_cast<std::uint32_t>(rng() & 0x1FFU);
+    const auto bits = static_cast<std::uint32_t>(rng() & ((1U << expect.size()) - 1U));
     b.dut.cnt_incr_i = static_cast<SData>(bits);
     for (std::size_t i = 0; i < expect.size(); ++i) {
       expect[i] += (bits >> i) & 1U;
@@ -476,12 +492,12 @@ SYNCFAB_TEST(csr, unmapped_pslverr) {
   const auto end = static_cast<std::uint32_t>(nic::kBlockBytes);
   const std::vector<std::uint32_t> holes = {nic::STATUS.offset + 4,
                                             nic::INTR_ENABLE.offset + 4,
-                                            nic::RETRY_LIMIT.offset + 4,
+                                            nic::INTR_ENABLE.offset + 8,
                                             nic::SDQ_CONS.offset + 4,
                                             nic::CQ_TAIL.offset + 4,
                                             nic::HDQ_POST.offset + 4,
                                             nic::CNT_NOTIF_SENT.offset - 4,
-                                            nic::CNT_DUP.offset + 4,
+                                            nic::CNT_PAUSE_RX.offset + 4,
                                             nic::kHdqWindowOffset - 4,
                                             end,
                                             end + 4,

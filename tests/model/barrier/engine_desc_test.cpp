@@ -178,7 +178,7 @@ TEST_F(EngineTest, CountersReadThroughCsrsAndClear) {
   EXPECT_EQ(reg(nic::CNT_DROP), 1U);
   for (unsigned i = 0; i < kNumCounters; ++i) {
     EXPECT_EQ(eng_.csr_read(nic::kCounters[i].offset), eng_.counter(static_cast<Counter>(i)))
-        << counter_name(static_cast<Counter>(i));
+        << hw::nic::to_string(static_cast<Counter>(i));
   }
   eng_.csr_write(nic::CTRL.offset, nic::CTRL_ENABLE.put(1) | nic::CTRL_CNT_CLEAR.put(1));
   EXPECT_EQ(reg(nic::CNT_DROP), 0U);
@@ -236,6 +236,7 @@ TEST(EngineConfigCheck, BadConfigurationsAreRefused) {
   refused([](EngineConfig& c) { c.num_ctx = 256; });
   refused([](EngineConfig& c) { c.hdq_depth = 0; });
   refused([](EngineConfig& c) { c.req_damq_entries = 0; });
+  refused([](EngineConfig& c) { c.resp_queue_depth = 0; });
 }
 
 }  // namespace

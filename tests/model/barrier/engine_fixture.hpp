@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -104,6 +105,26 @@ class EngineTest : public ::testing::Test {
   }
   void nack(std::uint16_t from, std::uint8_t ctx, std::uint16_t ep, std::uint8_t round) {
     eng_.receive(pkt(fmt::PktType::kNack, from, ctx, ep, round));
+  }
+
+  // One cycle at the link pins: the flit offered (if any) and tx_ready; a
+  // header that leaves is captured like run()'s.
+  NetOut pins(std::optional<LinkFlit> rx = std::nullopt, bool tx_ready = true) {
+    const NetOut o = eng_.step(NetIn{rx, tx_ready});
+    if (o.tx_taken) {
+      out_.push_back(*o.tx);
+    }
+    return o;
+  }
+  // Offers the flits one per cycle at the pins; each must be taken at once.
+  void offer(std::span<const LinkFlit> flits, bool tx_ready = true) {
+    for (const auto& f : flits) {
+      ASSERT_TRUE(pins(f, tx_ready).rx_taken) << "flit refused at cycle " << eng_.cycle() - 1;
+    }
+  }
+  void set_pfc(std::uint32_t enable, std::uint32_t cyc_per_quantum) {
+    eng_.csr_write(nic::PFC_CFG.offset, nic::PFC_CFG_ENABLE.put(enable) |
+                                            nic::PFC_CFG_CYC_PER_QUANTUM.put(cyc_per_quantum));
   }
 
   // Steps n cycles, collecting what the engine sends.

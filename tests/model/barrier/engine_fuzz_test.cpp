@@ -1,6 +1,8 @@
 // Random stimulus against one engine, the test playing every peer: random
 // descriptors (some malformed), random and scheduled notifications across
-// epochs and contexts, ACKs and NACKs with random delays, stray responses.
+// epochs and contexts, ACKs and NACKs with random delays, stray responses,
+// PFC frames (some malformed) from the link, a link that is not always ready
+// to take what the engine sends.
 // Checked throughout:
 //   * TE sends round r only after the engine has ACKed every expected
 //     notification of rounds < r for that context and epoch;
@@ -8,7 +10,11 @@
 //     the engine and every send was ACKed by its peer;
 //   * a RETRY_LIMIT completion only after a send was NACKed more than the limit;
 //   * every NOTIFY gets exactly one ACK or NACK; the DAMQ never exceeds its
-//     capacity; CNT_NACK_SENT and CNT_NOTIF_SENT match what was seen.
+//     capacity; CNT_NACK_SENT and CNT_NOTIF_SENT match what was seen;
+//   * the link (docs/nic/top.md): a header is first shown only while
+//     NET_CFG.TC is not paused, stays shown unchanged until taken, leaves
+//     with prio = NET_CFG.TC; CNT_PFC_RX and CNT_PAUSE_RX count the
+//     well-formed frames and the pauses on TC sent.
 #include <gtest/gtest.h>
 
 #include <deque>
@@ -22,6 +28,7 @@
 #include <syncfab/hw/host_memory.hpp>
 #include <syncfab/hw/nic_regs.hpp>
 #include <syncfab/model/barrier_engine.hpp>
+#include <syncfab/model/nic_link.hpp>
 
 #include <syncfab/test/seeds.hpp>
 
@@ -35,6 +42,7 @@ constexpr std::uint16_t kMe = 0x10;
 constexpr unsigned kCtx = 4;
 constexpr std::uint32_t kRetryLimit = 5;
 constexpr std::uint16_t kPool[] = {0x21, 0x22, 0x23, 0x24, 0x25, 0x26};
+constexpr unsigned kTc = 5;
 
 using Key = std::tuple<unsigned, std::uint16_t, unsigned, std::uint16_t>;  // ctx ep round lid
 
@@ -45,7 +53,11 @@ struct Running {
 
 class Fuzz {
  public:
-  explicit Fuzz(std::uint64_t seed) : rng_(seed), mem_(0x1000'0000, 1 << 16), eng_(cfg(), mem_) {
+  explicit Fuzz(std::uint64_t seed)
+      : rng_(seed),
+        mem_(0x1000'0000, 1 << 16),
+        eng_(cfg(), mem_),
+        tx_stall_(seed % 3 == 0 ? 0.0 : std::uniform_real_distribution<>(0, 0.5)(rng_)) {
     if (std::getenv("SYNCFAB_TRACE") != nullptr) {
       eng_.set_trace(
           [](std::string_view s) { std::printf("%.*s\n", static_cast<int>(s.size()), s.data()); });
@@ -54,6 +66,9 @@ class Fuzz {
     eng_.csr_write(nic::CQ_SIZE.offset, 4);
     eng_.csr_write(nic::RETRY_DELAY.offset, 1 + static_cast<std::uint32_t>(seed % 20));
     eng_.csr_write(nic::RETRY_LIMIT.offset, kRetryLimit);
+    eng_.csr_write(nic::NET_CFG.offset, nic::NET_CFG_TC.put(kTc));
+    eng_.csr_write(nic::PFC_CFG.offset,
+                   nic::PFC_CFG_ENABLE.put(0xFF) | nic::PFC_CFG_CYC_PER_QUANTUM.put(1 + seed % 8));
     eng_.csr_write(nic::CTRL.offset, nic::CTRL_ENABLE.put(1));
   }
 
@@ -88,6 +103,9 @@ class Fuzz {
     EXPECT_LE(taken, notifies_delivered_);
     EXPECT_GE(taken + eng_.counter(Counter::kDrop), notifies_delivered_);
     EXPECT_GT(ok_completions_, 10U) << "the random run should complete barriers";
+    EXPECT_EQ(eng_.counter(Counter::kPfcRx), pfc_frames_);
+    EXPECT_EQ(eng_.counter(Counter::kPauseRx), pauses_on_tc_);
+    EXPECT_GT(pauses_on_tc_, 0U) << "the random run should pause the engine";
   }
 
  private:
@@ -182,6 +200,30 @@ class Fuzz {
       const auto ep = static_cast<std::uint16_t>(epoch_[c % kCtx] + pick(4) - 1);
       deliver_notify(c, ep, static_cast<unsigned>(pick(6)), kPool[pick(std::size(kPool))]);
     }
+    if (random && chance(0.004)) {  // the link pauses (or resumes) some priorities
+      std::array<std::uint16_t, fmt::kNumPrio> q{};
+      for (auto& v : q) {
+        v = chance(0.2) ? 0 : static_cast<std::uint16_t>(1 + pick(40));
+      }
+      auto classes = static_cast<std::uint8_t>(rng_());
+      if (chance(0.6)) {
+        classes |= 1U << kTc;
+      }
+      auto flits = pfc_flits(make_pfc_frame(classes, q));
+      if (chance(0.1)) {  // malformed: one flit, or len_flits not 2
+        if (chance(0.5)) {
+          flits[0].last = true;
+          eng_.receive(std::span(flits).first(1));
+        } else {
+          flits[0].data[1] = static_cast<std::uint8_t>(3 + pick(4));
+          eng_.receive(flits);
+        }
+      } else {
+        eng_.receive(flits);
+        ++pfc_frames_;
+        pauses_on_tc_ += ((classes >> kTc) & 1U) != 0 && q[kTc] != 0 ? 1 : 0;
+      }
+    }
     if (random && chance(0.01)) {  // a stray response
       fmt::PktHdr p;
       p.set_pkt_type(chance(0.5) ? PktType::kAck : PktType::kNack)
@@ -220,10 +262,29 @@ class Fuzz {
   }
 
   void cycle() {
+    // The link rules, at the pins: what tx shows before the cycle.
+    const auto shown = eng_.tx_header();
+    if (held_) {
+      ASSERT_TRUE(shown) << "a shown header withdrawn at cycle " << eng_.cycle();
+      ASSERT_EQ(shown->bytes(), held_->bytes()) << "a shown header changed at " << eng_.cycle();
+    } else if (shown) {
+      ASSERT_FALSE(eng_.tx_paused()) << "a header first shown while paused at " << eng_.cycle();
+    }
+    const bool ready = !chance(tx_stall_);
+    eng_.set_tx_ready(ready);
     eng_.step();
     ASSERT_LE(eng_.request_damq().used(), eng_.request_damq().capacity());
+    std::optional<fmt::PktHdr> sent;
     while (auto p = eng_.transmit()) {
-      on_tx(*p);
+      ASSERT_FALSE(sent) << "two headers left in one cycle";
+      sent = p;
+    }
+    ASSERT_EQ(sent.has_value(), shown.has_value() && ready);
+    held_ = shown && !ready ? shown : std::nullopt;
+    if (sent) {
+      ASSERT_EQ(sent->bytes(), shown->bytes());
+      ASSERT_EQ(sent->prio(), kTc);
+      on_tx(*sent);
     }
     const auto& done = eng_.completions();
     for (; seen_completions_ < done.size(); ++seen_completions_) {
@@ -321,6 +382,9 @@ class Fuzz {
   std::size_t seen_completions_ = 0;
   std::uint64_t notifies_delivered_ = 0, responses_seen_ = 0, nacks_seen_ = 0;
   std::uint64_t notifies_seen_ = 0, ok_completions_ = 0, malformed_posted_ = 0;
+  double tx_stall_;                  // chance the link does not take tx in a cycle
+  std::optional<fmt::PktHdr> held_;  // shown last cycle and not taken
+  std::uint64_t pfc_frames_ = 0, pauses_on_tc_ = 0;
 };
 
 TEST(EngineFuzz, RandomStimulusKeepsEveryRule) {

@@ -127,6 +127,52 @@ TEST(BarrierFabric, EverythingAtOnce) {
   run_seeds(c, {1});
 }
 
+// The links pause the NICs (docs/nic/programming.md "The link"): barriers
+// still complete in bound, no NOTIFY, ACK or NACK is lost (the counter
+// identities of a lossless fabric hold: DUP = DROP = 0, NACK_SENT =
+// NACK_RECV = RETRY, NOTIF_SENT - RETRY = NOTIF_RECV = the schedules'
+// sends), and CNT_PFC_RX / CNT_PAUSE_RX equal what the links sent.
+void run_paused(ScenarioConfig cfg, const std::vector<std::uint64_t>& fallback) {
+  for (const auto seed : syncfab::test::seeds(fallback)) {
+    cfg.seed = seed;
+    const auto r = run_barrier_scenario(cfg);
+    const auto cnt = [&](Counter c) { return r.counters[static_cast<unsigned>(c)]; };
+    EXPECT_TRUE(r.ok()) << "seed " << seed << ": " << r.summary()
+                        << "\nreplay: " << syncfab::test::replay_command(seed, "SYNCFAB_TRACE=1");
+    EXPECT_GT(cnt(Counter::kPauseRx), 0U) << "seed " << seed << ": the links paused nobody";
+    EXPECT_GT(cnt(Counter::kPfcRx), cnt(Counter::kPauseRx)) << "seed " << seed;
+    if (::testing::Test::HasFailure()) {
+      return;
+    }
+  }
+}
+
+TEST(BarrierFabric, PausingLinksLoseNothing) {
+  auto c = shape(4, 4, 2, 2);
+  c.contexts = 2;
+  c.barriers = 4;
+  c.pause_interval = 300;  // pauses of up to 16 x 8 cycles every 300..600
+  c.pause_quanta = 16;
+  run_paused(c, {1, 2, 3});
+}
+
+TEST(BarrierFabric, PausingLinksWithNackStormsOnAnotherTrafficClass) {
+  // Paused more than half the time, on priority 0 with one cycle per
+  // quantum, while one-entry DAMQs NACK and the NACKed re-send.
+  auto c = shape(4, 2, 2, 3);
+  c.traffic_class = 0;
+  c.cyc_per_quantum = 1;
+  c.pause_interval = 40;
+  c.pause_quanta = 60;
+  c.contexts = 3;
+  c.damq_entries = 1;
+  c.retry_delay = 8;
+  c.max_skew = 1000;
+  c.barriers = 4;
+  c.malformed = 0.1;
+  run_paused(c, {1, 2, 3});
+}
+
 TEST(SoftwareBarrier, CostsAddUpOnTwoNodes) {
   const Torus3D t(2, 1, 1);
   // Post (200), one hop on the wire (4 + 10), notice it (100).

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <functional>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <random>
 #include <sstream>
@@ -69,15 +70,6 @@ struct Env {
   std::function<void()> nic_opened;  // the rings are programmed (RTL: watch the CQ)
 };
 
-std::vector<std::uint16_t> rank_lids(std::uint32_t p, std::uint32_t rank) {
-  std::vector<std::uint16_t> lids(p);
-  for (std::uint32_t i = 0; i < p; ++i) {
-    lids[i] = static_cast<std::uint16_t>(0x0200 + i);
-  }
-  lids[rank] = kOwnLid;
-  return lids;
-}
-
 drv::NicOptions options(const Env& env) {
   drv::NicOptions o;
   o.poll_interval = std::chrono::nanoseconds(40);
@@ -92,6 +84,7 @@ drv::NicOptions options(const Env& env) {
 
 std::vector<std::uint32_t> counters(hw::Device& d) {
   std::vector<std::uint32_t> v;
+  v.reserve(std::size(nic::kCounters));
   for (const auto r : nic::kCounters) {
     v.push_back(hw::Csr(d).read(r));
   }

@@ -28,28 +28,6 @@ namespace {
 
 constexpr auto kTimeout = std::chrono::microseconds(400);
 
-drv::NicOptions nic_options(Bench& b, std::uint32_t retry_delay = 16) {
-  drv::NicOptions o;
-  o.poll_interval = std::chrono::nanoseconds(40);
-  o.cq_entries = 16;
-  o.sdq_entries = 8;
-  o.retry_delay_cycles = retry_delay;
-  o.retry_limit = 0;
-  Sim* sim = &b.ctx.sim();
-  o.clock = [sim] { return std::chrono::nanoseconds(sim->now() / 1000); };
-  return o;
-}
-
-// LIDs of p ranks; this NIC is rank `rank` with kOwnLid.
-std::vector<std::uint16_t> rank_lids(std::uint32_t p, std::uint32_t rank) {
-  std::vector<std::uint16_t> lids(p);
-  for (std::uint32_t i = 0; i < p; ++i) {
-    lids[i] = static_cast<std::uint16_t>(0x0200 + i);
-  }
-  lids[rank] = kOwnLid;
-  return lids;
-}
-
 struct Counters {
   std::uint32_t sent, recv, nack_sent, nack_recv, retry, completion, error, drop, dup;
 };

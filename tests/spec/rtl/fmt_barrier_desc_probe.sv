@@ -44,7 +44,7 @@ module fmt_barrier_desc_probe
   assign dst_lid_o         = rnd.dst_lid[slot_i];
   assign src_lid_o         = rnd.src_lid[slot_i];
 
-  assign opcode_is_o = desc.opcode == OPC_BARRIER;
+  assign opcode_is_o = desc.opcode == OpcBarrier;
 
   logic unused_desc;
   assign unused_desc = ^desc;

@@ -24,14 +24,14 @@ module fmt_cq_entry_probe
   assign epoch_o    = cqe.epoch;
   assign phase_o    = cqe.phase;
 
-  assign status_is_o = {cqe.status == CQ_NET_ERROR, cqe.status == CQ_DESC_ERROR,
-                        cqe.status == CQ_OK};
-  assign err_code_is_o = {cqe.err_code == ERR_DMA_ERROR,   cqe.err_code == ERR_RETRY_LIMIT,
-                          cqe.err_code == ERR_CTX_BUSY,    cqe.err_code == ERR_BAD_LID,
-                          cqe.err_code == ERR_BAD_CONTEXT, cqe.err_code == ERR_BAD_ADDR,
-                          cqe.err_code == ERR_BAD_FANOUT,  cqe.err_code == ERR_BAD_ROUNDS,
-                          cqe.err_code == ERR_BAD_VERSION, cqe.err_code == ERR_BAD_OPCODE,
-                          cqe.err_code == ERR_NONE};
+  assign status_is_o = {cqe.status == CqNetError, cqe.status == CqDescError,
+                        cqe.status == CqOk};
+  assign err_code_is_o = {cqe.err_code == ErrDmaError,   cqe.err_code == ErrRetryLimit,
+                          cqe.err_code == ErrCtxBusy,    cqe.err_code == ErrBadLid,
+                          cqe.err_code == ErrBadContext, cqe.err_code == ErrBadAddr,
+                          cqe.err_code == ErrBadFanout,  cqe.err_code == ErrBadRounds,
+                          cqe.err_code == ErrBadVersion, cqe.err_code == ErrBadOpcode,
+                          cqe.err_code == ErrNone};
 
   logic unused_cqe;
   assign unused_cqe = ^cqe;

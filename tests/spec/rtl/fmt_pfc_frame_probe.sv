@@ -20,9 +20,9 @@ module fmt_pfc_frame_probe
   assign class_enable_o = frame.class_enable;
   assign quanta_o       = frame.quanta[prio_i];
 
-  assign pkt_type_is_o = {frame.pkt_type == PKT_PFC,  frame.pkt_type == PKT_CNP,
-                          frame.pkt_type == PKT_NACK, frame.pkt_type == PKT_ACK,
-                          frame.pkt_type == PKT_NOTIFY, frame.pkt_type == PKT_DATA};
+  assign pkt_type_is_o = {frame.pkt_type == PktPfc,  frame.pkt_type == PktCnp,
+                          frame.pkt_type == PktNack, frame.pkt_type == PktAck,
+                          frame.pkt_type == PktNotify, frame.pkt_type == PktData};
 
   logic unused_frame;
   assign unused_frame = ^frame;

@@ -38,11 +38,11 @@ module fmt_pkt_hdr_probe
   assign epoch_o      = hdr.epoch;
   assign round_o      = hdr.round;
 
-  assign pkt_type_is_o = {hdr.pkt_type == PKT_PFC,  hdr.pkt_type == PKT_CNP,
-                          hdr.pkt_type == PKT_NACK, hdr.pkt_type == PKT_ACK,
-                          hdr.pkt_type == PKT_NOTIFY, hdr.pkt_type == PKT_DATA};
-  assign ecn_is_o = {hdr.ecn == ECN_CE, hdr.ecn == ECN_ECT0, hdr.ecn == ECN_ECT1,
-                     hdr.ecn == ECN_NOT_ECT};
+  assign pkt_type_is_o = {hdr.pkt_type == PktPfc,  hdr.pkt_type == PktCnp,
+                          hdr.pkt_type == PktNack, hdr.pkt_type == PktAck,
+                          hdr.pkt_type == PktNotify, hdr.pkt_type == PktData};
+  assign ecn_is_o = {hdr.ecn == EcnCe, hdr.ecn == EcnEct0, hdr.ecn == EcnEct1,
+                     hdr.ecn == EcnNotEct};
 
   // The reserved gaps are deliberately not brought out.
   logic unused_hdr;

@@ -1,9 +1,17 @@
 // Golden model of one NIC's barrier engine: descriptor queues (HDQ by PIO,
 // SDQ ring by DMA), the OF dispatcher, TE, SE, the request DAMQ with ACK/NACK,
-// response matching with NACK retry, and the completion unit (completion
-// write, completion-queue entry, interrupt). Transaction level and
-// cycle-counted, not cycle-exact: step() is one clock; per clock the engine
-// takes at most one packet from the network and puts at most one on it.
+// response matching with NACK retry, the completion unit (completion write,
+// completion-queue entry, interrupt), and the link: the rx demux, PFC
+// reception (the switch's pfc_rx, model::PfcRx) and the network arbiter
+// (docs/nic/top.md). Transaction level and cycle-counted, not cycle-exact
+// inside the engine: step() is one clock; per clock the engine takes at most
+// one flit from the link and sends at most one header on it. The link rules
+// hold to the cycle: a header is first shown on tx only in a cycle where
+// priority NET_CFG.TC is not paused and stays shown until taken; a PFC frame
+// whose last flit is taken in cycle t pauses its classes in cycles
+// t+1 .. t+quanta*CYC_PER_QUANTUM (pfc_rx); a packet the demux drops counts
+// at its last flit. How many cycles the engine spends between a header's
+// arrival and its answer is the model's own (see docs/nic/verification.md).
 //
 // The protocol rules it implements are in docs/barrier-protocol.md (DESIGN
 // §5a plus the decisions the spec left open); the RTL follows the same text.
@@ -15,13 +23,17 @@
 #include <functional>
 #include <optional>
 #include <queue>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <syncfab/fmt/formats.hpp>
 #include <syncfab/hw/device.hpp>
+#include <syncfab/regs/nic_csr_counters.hpp>
 
+#include "syncfab/model/nic_link.hpp"
+#include "syncfab/model/pfc_rx.hpp"
 #include "syncfab/model/request_damq.hpp"
 
 namespace syncfab::model {
@@ -34,22 +46,17 @@ struct EngineConfig {
   unsigned hdq_dispatch_cycles = 2;  // OF: copy + validate an HDQ descriptor
   unsigned sdq_fetch_cycles = 16;    // OF: DMA read of one SDQ descriptor
   unsigned completion_cycles = 8;    // completion unit: DMA writes of one record
+  // SE's response queue (nic_se RespDepth): ACK/NACKs not yet sent, the one
+  // shown on tx included. While it is full a NOTIFY is not taken from the
+  // link (rx_ready low), so a long pause back-pressures the receive link.
+  unsigned resp_queue_depth = 2;
 };
 
-// Event counters, in the RDL's order (CNT_NOTIF_SENT .. CNT_DUP).
-enum class Counter : unsigned {
-  kNotifSent,
-  kNotifRecv,
-  kNackSent,
-  kNackRecv,
-  kRetry,
-  kCompletion,
-  kError,
-  kDrop,
-  kDup,
-};
-inline constexpr unsigned kNumCounters = 9;
-std::string_view counter_name(Counter c) noexcept;  // "CNT_NOTIF_SENT"
+// Event counters: the counter registers of the NIC's register map, generated
+// from its RDL (Counter::kNotifSent is CNT_NOTIF_SENT; hw::nic::to_string
+// names one).
+using hw::nic::Counter;
+using hw::nic::kNumCounters;
 
 // One completion as the engine produced it (also visible in memory/CQ).
 struct CompletionRecord {
@@ -74,12 +81,33 @@ class BarrierEngine {
   std::uint32_t csr_read(std::uint32_t offset);
   void csr_write(std::uint32_t offset, std::uint32_t value);
 
-  // Network side. receive() queues an arriving packet (processed one per
-  // step); transmit() takes the next packet the engine sent, oldest first.
-  void receive(const fmt::PktHdr& pkt);
-  std::optional<fmt::PktHdr> transmit();
+  // Network side, at the pins (docs/nic/top.md "Interface"). Before a
+  // cycle, rx_ready(f) is what rx_ready_o shows if flit f is offered in it,
+  // and tx_header() what tx_valid_o/tx_data_o show (a one-flit packet,
+  // tx_last_o = 1; prio = NET_CFG.TC and a response's src_lid = NODE_LID,
+  // stamped as it leaves). step(in) is that cycle with the link's inputs;
+  // the header shown leaves when in.tx_ready. A header once shown stays
+  // shown until taken (only a soft reset withdraws it); none is first shown
+  // while tx_paused(). std::logic_error if in.rx is given while flits wait
+  // on the queued link below (one link, one feeder).
+  [[nodiscard]] bool rx_ready(const LinkFlit& flit) const;
+  [[nodiscard]] std::optional<fmt::PktHdr> tx_header() const;
+  NetOut step(const NetIn& in);
 
-  // One clock cycle.
+  // Network side, queued: the incoming link as a FIFO of flits (the wire:
+  // nothing on it is lost; its head is offered every cycle and waits while
+  // rx_ready is low). receive() appends a one-flit packet (a header with
+  // `last`) or any flits (a multi-flit packet, a PFC frame: pfc_flits());
+  // step() runs a cycle with the head flit and tx_ready as set_tx_ready()
+  // last said (1 from construction); transmit() hands out the headers that
+  // left in those cycles, oldest first.
+  void receive(const fmt::PktHdr& pkt);
+  void receive(std::span<const LinkFlit> flits);
+  void set_tx_ready(bool ready) noexcept { tx_ready_ = ready; }
+  std::optional<fmt::PktHdr> transmit();
+  [[nodiscard]] std::size_t link_backlog() const noexcept { return link_in_.size(); }
+
+  // One clock cycle on the queued link.
   void step();
   // Runs n cycles.
   void run(std::uint64_t n);
@@ -89,9 +117,14 @@ class BarrierEngine {
 
   [[nodiscard]] std::uint64_t cycle() const noexcept { return cycle_; }
   [[nodiscard]] bool irq() const noexcept { return (intr_status_ & intr_enable_) != 0; }
-  // Nothing queued, running, parked for transmission or waiting in rx: the
-  // engine would do nothing on step() until a packet or CSR write arrives.
+  // Nothing queued, running, parked for transmission or waiting on the
+  // queued link: the engine would do nothing on step() until a packet or CSR
+  // write arrives (a pause timer may still run: skip() advances it).
   [[nodiscard]] bool quiescent() const;
+  // STATUS.TX_PAUSED: pfc_rx stops priority NET_CFG.TC in the coming cycle.
+  [[nodiscard]] bool tx_paused() const;
+  // PFC reception (timers per priority); reset only with the engine.
+  [[nodiscard]] const PfcRx& pfc_rx() const noexcept { return pfc_; }
   [[nodiscard]] std::uint32_t counter(Counter c) const noexcept {
     return counters_[static_cast<unsigned>(c)];
   }
@@ -151,7 +184,37 @@ class BarrierEngine {
     std::size_t index;
   };
   enum class Source : std::uint8_t { kHdq, kSdq };
+  // The header the network arbiter shows on tx until the link takes it.
+  struct TxHold {
+    fmt::PktHdr hdr;
+    bool resp = false;   // an ACK/NACK from SE's response queue (else a NOTIFY)
+    bool retry = false;  // a NOTIFY re-sent after a NACK
+  };
+  // What the arbiter would grant now: SE's head response, or the ready send
+  // at ready_[index].
+  struct Grant {
+    bool resp = false;
+    std::size_t index = 0;
+  };
+  // The rx demux's state between a packet's first and last flit.
+  enum class RxState : std::uint8_t { kIdle, kDrop, kPfc };
+  // A well-formed PFC frame whose last flit was taken this cycle.
+  struct PfcIn {
+    bool valid = false;
+    std::uint8_t class_enable = 0;
+    std::array<std::uint16_t, fmt::kNumPrio> quanta{};
+  };
 
+  NetOut step_link(const NetIn& in);
+  void rx_flit(const LinkFlit& flit, PfcIn& frame);
+  void net_drop(const std::string& why);
+  [[nodiscard]] bool se_ready() const;
+  [[nodiscard]] std::optional<Grant> arbitrate() const;
+  [[nodiscard]] fmt::PktHdr stamp(fmt::PktHdr hdr, bool resp) const;
+  void grant();
+  void tx_taken(const TxHold& h);
+  void step_pfc(const PfcIn& frame);
+  [[nodiscard]] bool ready_valid(const ReadySend& r) const;
   void process_rx(const fmt::PktHdr& pkt);
   void on_notify(const fmt::PktHdr& pkt);
   void on_response(const fmt::PktHdr& pkt, bool ack);
@@ -166,7 +229,6 @@ class BarrierEngine {
   void complete_error(std::uint8_t ctx, std::uint16_t epoch, fmt::ErrCode err);
   void step_completion();
   void perform(PendingCompletion& pc);
-  void step_arbiter();
   void step_retry_timers();
   void soft_reset();
   void count(Counter c);
@@ -186,8 +248,11 @@ class BarrierEngine {
   bool enable_ = false;
   std::uint32_t intr_status_ = 0;
   std::uint32_t intr_enable_ = 0;
-  std::uint32_t retry_delay_ = 64;
-  std::uint32_t retry_limit_ = 0;
+  std::uint32_t retry_delay_;
+  std::uint32_t retry_limit_;
+  std::uint32_t net_tc_;         // NET_CFG.TC
+  std::uint32_t pfc_enable_;     // PFC_CFG.ENABLE
+  std::uint32_t pfc_cyc_per_q_;  // PFC_CFG.CYC_PER_QUANTUM (0 acts as 1)
   std::uint64_t sdq_base_ = 0;
   std::uint32_t sdq_size_ = 0;
   std::uint32_t sdq_prod_ = 0;
@@ -208,12 +273,20 @@ class BarrierEngine {
   bool of_dma_error_ = false;
   std::vector<Context> ctxs_;
   RequestDamq damq_;
-  std::deque<fmt::PktHdr> rx_;
   std::deque<fmt::PktHdr> resp_q_;  // ACK/NACK waiting for the network arbiter
   std::deque<ReadySend> ready_;     // notifications waiting for the network arbiter
   std::priority_queue<RetryTimer, std::vector<RetryTimer>, std::greater<>> retries_;
   bool arb_resp_first_ = true;
-  std::deque<fmt::PktHdr> tx_;
+  std::optional<TxHold> tx_hold_;  // shown on tx, not yet taken
+
+  // The link (not touched by a soft reset or CTRL.ENABLE).
+  std::deque<LinkFlit> link_in_;  // the queued link's incoming flits
+  bool tx_ready_ = true;          // the queued link's tx_ready
+  std::deque<fmt::PktHdr> tx_out_;
+  RxState rx_state_ = RxState::kIdle;
+  unsigned rx_flits_ = 0;  // flits of the PFC frame taken so far
+  fmt::PfcFrame rx_pfc_;   // the PFC frame being taken
+  PfcRx pfc_;
   std::deque<PendingCompletion> cmpl_q_;
   unsigned cmpl_busy_ = 0;
   std::vector<CompletionRecord> completions_;

@@ -7,15 +7,23 @@
 // one. Malformed descriptors can be mixed in; each must complete with its
 // error code and disturb nothing.
 //
+// Every NIC is set to one traffic class and pause quantum (NET_CFG,
+// PFC_CFG), and its link may send it PFC frames (pause_interval): the
+// barriers then run on a lossless link that pauses the NICs now and then.
+//
 // Checked on every run: safety (no node completes a barrier before every
 // node has posted it), liveness (every node completes within
 // liveness_bound() cycles of the last post), the right completion entries and
-// completion writes, and the counter identities of a lossless fabric.
+// completion writes, and the counter identities of a lossless fabric
+// (docs/nic/programming.md "Counters"), CNT_PFC_RX and CNT_PAUSE_RX against
+// the frames the links sent.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include <syncfab/hw/nic_regs.hpp>
 
 #include "syncfab/model/fabric.hpp"
 
@@ -28,12 +36,19 @@ struct ScenarioConfig {
   unsigned barriers = 3;         // consecutive barriers per context
   unsigned hop_latency = 10;
   unsigned nic_latency = 4;
-  unsigned max_skew = 300;     // arrival skew, uniform 0..max_skew cycles
-  unsigned num_ctx = 8;        // contexts the NICs implement
-  unsigned damq_entries = 16;  // request-DAMQ capacity per NIC
-  unsigned retry_delay = 64;   // RETRY_DELAY
-  double malformed = 0.0;      // chance a submission is preceded by a bad one
-  double sdq_share = 0.5;      // chance a submission goes through the SDQ
+  unsigned max_skew = 300;                           // arrival skew, uniform 0..max_skew cycles
+  unsigned num_ctx = 8;                              // contexts the NICs implement
+  unsigned damq_entries = 16;                        // request-DAMQ capacity per NIC
+  unsigned retry_delay = 64;                         // RETRY_DELAY
+  double malformed = 0.0;                            // chance a submission is preceded by a bad one
+  double sdq_share = 0.5;                            // chance a submission goes through the SDQ
+  unsigned traffic_class = hw::nic::kNetCfgTcReset;  // NET_CFG.TC
+  unsigned cyc_per_quantum = hw::nic::kPfcCfgCycPerQuantumReset;  // PFC_CFG.CYC_PER_QUANTUM
+  // The links pause the NICs: a PFC frame every pause_interval ..
+  // 2 * pause_interval cycles per NIC (0: never), each class asking for
+  // 1 .. pause_quanta quanta or resuming (LinkPauses).
+  unsigned pause_interval = 0;
+  unsigned pause_quanta = 16;
   std::uint64_t seed = 1;
   std::uint64_t cycle_limit = 20'000'000;
   bool trace = false;  // print every NIC's event trace

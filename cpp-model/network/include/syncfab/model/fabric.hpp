@@ -2,13 +2,17 @@
 // own host memory; a packet a NIC sends reaches its destination after
 // nic_latency + hops * hop_latency cycles (dimension-order route, fixed
 // per-hop latency, no link contention: the paper's evaluation network).
+// Optionally every NIC's link also sends it PFC frames (LinkPauses), as the
+// switch port at its other end would when its buffer for a priority fills.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <queue>
+#include <random>
 #include <vector>
 
 #include <syncfab/hw/host_memory.hpp>
@@ -18,6 +22,17 @@
 
 namespace syncfab::model {
 
+// PFC frames the links send the NICs. Each NIC's link sends one every
+// interval .. 2 * interval cycles (the first within the first interval):
+// each priority's class bit is set with probability 3/4 and asks for
+// 1 .. max_quanta quanta, or 0 (a resume) with probability 1/8. Frames
+// travel on the link in order with the packets.
+struct LinkPauses {
+  unsigned interval = 0;  // 0: no frames
+  unsigned max_quanta = 16;
+  std::uint64_t seed = 1;
+};
+
 struct FabricConfig {
   unsigned x = 4, y = 4, z = 8;
   unsigned hop_latency = 10;  // cycles per link
@@ -25,6 +40,7 @@ struct FabricConfig {
   EngineConfig engine;        // every NIC's parameters (lid is set per node)
   hw::BusAddr mem_base = 0x1000'0000;
   std::size_t mem_size = 1 << 16;
+  LinkPauses pauses;
 };
 
 class Fabric {
@@ -45,9 +61,12 @@ class Fabric {
     return cfg_.nic_latency + std::uint64_t{torus_.diameter()} * cfg_.hop_latency;
   }
 
-  // One cycle: deliver due packets, step every NIC, launch what they sent.
+  // One cycle: deliver due packets and PFC frames, step every NIC, launch
+  // what they sent.
   void step();
-  // No packet in flight and every NIC quiescent.
+  // No packet in flight and every NIC quiescent (a PFC frame yet to be
+  // sent is no work: frames follow the fabric's cycles, skipped ones are not
+  // sent).
   [[nodiscard]] bool quiescent() const;
   [[nodiscard]] std::optional<std::uint64_t> next_delivery() const;
   // Advances a quiescent fabric to cycle t (> now) at once.
@@ -55,6 +74,14 @@ class Fabric {
 
   [[nodiscard]] std::uint64_t delivered() const noexcept { return delivered_; }
   [[nodiscard]] std::uint64_t unroutable() const noexcept { return unroutable_; }
+  // PFC frames the links sent, and of them the ones pausing priority p
+  // (class bit set, quanta > 0), summed over the NICs.
+  [[nodiscard]] std::uint64_t pfc_frames() const noexcept { return pfc_frames_; }
+  [[nodiscard]] std::uint64_t pauses_sent(unsigned prio) const { return pauses_sent_.at(prio); }
+  // Stops the PFC frames and steps until every NIC has taken every flit on
+  // its link and no packet is in flight; false if that takes more than
+  // max_cycles.
+  bool drain_links(std::uint64_t max_cycles);
 
  private:
   struct Node {
@@ -79,6 +106,13 @@ class Fabric {
   std::uint64_t seq_ = 0;
   std::uint64_t delivered_ = 0;
   std::uint64_t unroutable_ = 0;
+  // PFC frames.
+  void send_pause(unsigned node);
+  bool pausing_ = false;
+  std::mt19937_64 pause_rng_;
+  std::vector<std::uint64_t> next_pause_;  // per NIC, the cycle of its next frame
+  std::uint64_t pfc_frames_ = 0;
+  std::array<std::uint64_t, fmt::kNumPrio> pauses_sent_{};
 };
 
 }  // namespace syncfab::model

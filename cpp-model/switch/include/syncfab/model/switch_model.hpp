@@ -31,6 +31,7 @@
 
 #include <syncfab/fmt/formats.hpp>
 
+#include "syncfab/model/flit.hpp"
 #include "syncfab/model/pfc_rx.hpp"
 #include "syncfab/model/pfc_tx.hpp"
 #include "syncfab/model/pfc_watchdog.hpp"
@@ -40,13 +41,6 @@
 #include "syncfab/model/wred_ecn.hpp"
 
 namespace syncfab::model {
-
-// One flit of a port stream, as the little-endian image the formats use
-// (byte 0 = bits [7:0]); a packet header is exactly one flit.
-inline constexpr std::size_t kFlitBytes = fmt::kFlitBits / 8U;
-using Flit = std::array<std::uint8_t, kFlitBytes>;
-static_assert(fmt::PktHdr::kSizeBytes == kFlitBytes, "the header is one flit");
-inline constexpr unsigned kPfcFrameFlits = fmt::PfcFrame::kSizeBytes / kFlitBytes;
 
 struct SwitchModelParams {
   SwitchCsrParams csr{};  // ports (<= hw::switch_regs::kMaxPorts), BUF_CELLS, table sizes

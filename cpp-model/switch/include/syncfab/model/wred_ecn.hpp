@@ -10,10 +10,12 @@
 
 #include <cstdint>
 
+#include <syncfab/fmt/formats.hpp>
+
 namespace syncfab::model {
 
-// The packet's 2-bit ECN field.
-enum class Ecn : std::uint8_t { kNotEct = 0, kEct1 = 1, kEct0 = 2, kCe = 3 };
+// The packet's 2-bit ECN field (codepoints from the format spec).
+using fmt::Ecn;
 
 // Build-time shape of one WRED instance (the RTL's parameters).
 struct WredParams {

@@ -37,6 +37,7 @@
 #include "syncfab/driver/identity.hpp"
 #include "syncfab/hw/device.hpp"
 #include "syncfab/hw/host_memory.hpp"
+#include "syncfab/hw/nic_regs.hpp"
 
 namespace syncfab::driver {
 
@@ -75,6 +76,16 @@ struct NicOptions {
   std::chrono::nanoseconds drain_timeout = std::chrono::microseconds(100);  // close()
   std::optional<std::uint32_t> retry_delay_cycles;  // RETRY_DELAY; unset: keep the device's
   std::optional<std::uint16_t> retry_limit;         // RETRY_LIMIT; unset: keep the device's
+  // The link (docs/nic/programming.md "The link: traffic class and PFC"),
+  // written into NET_CFG and PFC_CFG at bring-up; the defaults are their
+  // reset values. The fabric must run traffic_class lossless (PFC on it in
+  // every switch), and the quantum should be the switches'
+  // PFC_TIMING.CYC_PER_QUANTUM.
+  unsigned traffic_class = hw::nic::kNetCfgTcReset;  // NET_CFG.TC: 0..NUM_PRIO-1
+  std::uint32_t pfc_enable =
+      hw::nic::kPfcCfgEnableReset;  // PFC_CFG.ENABLE: bit p honours pauses on p
+  // PFC_CFG.CYC_PER_QUANTUM: clock cycles per pause quantum, 0..255 (0 acts as 1).
+  std::uint32_t pfc_cycles_per_quantum = hw::nic::kPfcCfgCycPerQuantumReset;
   // Device time, for exact timeouts (e.g. model cycle * ns per cycle).
   std::function<std::chrono::nanoseconds()> clock;
 };
@@ -141,9 +152,12 @@ class Nic {
   // Checks the identity (DeviceMismatch), reads HW_CFG, disables and soft-
   // resets the engine, puts the completion queue and the SDQ ring in
   // `region` of `memory` (the host side of the device's DMA memory), zeroes
-  // them, programs their registers, enables the interrupt causes and the
-  // engine. std::invalid_argument naming the value for bad options or a
-  // region too small for the rings.
+  // them, programs their registers and the link's (NET_CFG, PFC_CFG),
+  // enables the interrupt causes and the engine: docs/nic/programming.md
+  // "Bring-up", in its order. std::invalid_argument naming the value for bad
+  // options or a region too small for the rings. A device whose register
+  // map predates the link registers (VERSION.MINOR < 3) is driven only with
+  // the link options at their defaults (DeviceMismatch otherwise).
   Nic(hw::Device& device, hw::DmaMemory& memory, DmaRegion region, NicOptions options = {});
   // The whole region of `memory`.
   Nic(hw::Device& device, hw::HostMemory& memory, NicOptions options = {});

@@ -5,12 +5,14 @@
 // register renamed or removed in the RDL fails this header's compilation.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "syncfab/hw/reg_field.hpp"
 #include "syncfab/regs/nic_csr.h"
+#include "syncfab/regs/nic_csr_counters.hpp"
 
 namespace syncfab::hw::nic {
 
@@ -21,6 +23,17 @@ using hw::Reg;
 inline constexpr std::uint32_t kMagic = NIC_CSR__ID__MAGIC_reset;
 inline constexpr std::uint32_t kVersionMajor = NIC_CSR__VERSION__MAJOR_reset;
 inline constexpr std::uint32_t kVersionMinor = NIC_CSR__VERSION__MINOR_reset;
+
+// Reset values of the fields the driver's options default to and the golden
+// model starts from.
+inline constexpr std::uint32_t kRetryDelayReset = NIC_CSR__RETRY_DELAY__CYCLES_reset;
+inline constexpr std::uint32_t kRetryLimitReset = NIC_CSR__RETRY_LIMIT__LIMIT_reset;
+inline constexpr std::uint32_t kNetCfgTcReset = NIC_CSR__NET_CFG__TC_reset;
+inline constexpr std::uint32_t kPfcCfgEnableReset = NIC_CSR__PFC_CFG__ENABLE_reset;
+inline constexpr std::uint32_t kPfcCfgCycPerQuantumReset = NIC_CSR__PFC_CFG__CYC_PER_QUANTUM_reset;
+// The register map version that added NET_CFG, PFC_CFG, STATUS.TX_PAUSED,
+// CNT_PFC_RX and CNT_PAUSE_RX (a device of an older MINOR has none of them).
+inline constexpr std::uint32_t kLinkRegsMinor = 3;
 
 // Whole block, and the HDQ descriptor window inside it.
 inline constexpr std::size_t kBlockBytes = sizeof(nic_csr_t);
@@ -57,6 +70,7 @@ SYNCFAB_NIC_FIELD(CTRL, CNT_CLEAR);
 SYNCFAB_NIC_REG(STATUS);
 SYNCFAB_NIC_FIELD(STATUS, BUSY);
 SYNCFAB_NIC_FIELD(STATUS, RESETTING);
+SYNCFAB_NIC_FIELD(STATUS, TX_PAUSED);
 SYNCFAB_NIC_FIELD(STATUS, ACTIVE_CTX);
 SYNCFAB_NIC_REG(INTR_STATUS);
 SYNCFAB_NIC_FIELD(INTR_STATUS, DONE);
@@ -72,6 +86,11 @@ SYNCFAB_NIC_REG(RETRY_DELAY);
 SYNCFAB_NIC_FIELD(RETRY_DELAY, CYCLES);
 SYNCFAB_NIC_REG(RETRY_LIMIT);
 SYNCFAB_NIC_FIELD(RETRY_LIMIT, LIMIT);
+SYNCFAB_NIC_REG(NET_CFG);
+SYNCFAB_NIC_FIELD(NET_CFG, TC);
+SYNCFAB_NIC_REG(PFC_CFG);
+SYNCFAB_NIC_FIELD(PFC_CFG, ENABLE);
+SYNCFAB_NIC_FIELD(PFC_CFG, CYC_PER_QUANTUM);
 SYNCFAB_NIC_REG(SDQ_BASE_LO);
 SYNCFAB_NIC_FIELD(SDQ_BASE_LO, ADDR);
 SYNCFAB_NIC_REG(SDQ_BASE_HI);
@@ -105,14 +124,21 @@ SYNCFAB_NIC_REG(CNT_COMPLETION);
 SYNCFAB_NIC_REG(CNT_ERROR);
 SYNCFAB_NIC_REG(CNT_DROP);
 SYNCFAB_NIC_REG(CNT_DUP);
+SYNCFAB_NIC_REG(CNT_PFC_RX);
+SYNCFAB_NIC_REG(CNT_PAUSE_RX);
 
 #undef SYNCFAB_NIC_REG
 #undef SYNCFAB_NIC_FIELD
 
 // Every counter register, in map order (all have one field, COUNT, of the
-// width NIC_CSR__CNT_<name>__COUNT_bw).
-inline constexpr Reg kCounters[] = {CNT_NOTIF_SENT, CNT_NOTIF_RECV, CNT_NACK_SENT,
-                                    CNT_NACK_RECV,  CNT_RETRY,      CNT_COMPLETION,
-                                    CNT_ERROR,      CNT_DROP,       CNT_DUP};
+// width NIC_CSR__CNT_<name>__COUNT_bw); the list is generated from the RDL's
+// counter fields (nic_csr_counters.hpp): kCounters[i] is Counter i.
+inline constexpr std::array<Reg, kNumCounters> kCounters = [] {
+  std::array<Reg, kNumCounters> regs{};
+  for (unsigned i = 0; i < kNumCounters; ++i) {
+    regs[i] = Reg{kCounterOffsets[i], kCounterNames[i]};
+  }
+  return regs;
+}();
 
 }  // namespace syncfab::hw::nic
