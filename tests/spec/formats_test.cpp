@@ -385,7 +385,10 @@ TEST(FormatAccessors, EnumCountsAndValueLists) {
   for (unsigned i = 0; i < kSwCounterCount; ++i) {
     EXPECT_EQ(static_cast<unsigned>(kSwCounterValues.at(i)), i) << "counter kinds are dense";
   }
-  EXPECT_EQ(to_string(kSwCounterValues.back()), "DROP_BUF");
+  for (const SwCounter c : kSwCounterValues) {
+    EXPECT_FALSE(to_string(c).empty()) << static_cast<unsigned>(c);
+  }
+  EXPECT_EQ(to_string(SwCounter::kDropBuf), "DROP_BUF");
   EXPECT_EQ(to_string(kWdStateValues.front()), "MONITOR");
 }
 

@@ -11,30 +11,40 @@
 #include <Vswitch_top.h>
 
 #include <array>
+#include <bit>
 #include <cstdint>
+
+#include "syncfab/fmt/formats.hpp"
 
 namespace syncfab::tb::swfab {
 
 struct PortProbe {
   const std::uint8_t* xoff = nullptr;   // [7:0] pfc_rx xoff_o: the peer holds queue q paused
   const std::uint8_t* stop = nullptr;   // [7:0] egress stop_o: queue q not scheduled
-  const std::uint32_t* occ = nullptr;   // [71:0] occ_q: 8 x 9-bit cells per arrival prio
+  const std::uint32_t* occ = nullptr;   // occ_q: kNumPrio x kOccBits cells per arrival prio
   const std::uint16_t* free = nullptr;  // [8:0] free_q: free cells of the ingress buffer
-  const std::uint16_t* wd = nullptr;    // [15:0] pfc_watchdog state_q: 8 x 2 bits
+  const std::uint16_t* wd = nullptr;    // pfc_watchdog state_q: kNumPrio x kWdStateWidth bits
   const std::uint32_t* cnt = nullptr;   // switch_counters gen_port[p].cnt_q[{prio, kind}]
 
+  // A cell count of the probed shape (vl_switch_top8: 256 cells, 0..256).
+  static constexpr unsigned kOccBits = std::bit_width(256U);
+  static_assert(fmt::kNumPrio * fmt::kWdStateWidth <= 16, "state_q fits the probe's word");
+
   [[nodiscard]] std::uint32_t occupancy(unsigned prio) const {
-    const unsigned bit = 9 * prio;
+    const unsigned bit = kOccBits * prio;
     std::uint64_t w = occ[bit / 32];
-    if (bit % 32 + 9 > 32) {
+    if (bit % 32 + kOccBits > 32) {
       w |= static_cast<std::uint64_t>(occ[bit / 32 + 1]) << 32U;
     }
-    return static_cast<std::uint32_t>((w >> (bit % 32)) & 0x1FFU);
+    return static_cast<std::uint32_t>((w >> (bit % 32)) & ((1U << kOccBits) - 1U));
   }
-  [[nodiscard]] unsigned wd_state(unsigned prio) const { return (*wd >> (2 * prio)) & 3U; }
+  [[nodiscard]] unsigned wd_state(unsigned prio) const {
+    return (*wd >> (fmt::kWdStateWidth * prio)) & ((1U << fmt::kWdStateWidth) - 1U);
+  }
   // This port's counter (prio, kind) (what CNT_SEL/CNT_VALUE read).
   [[nodiscard]] std::uint32_t counter(unsigned prio, unsigned kind) const {
-    return cnt[prio * 16 + kind];
+    // The array is indexed {prio, kind}: kSwCounterWidth bits of kind.
+    return cnt[(prio << fmt::kSwCounterWidth) + kind];
   }
 };
 
