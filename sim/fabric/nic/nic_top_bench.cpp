@@ -177,6 +177,17 @@ void PeerWorld::inject_garbage(const fmt::PktHdr& h, std::uint64_t delay) {
   ++counts_.garbage;
 }
 
+void PeerWorld::inject_packet(Packet p, std::uint64_t delay) {
+  TB_CHECK(!p.empty()) << "an injected packet has at least one flit";
+  packets_.emplace(now_() + delay, std::move(p));
+}
+
+Packet PeerWorld::pop_due_packet() {
+  Packet p = std::move(packets_.begin()->second);
+  packets_.erase(packets_.begin());
+  return p;
+}
+
 const BarrierExp* PeerWorld::find(unsigned ctx, std::uint16_t epoch) const {
   for (const auto& e : exps_) {
     if (e.ctx == ctx && e.epoch == epoch) {
@@ -240,8 +251,11 @@ Task<> NetworkBfm::run() {
     if (!rx_busy_) {
       // Injected packets first, then the peers' headers, each in due order.
       if (!raw_.empty() && raw_.begin()->first <= cyc) {
-        rx_cur_ = Cur{injected_[raw_.begin()->second].flits, 0, raw_.begin()->second, {}};
+        rx_cur_ = Cur{injected_[raw_.begin()->second].flits, 0, raw_.begin()->second, false, {}};
         raw_.erase(raw_.begin());
+        rx_busy_ = true;
+      } else if (world_.has_due_packet(cyc)) {
+        rx_cur_ = Cur{world_.pop_due_packet(), 0, SIZE_MAX, false, {}};
         rx_busy_ = true;
       } else if (world_.has_due(cyc)) {
         rx_cur_ = Cur{};
@@ -273,7 +287,7 @@ Task<> NetworkBfm::run() {
           injected_[rx_cur_.raw].taken.push_back(now);
         }
         if (++rx_cur_.next == rx_cur_.flits.size()) {
-          if (rx_cur_.raw == SIZE_MAX) {
+          if (rx_cur_.peer) {
             world_.taken(rx_cur_.hdr, now);
           }
           rx_busy_ = false;

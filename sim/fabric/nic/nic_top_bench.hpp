@@ -155,6 +155,11 @@ class PeerWorld {
   void abandon(unsigned ctx, std::uint16_t epoch);
   // A header that must be dropped and counted CNT_DROP, never answered.
   void inject_garbage(const fmt::PktHdr& h, std::uint64_t delay);
+  // Flits from the link that are not a peer's header (a PFC frame, a
+  // malformed one): shown from now + delay on, before a peer header due in
+  // the same cycle, and never answered. The peers of both engines of a
+  // co-simulation inject the same packets in the same order.
+  void inject_packet(Packet p, std::uint64_t delay);
   // Peers never answer this many of our NOTIFYs with ACK: next `n` NOTIFYs
   // of (ctx) get a NACK (directed retry tests).
   void force_nacks(unsigned n) { forced_nacks_ = n; }
@@ -165,6 +170,11 @@ class PeerWorld {
     return !inject_.empty() && inject_.begin()->first <= now;
   }
   fmt::PktHdr pop_due();
+  // The same for inject_packet()'s packets (checked before the headers).
+  [[nodiscard]] bool has_due_packet(std::uint64_t now) const {
+    return !packets_.empty() && packets_.begin()->first <= now;
+  }
+  Packet pop_due_packet();
   // The engine took `h` from rx / sent `h` on tx in cycle `cycle`.
   void taken(const fmt::PktHdr& h, std::uint64_t cycle);
   void transmitted(const fmt::PktHdr& h, std::uint64_t cycle);
@@ -172,7 +182,7 @@ class PeerWorld {
   // Safety and bookkeeping over everything recorded, against the CQ writes.
   void verify(const std::vector<CqWrite>& cq) const;
   [[nodiscard]] const NetCounts& counts() const { return counts_; }
-  [[nodiscard]] bool empty() const { return inject_.empty(); }
+  [[nodiscard]] bool empty() const { return inject_.empty() && packets_.empty(); }
   [[nodiscard]] std::uint64_t last_accept_cycle(unsigned ctx, std::uint16_t epoch) const;
 
   using Key = std::tuple<unsigned, std::uint16_t, unsigned, std::uint16_t>;  // ctx epoch round lid
@@ -203,6 +213,7 @@ class PeerWorld {
   std::uint64_t salt_;
   const Knobs& knobs_;
   std::multimap<std::uint64_t, fmt::PktHdr> inject_;
+  std::multimap<std::uint64_t, Packet> packets_;
   std::map<Key, unsigned> notify_counts_;
   std::map<std::pair<Key, bool>, unsigned> response_counts_;
   std::map<Key, unsigned> peer_sends_;  // copies of each peer NOTIFY injected
@@ -263,7 +274,8 @@ class NetworkBfm {
   struct Cur {
     Packet flits;
     std::size_t next = 0;        // flit shown now / next
-    std::size_t raw = SIZE_MAX;  // index into injected_, or SIZE_MAX: a peer header
+    std::size_t raw = SIZE_MAX;  // index into injected_, or SIZE_MAX: from the world
+    bool peer = true;            // from the world: a peer header (else inject_packet())
     fmt::PktHdr hdr;             // the peer header
   };
   Vnic_top& dut_;

@@ -11,7 +11,11 @@
 //     per context, docs/nic/te.md "Order across contexts");
 //   - ACK/NACK out: per (ctx, epoch, round, dst, type) the number sent;
 //   - completion records: per context, in order (ctx, epoch, status, error);
-//   - the nine counters at the end.
+//   - every counter at the end (the link's CNT_PFC_RX / CNT_PAUSE_RX and the
+//     CNT_DROP of malformed PFC frames included).
+// PFC frames from the link (a pause changes when the engine sends, never
+// what) are part of the stimulus: the peers inject the same frames into both
+// engines, in the same order relative to their headers.
 // The peers' NOTIFYs of a barrier start `base` cycles after arrive() returns,
 // late enough that both engines have activated the descriptor: parking and
 // DAMQ-full NACKs depend on the engine's timing (the RTL spends ~270 cycles
@@ -20,6 +24,7 @@
 // (fewer than the DAMQ holds: RECV counts the same whether parked or not).
 #include <syncfab/model/barrier_engine.hpp>
 #include <syncfab/model/model_device.hpp>
+#include <syncfab/model/nic_link.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -122,6 +127,32 @@ fmt::PktHdr garbage(unsigned kind) {
   return g;
 }
 
+// A PFC frame from the link: `classes` paused for `quanta` (0: resumed).
+void inject_pfc(Env& env, std::uint8_t classes, std::uint16_t quanta, std::uint64_t delay) {
+  env.world.inject_packet(pfc_packet(pfc_frame(classes, quanta)), delay);
+}
+
+// A malformed PFC frame (docs/nic/top.md "rx demux"): its first flit alone,
+// the frame with a third flit, or two flits whose len_flits is not 2.
+void inject_bad_pfc(Env& env, unsigned kind, std::uint64_t delay) {
+  Packet p = pfc_packet(pfc_frame(1U << kTcReset, 4));
+  switch (kind % 3) {
+    case 0:
+      p.resize(1);
+      break;
+    case 1:
+      p.push_back(p.back());
+      break;
+    default: {
+      fmt::PfcFrame f = pfc_frame(1U << kTcReset, 4);
+      f.set_len_flits(3);
+      p = pfc_packet(f);
+      break;
+    }
+  }
+  env.world.inject_packet(std::move(p), delay);
+}
+
 // Directed: one barrier per path and mode, two contexts at once, consecutive
 // barriers, malformed descriptors, a few parked NOTIFYs, garbage.
 void directed(Env& env) {
@@ -213,6 +244,47 @@ void parking(Env& env) {
   env.idle(600);
 }
 
+// Barriers under PFC: pauses of the barrier priority (NET_CFG.TC) long and
+// short, refreshed, ended by a resume or by running out; pauses of other
+// priorities only; malformed frames; before, during and between barriers.
+void pfc(Env& env) {
+  drv::Nic n(env.dev, env.memory, options(env));
+  env.nic_opened();
+  const auto tc = static_cast<std::uint8_t>(1U << kTcReset);
+  const auto l = rank_lids(16, 5);
+  auto a = n.open_context(drv::ContextConfig(0, 5, 16, 2, l));
+  inject_pfc(env, tc, 30, 0);  // paused before the first barrier starts
+  for (unsigned i = 0; i < 6; ++i) {
+    const std::uint64_t at = kBase + 20 * i;
+    switch (i % 3) {
+      case 0:  // a long pause, refreshed, then resumed
+        inject_pfc(env, tc, 40, at);
+        inject_pfc(env, static_cast<std::uint8_t>(tc | 0x81), 60, at + 100);
+        inject_pfc(env, tc, 0, at + 300);
+        break;
+      case 1:  // short pauses that run out, a pause of other priorities
+        inject_pfc(env, tc, 2, at);
+        inject_pfc(env, static_cast<std::uint8_t>(~tc), 500, at + 10);
+        inject_pfc(env, tc, 3, at + 60);
+        break;
+      default:  // malformed frames between good ones
+        inject_bad_pfc(env, i, at);
+        inject_pfc(env, tc, 8, at + 30);
+        inject_bad_pfc(env, i + 1, at + 50);
+        inject_bad_pfc(env, i + 2, at + 90);
+        break;
+    }
+    barrier(env, a, l, i % 2 == 0 ? drv::SubmitPath::kHdq : drv::SubmitPath::kSdq,
+            drv::WaitMode::kPoll, 40, 10);
+    wait(a, "under PFC");
+  }
+  inject_pfc(env, 0xFF, 0, 10);
+  env.idle(600);
+  const hw::Csr csr(env.dev);
+  TB_CHECK(csr.read(nic::kCounters[static_cast<unsigned>(nic::Counter::kPauseRx)]) >= 6)
+      << "the pauses of NET_CFG.TC reached the engine";
+}
+
 // Random: contexts, sizes, fan-outs, paths, modes, NACKs from the peers.
 void random_run(Env& env, std::uint64_t seed, unsigned iterations) {
   std::mt19937_64 rng(seed);
@@ -231,6 +303,14 @@ void random_run(Env& env, std::uint64_t seed, unsigned iterations) {
     }
     if (rng() % 3 == 0) {
       env.world.inject_garbage(garbage(static_cast<unsigned>(rng())), rng() % 100);
+    }
+    if (rng() % 2 == 0) {
+      const auto classes = static_cast<std::uint8_t>(rng());
+      const auto quanta = static_cast<std::uint16_t>(rng() % 4 == 0 ? 0 : 1 + rng() % 40);
+      inject_pfc(env, classes, quanta, kBase + rng() % 200);
+    }
+    if (rng() % 8 == 0) {
+      inject_bad_pfc(env, static_cast<unsigned>(rng()), kBase + rng() % 200);
     }
     for (unsigned c = 0; c < nctx; ++c) {
       const auto path = rng() % 2 == 0 ? drv::SubmitPath::kHdq : drv::SubmitPath::kSdq;
@@ -273,7 +353,14 @@ struct ModelRun {
     return c;
   }
   void step() {
-    if (world.has_due(engine.cycle())) {
+    if (world.has_due_packet(engine.cycle())) {
+      const Packet p = world.pop_due_packet();
+      std::vector<model::LinkFlit> flits;
+      for (std::size_t i = 0; i < p.size(); ++i) {
+        flits.push_back(model::LinkFlit{p[i], i + 1 == p.size()});
+      }
+      engine.receive(flits);
+    } else if (world.has_due(engine.cycle())) {
       const fmt::PktHdr h = world.pop_due();
       engine.receive(h);
       world.taken(h, engine.cycle());
@@ -435,6 +522,13 @@ SYNCFAB_TEST(nic_top_cosim, parking) {
   k.peer_retry = 600;
   co_await cosim(
       ctx, k, [](Env& e) { parking(e); }, "nic_top_cosim.parking");
+}
+
+SYNCFAB_TEST(nic_top_cosim, pfc) {
+  Knobs k;
+  k.nack = 0.1;
+  co_await cosim(
+      ctx, k, [](Env& e) { pfc(e); }, "nic_top_cosim.pfc");
 }
 
 SYNCFAB_TEST(nic_top_cosim, random) {
