@@ -28,7 +28,11 @@ deps:
 
 # A configure failure that the project diagnosed (a "syncfab:" line: missing
 # tool, bad spec) prints just that; anything else prints the whole log.
-$(BUILD)/build.ninja: CMakeLists.txt
+# A changed .f file list also re-configures here, before Ninja runs: Ninja
+# would first re-run the models' configure-time Verilator steps with their
+# old command lines, which fail when a list gained a file (a pull or a
+# branch switch that adds a package to a block).
+$(BUILD)/build.ninja: CMakeLists.txt $(shell find rtl tests tb sim -name '*.f' 2>/dev/null)
 	@cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS) >$(BUILD).configure.log 2>&1 || \
 	  { grep -q 'syncfab:' $(BUILD).configure.log && sed -n '/syncfab:/,/^$$/p' $(BUILD).configure.log \
 	    || cat $(BUILD).configure.log; \
