@@ -229,8 +229,15 @@ Task<> DoorbellGate::release() {
 }
 
 Node::Node(TestContext& ctx, unsigned index, const nic_top::Knobs& knobs)
-    : dut(ctx.make_dut<Vnic_top>("nic" + std::to_string(index))),
-      clk(ctx.sim().add_clock("clk" + std::to_string(index), dut.clk_i, nic_top::kPeriod)),
+    : Node(ctx, "nic" + std::to_string(index), "clk" + std::to_string(index), knobs) {}
+
+Node::Node(TestContext& ctx, const std::string& name, const nic_top::Knobs& knobs)
+    : Node(ctx, name, "clk_" + name, knobs) {}
+
+Node::Node(TestContext& ctx, const std::string& name, const std::string& clock,
+           const nic_top::Knobs& knobs)
+    : dut(ctx.make_dut<Vnic_top>(name)),
+      clk(ctx.sim().add_clock(clock, dut.clk_i, nic_top::kPeriod)),
       apb(clk, apb_pins_of(dut, nic_top::kCsrWindow)),
       memory(nic_top::kMemBase, nic_top::kMemBytes),
       mem(dut, clk, ctx.rng(), memory, knobs),

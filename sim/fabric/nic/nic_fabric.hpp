@@ -14,6 +14,7 @@
 #include <memory>
 #include <random>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -160,7 +161,10 @@ class DoorbellGate final : public hw::Device {
 };
 
 struct Node {
+  // The DUT and its clock are named "nic<index>" / "clk<index>" in the FST.
   Node(TestContext& ctx, unsigned index, const nic_top::Knobs& knobs);
+  // The DUT named `name`, its clock "clk_<name>".
+  Node(TestContext& ctx, const std::string& name, const nic_top::Knobs& knobs);
   Vnic_top& dut;
   Clock& clk;
   ApbMaster apb;
@@ -169,6 +173,10 @@ struct Node {
   driver::RtlDevice dev;
   DoorbellGate gate;  // the driver's device (dev, doorbells held on request)
   std::unique_ptr<driver::Nic> nic;
+
+ private:
+  Node(TestContext& ctx, const std::string& name, const std::string& clock,
+       const nic_top::Knobs& knobs);
 };
 
 // Clock, reset, every node's driver.

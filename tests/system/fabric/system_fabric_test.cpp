@@ -1,0 +1,177 @@
+// Barriers across verilated NICs through verilated switches (sim/system):
+// the fabric from the subnet manager, its LFTs from FTREE programmed into
+// every switch through its own driver, each NIC's barrier issued through its
+// own driver. Every run checks completion (status, epoch, safety, liveness:
+// barrier_run.hpp) and the lossless traffic identities (traffic_check.hpp);
+// the bad fabrics the system refuses before any simulation are checked too.
+#include <iostream>
+#include <stdexcept>
+#include <string>
+
+#include "barrier_run.hpp"
+#include "nic_fabric_scenario.hpp"
+#include "program.hpp"
+#include "syncfab/sm/generators.hpp"
+#include "syncfab/sm/minhop.hpp"
+#include "syncfab/sm/unicast.hpp"
+#include "system_fabric.hpp"
+#include "traffic_check.hpp"
+
+using namespace syncfab;
+using namespace syncfab::tb;
+using namespace syncfab::tb::system;
+
+namespace {
+
+constexpr std::uint32_t kRetryDelay = 16;
+
+// A two-level fat tree of 8-port switches with 16 end nodes: 4 leaves with 4
+// end nodes on ports 1-4 and one up-link to each of the 4 spines on ports
+// 5-8; spine j's port l + 1 goes to leaf l (ports 5-8 unused). The SM's
+// k-port n-trees give 32 end nodes at 8 ports and 2 levels; this is the half
+// that fits 16 NICs, with full bisection. End nodes in rank order.
+sm::Fabric fat_tree_16() {
+  constexpr int kLeaves = 4;
+  constexpr int kDown = 4;
+  constexpr int kSpines = 4;
+  sm::Fabric f;
+  std::vector<sm::NodeId> leaf;
+  std::vector<sm::NodeId> spine;
+  for (int l = 0; l < kLeaves; ++l) {
+    leaf.push_back(f.add_node(sm::NodeType::kSwitch, "leaf" + std::to_string(l), 8));
+  }
+  for (int s = 0; s < kSpines; ++s) {
+    spine.push_back(f.add_node(sm::NodeType::kSwitch, "spine" + std::to_string(s), 8));
+  }
+  for (int l = 0; l < kLeaves; ++l) {
+    for (int h = 0; h < kDown; ++h) {
+      const sm::NodeId n = f.add_node(sm::NodeType::kHca, "nic" + std::to_string(l * kDown + h), 1);
+      f.connect(leaf[l], static_cast<sm::PortNum>(h + 1), n, 1);
+    }
+    for (int s = 0; s < kSpines; ++s) {
+      f.connect(leaf[l], static_cast<sm::PortNum>(kDown + s + 1), spine[s],
+                static_cast<sm::PortNum>(l + 1));
+    }
+  }
+  f.assign_lids();
+  return f;
+}
+
+// FTREE over the SM's fabric, programmed into every switch.
+void route_and_program(SystemFabric& sys) {
+  const sm::MinHop mh(sys.sm());
+  const sm::Lft lft = sm::route_ftree(mh, sm::updn_ranking(mh));
+  // Every switch reaches every NIC (switch-to-switch LIDs between spines
+  // stay unrouted under up*/down*, as in OpenSM; no NIC sends to them).
+  for (unsigned s = 0; s < sys.switch_count(); ++s) {
+    for (const std::uint16_t lid : sys.nic_lids()) {
+      TB_CHECK(!sm::walk(lft, s, lid).empty())
+          << "FTREE: " << sys.sw(s).name() << " does not reach LID " << sm::hex_lid(lid);
+    }
+  }
+  const ProgramReport pr = program_switches(sys, lft);
+  std::cout << "programmed " << pr.lft_entries << " LFT entries into " << sys.switch_count()
+            << " switches over APB in " << pr.cycles << " cycles\n";
+}
+
+void print_run(const std::string& name, const BarrierRun& run, const BarrierResult& r) {
+  std::cout << name << " ctx " << run.ctx << " k=" << run.k << ": " << run.barriers
+            << " barrier(s), " << r.sends_per_barrier << " NOTIFYs each, " << r.cycles
+            << " cycles\n";
+  for (std::size_t b = 0; b < r.epochs.size(); ++b) {
+    std::cout << "  epoch " << r.epochs[b] << ": last post " << r.last_post[b]
+              << " -> last completion " << r.last_done[b] << " (" << r.last_done[b] - r.last_post[b]
+              << " cycles)\n";
+  }
+}
+
+void print_totals(const TrafficTotals& t) {
+  std::cout << "traffic: NOTIFY " << t.notify << ", ACK " << t.ack << ", NACK " << t.nack
+            << ", retries " << t.retries << ", PFC frames " << t.pfc_frames << "; "
+            << t.link_packets << " packets over the links, peak receive FIFO " << t.peak_fifo
+            << " flits, " << t.rx_stall_cycles << " stalled cycles\n";
+}
+
+// `fn` throws std::invalid_argument whose message names `node`.
+template <typename Fn>
+void expect_refused(Fn fn, const std::string& node, const std::string& what) {
+  try {
+    fn();
+  } catch (const std::invalid_argument& e) {
+    const std::string msg = e.what();
+    TB_CHECK(msg.find(node) != std::string::npos)
+        << what << ": the error does not name " << node << ": " << msg;
+    std::cout << what << ": refused: " << msg << "\n";
+    return;
+  }
+  TB_CHECK(false) << what << ": not refused";
+}
+
+}  // namespace
+
+// 16 NICs on the two-level fat tree: one barrier across all of them (k = 2)
+// checked alone, then barriers in a row for k = 1, 2, 3, each on its own
+// context, the identities checked again over everything.
+SYNCFAB_TEST(system_fabric, fat_tree_16) {
+  const sm::Fabric smf = fat_tree_16();
+  SystemConfig cfg;
+  cfg.delay = static_cast<unsigned>(ctx.param("delay", 4));
+  SystemFabric sys(ctx, smf, cfg);
+  sys.start(fabric::nic_options(ctx.sim(), kRetryDelay));
+  route_and_program(sys);
+  const auto skew = static_cast<unsigned>(ctx.param("skew", 200));
+  const auto barriers = static_cast<unsigned>(ctx.param("barriers", 3));
+
+  std::uint64_t want_sends = 0;
+  {
+    const BarrierRun run{0, 2, 1, skew};
+    const BarrierResult r = run_barriers(sys, run, ctx.rng());
+    print_run("first barrier", run, r);
+    TB_CHECK_EQ(r.epochs.at(0), 1U) << "the first barrier of a fresh context has epoch 1";
+    want_sends += r.sends_per_barrier;
+    sys.idle_cycles(200);
+    const TrafficTotals t = check_traffic(sys);
+    print_totals(t);
+    TB_CHECK_EQ(t.notify - t.retries, want_sends) << "NOTIFYs sent = the schedules' sends";
+  }
+  for (unsigned k = 1; k <= 3; ++k) {
+    const BarrierRun run{k, k, barriers, skew};
+    const BarrierResult r = run_barriers(sys, run, ctx.rng());
+    print_run("in a row", run, r);
+    want_sends += r.sends_per_barrier * barriers;
+  }
+  sys.idle_cycles(200);
+  const TrafficTotals t = check_traffic(sys);
+  print_totals(t);
+  TB_CHECK_EQ(t.notify - t.retries, want_sends) << "NOTIFYs sent = the schedules' sends";
+  print_links(std::cout, sys);
+  co_return;
+}
+
+// Fabrics the system refuses before any simulation, each error naming the node.
+SYNCFAB_TEST(system_fabric, refuses_bad_fabrics) {
+  {
+    // 10-port switches: above switch_top's 8.
+    const sm::Fabric smf = sm::make_fabric("fattree:ports=10,levels=1");
+    expect_refused([&] { SystemFabric sys(ctx, smf); }, "sw-l1-0", "switch radix 10");
+  }
+  {
+    sm::Fabric smf = fat_tree_16();
+    const sm::NodeId lone = smf.add_node(sm::NodeType::kHca, "lonely", 1);
+    smf.assign_lids();
+    (void)lone;
+    expect_refused([&] { SystemFabric sys(ctx, smf); }, "lonely", "unconnected HCA");
+  }
+  {
+    sm::Fabric smf;
+    const sm::NodeId s = smf.add_node(sm::NodeType::kSwitch, "sw", 8);
+    const sm::NodeId a = smf.add_node(sm::NodeType::kHca, "a", 1);
+    const sm::NodeId b = smf.add_node(sm::NodeType::kHca, "far", 1);
+    smf.connect(s, 1, a, 1);
+    smf.connect(s, 2, b, 1);
+    smf.set_lid(b, 1, 1024);
+    smf.assign_lids();
+    expect_refused([&] { SystemFabric sys(ctx, smf); }, "far", "LID past the LFT");
+  }
+  co_return;
+}
