@@ -55,4 +55,17 @@ ProgramReport program_switches(SystemFabric& sys, const sm::Lft& lft,
   return rep;
 }
 
+void configure_pfc(SystemFabric& sys, const driver::PfcTiming& timing,
+                   const driver::PfcPortConfig& cfg, unsigned max_pkt_flits) {
+  for (unsigned s = 0; s < sys.switch_count(); ++s) {
+    driver::Switch& d = sys.sw(s).driver();
+    d.set_pfc_timing(timing);
+    for (unsigned p = 0; p < sys.sw(s).port_count(); ++p) {
+      if (const Link* l = sys.switch_link(s, p)) {
+        d.configure_pfc(p, cfg, driver::LinkParams{l->delay(), max_pkt_flits});
+      }
+    }
+  }
+}
+
 }  // namespace syncfab::tb::system

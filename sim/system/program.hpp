@@ -27,4 +27,13 @@ struct ProgramReport {
 ProgramReport program_switches(SystemFabric& sys, const sm::Lft& lft,
                                std::span<const sm::McTree> trees = {});
 
+// PFC on every linked port of every switch: the timing first (the driver
+// checks each port's quanta against the refresh in force), then `cfg` with
+// the port's link (its delay, packets of at most max_pkt_flits) for the
+// lossless check. Call before program_switches: thresholds change only while
+// a switch is disabled. The NICs honour the frames with PFC_CFG at its reset
+// (nic_top::kCpqReset cycles per quantum): timing.cyc_per_quantum should match.
+void configure_pfc(SystemFabric& sys, const driver::PfcTiming& timing,
+                   const driver::PfcPortConfig& cfg, unsigned max_pkt_flits);
+
 }  // namespace syncfab::tb::system

@@ -71,6 +71,8 @@ TrafficTotals check_traffic(SystemFabric& sys) {
     t.ack += std::uint64_t{c.recv} + c.dup + c.drop;
     t.nack += c.nack_sent;
     t.retries += c.retry;
+    t.nic_pfc_rx += c.pfc_rx;
+    t.nic_pauses += c.pause_rx;
     notify_in += in.count(PktKind::kNotify);
   }
   TB_CHECK_EQ(notify_in, t.notify) << "every NOTIFY the NICs sent reached a NIC";

@@ -29,6 +29,8 @@ struct TrafficTotals {
   std::uint64_t retries = 0;          // sum of CNT_RETRY
   std::uint64_t link_packets = 0;     // packets over every directed link
   std::uint64_t pfc_frames = 0;       // PFC frames over every directed link
+  std::uint64_t nic_pfc_rx = 0;       // of which the NICs took (sum of CNT_PFC_RX)
+  std::uint64_t nic_pauses = 0;       // pauses of NET_CFG.TC among them (sum of CNT_PAUSE_RX)
   std::size_t peak_fifo = 0;          // deepest receive FIFO of any link end
   std::uint64_t rx_stall_cycles = 0;  // summed over every link end
 };

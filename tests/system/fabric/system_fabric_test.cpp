@@ -4,6 +4,7 @@
 // own driver. Every run checks completion (status, epoch, safety, liveness:
 // barrier_run.hpp) and the lossless traffic identities (traffic_check.hpp);
 // the bad fabrics the system refuses before any simulation are checked too.
+#include <chrono>
 #include <iostream>
 #include <stdexcept>
 #include <string>
@@ -107,17 +108,23 @@ void expect_refused(Fn fn, const std::string& node, const std::string& what) {
   TB_CHECK(false) << what << ": not refused";
 }
 
-}  // namespace
-
-// 16 NICs on the two-level fat tree: one barrier across all of them (k = 2)
-// checked alone, then barriers in a row for k = 1, 2, 3, each on its own
-// context, the identities checked again over everything.
-SYNCFAB_TEST(system_fabric, fat_tree_16) {
+// One barrier across all 16 NICs (k = 2) checked alone, then barriers in a
+// row for k = 1, 2, 3, each on its own context, the identities checked again
+// over everything. With `pfc`, the NICs' priority (NET_CFG.TC) is lossless
+// on every switch port with XOFF = XON = 1 cell: every packet a switch
+// buffers pauses the sender, so PFC frames cross every link and the NICs
+// honour them.
+TrafficTotals run_fat_tree_16(TestContext& ctx, bool pfc) {
   const sm::Fabric smf = fat_tree_16();
   SystemConfig cfg;
   cfg.delay = static_cast<unsigned>(ctx.param("delay", 4));
   SystemFabric sys(ctx, smf, cfg);
   sys.start(fabric::nic_options(ctx.sim(), kRetryDelay));
+  if (pfc) {
+    driver::PfcPortConfig pc{};
+    pc[nic_top::kTcReset] = driver::PfcPriority{true, 1, 1, 16};
+    configure_pfc(sys, driver::PfcTiming{nic_top::kCpqReset, 64}, pc, 1);
+  }
   route_and_program(sys);
   const auto skew = static_cast<unsigned>(ctx.param("skew", 200));
   const auto barriers = static_cast<unsigned>(ctx.param("barriers", 3));
@@ -145,7 +152,49 @@ SYNCFAB_TEST(system_fabric, fat_tree_16) {
   print_totals(t);
   TB_CHECK_EQ(t.notify - t.retries, want_sends) << "NOTIFYs sent = the schedules' sends";
   print_links(std::cout, sys);
+  return t;
+}
+
+}  // namespace
+
+// 16 NICs on the two-level fat tree of 8-port switches, FTREE routing.
+SYNCFAB_TEST(system_fabric, fat_tree_16) {
+  const TrafficTotals t = run_fat_tree_16(ctx, false);
+  TB_CHECK_EQ(t.pfc_frames, 0U) << "no PFC frame without PFC";
   co_return;
+}
+
+// The same with the barrier priority lossless and pausing at one cell.
+SYNCFAB_TEST(system_fabric, fat_tree_16_pfc) {
+  const TrafficTotals t = run_fat_tree_16(ctx, true);
+  TB_CHECK(t.nic_pauses > 0) << "the switches paused the NICs";
+  TB_CHECK(t.pfc_frames > t.nic_pfc_rx) << "switches paused switches too";
+  co_return;
+}
+
+// The checks catch a wrong table: leaf0 sends one remote NIC's LID to a
+// local NIC's port; the barrier must not pass.
+SYNCFAB_TEST(system_fabric, misroute_caught) {
+  const sm::Fabric smf = fat_tree_16();
+  SystemFabric sys(ctx, smf);
+  driver::NicOptions opts = fabric::nic_options(ctx.sim(), kRetryDelay);
+  // The hung barrier is abandoned on close: wait 2 us for it, not 100.
+  opts.drain_timeout = std::chrono::microseconds(2);
+  sys.start(opts);
+  route_and_program(sys);
+  driver::Switch& leaf0 = sys.sw(0).driver();
+  leaf0.enable(false);
+  leaf0.set_lft(sys.nic_lid(4), 1);
+  leaf0.enable(true);
+  try {
+    run_barriers(sys, BarrierRun{0, 2, 1, 0, 6000}, ctx.rng());
+    sys.idle_cycles(200);
+    check_traffic(sys);
+  } catch (const TestFailure& e) {
+    std::cout << "caught as it must be: " << e.what() << "\n";
+    co_return;
+  }
+  TB_CHECK(false) << "a misrouted LID went unnoticed";
 }
 
 // Fabrics the system refuses before any simulation, each error naming the node.
