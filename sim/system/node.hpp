@@ -37,6 +37,11 @@ class Node {
   // Reset asserted, every input at its idle value (rx_valid low, tx_ready high).
   virtual void assert_reset() = 0;
   virtual void release_reset() = 0;
+  // Every cycle, once the links offered their flits and the simulator
+  // evaluated (ReadOnly), before the links sample the ports: a backend that
+  // is not a verilated model computes this cycle's outputs from its offered
+  // inputs here. A verilated model is already evaluated: nothing to do.
+  virtual void settle(std::uint64_t /*cycle*/) {}
 
  private:
   std::string name_;

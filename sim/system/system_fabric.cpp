@@ -4,8 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "rtl_nic.hpp"
-#include "rtl_switch.hpp"
+#include "backends.hpp"
 #include "switch_fabric_sm.hpp"
 
 namespace syncfab::tb::system {
@@ -16,14 +15,6 @@ std::string port_name(const std::string& node, unsigned port) {
   return node + ":" + std::to_string(port);
 }
 
-// The golden-model backends (cpp-model's SwitchModel, the barrier engine on
-// its pin-level link) plug in here, behind the same NicNode/SwitchNode.
-[[noreturn]] void no_model(const std::string& what, const std::string& name) {
-  throw std::invalid_argument(what + " " + name +
-                              ": the golden-model backend is not available in this system layer "
-                              "(only Backend::kRtl)");
-}
-
 }  // namespace
 
 SystemFabric::SystemFabric(TestContext& ctx, const sm::Fabric& smf, const SystemConfig& cfg)
@@ -31,18 +22,18 @@ SystemFabric::SystemFabric(TestContext& ctx, const sm::Fabric& smf, const System
   const auto backend = [&](sm::NodeId n) { return cfg.backend ? cfg.backend(n) : Backend::kRtl; };
   for (sm::SwitchIdx s = 0; s < smf.switch_count(); ++s) {
     const sm::NodeId n = smf.switch_node(s);
-    if (backend(n) != Backend::kRtl) {
-      no_model("switch", smf.name(n));
-    }
-    switches_.push_back(std::make_unique<RtlSwitch>(ctx, smf.name(n)));
+    switches_.push_back(make_switch(backend(n), ctx, smf.name(n)));
   }
   for (const sm::NodeId h : smf.hcas()) {
-    if (backend(h) != Backend::kRtl) {
-      no_model("NIC", smf.name(h));
-    }
-    nics_.push_back(std::make_unique<RtlNic>(ctx, smf.name(h)));
+    nics_.push_back(make_nic(backend(h), ctx, smf.name(h)));
   }
   check(smf);
+  for (auto& s : switches_) {
+    nodes_.push_back(s.get());
+  }
+  for (auto& n : nics_) {
+    nodes_.push_back(n.get());
+  }
 
   nic_link_.resize(nics_.size());
   switch_link_.resize(switches_.size());
@@ -211,6 +202,9 @@ Task<> SystemFabric::run() {
       l->drive(now);
     }
     co_await ReadOnly();
+    for (Node* n : nodes_) {
+      n->settle(now);
+    }
     for (auto& l : links_) {
       l->sample(now);
     }

@@ -88,6 +88,7 @@ class SystemFabric {
   const sm::Fabric& smf_;
   std::vector<std::unique_ptr<NicNode>> nics_;
   std::vector<std::unique_ptr<SwitchNode>> switches_;
+  std::vector<Node*> nodes_;  // switches, then NICs
   std::vector<std::unique_ptr<Link>> links_;
   std::vector<std::optional<unsigned>> nic_link_;                  // per NIC
   std::vector<std::vector<std::optional<unsigned>>> switch_link_;  // per switch, port

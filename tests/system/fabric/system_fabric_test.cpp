@@ -108,14 +108,14 @@ void expect_refused(Fn fn, const std::string& node, const std::string& what) {
   TB_CHECK(false) << what << ": not refused";
 }
 
-// One barrier across all 16 NICs (k = 2) checked alone, then barriers in a
+// One barrier across every NIC (k = 2) checked alone, then barriers in a
 // row for k = 1, 2, 3, each on its own context, the identities checked again
 // over everything. With `pfc`, the NICs' priority (NET_CFG.TC) is lossless
 // on every switch port with XOFF = XON = 1 cell: every packet a switch
 // buffers pauses the sender, so PFC frames cross every link and the NICs
 // honour them.
-TrafficTotals run_fat_tree_16(TestContext& ctx, bool pfc) {
-  const sm::Fabric smf = fat_tree_16();
+TrafficTotals run_barriers_on(TestContext& ctx, const sm::Fabric& smf, bool pfc,
+                              unsigned barriers_default) {
   SystemConfig cfg;
   cfg.delay = static_cast<unsigned>(ctx.param("delay", 4));
   SystemFabric sys(ctx, smf, cfg);
@@ -127,7 +127,7 @@ TrafficTotals run_fat_tree_16(TestContext& ctx, bool pfc) {
   }
   route_and_program(sys);
   const auto skew = static_cast<unsigned>(ctx.param("skew", 200));
-  const auto barriers = static_cast<unsigned>(ctx.param("barriers", 3));
+  const auto barriers = static_cast<unsigned>(ctx.param("barriers", barriers_default));
 
   std::uint64_t want_sends = 0;
   {
@@ -159,16 +159,27 @@ TrafficTotals run_fat_tree_16(TestContext& ctx, bool pfc) {
 
 // 16 NICs on the two-level fat tree of 8-port switches, FTREE routing.
 SYNCFAB_TEST(system_fabric, fat_tree_16) {
-  const TrafficTotals t = run_fat_tree_16(ctx, false);
+  const sm::Fabric smf = fat_tree_16();
+  const TrafficTotals t = run_barriers_on(ctx, smf, false, 3);
   TB_CHECK_EQ(t.pfc_frames, 0U) << "no PFC frame without PFC";
   co_return;
 }
 
 // The same with the barrier priority lossless and pausing at one cell.
 SYNCFAB_TEST(system_fabric, fat_tree_16_pfc) {
-  const TrafficTotals t = run_fat_tree_16(ctx, true);
+  const sm::Fabric smf = fat_tree_16();
+  const TrafficTotals t = run_barriers_on(ctx, smf, true, 3);
   TB_CHECK(t.nic_pauses > 0) << "the switches paused the NICs";
   TB_CHECK(t.pfc_frames > t.nic_pfc_rx) << "switches paused switches too";
+  co_return;
+}
+
+// The SM's generator: its 4-port 3-tree (16 end nodes, 20 switches on four
+// of switch_top's eight ports), one barrier per k.
+SYNCFAB_TEST(system_fabric, generated_fat_tree_4x3) {
+  const sm::Fabric smf = sm::make_fabric("fattree:ports=4,levels=3");
+  TB_CHECK_EQ(smf.hca_count(), 16U) << "fattree:ports=4,levels=3";
+  run_barriers_on(ctx, smf, false, 1);
   co_return;
 }
 
@@ -221,6 +232,27 @@ SYNCFAB_TEST(system_fabric, refuses_bad_fabrics) {
     smf.set_lid(b, 1, 1024);
     smf.assign_lids();
     expect_refused([&] { SystemFabric sys(ctx, smf); }, "far", "LID past the LFT");
+  }
+  {
+    // A multicast group past the MFT: refused by program_switches before it
+    // writes anything.
+    const sm::Fabric smf = fat_tree_16();
+    SystemFabric sys(ctx, smf);
+    sm::McTree tree;
+    tree.mlid = static_cast<sm::Lid>(fmt::kMlidBase + 256);
+    tree.entries.push_back(sm::MftEntry{2, 1});
+    const sm::MinHop mh(smf);
+    const sm::Lft lft = sm::route_ftree(mh, sm::updn_ranking(mh));
+    const std::vector<sm::McTree> trees{tree};
+    expect_refused([&] { program_switches(sys, lft, trees); }, "leaf2", "MLID past the MFT");
+  }
+  {
+    const sm::Fabric smf = fat_tree_16();
+    SystemConfig cfg;
+    cfg.backend = [&](sm::NodeId n) {
+      return smf.name(n) == "spine1" ? Backend::kModel : Backend::kRtl;
+    };
+    expect_refused([&] { SystemFabric sys(ctx, smf, cfg); }, "spine1", "golden-model switch");
   }
   co_return;
 }
