@@ -5,6 +5,7 @@
 #include <string>
 
 #include "syncfab/driver/nic.hpp"
+#include "syncfab/sm/minhop.hpp"
 
 namespace syncfab::tb::system {
 
@@ -13,6 +14,24 @@ namespace drv = syncfab::driver;
 namespace {
 
 constexpr std::uint64_t kPollStep = 4;  // cycles between two host polling sweeps
+// switch_top's least forwarding latency, last flit in to first flit out
+// (docs/switch-datapath.md "RTL and model timing").
+constexpr std::uint64_t kSwitchForward = 3;
+// The NIC's own pipeline, rx to tx (the NIC fabric's bound counts the same).
+constexpr std::uint64_t kNicPipeline = 16;
+
+// Links on the longest shortest path between two NICs.
+std::uint64_t longest_nic_path(const sm::Fabric& smf) {
+  const sm::MinHop mh(smf);
+  std::uint64_t worst = 0;
+  for (const sm::NodeId a : smf.hcas()) {
+    for (const sm::NodeId b : smf.hcas()) {
+      worst = std::max<std::uint64_t>(worst,
+                                      mh.distance(smf.attach_switch(a), smf.attach_switch(b)) + 2U);
+    }
+  }
+  return worst;
+}
 
 struct Host {
   drv::BarrierContext bc;
@@ -80,6 +99,25 @@ BarrierResult run_barriers(SystemFabric& sys, const BarrierRun& run, std::mt1993
     sys.idle_cycles(kPollStep);
   }
   res.cycles = sys.cycle() - start;
+  // Liveness bound after the last post, in the shape of the NIC fabric's
+  // (docs/barrier-protocol.md §10): per round a NOTIFY, a NACK and its
+  // re-send after the retry delay, queueing at the receiver (2 cycles per
+  // node) and the pauses a path can see; then the completion writes. A hop is
+  // its link's delay plus a switch's forwarding.
+  const std::uint64_t links = longest_nic_path(sys.sm());
+  std::uint64_t max_delay = 0;
+  for (const auto& l : sys.links()) {
+    max_delay = std::max<std::uint64_t>(max_delay, l->delay());
+  }
+  res.one_way = links * max_delay + (links - 1) * kSwitchForward + kNicPipeline;
+  std::uint64_t rounds = 0;
+  for (const Host& h : hosts) {
+    rounds = std::max<std::uint64_t>(rounds, h.bc.schedule().rounds.size());
+  }
+  res.bound = 200 +
+              rounds * (3 * res.one_way + 2ULL * sys.retry_delay() + 2ULL * p +
+                        4 * links * run.pause_cycles) +
+              2 * res.one_way;
 
   for (unsigned b = 0; b < run.barriers; ++b) {
     const std::uint16_t epoch = hosts[0].epochs[b];
@@ -107,6 +145,10 @@ BarrierResult run_barriers(SystemFabric& sys, const BarrierRun& run, std::mt1993
       TB_CHECK(done) << who << ": no CQ entry";
       TB_CHECK(*done > last_post) << "SAFETY: " << who << " completed at cycle " << *done
                                   << " before the last node posted at " << last_post;
+      TB_CHECK(*done - last_post <= res.bound)
+          << "LIVENESS: " << who << " completed " << *done - last_post
+          << " cycles after the last post (bound " << res.bound << ")";
+      res.worst = std::max(res.worst, *done - last_post);
       last_done = std::max(last_done, *done);
     }
     res.epochs.push_back(epoch);

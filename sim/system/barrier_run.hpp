@@ -5,7 +5,9 @@
 // posted once the node has collected the previous one. Checked on every
 // barrier: one CQ entry per NIC, status OK, the expected epoch (the first
 // epoch + the barrier's index, the same at every NIC), none before the last
-// node's post (safety), all within `limit` cycles (liveness).
+// node's post (safety), each NIC's within a bound of the last post computed
+// from the fabric (liveness; BarrierResult::bound), the whole run within
+// `limit` cycles.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +24,10 @@ struct BarrierRun {
   unsigned barriers = 1;          // in a row on the context
   unsigned skew = 0;              // each post 0 .. skew cycles after the node may post
   std::uint64_t limit = 200'000;  // cycles for the whole run
+  // Longest pause a PFC frame can impose on a sender (quanta x cycles per
+  // quantum; 0 without PFC): the bound allows one per link of a path, each
+  // way, per round.
+  std::uint64_t pause_cycles = 0;
 };
 
 struct BarrierResult {
@@ -30,6 +36,9 @@ struct BarrierResult {
   std::vector<std::uint64_t> last_done;  // per barrier: cycle of the last CQ entry
   std::uint64_t sends_per_barrier = 0;   // NOTIFYs the schedules send, all NICs
   std::uint64_t cycles = 0;              // simulated cycles of the run
+  std::uint64_t one_way = 0;             // uncontended one-way latency of the longest NIC path
+  std::uint64_t bound = 0;               // liveness bound after the last post
+  std::uint64_t worst = 0;               // largest (CQ entry - last post) seen
 };
 
 // Throws TestFailure on any violation.

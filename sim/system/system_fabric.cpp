@@ -6,6 +6,7 @@
 
 #include "backends.hpp"
 #include "switch_fabric_sm.hpp"
+#include "syncfab/hw/nic_regs.hpp"
 
 namespace syncfab::tb::system {
 
@@ -166,6 +167,7 @@ void SystemFabric::start(const driver::NicOptions& nic_opts) {
   if (started_) {
     throw std::logic_error("SystemFabric::start called twice");
   }
+  retry_delay_ = nic_opts.retry_delay_cycles.value_or(hw::nic::kRetryDelayReset);
   for (auto& s : switches_) {
     s->assert_reset();
   }

@@ -59,6 +59,8 @@ class SystemFabric {
   void start(const driver::NicOptions& nic_opts);
 
   [[nodiscard]] const sm::Fabric& sm() const { return smf_; }
+  // The NICs' NACK retry delay (NicOptions as start() got them).
+  [[nodiscard]] std::uint32_t retry_delay() const { return retry_delay_; }
   [[nodiscard]] unsigned nic_count() const { return static_cast<unsigned>(nics_.size()); }
   [[nodiscard]] NicNode& nic(unsigned rank) { return *nics_.at(rank); }
   [[nodiscard]] std::uint16_t nic_lid(unsigned rank) const;
@@ -94,6 +96,7 @@ class SystemFabric {
   std::vector<std::vector<std::optional<unsigned>>> switch_link_;  // per switch, port
   std::vector<Attached> unlinked_;  // ports with no link: they must never send
   std::uint64_t start_cycle_ = 0;
+  std::uint32_t retry_delay_ = 0;
   bool started_ = false;
   TaskHandle engine_;
 };

@@ -25,6 +25,7 @@ using namespace syncfab::tb::system;
 namespace {
 
 constexpr std::uint32_t kRetryDelay = 16;
+constexpr std::uint64_t kLimit = 200'000;  // cycles for one run of barriers
 
 // A two-level fat tree of 8-port switches with 16 end nodes: 4 leaves with 4
 // end nodes on ports 1-4 and one up-link to each of the 4 spines on ports
@@ -78,7 +79,8 @@ void route_and_program(SystemFabric& sys) {
 void print_run(const std::string& name, const BarrierRun& run, const BarrierResult& r) {
   std::cout << name << " ctx " << run.ctx << " k=" << run.k << ": " << run.barriers
             << " barrier(s), " << r.sends_per_barrier << " NOTIFYs each, " << r.cycles
-            << " cycles\n";
+            << " cycles; longest one-way " << r.one_way << " cycles, worst completion " << r.worst
+            << " cycles after the last post (bound " << r.bound << ")\n";
   for (std::size_t b = 0; b < r.epochs.size(); ++b) {
     std::cout << "  epoch " << r.epochs[b] << ": last post " << r.last_post[b]
               << " -> last completion " << r.last_done[b] << " (" << r.last_done[b] - r.last_post[b]
@@ -120,9 +122,11 @@ TrafficTotals run_barriers_on(TestContext& ctx, const sm::Fabric& smf, bool pfc,
   cfg.delay = static_cast<unsigned>(ctx.param("delay", 4));
   SystemFabric sys(ctx, smf, cfg);
   sys.start(fabric::nic_options(ctx.sim(), kRetryDelay));
+  constexpr std::uint16_t kQuanta = 16;
+  const std::uint64_t pause = pfc ? std::uint64_t{kQuanta} * nic_top::kCpqReset : 0;
   if (pfc) {
     driver::PfcPortConfig pc{};
-    pc[nic_top::kTcReset] = driver::PfcPriority{true, 1, 1, 16};
+    pc[nic_top::kTcReset] = driver::PfcPriority{true, 1, 1, kQuanta};
     configure_pfc(sys, driver::PfcTiming{nic_top::kCpqReset, 64}, pc, 1);
   }
   route_and_program(sys);
@@ -131,7 +135,7 @@ TrafficTotals run_barriers_on(TestContext& ctx, const sm::Fabric& smf, bool pfc,
 
   std::uint64_t want_sends = 0;
   {
-    const BarrierRun run{0, 2, 1, skew};
+    const BarrierRun run{0, 2, 1, skew, kLimit, pause};
     const BarrierResult r = run_barriers(sys, run, ctx.rng());
     print_run("first barrier", run, r);
     TB_CHECK_EQ(r.epochs.at(0), 1U) << "the first barrier of a fresh context has epoch 1";
@@ -142,7 +146,7 @@ TrafficTotals run_barriers_on(TestContext& ctx, const sm::Fabric& smf, bool pfc,
     TB_CHECK_EQ(t.notify - t.retries, want_sends) << "NOTIFYs sent = the schedules' sends";
   }
   for (unsigned k = 1; k <= 3; ++k) {
-    const BarrierRun run{k, k, barriers, skew};
+    const BarrierRun run{k, k, barriers, skew, kLimit, pause};
     const BarrierResult r = run_barriers(sys, run, ctx.rng());
     print_run("in a row", run, r);
     want_sends += r.sends_per_barrier * barriers;
