@@ -12,7 +12,10 @@
 #include "barrier_run.hpp"
 #include "nic_fabric_scenario.hpp"
 #include "program.hpp"
+#include "switch_fabric_sm.hpp"
 #include "syncfab/sm/generators.hpp"
+#include "syncfab/sm/groups.hpp"
+#include "syncfab/sm/mc_engines.hpp"
 #include "syncfab/sm/minhop.hpp"
 #include "syncfab/sm/unicast.hpp"
 #include "system_fabric.hpp"
@@ -59,9 +62,12 @@ sm::Fabric fat_tree_16() {
   return f;
 }
 
-// FTREE over the SM's fabric, programmed into every switch.
-void route_and_program(SystemFabric& sys) {
-  const sm::MinHop mh(sys.sm());
+// FTREE over the SM's fabric, and FULB-MC trees of random groups (seeded by
+// the test's seed), programmed into every switch; every entry read back over
+// each switch's APB.
+void route_and_program(TestContext& ctx, SystemFabric& sys) {
+  const sm::Fabric& smf = sys.sm();
+  const sm::MinHop mh(smf);
   const sm::Lft lft = sm::route_ftree(mh, sm::updn_ranking(mh));
   // Every switch reaches every NIC (switch-to-switch LIDs between spines
   // stay unrouted under up*/down*, as in OpenSM; no NIC sends to them).
@@ -71,9 +77,32 @@ void route_and_program(SystemFabric& sys) {
           << "FTREE: " << sys.sw(s).name() << " does not reach LID " << sm::hex_lid(lid);
     }
   }
-  const ProgramReport pr = program_switches(sys, lft);
-  std::cout << "programmed " << pr.lft_entries << " LFT entries into " << sys.switch_count()
-            << " switches over APB in " << pr.cycles << " cycles\n";
+  sm::PatternSpec ps;
+  ps.kind = sm::PatternSpec::Kind::kRandom;
+  ps.count = static_cast<int>(ctx.param("groups", 8));
+  ps.size = static_cast<int>(ctx.param("group_size", 5));
+  ps.seed = ctx.seed();
+  const sm::GroupSet gs = sm::make_groups(smf, ps);
+  sm::McLoad load(smf);
+  const std::vector<sm::McTree> trees =
+      sm::find_mc_engine("FULB-MC").route_all(mh, gs.groups, load);
+  for (std::size_t g = 0; g < trees.size(); ++g) {
+    const std::string why = sm::check_tree(mh, gs.groups[g], trees[g]);
+    TB_CHECK(why.empty()) << "FULB-MC tree of group " << g << ": " << why;
+  }
+  const ProgramReport pr = program_switches(sys, lft, trees);
+  std::cout << "programmed " << pr.lft_entries << " LFT and " << pr.mft_entries
+            << " MFT entries into " << sys.switch_count() << " switches over APB in " << pr.cycles
+            << " cycles\n";
+  for (unsigned s = 0; s < sys.switch_count(); ++s) {
+    driver::Switch& d = sys.sw(s).driver();
+    for (const driver::LftEntry& e : swfab::lft_entries(lft, s)) {
+      TB_CHECK(d.lft(e.lid) == e.port) << sys.sw(s).name() << " LFT LID " << sm::hex_lid(e.lid);
+    }
+    for (const auto& [mlid, mask] : swfab::mft_masks(trees, s)) {
+      TB_CHECK(d.mft(mlid) == mask) << sys.sw(s).name() << " MFT MLID " << sm::hex_lid(mlid);
+    }
+  }
 }
 
 void print_run(const std::string& name, const BarrierRun& run, const BarrierResult& r) {
@@ -129,7 +158,7 @@ TrafficTotals run_barriers_on(TestContext& ctx, const sm::Fabric& smf, bool pfc,
     pc[nic_top::kTcReset] = driver::PfcPriority{true, 1, 1, kQuanta};
     configure_pfc(sys, driver::PfcTiming{nic_top::kCpqReset, 64}, pc, 1);
   }
-  route_and_program(sys);
+  route_and_program(ctx, sys);
   const auto skew = static_cast<unsigned>(ctx.param("skew", 200));
   const auto barriers = static_cast<unsigned>(ctx.param("barriers", barriers_default));
 
@@ -196,7 +225,7 @@ SYNCFAB_TEST(system_fabric, misroute_caught) {
   // The hung barrier is abandoned on close: wait 2 us for it, not 100.
   opts.drain_timeout = std::chrono::microseconds(2);
   sys.start(opts);
-  route_and_program(sys);
+  route_and_program(ctx, sys);
   driver::Switch& leaf0 = sys.sw(0).driver();
   leaf0.enable(false);
   leaf0.set_lft(sys.nic_lid(4), 1);
