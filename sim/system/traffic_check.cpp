@@ -99,6 +99,17 @@ TrafficTotals check_traffic(SystemFabric& sys) {
       TB_CHECK_EQ(tx, non_pfc(out)) << who << "TX = packets out on its link (PFC frames aside)";
       TB_CHECK_EQ(pfc_tx, out.count(PktKind::kPfc))
           << who << "PAUSE_TX + RESUME_TX = PFC frames out on its link";
+      // The counters above are read from the model; the driver reads the
+      // same over the switch's APB (CNT_SEL / CNT_VALUE).
+      for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
+        for (const K k : {K::kRx, K::kTx}) {
+          const std::uint32_t model = sw.counter(p, q, k);
+          if (model != 0) {
+            TB_CHECK_EQ(sw.driver().counter(p, q, k), model)
+                << who << fmt::to_string(k) << " prio " << q << " over APB";
+          }
+        }
+      }
     }
   }
   return t;

@@ -12,7 +12,8 @@
 // - Each switch port: RX (all priorities) = packets other than PFC that came
 //   in on its link, TX = such packets that left on it, PAUSE_TX + RESUME_TX =
 //   PFC frames that left (exact with one lossless priority: a frame then
-//   names one); every drop counter 0; a port with no link counts nothing.
+//   names one); every drop counter 0; a port with no link counts nothing;
+//   every nonzero RX and TX counter read again over the switch's APB.
 #pragma once
 
 #include <cstdint>
