@@ -43,7 +43,9 @@ PktKind kind_of(const Flit& header) {
 }
 
 Link::Link(LinkEnd a, LinkEnd b, unsigned delay_cycles)
-    : a_{a, b, {}, {}, false, false, {}}, b_{b, a, {}, {}, false, false, {}}, delay_(delay_cycles) {
+    : a_{a, b, {}, {}, false, false, {}, {}, {}},
+      b_{b, a, {}, {}, false, false, {}, {}, {}},
+      delay_(delay_cycles) {
   if (a.port == nullptr || b.port == nullptr) {
     throw std::invalid_argument("link " + a.name + " - " + b.name + ": an end has no port");
   }
@@ -69,10 +71,24 @@ void Link::drive(std::uint64_t now) {
 }
 
 void Link::sample(Dir& d, std::uint64_t now) const {
+  d.events = DirEvents{};
   if (d.offered) {
     if (d.to.port->taken()) {
+      const LinkFlit taken = d.fifo.front();
       d.fifo.pop_front();
       ++d.stats.flits_out;
+      d.rx_cur.push_back(taken.data);
+      if (taken.last) {
+        if (d.rx_cur.size() == kPfcFrameFlits && kind_of(d.rx_cur.front()) == PktKind::kPfc) {
+          fmt::PfcFrame::Bytes img{};
+          for (std::size_t i = 0; i < kPfcFrameFlits; ++i) {
+            std::copy(d.rx_cur[i].begin(), d.rx_cur[i].end(),
+                      img.begin() + static_cast<std::ptrdiff_t>(i * kFlitBytes));
+          }
+          d.events.pfc_taken = fmt::PfcFrame(img);
+        }
+        d.rx_cur.clear();
+      }
     } else {
       ++d.stats.rx_stall_cycles;
     }
@@ -88,6 +104,7 @@ void Link::sample(Dir& d, std::uint64_t now) const {
         << ": a packet starts with an unknown type "
         << static_cast<unsigned>(fmt::PktHdr::decode(f->data).pkt_type());
     ++d.stats.packets.at(static_cast<std::size_t>(k));
+    d.events.started = fmt::PktHdr::decode(f->data);
   }
   d.in_packet = !f->last;
   ++d.stats.flits_in;
@@ -104,19 +121,27 @@ bool Link::idle() const {
          b_.fifo.empty() && !b_.in_packet;
 }
 
-const DirStats& Link::from(const Port& port) const {
+const Link::Dir& Link::dir_from(const Port& port) const {
   if (&port == a_.from.port) {
-    return a_.stats;
+    return a_;
   }
   if (&port == b_.from.port) {
-    return b_.stats;
+    return b_;
   }
   throw std::invalid_argument("link " + a_.from.name + " - " + b_.from.name +
                               ": the port is not one of its ends");
 }
 
+const DirStats& Link::from(const Port& port) const { return dir_from(port).stats; }
+
 const DirStats& Link::to(const Port& port) const {
-  return &port == a_.from.port ? b_.stats : (&port == b_.from.port ? a_.stats : from(port));
+  return (&dir_from(port) == &a_ ? b_ : a_).stats;
+}
+
+const DirEvents& Link::events_from(const Port& port) const { return dir_from(port).events; }
+
+const DirEvents& Link::events_to(const Port& port) const {
+  return (&dir_from(port) == &a_ ? b_ : a_).events;
 }
 
 }  // namespace syncfab::tb::system

@@ -9,7 +9,9 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "port.hpp"
 
@@ -30,6 +32,13 @@ struct DirStats {
   [[nodiscard]] std::uint64_t count(PktKind k) const {
     return packets.at(static_cast<std::size_t>(k));
   }
+};
+
+// What happened on one direction in the cycle last sampled (for checks that
+// follow a protocol across the link, e.g. NicPauseCheck).
+struct DirEvents {
+  std::optional<fmt::PktHdr> started;      // a packet's first flit entered: its header
+  std::optional<fmt::PfcFrame> pfc_taken;  // the receiver took a PFC frame's last flit
 };
 
 // One end of a link: a node's port, named for messages ("leaf0:3").
@@ -60,6 +69,9 @@ class Link {
   // The direction that leaves `port` (a -> b if it is a's), or enters it.
   [[nodiscard]] const DirStats& from(const Port& port) const;
   [[nodiscard]] const DirStats& to(const Port& port) const;
+  // This cycle's events of the direction that leaves / enters `port`.
+  [[nodiscard]] const DirEvents& events_from(const Port& port) const;
+  [[nodiscard]] const DirEvents& events_to(const Port& port) const;
 
  private:
   struct Wire {
@@ -74,8 +86,11 @@ class Link {
     std::deque<LinkFlit> fifo;
     bool offered = false;
     bool in_packet = false;
+    std::vector<Flit> rx_cur;  // flits of the packet the receiver is taking
     DirStats stats;
+    DirEvents events;
   };
+  [[nodiscard]] const Dir& dir_from(const Port& port) const;
   static void drive(Dir& d, std::uint64_t now);
   void sample(Dir& d, std::uint64_t now) const;
 

@@ -15,6 +15,7 @@ namespace syncfab::tb::system {
 
 inline constexpr std::size_t kFlitBytes = fmt::kFlitBits / 8;
 using Flit = std::array<std::uint8_t, kFlitBytes>;
+inline constexpr std::size_t kPfcFrameFlits = fmt::PfcFrame::kSizeBytes / kFlitBytes;
 
 struct LinkFlit {
   Flit data{};

@@ -6,6 +6,7 @@
 
 #include "backends.hpp"
 #include "switch_fabric_sm.hpp"
+#include "syncfab/hw/csr.hpp"
 #include "syncfab/hw/nic_regs.hpp"
 
 namespace syncfab::tb::system {
@@ -189,7 +190,13 @@ void SystemFabric::start(const driver::NicOptions& nic_opts) {
     s->bring_up();
   }
   for (unsigned r = 0; r < nic_count(); ++r) {
-    nics_[r]->bring_up(nic_lid(r), nic_opts);
+    NicNode& n = *nics_[r];
+    n.bring_up(nic_lid(r), nic_opts);
+    const hw::Csr csr(n.device());
+    const unsigned tc = csr.read(hw::nic::NET_CFG_TC);
+    pause_checks_.emplace_back(n.name(), nic_link(r), n.port(0), tc,
+                               ((csr.read(hw::nic::PFC_CFG_ENABLE) >> tc) & 1U) != 0,
+                               csr.read(hw::nic::PFC_CFG_CYC_PER_QUANTUM));
   }
 }
 
@@ -209,6 +216,9 @@ Task<> SystemFabric::run() {
     }
     for (auto& l : links_) {
       l->sample(now);
+    }
+    for (NicPauseCheck& c : pause_checks_) {
+      c.cycle(now);
     }
     for (const Attached& u : unlinked_) {
       TB_CHECK(!u.node->port(u.port).sent())

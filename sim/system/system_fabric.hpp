@@ -32,6 +32,7 @@
 
 #include "link.hpp"
 #include "node.hpp"
+#include "pause_check.hpp"
 #include "syncfab/sm/fabric.hpp"
 
 namespace syncfab::tb::system {
@@ -72,6 +73,9 @@ class SystemFabric {
   [[nodiscard]] const Link& nic_link(unsigned rank) const;
   [[nodiscard]] const Link* switch_link(unsigned s, unsigned port) const;
 
+  // Per NIC (rank order, after start()): the PFC pauses it had to honour.
+  [[nodiscard]] const std::vector<NicPauseCheck>& pause_checks() const { return pause_checks_; }
+
   [[nodiscard]] Clock& clk();
   [[nodiscard]] std::uint64_t cycle();  // cycles since start()
   void idle_cycles(std::uint64_t n);
@@ -94,7 +98,8 @@ class SystemFabric {
   std::vector<std::unique_ptr<Link>> links_;
   std::vector<std::optional<unsigned>> nic_link_;                  // per NIC
   std::vector<std::vector<std::optional<unsigned>>> switch_link_;  // per switch, port
-  std::vector<Attached> unlinked_;  // ports with no link: they must never send
+  std::vector<Attached> unlinked_;
+  std::vector<NicPauseCheck> pause_checks_;  // ports with no link: they must never send
   std::uint64_t start_cycle_ = 0;
   std::uint32_t retry_delay_ = 0;
   bool started_ = false;

@@ -67,6 +67,9 @@ TrafficTotals check_traffic(SystemFabric& sys) {
     TB_CHECK_EQ(in.count(PktKind::kNack), c.nack_recv) << who << "NACKs in = CNT_NACK_RECV";
     TB_CHECK_EQ(in.count(PktKind::kPfc), c.pfc_rx) << who << "PFC frames in = CNT_PFC_RX";
     TB_CHECK_EQ(c.retry, c.nack_recv) << who << "every NACK re-sent (CNT_RETRY)";
+    TB_CHECK_EQ(sys.pause_checks().at(r).pauses(), c.pause_rx)
+        << who << "pauses of its class its link brought = CNT_PAUSE_RX";
+    t.nic_paused_cycles += sys.pause_checks()[r].paused_cycles();
     t.notify += c.sent;
     t.ack += std::uint64_t{c.recv} + c.dup + c.drop;
     t.nack += c.nack_sent;

@@ -119,7 +119,8 @@ void print_run(const std::string& name, const BarrierRun& run, const BarrierResu
 
 void print_totals(const TrafficTotals& t) {
   std::cout << "traffic: NOTIFY " << t.notify << ", ACK " << t.ack << ", NACK " << t.nack
-            << ", retries " << t.retries << ", PFC frames " << t.pfc_frames << "; "
+            << ", retries " << t.retries << ", PFC frames " << t.pfc_frames << " (" << t.nic_pauses
+            << " pauses of the NICs, " << t.nic_paused_cycles << " NIC-cycles paused); "
             << t.link_packets << " packets over the links, peak receive FIFO " << t.peak_fifo
             << " flits, " << t.rx_stall_cycles << " stalled cycles\n";
 }
