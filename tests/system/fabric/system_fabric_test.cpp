@@ -208,11 +208,15 @@ SYNCFAB_TEST(system_fabric, fat_tree_16_pfc) {
   co_return;
 }
 
-// The SM's generator: its 4-port 3-tree (16 end nodes, 20 switches on four
-// of switch_top's eight ports), one barrier per k.
-SYNCFAB_TEST(system_fabric, generated_fat_tree_4x3) {
-  const sm::Fabric smf = sm::make_fabric("fattree:ports=4,levels=3");
-  TB_CHECK_EQ(smf.hca_count(), 16U) << "fattree:ports=4,levels=3";
+// The SM's generator: its k-port n-tree, by default the 4-port 3-tree (16
+// end nodes, 20 switches on four of switch_top's eight ports); `--param
+// ports=8 --param levels=2` is the full 8-port 2-tree (32 NICs, 12 switches).
+// One barrier per k.
+SYNCFAB_TEST(system_fabric, generated_fat_tree) {
+  const std::string spec = "fattree:ports=" + std::to_string(ctx.param("ports", 4)) +
+                           ",levels=" + std::to_string(ctx.param("levels", 3));
+  const sm::Fabric smf = sm::make_fabric(spec);
+  std::cout << spec << ": " << smf.hca_count() << " NICs, " << smf.switch_count() << " switches\n";
   run_barriers_on(ctx, smf, false, 1);
   co_return;
 }
