@@ -57,23 +57,16 @@ SystemFabric::SystemFabric(TestContext& ctx, const sm::Fabric& smf, const System
     const unsigned r = swfab::host_of(smf, n);
     return {nics_[r].get(), 0, &nic_link_[r]};
   };
-  for (sm::NodeId n = 0; n < smf.node_count(); ++n) {
-    for (int p = 1; p <= smf.num_ports(n); ++p) {
-      const sm::PortPeer peer = smf.peer(n, static_cast<sm::PortNum>(p));
-      // Each link once, from its lower (node, port) end.
-      if (!peer.connected() || peer.node < n || (peer.node == n && peer.port < p)) {
-        continue;
-      }
-      const EndRef a = end_of(n, static_cast<sm::PortNum>(p));
-      const EndRef b = end_of(peer.node, peer.port);
-      const unsigned delay = cfg.link_delay ? cfg.link_delay(n, peer.node) : cfg.delay;
-      *a.slot = static_cast<unsigned>(links_.size());
-      *b.slot = static_cast<unsigned>(links_.size());
-      links_.push_back(std::make_unique<Link>(
-          LinkEnd{&a.node->port(a.port), port_name(a.node->name(), a.port)},
-          LinkEnd{&b.node->port(b.port), port_name(b.node->name(), b.port)}, delay));
-    }
-  }
+  swfab::for_each_link(smf, [&](sm::NodeId na, sm::PortNum pa, sm::NodeId nb, sm::PortNum pb) {
+    const EndRef a = end_of(na, pa);
+    const EndRef b = end_of(nb, pb);
+    const unsigned delay = cfg.link_delay ? cfg.link_delay(na, nb) : cfg.delay;
+    *a.slot = static_cast<unsigned>(links_.size());
+    *b.slot = static_cast<unsigned>(links_.size());
+    links_.push_back(std::make_unique<Link>(
+        LinkEnd{&a.node->port(a.port), port_name(a.node->name(), a.port)},
+        LinkEnd{&b.node->port(b.port), port_name(b.node->name(), b.port)}, delay));
+  });
   for (std::size_t s = 0; s < switches_.size(); ++s) {
     for (unsigned p = 0; p < switches_[s]->port_count(); ++p) {
       if (!switch_link_[s][p]) {
