@@ -6,8 +6,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "syncfab/regs/nic_csr.h"
-
 namespace syncfab::tb::system {
 
 void RtlNicPort::offer(const LinkFlit* flit) {
@@ -52,14 +50,8 @@ Port& RtlNic::port(unsigned p) {
 }
 
 void RtlNic::assert_reset() {
-  node_.apb.idle();
-  node_.dut.rst_ni = 0;
-  node_.dut.pprot_i = 0;
-  node_.dut.rx_valid_i = 0;
-  node_.dut.rx_last_i = 0;
-  node_.dut.tx_ready_i = 1;
-  node_.dut.mem_req_ready_i = 0;
-  node_.dut.mem_rsp_valid_i = 0;
+  node_.hold_in_reset();
+  node_.dut.tx_ready_i = 1;  // a link never refuses a flit
 }
 
 void RtlNic::bring_up(std::uint16_t lid, const driver::NicOptions& opts) {
@@ -67,12 +59,7 @@ void RtlNic::bring_up(std::uint16_t lid, const driver::NicOptions& opts) {
     mem_bfm_ = ctx_.sim().start_soon(node_.mem.run(), "memory bfm " + name());
     mem_running_ = true;
   }
-  node_.dev.write32(static_cast<std::uint32_t>(offsetof(nic_csr_t, NODE_LID)), lid);
-  node_.nic = std::make_unique<driver::Nic>(node_.gate, node_.memory, opts);
-  const std::uint64_t base =
-      (static_cast<std::uint64_t>(node_.dev.read32(offsetof(nic_csr_t, CQ_BASE_HI))) << 32U) |
-      node_.dev.read32(offsetof(nic_csr_t, CQ_BASE_LO));
-  node_.mem.watch_cq(base, node_.dev.read32(offsetof(nic_csr_t, CQ_SIZE)));
+  node_.open(lid, opts);
 }
 
 void RtlNic::shut_down() { node_.nic.reset(); }

@@ -57,11 +57,7 @@ RtlSwitch::RtlSwitch(TestContext& ctx, const std::string& name)
 
 void RtlSwitch::assert_reset() {
   apb_.idle();
-  dut_.rst_ni = 0;
-  dut_.pprot_i = 0;
-  dut_.rx_valid_i = 0;
-  dut_.rx_last_i = 0;
-  dut_.tx_ready_i = (1U << swfab::kPorts) - 1;  // a link never refuses a flit
+  swfab::hold_in_reset(dut_);
 }
 
 SwitchShape RtlSwitch::shape() const {

@@ -165,6 +165,11 @@ struct Node {
   Node(TestContext& ctx, unsigned index, const nic_top::Knobs& knobs);
   // The DUT named `name`, its clock "clk_<name>".
   Node(TestContext& ctx, const std::string& name, const nic_top::Knobs& knobs);
+  // Reset asserted, APB idle, every other input at its idle value.
+  void hold_in_reset();
+  // After reset, the memory BFM running: NODE_LID = lid (the system software
+  // assigns LIDs), the driver on `gate`, the CQ watched for completion writes.
+  void open(std::uint16_t lid, const driver::NicOptions& opts);
   Vnic_top& dut;
   Clock& clk;
   ApbMaster apb;

@@ -62,6 +62,10 @@ using Flit = std::array<std::uint8_t, kFlitBytes>;
 static_assert(fmt::PktHdr::kSizeBytes == kFlitBytes, "the header is one flit");
 inline constexpr std::uint8_t kPfcFrameFlits = fmt::PfcFrame::kSizeBytes / kFlitBytes;
 
+// Reset asserted, rx idle, tx_ready high on every port (a link never
+// refuses a flit); the APB master idles separately.
+void hold_in_reset(Vswitch_top& dut);
+
 // ------------------------------------------------------------- endpoints
 
 enum class NodeKind : std::uint8_t { kSwitch, kHost };
