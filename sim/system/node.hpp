@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "nic_top_bench.hpp"
+#include "cq_write.hpp"
 #include "port.hpp"
 #include "syncfab/driver/nic.hpp"
 #include "syncfab/driver/switch.hpp"

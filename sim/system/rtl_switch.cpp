@@ -3,9 +3,14 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "nic_top_bench.hpp"
+
 namespace syncfab::tb::system {
 
 namespace {
+
+// One system clock: the switches tick with the NICs.
+static_assert(swfab::kPeriod == nic_top::kPeriod, "NICs and switches share one clock period");
 
 // Port p's flit is words kFlitWords*p .. of the flat rx/tx vectors.
 constexpr std::size_t kFlitWords = kFlitBytes / 4;
