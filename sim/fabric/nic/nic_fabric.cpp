@@ -229,14 +229,41 @@ Task<> DoorbellGate::release() {
 }
 
 Node::Node(TestContext& ctx, unsigned index, const nic_top::Knobs& knobs)
-    : dut(ctx.make_dut<Vnic_top>("nic" + std::to_string(index))),
-      clk(ctx.sim().add_clock("clk" + std::to_string(index), dut.clk_i, nic_top::kPeriod)),
+    : Node(ctx, "nic" + std::to_string(index), "clk" + std::to_string(index), knobs) {}
+
+Node::Node(TestContext& ctx, const std::string& name, const nic_top::Knobs& knobs)
+    : Node(ctx, name, "clk_" + name, knobs) {}
+
+Node::Node(TestContext& ctx, const std::string& name, const std::string& clock,
+           const nic_top::Knobs& knobs)
+    : dut(ctx.make_dut<Vnic_top>(name)),
+      clk(ctx.sim().add_clock(clock, dut.clk_i, nic_top::kPeriod)),
       apb(clk, apb_pins_of(dut, nic_top::kCsrWindow)),
       memory(nic_top::kMemBase, nic_top::kMemBytes),
       mem(dut, clk, ctx.rng(), memory, knobs),
       dev(
           ctx.sim(), clk, apb, [this] { return dut.intr_o != 0; }, memory, nic_top::kCsrWindow),
       gate(dev, apb) {}
+
+void Node::hold_in_reset() {
+  apb.idle();
+  dut.rst_ni = 0;
+  dut.pprot_i = 0;
+  dut.rx_valid_i = 0;
+  dut.rx_last_i = 0;
+  dut.tx_ready_i = 0;
+  dut.mem_req_ready_i = 0;
+  dut.mem_rsp_valid_i = 0;
+}
+
+void Node::open(std::uint16_t lid, const driver::NicOptions& opts) {
+  dev.write32(static_cast<std::uint32_t>(offsetof(nic_csr_t, NODE_LID)), lid);
+  nic = std::make_unique<driver::Nic>(gate, memory, opts);
+  const std::uint64_t base =
+      (static_cast<std::uint64_t>(dev.read32(offsetof(nic_csr_t, CQ_BASE_HI))) << 32U) |
+      dev.read32(offsetof(nic_csr_t, CQ_BASE_LO));
+  mem.watch_cq(base, dev.read32(offsetof(nic_csr_t, CQ_SIZE)));
+}
 
 Fabric::Fabric(TestContext& ctx, unsigned x, unsigned y, unsigned z, unsigned hop_latency)
     : ctx_(ctx), torus_(x, y, z) {
@@ -267,14 +294,7 @@ Fabric::~Fabric() {
 
 Task<> Fabric::reset() {
   for (auto& n : nodes_) {
-    n->apb.idle();
-    n->dut.rst_ni = 0;
-    n->dut.pprot_i = 0;
-    n->dut.rx_valid_i = 0;
-    n->dut.rx_last_i = 0;
-    n->dut.tx_ready_i = 0;
-    n->dut.mem_req_ready_i = 0;
-    n->dut.mem_rsp_valid_i = 0;
+    n->hold_in_reset();
   }
   co_await ClockCycles(clk(), 3);
   for (auto& n : nodes_) {
@@ -289,13 +309,7 @@ void Fabric::bring_up(const driver::NicOptions& opts) {
   }
   bfms_.push_back(ctx_.sim().start_soon(net_->run(), "torus"));
   for (unsigned i = 0; i < size(); ++i) {
-    Node& n = *nodes_[i];
-    n.dev.write32(static_cast<std::uint32_t>(offsetof(nic_csr_t, NODE_LID)), lid_of(i));
-    n.nic = std::make_unique<driver::Nic>(n.gate, n.memory, opts);
-    const std::uint64_t base =
-        (static_cast<std::uint64_t>(n.dev.read32(offsetof(nic_csr_t, CQ_BASE_HI))) << 32U) |
-        n.dev.read32(offsetof(nic_csr_t, CQ_BASE_LO));
-    n.mem.watch_cq(base, n.dev.read32(offsetof(nic_csr_t, CQ_SIZE)));
+    nodes_[i]->open(lid_of(i), opts);
   }
 }
 

@@ -14,6 +14,7 @@
 #include <memory>
 #include <random>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -160,7 +161,15 @@ class DoorbellGate final : public hw::Device {
 };
 
 struct Node {
+  // The DUT and its clock are named "nic<index>" / "clk<index>" in the FST.
   Node(TestContext& ctx, unsigned index, const nic_top::Knobs& knobs);
+  // The DUT named `name`, its clock "clk_<name>".
+  Node(TestContext& ctx, const std::string& name, const nic_top::Knobs& knobs);
+  // Reset asserted, APB idle, every other input at its idle value.
+  void hold_in_reset();
+  // After reset, the memory BFM running: NODE_LID = lid (the system software
+  // assigns LIDs), the driver on `gate`, the CQ watched for completion writes.
+  void open(std::uint16_t lid, const driver::NicOptions& opts);
   Vnic_top& dut;
   Clock& clk;
   ApbMaster apb;
@@ -169,6 +178,10 @@ struct Node {
   driver::RtlDevice dev;
   DoorbellGate gate;  // the driver's device (dev, doorbells held on request)
   std::unique_ptr<driver::Nic> nic;
+
+ private:
+  Node(TestContext& ctx, const std::string& name, const std::string& clock,
+       const nic_top::Knobs& knobs);
 };
 
 // Clock, reset, every node's driver.

@@ -72,17 +72,7 @@ Bad post_malformed(Node& n, const Host& h, drv::SubmitPath path, std::uint64_t w
   return {n.nic->submit_raw_descriptor(d, path), d.ctx(), d.epoch(), err};
 }
 
-// CSR event counters (they count from reset; scenarios use differences).
-struct Counters {
-  std::uint32_t sent = 0, recv = 0, nack_sent = 0, nack_recv = 0, retry = 0, completion = 0,
-                error = 0, drop = 0, dup = 0, pfc_rx = 0, pause_rx = 0;
-  Counters operator-(const Counters& o) const {
-    return {sent - o.sent,           recv - o.recv,        nack_sent - o.nack_sent,
-            nack_recv - o.nack_recv, retry - o.retry,      completion - o.completion,
-            error - o.error,         drop - o.drop,        dup - o.dup,
-            pfc_rx - o.pfc_rx,       pause_rx - o.pause_rx};
-  }
-};
+}  // namespace
 
 Counters read_counters(hw::Device& d) {
   hw::Csr c(d);
@@ -91,8 +81,6 @@ Counters read_counters(hw::Device& d) {
           c.read(nic::CNT_ERROR),      c.read(nic::CNT_DROP),       c.read(nic::CNT_DUP),
           c.read(nic::CNT_PFC_RX),     c.read(nic::CNT_PAUSE_RX)};
 }
-
-}  // namespace
 
 drv::NicOptions nic_options(Sim& sim, std::uint32_t retry_delay) {
   drv::NicOptions o;

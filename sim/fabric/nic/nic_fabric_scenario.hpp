@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "nic_fabric.hpp"
+#include "syncfab/hw/device.hpp"
 
 namespace syncfab::tb::fabric {
 
@@ -76,6 +77,20 @@ struct ScenarioResult {
   std::uint64_t pauses = 0;         // of which pauses of NET_CFG.TC (sum of CNT_PAUSE_RX)
   std::uint64_t paused_cycles = 0;  // cycles a NIC's transmit was paused, summed over nodes
 };
+
+// A NIC's CSR event counters (they count from reset; scenarios use differences).
+struct Counters {
+  std::uint32_t sent = 0, recv = 0, nack_sent = 0, nack_recv = 0, retry = 0, completion = 0,
+                error = 0, drop = 0, dup = 0, pfc_rx = 0, pause_rx = 0;
+  Counters operator-(const Counters& o) const {
+    return {sent - o.sent,           recv - o.recv,        nack_sent - o.nack_sent,
+            nack_recv - o.nack_recv, retry - o.retry,      completion - o.completion,
+            error - o.error,         drop - o.drop,        dup - o.dup,
+            pfc_rx - o.pfc_rx,       pause_rx - o.pause_rx};
+  }
+};
+// CNT_NOTIF_SENT .. CNT_PAUSE_RX over the device's CSRs.
+Counters read_counters(hw::Device& d);
 
 // Driver options of every node (retry delay as the scenario's).
 driver::NicOptions nic_options(Sim& sim, std::uint32_t retry_delay);

@@ -23,6 +23,7 @@
 #include <tuple>
 #include <vector>
 
+#include "cq_write.hpp"
 #include "syncfab/driver/barrier_schedule.hpp"
 #include "syncfab/driver/nic.hpp"
 #include "syncfab/driver/rtl_device.hpp"
@@ -71,15 +72,6 @@ struct Knobs {
   unsigned peer_retry_min = 1;  // peer re-sends a NACKed NOTIFY after
   unsigned peer_retry = 30;     // peer_retry_min .. peer_retry cycles
   double rx_gap = 0.0;          // probability rx_valid is low inside a multi-flit packet
-};
-
-// One completion record as the NIC wrote it into the CQ ring (word 0).
-struct CqWrite {
-  std::uint64_t cycle = 0;
-  unsigned ctx = 0;
-  std::uint16_t epoch = 0;
-  unsigned status = 0;
-  unsigned err = 0;
 };
 
 class MemoryBfm {

@@ -76,6 +76,14 @@ Fabric::SwitchNode::SwitchNode(TestContext& ctx, const std::string& n)
       tee(dev, shadow),
       probe(probe_ports(dut)) {}
 
+void hold_in_reset(Vswitch_top& dut) {
+  dut.rst_ni = 0;
+  dut.pprot_i = 0;
+  dut.rx_valid_i = 0;
+  dut.rx_last_i = 0;
+  dut.tx_ready_i = (1U << kPorts) - 1;
+}
+
 Fabric::Fabric(TestContext& ctx) : ctx_(ctx), impl_(std::make_unique<Impl>(*this)) {}
 
 Fabric::~Fabric() {
@@ -151,11 +159,7 @@ void Fabric::start() {
   }
   for (auto& s : switches_) {
     s->apb.idle();
-    s->dut.rst_ni = 0;
-    s->dut.pprot_i = 0;
-    s->dut.rx_valid_i = 0;
-    s->dut.rx_last_i = 0;
-    s->dut.tx_ready_i = 0xFF;
+    hold_in_reset(s->dut);
   }
   Clock& clk = switches_.front()->clk;
   ctx_.sim().run([](Clock& c) -> Task<> { co_await ClockCycles(c, 3); }(clk), "fabric reset");

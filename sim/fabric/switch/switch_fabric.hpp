@@ -1,5 +1,5 @@
 // A fabric of verilated 8-port switches (vl_switch_top8: switch_top at
-// NumPorts 8, BufCells 256, LftEntries 64, MftEntries 16) joined by
+// NumPorts 8, BufCells 256, LftEntries 1024, MftEntries 256) joined by
 // full-duplex links of a fixed delay, with hosts that send flows and sink
 // everything: the harness of the switch scenarios (docs/switch-scenarios.md).
 //
@@ -49,8 +49,8 @@ namespace syncfab::tb::swfab {
 // The verilated shape (rtl/switch/CMakeLists.txt, vl_switch_top8).
 inline constexpr unsigned kPorts = 8;
 inline constexpr unsigned kBufCells = 256;
-inline constexpr unsigned kLftEntries = 64;
-inline constexpr unsigned kMftEntries = 16;
+inline constexpr unsigned kLftEntries = 1024;
+inline constexpr unsigned kMftEntries = 256;
 inline constexpr SimTime kPeriod = 10'000;  // 10 ns: one fabric cycle
 inline constexpr std::uint32_t kCsrWindow = 4096;
 
@@ -61,6 +61,10 @@ inline constexpr std::size_t kFlitWords = kFlitBytes / 4;
 using Flit = std::array<std::uint8_t, kFlitBytes>;
 static_assert(fmt::PktHdr::kSizeBytes == kFlitBytes, "the header is one flit");
 inline constexpr std::uint8_t kPfcFrameFlits = fmt::PfcFrame::kSizeBytes / kFlitBytes;
+
+// Reset asserted, rx idle, tx_ready high on every port (a link never
+// refuses a flit); the APB master idles separately.
+void hold_in_reset(Vswitch_top& dut);
 
 // ------------------------------------------------------------- endpoints
 

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace syncfab::tb::swfab {
 
@@ -52,19 +53,27 @@ void instantiate(Fabric& f, const sm::Fabric& smf,
     return smf.is_switch(n) ? switch_end(smf.switch_index(n), hw_port(p))
                             : host_end(host_of(smf, n));
   };
-  for (sm::NodeId n = 0; n < smf.node_count(); ++n) {
-    for (int p = 1; p <= smf.num_ports(n); ++p) {
-      const sm::PortPeer peer = smf.peer(n, static_cast<sm::PortNum>(p));
-      // Each link once: from its lower (node, port) end.
-      if (!peer.connected() || peer.node < n || (peer.node == n && peer.port < p)) {
-        continue;
-      }
+  for_each_link(smf, [&](sm::NodeId a, sm::PortNum pa, sm::NodeId b, sm::PortNum pb) {
+    for (const auto& [n, p] : {std::pair{a, pa}, std::pair{b, pb}}) {
       if (!smf.is_switch(n) && p != 1) {
         throw std::invalid_argument("SM end node " + smf.name(n) +
                                     " uses a port other than 1; hosts have one port");
       }
-      f.connect(end_of(n, static_cast<sm::PortNum>(p)), end_of(peer.node, peer.port),
-                delay(n, peer.node));
+    }
+    f.connect(end_of(a, pa), end_of(b, pb), delay(a, b));
+  });
+}
+
+void for_each_link(
+    const sm::Fabric& smf,
+    const std::function<void(sm::NodeId, sm::PortNum, sm::NodeId, sm::PortNum)>& fn) {
+  for (sm::NodeId n = 0; n < smf.node_count(); ++n) {
+    for (int p = 1; p <= smf.num_ports(n); ++p) {
+      const sm::PortPeer peer = smf.peer(n, static_cast<sm::PortNum>(p));
+      if (!peer.connected() || peer.node < n || (peer.node == n && peer.port < p)) {
+        continue;
+      }
+      fn(n, static_cast<sm::PortNum>(p), peer.node, peer.port);
     }
   }
 }

@@ -24,6 +24,11 @@ namespace syncfab::tb::swfab {
 unsigned hw_port(sm::PortNum p);  // throws for 0 or a port past kPorts
 sm::PortNum sm_port(unsigned hw);
 
+// Calls fn(a, pa, b, pb) once per link of the SM fabric, from its lower
+// (node, port) end, in node and port order.
+void for_each_link(const sm::Fabric& smf,
+                   const std::function<void(sm::NodeId, sm::PortNum, sm::NodeId, sm::PortNum)>& fn);
+
 // Harness switch i = SM switch index i (its name), host j = SM end node j
 // (fabric.hcas()[j], its name and the LID of its port 1); one link per SM
 // link with delay(a, b) cycles (SM node ids of the two ends). Call on an

@@ -1,0 +1,161 @@
+#include "barrier_run.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+
+#include "syncfab/driver/nic.hpp"
+#include "syncfab/sm/minhop.hpp"
+
+namespace syncfab::tb::system {
+
+namespace drv = syncfab::driver;
+
+namespace {
+
+constexpr std::uint64_t kPollStep = 4;  // cycles between two host polling sweeps
+// switch_top's least forwarding latency, last flit in to first flit out
+// (docs/switch-datapath.md "RTL and model timing").
+constexpr std::uint64_t kSwitchForward = 3;
+// The NIC's own pipeline, rx to tx (the NIC fabric's bound counts the same).
+constexpr std::uint64_t kNicPipeline = 16;
+
+// Links on the longest shortest path between two NICs.
+std::uint64_t longest_nic_path(const sm::Fabric& smf) {
+  const sm::MinHop mh(smf);
+  std::uint64_t worst = 0;
+  for (const sm::NodeId a : smf.hcas()) {
+    for (const sm::NodeId b : smf.hcas()) {
+      worst = std::max<std::uint64_t>(worst,
+                                      mh.distance(smf.attach_switch(a), smf.attach_switch(b)) + 2U);
+    }
+  }
+  return worst;
+}
+
+struct Host {
+  drv::BarrierContext bc;
+  unsigned next = 0;  // barriers posted
+  bool pending = false;
+  std::uint64_t post_at = 0;
+  std::vector<std::uint64_t> posts;
+  std::vector<std::uint16_t> epochs;
+};
+
+}  // namespace
+
+BarrierResult run_barriers(SystemFabric& sys, const BarrierRun& run, std::mt19937_64& rng) {
+  const unsigned p = sys.nic_count();
+  const std::vector<std::uint16_t> lids = sys.nic_lids();
+  const std::uint64_t start = sys.cycle();
+  std::uniform_int_distribution<std::uint64_t> skew(0, run.skew);
+  std::vector<Host> hosts;
+  std::vector<std::size_t> cq_before(p);
+  BarrierResult res;
+  for (unsigned r = 0; r < p; ++r) {
+    cq_before[r] = sys.nic(r).cq_writes().size();
+    Host h{sys.nic(r).nic().open_context(drv::ContextConfig(run.ctx, r, p, run.k, lids)),
+           0,
+           false,
+           0,
+           {},
+           {}};
+    for (const auto& round : h.bc.schedule().rounds) {
+      res.sends_per_barrier += round.send_to.size();
+    }
+    h.post_at = start + skew(rng);
+    hosts.push_back(std::move(h));
+  }
+  // The drivers are synchronous and share one timeline: a sweep serves the
+  // hosts one after another, in a fresh seeded order each time.
+  std::vector<unsigned> order(p);
+  for (unsigned r = 0; r < p; ++r) {
+    order[r] = r;
+  }
+  for (;;) {
+    bool all = true;
+    std::shuffle(order.begin(), order.end(), rng);
+    for (const unsigned r : order) {
+      Host& h = hosts[r];
+      if (h.pending && h.bc.test()) {
+        h.pending = false;
+        h.post_at = sys.cycle() + skew(rng);
+      }
+      if (!h.pending && h.next < run.barriers && sys.cycle() >= h.post_at) {
+        h.posts.push_back(sys.cycle());
+        h.bc.arrive((r + h.next) % 2 == 0 ? drv::SubmitPath::kHdq : drv::SubmitPath::kSdq);
+        h.epochs.push_back(h.bc.epoch());
+        h.pending = true;
+        ++h.next;
+      }
+      all = all && !h.pending && h.next == run.barriers;
+    }
+    if (all) {
+      break;
+    }
+    TB_CHECK(sys.cycle() < start + run.limit)
+        << "LIVENESS: barriers of ctx " << run.ctx << " k=" << run.k << " still outstanding "
+        << run.limit << " cycles after the run started at cycle " << start;
+    sys.idle_cycles(kPollStep);
+  }
+  res.cycles = sys.cycle() - start;
+  // Liveness bound after the last post, in the shape of the NIC fabric's
+  // (docs/barrier-protocol.md §10): per round a NOTIFY, a NACK and its
+  // re-send after the retry delay, queueing at the receiver (2 cycles per
+  // node) and the pauses a path can see; then the completion writes. A hop is
+  // its link's delay plus a switch's forwarding.
+  const std::uint64_t links = longest_nic_path(sys.sm());
+  std::uint64_t max_delay = 0;
+  for (const auto& l : sys.links()) {
+    max_delay = std::max<std::uint64_t>(max_delay, l->delay());
+  }
+  res.one_way = links * max_delay + (links - 1) * kSwitchForward + kNicPipeline;
+  std::uint64_t rounds = 0;
+  for (const Host& h : hosts) {
+    rounds = std::max<std::uint64_t>(rounds, h.bc.schedule().rounds.size());
+  }
+  res.bound = 200 +
+              rounds * (3 * res.one_way + 2ULL * sys.retry_delay() + 2ULL * p +
+                        4 * links * run.pause_cycles) +
+              2 * res.one_way;
+
+  for (unsigned b = 0; b < run.barriers; ++b) {
+    const std::uint16_t epoch = hosts[0].epochs[b];
+    TB_CHECK_EQ(epoch, static_cast<std::uint16_t>(hosts[0].epochs[0] + b))
+        << "barrier " << b << ": epochs of one context count up by one";
+    std::uint64_t last_post = 0;
+    for (unsigned r = 0; r < p; ++r) {
+      TB_CHECK_EQ(hosts[r].epochs[b], epoch) << sys.nic(r).name() << ": epoch of barrier " << b;
+      last_post = std::max(last_post, hosts[r].posts[b]);
+    }
+    std::uint64_t last_done = 0;
+    for (unsigned r = 0; r < p; ++r) {
+      const std::string who =
+          sys.nic(r).name() + " ctx " + std::to_string(run.ctx) + " epoch " + std::to_string(epoch);
+      const auto& cq = sys.nic(r).cq_writes();
+      std::optional<std::uint64_t> done;
+      for (std::size_t w = cq_before[r]; w < cq.size(); ++w) {
+        if (cq[w].ctx != run.ctx || cq[w].epoch != epoch) {
+          continue;
+        }
+        TB_CHECK(!done) << who << ": two CQ entries";
+        TB_CHECK_EQ(cq[w].status, 0U) << who << ": completed with error code " << cq[w].err;
+        done = cq[w].cycle - (sys.clk().cycles() - sys.cycle());
+      }
+      TB_CHECK(done) << who << ": no CQ entry";
+      TB_CHECK(*done > last_post) << "SAFETY: " << who << " completed at cycle " << *done
+                                  << " before the last node posted at " << last_post;
+      TB_CHECK(*done - last_post <= res.bound)
+          << "LIVENESS: " << who << " completed " << *done - last_post
+          << " cycles after the last post (bound " << res.bound << ")";
+      res.worst = std::max(res.worst, *done - last_post);
+      last_done = std::max(last_done, *done);
+    }
+    res.epochs.push_back(epoch);
+    res.last_post.push_back(last_post);
+    res.last_done.push_back(last_done);
+  }
+  return res;
+}
+
+}  // namespace syncfab::tb::system

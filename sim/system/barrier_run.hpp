@@ -1,0 +1,47 @@
+// Barriers across every NIC of a system, issued as a host does it: each
+// NIC's unchanged driver opens a context over the SM's LIDs (rank r = NIC r),
+// arrives (the descriptor of its k-way dissemination schedule, HDQ and SDQ in
+// turn) at a seeded random moment and polls its CQ; the next barrier is
+// posted once the node has collected the previous one. Checked on every
+// barrier: one CQ entry per NIC, status OK, the expected epoch (the first
+// epoch + the barrier's index, the same at every NIC), none before the last
+// node's post (safety), each NIC's within a bound of the last post computed
+// from the fabric (liveness; BarrierResult::bound), the whole run within
+// `limit` cycles.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "system_fabric.hpp"
+
+namespace syncfab::tb::system {
+
+struct BarrierRun {
+  unsigned ctx = 0;
+  unsigned k = 1;                 // fan-out of the dissemination schedule
+  unsigned barriers = 1;          // in a row on the context
+  unsigned skew = 0;              // each post 0 .. skew cycles after the node may post
+  std::uint64_t limit = 200'000;  // cycles for the whole run
+  // Longest pause a PFC frame can impose on a sender (quanta x cycles per
+  // quantum; 0 without PFC): the bound allows one per link of a path, each
+  // way, per round.
+  std::uint64_t pause_cycles = 0;
+};
+
+struct BarrierResult {
+  std::vector<std::uint16_t> epochs;     // per barrier
+  std::vector<std::uint64_t> last_post;  // per barrier: cycle of the last arrive()
+  std::vector<std::uint64_t> last_done;  // per barrier: cycle of the last CQ entry
+  std::uint64_t sends_per_barrier = 0;   // NOTIFYs the schedules send, all NICs
+  std::uint64_t cycles = 0;              // simulated cycles of the run
+  std::uint64_t one_way = 0;             // uncontended one-way latency of the longest NIC path
+  std::uint64_t bound = 0;               // liveness bound after the last post
+  std::uint64_t worst = 0;               // largest (CQ entry - last post) seen
+};
+
+// Throws TestFailure on any violation.
+BarrierResult run_barriers(SystemFabric& sys, const BarrierRun& run, std::mt19937_64& rng);
+
+}  // namespace syncfab::tb::system

@@ -1,0 +1,147 @@
+#include "link.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "syncfab/tb/tb.hpp"
+
+namespace syncfab::tb::system {
+
+const char* to_string(PktKind k) {
+  switch (k) {
+    case PktKind::kNotify:
+      return "NOTIFY";
+    case PktKind::kAck:
+      return "ACK";
+    case PktKind::kNack:
+      return "NACK";
+    case PktKind::kPfc:
+      return "PFC";
+    case PktKind::kData:
+      return "data";
+    case PktKind::kOther:
+      break;
+  }
+  return "other";
+}
+
+PktKind kind_of(const Flit& header) {
+  switch (fmt::PktHdr::decode(header).pkt_type()) {
+    case fmt::PktType::kNotify:
+      return PktKind::kNotify;
+    case fmt::PktType::kAck:
+      return PktKind::kAck;
+    case fmt::PktType::kNack:
+      return PktKind::kNack;
+    case fmt::PktType::kPfc:
+      return PktKind::kPfc;
+    case fmt::PktType::kData:
+      return PktKind::kData;
+    default:
+      return PktKind::kOther;
+  }
+}
+
+Link::Link(LinkEnd a, LinkEnd b, unsigned delay_cycles)
+    : a_{a, b, {}, {}, false, false, {}, {}, {}},
+      b_{b, a, {}, {}, false, false, {}, {}, {}},
+      delay_(delay_cycles) {
+  if (a.port == nullptr || b.port == nullptr) {
+    throw std::invalid_argument("link " + a.name + " - " + b.name + ": an end has no port");
+  }
+  if (delay_cycles == 0) {
+    throw std::invalid_argument("link " + a.name + " - " + b.name +
+                                ": delay 0 (a flit needs at least one cycle to cross)");
+  }
+}
+
+void Link::drive(Dir& d, std::uint64_t now) {
+  while (!d.wire.empty() && d.wire.front().due <= now) {
+    d.fifo.push_back(d.wire.front().flit);
+    d.wire.pop_front();
+  }
+  d.stats.peak_fifo = std::max(d.stats.peak_fifo, d.fifo.size());
+  d.offered = !d.fifo.empty();
+  d.to.port->offer(d.offered ? &d.fifo.front() : nullptr);
+}
+
+void Link::drive(std::uint64_t now) {
+  drive(a_, now);
+  drive(b_, now);
+}
+
+void Link::sample(Dir& d, std::uint64_t now) const {
+  d.events = DirEvents{};
+  if (d.offered) {
+    if (d.to.port->taken()) {
+      const LinkFlit taken = d.fifo.front();
+      d.fifo.pop_front();
+      ++d.stats.flits_out;
+      d.rx_cur.push_back(taken.data);
+      if (taken.last) {
+        if (d.rx_cur.size() == kPfcFrameFlits && kind_of(d.rx_cur.front()) == PktKind::kPfc) {
+          fmt::PfcFrame::Bytes img{};
+          for (std::size_t i = 0; i < kPfcFrameFlits; ++i) {
+            std::copy(d.rx_cur[i].begin(), d.rx_cur[i].end(),
+                      img.begin() + static_cast<std::ptrdiff_t>(i * kFlitBytes));
+          }
+          d.events.pfc_taken = fmt::PfcFrame(img);
+        }
+        d.rx_cur.clear();
+      }
+    } else {
+      ++d.stats.rx_stall_cycles;
+    }
+  }
+  const std::optional<LinkFlit> f = d.from.port->sent();
+  if (!f) {
+    return;
+  }
+  if (!d.in_packet) {
+    const PktKind k = kind_of(f->data);
+    TB_CHECK(k != PktKind::kOther)
+        << d.from.name << " -> " << d.to.name << " at cycle " << now
+        << ": a packet starts with an unknown type "
+        << static_cast<unsigned>(fmt::PktHdr::decode(f->data).pkt_type());
+    ++d.stats.packets.at(static_cast<std::size_t>(k));
+    d.events.started = fmt::PktHdr::decode(f->data);
+  }
+  d.in_packet = !f->last;
+  ++d.stats.flits_in;
+  d.wire.push_back(Wire{now + delay_, *f});
+}
+
+void Link::sample(std::uint64_t now) {
+  sample(a_, now);
+  sample(b_, now);
+}
+
+bool Link::idle() const {
+  return a_.wire.empty() && a_.fifo.empty() && !a_.in_packet && b_.wire.empty() &&
+         b_.fifo.empty() && !b_.in_packet;
+}
+
+const Link::Dir& Link::dir_from(const Port& port) const {
+  if (&port == a_.from.port) {
+    return a_;
+  }
+  if (&port == b_.from.port) {
+    return b_;
+  }
+  throw std::invalid_argument("link " + a_.from.name + " - " + b_.from.name +
+                              ": the port is not one of its ends");
+}
+
+const DirStats& Link::from(const Port& port) const { return dir_from(port).stats; }
+
+const DirStats& Link::to(const Port& port) const {
+  return (&dir_from(port) == &a_ ? b_ : a_).stats;
+}
+
+const DirEvents& Link::events_from(const Port& port) const { return dir_from(port).events; }
+
+const DirEvents& Link::events_to(const Port& port) const {
+  return (&dir_from(port) == &a_ ? b_ : a_).events;
+}
+
+}  // namespace syncfab::tb::system

@@ -1,0 +1,109 @@
+// The system: one fabric of NICs and switches built from the subnet manager's
+// fabric (sm::Fabric: a generator spec or a net file), every HCA a NIC and
+// every switch a switch (node.hpp), each with the backend the configuration
+// picks, joined by links of a fixed delay that never lose a flit (link.hpp).
+// One clock period and phase for every node; one coroutine moves every
+// link's flits every cycle (the tb scheduler: drive before the edge, sample
+// in ReadOnly).
+//
+// Node numbering follows the SM: NIC r is the SM's end node hcas()[r] (rank
+// r; its LID is the LID of its port 1), switch s is SM switch index s; SM
+// data port p of a switch is the switch's port p - 1 (swfab::hw_port).
+//
+// The constructor checks the SM fabric against the backends before any
+// simulation and throws std::invalid_argument naming the node: a switch with
+// more ports than its backend, a LID past a switch's LFT, an HCA whose port 1
+// is not connected (or that uses another port: a NIC has one).
+//
+// Usage (inside a SYNCFAB_TEST body; calls are synchronous and advance
+// simulated time where they say so):
+//   const sm::Fabric smf = sm::make_fabric("fattree:ports=4,levels=2");  // outlives sys
+//   SystemFabric sys(ctx, smf, {.delay = 4});
+//   sys.start(fabric::nic_options(ctx.sim(), 16));   // reset, links, drivers
+//   program_switches(sys, lft, trees);                // program.hpp
+//   ... sys.nic(r).nic().open_context(...) ...
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "link.hpp"
+#include "node.hpp"
+#include "pause_check.hpp"
+#include "syncfab/sm/fabric.hpp"
+
+namespace syncfab::tb::system {
+
+struct SystemConfig {
+  unsigned delay = 4;  // cycles on every link, unless link_delay says otherwise
+  // Delay of the link between two SM nodes (unset: `delay`).
+  std::function<unsigned(sm::NodeId, sm::NodeId)> link_delay;
+  // Backend of each SM node (unset: verilated RTL everywhere).
+  std::function<Backend(sm::NodeId)> backend;
+};
+
+class SystemFabric {
+ public:
+  SystemFabric(TestContext& ctx, const sm::Fabric& smf, const SystemConfig& cfg = {});
+  // Closes every NIC driver while the links still run, then stops them.
+  ~SystemFabric();
+  SystemFabric(const SystemFabric&) = delete;
+  SystemFabric& operator=(const SystemFabric&) = delete;
+  SystemFabric(SystemFabric&&) = delete;
+  SystemFabric& operator=(SystemFabric&&) = delete;
+
+  // Resets every node, starts the links, then brings up every switch's and
+  // every NIC's driver (NODE_LID = the SM's LID) over its own bus.
+  void start(const driver::NicOptions& nic_opts);
+
+  [[nodiscard]] const sm::Fabric& sm() const { return smf_; }
+  // The NICs' NACK retry delay (NicOptions as start() got them).
+  [[nodiscard]] std::uint32_t retry_delay() const { return retry_delay_; }
+  [[nodiscard]] unsigned nic_count() const { return static_cast<unsigned>(nics_.size()); }
+  [[nodiscard]] NicNode& nic(unsigned rank) { return *nics_.at(rank); }
+  [[nodiscard]] std::uint16_t nic_lid(unsigned rank) const;
+  [[nodiscard]] std::vector<std::uint16_t> nic_lids() const;  // rank order
+  [[nodiscard]] unsigned switch_count() const { return static_cast<unsigned>(switches_.size()); }
+  [[nodiscard]] SwitchNode& sw(unsigned s) { return *switches_.at(s); }
+  [[nodiscard]] const std::vector<std::unique_ptr<Link>>& links() const { return links_; }
+  // The link on NIC `rank`'s port / on switch s's port p (none: unconnected).
+  [[nodiscard]] const Link& nic_link(unsigned rank) const;
+  [[nodiscard]] const Link* switch_link(unsigned s, unsigned port) const;
+
+  // Per NIC (rank order, after start()): the PFC pauses it had to honour.
+  [[nodiscard]] const std::vector<NicPauseCheck>& pause_checks() const { return pause_checks_; }
+
+  [[nodiscard]] Clock& clk();
+  [[nodiscard]] std::uint64_t cycle();  // cycles since start()
+  void idle_cycles(std::uint64_t n);
+  // Every link empty (nothing on a wire, in a FIFO or half sent).
+  [[nodiscard]] bool idle() const;
+
+ private:
+  struct Attached {
+    Node* node = nullptr;
+    unsigned port = 0;
+  };
+  void check(const sm::Fabric& smf) const;
+  Task<> run();
+
+  TestContext& ctx_;
+  const sm::Fabric& smf_;
+  std::vector<std::unique_ptr<NicNode>> nics_;
+  std::vector<std::unique_ptr<SwitchNode>> switches_;
+  std::vector<Node*> nodes_;  // switches, then NICs
+  std::vector<std::unique_ptr<Link>> links_;
+  std::vector<std::optional<unsigned>> nic_link_;                  // per NIC
+  std::vector<std::vector<std::optional<unsigned>>> switch_link_;  // per switch, port
+  std::vector<Attached> unlinked_;
+  std::vector<NicPauseCheck> pause_checks_;  // ports with no link: they must never send
+  std::uint64_t start_cycle_ = 0;
+  std::uint32_t retry_delay_ = 0;
+  bool started_ = false;
+  TaskHandle engine_;
+};
+
+}  // namespace syncfab::tb::system

@@ -1,0 +1,140 @@
+#include "traffic_check.hpp"
+
+#include <algorithm>
+#include <ostream>
+#include <string>
+
+#include "nic_fabric_scenario.hpp"
+
+namespace syncfab::tb::system {
+
+namespace {
+
+using K = fmt::SwCounter;
+
+std::uint64_t non_pfc(const DirStats& d) {
+  return d.count(PktKind::kNotify) + d.count(PktKind::kAck) + d.count(PktKind::kNack) +
+         d.count(PktKind::kData);
+}
+
+std::uint64_t sum_prio(SwitchNode& s, unsigned port, K kind) {
+  std::uint64_t n = 0;
+  for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
+    n += s.counter(port, q, kind);
+  }
+  return n;
+}
+
+void check_dir(const DirStats& d, const std::string& what) {
+  TB_CHECK_EQ(d.flits_out, d.flits_in) << what << ": flits taken = flits sent (none lost)";
+}
+
+}  // namespace
+
+TrafficTotals check_traffic(SystemFabric& sys) {
+  TB_CHECK(sys.idle()) << "a link still holds flits";
+  TrafficTotals t;
+  for (const auto& l : sys.links()) {
+    check_dir(l->ab(), l->a().name + " -> " + l->b().name);
+    check_dir(l->ba(), l->b().name + " -> " + l->a().name);
+    for (const DirStats* d : {&l->ab(), &l->ba()}) {
+      for (const std::uint64_t n : d->packets) {
+        t.link_packets += n;
+      }
+      t.pfc_frames += d->count(PktKind::kPfc);
+      t.peak_fifo = std::max(t.peak_fifo, d->peak_fifo);
+      t.rx_stall_cycles += d->rx_stall_cycles;
+    }
+  }
+  std::uint64_t notify_in = 0;
+  for (unsigned r = 0; r < sys.nic_count(); ++r) {
+    NicNode& n = sys.nic(r);
+    const fabric::Counters c = fabric::read_counters(n.device());
+    const Link& l = sys.nic_link(r);
+    const DirStats& out = l.from(n.port(0));
+    const DirStats& in = l.to(n.port(0));
+    const std::string who = n.name() + ": ";
+    TB_CHECK_EQ(out.count(PktKind::kNotify), c.sent) << who << "NOTIFYs out = CNT_NOTIF_SENT";
+    TB_CHECK_EQ(out.count(PktKind::kNack), c.nack_sent) << who << "NACKs out = CNT_NACK_SENT";
+    TB_CHECK_EQ(out.count(PktKind::kAck), std::uint64_t{c.recv} + c.dup + c.drop)
+        << who << "ACKs out = CNT_NOTIF_RECV + CNT_DUP + CNT_DROP";
+    TB_CHECK_EQ(out.count(PktKind::kPfc) + out.count(PktKind::kData), 0U)
+        << who << "a NIC sends no PFC frame and no data packet";
+    TB_CHECK_EQ(in.count(PktKind::kNotify), std::uint64_t{c.recv} + c.nack_sent + c.dup + c.drop)
+        << who << "NOTIFYs in = CNT_NOTIF_RECV + CNT_NACK_SENT + CNT_DUP + CNT_DROP";
+    TB_CHECK_EQ(in.count(PktKind::kAck) + in.count(PktKind::kNack), c.sent)
+        << who << "ACKs + NACKs in = CNT_NOTIF_SENT (every NOTIFY answered once)";
+    TB_CHECK_EQ(in.count(PktKind::kNack), c.nack_recv) << who << "NACKs in = CNT_NACK_RECV";
+    TB_CHECK_EQ(in.count(PktKind::kPfc), c.pfc_rx) << who << "PFC frames in = CNT_PFC_RX";
+    TB_CHECK_EQ(c.retry, c.nack_recv) << who << "every NACK re-sent (CNT_RETRY)";
+    TB_CHECK_EQ(sys.pause_checks().at(r).pauses(), c.pause_rx)
+        << who << "pauses of its class its link brought = CNT_PAUSE_RX";
+    t.nic_paused_cycles += sys.pause_checks()[r].paused_cycles();
+    t.notify += c.sent;
+    t.ack += std::uint64_t{c.recv} + c.dup + c.drop;
+    t.nack += c.nack_sent;
+    t.retries += c.retry;
+    t.nic_pfc_rx += c.pfc_rx;
+    t.nic_pauses += c.pause_rx;
+    notify_in += in.count(PktKind::kNotify);
+  }
+  TB_CHECK_EQ(notify_in, t.notify) << "every NOTIFY the NICs sent reached a NIC";
+
+  for (unsigned s = 0; s < sys.switch_count(); ++s) {
+    SwitchNode& sw = sys.sw(s);
+    for (unsigned p = 0; p < sw.port_count(); ++p) {
+      const std::string who = sw.name() + " port " + std::to_string(p) + ": ";
+      for (const K k : {K::kDropWred, K::kDropNoRoute, K::kDropBadPkt, K::kDropDisabled, K::kDropWd,
+                        K::kDropBuf}) {
+        TB_CHECK_EQ(sum_prio(sw, p, k), 0U) << who << fmt::to_string(k);
+      }
+      const Link* l = sys.switch_link(s, p);
+      const std::uint64_t rx = sum_prio(sw, p, K::kRx);
+      const std::uint64_t tx = sum_prio(sw, p, K::kTx);
+      const std::uint64_t pfc_tx = sum_prio(sw, p, K::kPauseTx) + sum_prio(sw, p, K::kResumeTx);
+      if (l == nullptr) {
+        TB_CHECK_EQ(rx + tx + pfc_tx, 0U) << who << "a port with no link counts nothing";
+        continue;
+      }
+      const DirStats& in = l->to(sw.port(p));
+      const DirStats& out = l->from(sw.port(p));
+      TB_CHECK_EQ(rx, non_pfc(in)) << who << "RX = packets in on its link (PFC frames aside)";
+      TB_CHECK_EQ(tx, non_pfc(out)) << who << "TX = packets out on its link (PFC frames aside)";
+      TB_CHECK_EQ(pfc_tx, out.count(PktKind::kPfc))
+          << who << "PAUSE_TX + RESUME_TX = PFC frames out on its link";
+      // The counters above are read from the model; the driver reads the
+      // same over the switch's APB (CNT_SEL / CNT_VALUE).
+      for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
+        for (const K k : {K::kRx, K::kTx}) {
+          const std::uint32_t model = sw.counter(p, q, k);
+          if (model != 0) {
+            TB_CHECK_EQ(sw.driver().counter(p, q, k), model)
+                << who << fmt::to_string(k) << " prio " << q << " over APB";
+          }
+        }
+      }
+    }
+  }
+  return t;
+}
+
+void print_links(std::ostream& out, const SystemFabric& sys) {
+  out << "| from | to | NOTIFY | ACK | NACK | PFC | data | flits | peak FIFO | rx stalls |\n"
+      << "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& l : sys.links()) {
+    for (const bool ab : {true, false}) {
+      const DirStats& d = ab ? l->ab() : l->ba();
+      if (d.flits_in == 0) {
+        continue;
+      }
+      out << "| " << (ab ? l->a() : l->b()).name << " | " << (ab ? l->b() : l->a()).name;
+      for (const PktKind k :
+           {PktKind::kNotify, PktKind::kAck, PktKind::kNack, PktKind::kPfc, PktKind::kData}) {
+        out << " | " << d.count(k);
+      }
+      out << " | " << d.flits_in << " | " << d.peak_fifo << " | " << d.rx_stall_cycles << " |\n";
+    }
+  }
+}
+
+}  // namespace syncfab::tb::system
