@@ -597,7 +597,8 @@ module switch_top
       $bits(switch_csr__TBL_RDATA__DATA__in_t) == $bits(tbl_data_t) &&
       $bits(switch_csr__REMAPx__NEW_PRIO__out_t) == $bits(prio_t) &&
       $bits(switch_csr__REMAPx__NEW_DSCP__out_t) == $bits(dscp_t) &&
-      $bits(switch_csr__WD_STATUS__STATE__in_t) == $bits(wd_state) / NumPorts)
+      $bits(switch_csr__WD_STATUS__STATE__in_t) == $bits(wd_state) / NumPorts &&
+      $bits(switch_csr__CNT_SEL__KIND__out_t) == $bits(sw_counter_e))
   // verilog_format: on
   // The occupancy a port's pfc_tx compares with XOFF/XON fits a threshold.
   `SF_STATIC_ASSERT(a_occ_fits_thr, CntW <= $bits(thr_t))
