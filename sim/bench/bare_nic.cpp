@@ -17,6 +17,7 @@
 #include <string>
 
 #include "bare_loop.hpp"
+#include "nic_top_bench.hpp"
 #include "syncfab/driver/nic.hpp"
 #include "syncfab/driver/rtl_device.hpp"
 #include "syncfab/hw/host_memory.hpp"
@@ -34,14 +35,7 @@ constexpr tb::SimTime kPeriod = 10'000;
 constexpr std::uint32_t kCsrWindow = 4096;
 
 tb::Task<> reset(Vnic_top& dut, tb::ApbMaster& apb, tb::Clock& clk) {
-  apb.idle();
-  dut.rst_ni = 0;
-  dut.pprot_i = 0;
-  dut.rx_valid_i = 0;
-  dut.rx_last_i = 0;
-  dut.tx_ready_i = 0;
-  dut.mem_req_ready_i = 0;
-  dut.mem_rsp_valid_i = 0;
+  tb::nic_top::hold_in_reset(dut, apb);
   co_await tb::ClockCycles(clk, 3);
   dut.rst_ni = 1;
   co_await tb::RisingEdge(clk);

@@ -245,16 +245,7 @@ Node::Node(TestContext& ctx, const std::string& name, const std::string& clock,
           ctx.sim(), clk, apb, [this] { return dut.intr_o != 0; }, memory, nic_top::kCsrWindow),
       gate(dev, apb) {}
 
-void Node::hold_in_reset() {
-  apb.idle();
-  dut.rst_ni = 0;
-  dut.pprot_i = 0;
-  dut.rx_valid_i = 0;
-  dut.rx_last_i = 0;
-  dut.tx_ready_i = 0;
-  dut.mem_req_ready_i = 0;
-  dut.mem_rsp_valid_i = 0;
-}
+void Node::hold_in_reset() { nic_top::hold_in_reset(dut, apb); }
 
 void Node::open(std::uint16_t lid, const driver::NicOptions& opts) {
   dev.write32(static_cast<std::uint32_t>(offsetof(nic_csr_t, NODE_LID)), lid);

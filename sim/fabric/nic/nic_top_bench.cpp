@@ -467,6 +467,17 @@ void PeerWorld::verify(const std::vector<CqWrite>& cq) const {
 
 // ------------------------------------------------------------------- bench
 
+void hold_in_reset(Vnic_top& dut, ApbMaster& apb) {
+  apb.idle();
+  dut.rst_ni = 0;
+  dut.pprot_i = 0;
+  dut.rx_valid_i = 0;
+  dut.rx_last_i = 0;
+  dut.tx_ready_i = 0;
+  dut.mem_req_ready_i = 0;
+  dut.mem_rsp_valid_i = 0;
+}
+
 Bench::Bench(TestContext& c, Knobs k, std::uint64_t salt)
     : ctx(c),
       knobs(k),
@@ -481,14 +492,7 @@ Bench::Bench(TestContext& c, Knobs k, std::uint64_t salt)
           c.sim(), clk, apb, [this] { return dut.intr_o != 0; }, memory, kCsrWindow) {}
 
 Task<> Bench::reset() {
-  apb.idle();
-  dut.rst_ni = 0;
-  dut.pprot_i = 0;
-  dut.rx_valid_i = 0;
-  dut.rx_last_i = 0;
-  dut.tx_ready_i = 0;
-  dut.mem_req_ready_i = 0;
-  dut.mem_rsp_valid_i = 0;
+  hold_in_reset(dut, apb);
   co_await ClockCycles(clk, 3);
   dut.rst_ni = 1;
   co_await RisingEdge(clk);

@@ -291,6 +291,9 @@ class NetworkBfm {
 fmt::PktHdr decode_hdr(const VlWide<4>& w);
 void drive_hdr(VlWide<4>& w, const fmt::PktHdr& h);
 
+// rst_ni low, every input of nic_top at its idle value, the APB bus idle.
+void hold_in_reset(Vnic_top& dut, ApbMaster& apb);
+
 // Clock, reset, APB, memory, network and the RtlDevice over them.
 class Bench {
  public:
