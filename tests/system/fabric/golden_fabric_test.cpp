@@ -87,6 +87,7 @@ SYNCFAB_TEST(golden_fabric, fat_tree_16_model_pfc) {
   const sm::Fabric smf = fat_tree_16();
   const TrafficTotals t = run_barriers_on(ctx, smf, true, 3, all(Backend::kModel));
   TB_CHECK(t.nic_pauses > 0) << "the switches paused the NICs";
+  TB_CHECK(t.pfc_frames > t.nic_pfc_rx) << "switches paused switches too";
   co_return;
 }
 
