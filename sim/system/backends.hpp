@@ -1,7 +1,8 @@
 // The one place that turns a Backend into a node: the fabric asks here for
-// each NIC and switch, so a new backend (the golden models: cpp-model's
-// SwitchModel, the barrier engine on its pin-level link NetIn/NetOut) is a
-// new case here and a new NicNode/SwitchNode, never a change to the fabric.
+// each NIC and switch, so a backend (verilated RTL: rtl_nic, rtl_switch; the
+// golden models: model_nic, the barrier engine on its pin-level link, and
+// model_switch, cpp-model's SwitchModel) is a case here and a
+// NicNode/SwitchNode, never a change to the fabric.
 #pragma once
 
 #include <memory>
@@ -11,7 +12,6 @@
 
 namespace syncfab::tb::system {
 
-// std::invalid_argument naming the node for a backend this build lacks.
 std::unique_ptr<NicNode> make_nic(Backend b, TestContext& ctx, const std::string& name);
 std::unique_ptr<SwitchNode> make_switch(Backend b, TestContext& ctx, const std::string& name);
 

@@ -39,6 +39,7 @@ struct Host {
   bool pending = false;
   std::uint64_t post_at = 0;
   std::vector<std::uint64_t> posts;
+  std::vector<std::uint64_t> posted;  // arrive() returned (the driver's bus accesses done)
   std::vector<std::uint16_t> epochs;
 };
 
@@ -58,6 +59,7 @@ BarrierResult run_barriers(SystemFabric& sys, const BarrierRun& run, std::mt1993
            0,
            false,
            0,
+           {},
            {},
            {}};
     for (const auto& round : h.bc.schedule().rounds) {
@@ -84,6 +86,7 @@ BarrierResult run_barriers(SystemFabric& sys, const BarrierRun& run, std::mt1993
       if (!h.pending && h.next < run.barriers && sys.cycle() >= h.post_at) {
         h.posts.push_back(sys.cycle());
         h.bc.arrive((r + h.next) % 2 == 0 ? drv::SubmitPath::kHdq : drv::SubmitPath::kSdq);
+        h.posted.push_back(sys.cycle());
         h.epochs.push_back(h.bc.epoch());
         h.pending = true;
         ++h.next;
@@ -124,9 +127,11 @@ BarrierResult run_barriers(SystemFabric& sys, const BarrierRun& run, std::mt1993
     TB_CHECK_EQ(epoch, static_cast<std::uint16_t>(hosts[0].epochs[0] + b))
         << "barrier " << b << ": epochs of one context count up by one";
     std::uint64_t last_post = 0;
+    std::uint64_t last_posted = 0;
     for (unsigned r = 0; r < p; ++r) {
       TB_CHECK_EQ(hosts[r].epochs[b], epoch) << sys.nic(r).name() << ": epoch of barrier " << b;
       last_post = std::max(last_post, hosts[r].posts[b]);
+      last_posted = std::max(last_posted, hosts[r].posted[b]);
     }
     std::uint64_t last_done = 0;
     for (unsigned r = 0; r < p; ++r) {
@@ -153,6 +158,7 @@ BarrierResult run_barriers(SystemFabric& sys, const BarrierRun& run, std::mt1993
     }
     res.epochs.push_back(epoch);
     res.last_post.push_back(last_post);
+    res.last_posted.push_back(last_posted);
     res.last_done.push_back(last_done);
   }
   return res;

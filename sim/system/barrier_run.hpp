@@ -33,6 +33,9 @@ struct BarrierRun {
 struct BarrierResult {
   std::vector<std::uint16_t> epochs;     // per barrier
   std::vector<std::uint64_t> last_post;  // per barrier: cycle of the last arrive()
+  // Per barrier: the last cycle an arrive() returned (after the driver's
+  // descriptor writes: APB transfers on an RTL NIC, no time on a model).
+  std::vector<std::uint64_t> last_posted;
   std::vector<std::uint64_t> last_done;  // per barrier: cycle of the last CQ entry
   std::uint64_t sends_per_barrier = 0;   // NOTIFYs the schedules send, all NICs
   std::uint64_t cycles = 0;              // simulated cycles of the run

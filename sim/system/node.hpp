@@ -70,6 +70,13 @@ struct SwitchShape {
   unsigned mft_entries = 0;
 };
 
+class SwitchNode;
+
+// std::runtime_error naming the switch when its driver's identity (HW_CFG,
+// read over the switch's own bus) differs from the shape its backend was
+// built with (`backend` names the backend in the message).
+void check_hw_cfg(const SwitchNode& sw, const driver::SwitchInfo& info, const std::string& backend);
+
 class SwitchNode : public Node {
  public:
   using Node::Node;

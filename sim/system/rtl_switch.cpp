@@ -71,16 +71,7 @@ SwitchShape RtlSwitch::shape() const {
 
 void RtlSwitch::bring_up() {
   drv_ = std::make_unique<driver::Switch>(dev_);
-  const driver::SwitchInfo& in = drv_->info();
-  const SwitchShape want = shape();
-  if (in.ports != want.ports || in.lft_entries != want.lft_entries ||
-      in.mft_entries != want.mft_entries) {
-    throw std::runtime_error("switch " + name() + ": HW_CFG says " + std::to_string(in.ports) +
-                             " ports, " + std::to_string(in.lft_entries) + " LFT and " +
-                             std::to_string(in.mft_entries) + " MFT entries; vl_switch_top8 has " +
-                             std::to_string(want.ports) + ", " + std::to_string(want.lft_entries) +
-                             " and " + std::to_string(want.mft_entries));
-  }
+  check_hw_cfg(*this, drv_->info(), "vl_switch_top8");
 }
 
 driver::Switch& RtlSwitch::driver() {
