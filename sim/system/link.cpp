@@ -42,7 +42,7 @@ PktKind kind_of(const Flit& header) {
   }
 }
 
-Link::Link(LinkEnd a, LinkEnd b, unsigned delay_cycles)
+Link::Link(const LinkEnd& a, const LinkEnd& b, unsigned delay_cycles)
     : a_{a, b, {}, {}, false, false, {}, {}, {}},
       b_{b, a, {}, {}, false, false, {}, {}, {}},
       delay_(delay_cycles) {

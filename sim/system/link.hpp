@@ -49,7 +49,7 @@ struct LinkEnd {
 
 class Link {
  public:
-  Link(LinkEnd a, LinkEnd b, unsigned delay_cycles);
+  Link(const LinkEnd& a, const LinkEnd& b, unsigned delay_cycles);
 
   // Before the edge: flits due by `now` join the receive FIFOs, each FIFO's
   // head is offered to its port.

@@ -24,6 +24,8 @@ sm::Fabric fat_tree_16() {
   sm::Fabric f;
   std::vector<sm::NodeId> leaf;
   std::vector<sm::NodeId> spine;
+  leaf.reserve(kLeaves);
+  spine.reserve(kSpines);
   for (int l = 0; l < kLeaves; ++l) {
     leaf.push_back(f.add_node(sm::NodeType::kSwitch, "leaf" + std::to_string(l), 8));
   }
