@@ -82,18 +82,6 @@ Counters read_counters(hw::Device& d) {
           c.read(nic::CNT_PFC_RX),     c.read(nic::CNT_PAUSE_RX)};
 }
 
-drv::NicOptions nic_options(Sim& sim, std::uint32_t retry_delay) {
-  drv::NicOptions o;
-  o.poll_interval = std::chrono::nanoseconds(40);
-  o.cq_entries = 16;
-  o.sdq_entries = 8;
-  o.retry_delay_cycles = retry_delay;
-  o.retry_limit = 0;
-  Sim* s = &sim;
-  o.clock = [s] { return std::chrono::nanoseconds(s->now() / 1000); };
-  return o;
-}
-
 ScenarioResult run_scenario(Fabric& fab, const Scenario& sc, std::mt19937_64& rng) {
   const unsigned p = fab.size();
   Clock& clk = fab.clk();

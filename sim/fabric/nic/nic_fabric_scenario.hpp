@@ -92,8 +92,9 @@ struct Counters {
 // CNT_NOTIF_SENT .. CNT_PAUSE_RX over the device's CSRs.
 Counters read_counters(hw::Device& d);
 
-// Driver options of every node (retry delay as the scenario's).
-driver::NicOptions nic_options(Sim& sim, std::uint32_t retry_delay);
+// Driver options of every node (retry delay as the scenario's): the one-NIC
+// bench's.
+using nic_top::nic_options;
 // Runs the scenario on a fabric already brought up; throws TestFailure.
 ScenarioResult run_scenario(Fabric& fab, const Scenario& sc, std::mt19937_64& rng);
 void print(const std::string& name, Fabric& fab, const ScenarioResult& r);

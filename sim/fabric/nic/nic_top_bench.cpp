@@ -533,16 +533,20 @@ std::vector<std::uint16_t> rank_lids(std::uint32_t p, std::uint32_t rank) {
   return lids;
 }
 
-driver::NicOptions nic_options(Bench& b, std::uint32_t retry_delay) {
+driver::NicOptions nic_options(Sim& sim, std::uint32_t retry_delay) {
   driver::NicOptions o;
   o.poll_interval = std::chrono::nanoseconds(40);
   o.cq_entries = 16;
   o.sdq_entries = 8;
   o.retry_delay_cycles = retry_delay;
   o.retry_limit = 0;
-  Sim* sim = &b.ctx.sim();
-  o.clock = [sim] { return std::chrono::nanoseconds(sim->now() / 1000); };
+  Sim* s = &sim;
+  o.clock = [s] { return std::chrono::nanoseconds(s->now() / 1000); };
   return o;
+}
+
+driver::NicOptions nic_options(Bench& b, std::uint32_t retry_delay) {
+  return nic_options(b.ctx.sim(), retry_delay);
 }
 
 }  // namespace syncfab::tb::nic_top

@@ -328,8 +328,10 @@ class Bench {
 // LIDs of p ranks (0x0200 + i), this NIC being rank `rank` with kOwnLid.
 std::vector<std::uint16_t> rank_lids(std::uint32_t p, std::uint32_t rank);
 
-// Driver options for a Bench: small rings, the given NACK retry delay, no
-// retry limit, the simulation's clock.
+// Driver options of a verilated NIC: small rings, the given NACK retry
+// delay, no retry limit, the simulation's clock. The Bench form is the
+// simulation's of that bench.
+driver::NicOptions nic_options(Sim& sim, std::uint32_t retry_delay);
 driver::NicOptions nic_options(Bench& b, std::uint32_t retry_delay = 16);
 
 }  // namespace syncfab::tb::nic_top
