@@ -12,13 +12,14 @@
 //    every (in, out, lane a -> b) with a != b has in, out in U and R[a] = b,
 //    and every (in, out, lane a -> a) with in, out in U has R[a] = a.
 // LASH keeps its lane along the path (no remap at all). DOR's dateline on a
-// ring changes lane 0 -> 1 only when a packet passes the switch before the
-// wrap link in its direction (coordinate max going +, 0 going -), and all
-// its packets through those switches go the same way on lane 0, so a remap
-// there is exact. On a torus of two or more dimensions DOR turns reset the
-// lane (1 -> 0 from one dimension's ports to another's) while a packet going
-// straight through the same ports after a wrap keeps lane 1: the remap
-// cannot tell them apart and plan_lanes says so.
+// ring puts a packet on lane 1 at the switch before the wrap link in its
+// direction (coordinate max going +, 0 going -): a packet starting there is
+// sent on lane 1 by its host, and every lane-0 packet passing through goes
+// that way, so a remap at those two switches is exact. On a torus of two or
+// more dimensions a switch's lane changes depend on more than the remap
+// sees (both ports in the group, and the priority): a turn onto a new
+// dimension goes to lane 0, or to lane 1 when it takes that dimension's
+// wrap link, while a straight hop keeps its lane; plan_lanes refuses it.
 #pragma once
 
 #include <cstdint>
