@@ -5,12 +5,12 @@ CMAKE_FLAGS ?=
 PY      := .venv/bin/python
 CTEST   := ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-.PHONY: all deps configure build run test regress lint waves bench bench-sim bench-route bench-barrier docs format clean help
+.PHONY: all deps configure build run test regress lint waves bench bench-sim bench-route bench-barrier bench-system docs format clean help
 
 all: build
 
 help:
-	@echo "make run        route, simulate and summarise the default scenario"
+	@echo "make run        the system flow: 32 verilated NICs through verilated switches, routed, programmed, compared with the golden fabric"
 	@echo "make test       build and run the test suite (what CI runs)"
 	@echo "make regress    all tests, every seed, slow ones included"
 	@echo "make lint       source style (verible, clang-format), verilator --lint-only -Wall on all RTL, clang-tidy on C++"
@@ -19,6 +19,7 @@ help:
 	@echo "make bench-sim  simulation speed of every verilated model, harness and fabric, and compile times, into docs/bench-sim.{md,csv}"
 	@echo "make bench-route  the routing benchmark alone, into docs/bench-route.{md,csv,png}"
 	@echo "make bench-barrier  NIC barrier latency on the verilated fabric, into docs/bench-barrier.{md,csv,png}"
+	@echo "make bench-system  the system flow timed (32 and 128 NICs), latencies RTL vs model vs bound, into docs/bench-system.{md,csv}"
 	@echo "make format     rewrite SystemVerilog (verible) and C++ (clang-format) in the checked-in style"
 	@echo "make docs       format and register references into $(BUILD)/docs"
 	@echo "make deps       install the pinned toolchain (scripts/toolchain.txt)"
@@ -73,6 +74,9 @@ bench-route: build
 
 bench-barrier: build
 	@$(PY) scripts/bench_barrier.py --build $(BUILD)
+
+bench-system: build
+	@$(PY) scripts/bench_system.py --build $(BUILD)
 
 docs: build
 	@cmake --build $(BUILD) --target docs

@@ -28,6 +28,11 @@ struct BarrierRun {
   // quantum; 0 without PFC): the bound allows one per link of a path, each
   // way, per round.
   std::uint64_t pause_cycles = 0;
+  // Every NIC posts each barrier in the same cycle (SystemFabric::
+  // hold_doorbells / release_doorbells), once every NIC collected the
+  // previous one; `skew` is not used. The latency of a barrier is then the
+  // network's and the NICs' alone, the same measure on RTL and model.
+  bool common_start = false;
 };
 
 struct BarrierResult {

@@ -60,6 +60,14 @@ class NicNode : public Node {
   [[nodiscard]] virtual hw::Device& device() = 0;
   // Every completion record the NIC wrote into its CQ ring, in order.
   [[nodiscard]] virtual const std::vector<nic_top::CqWrite>& cq_writes() const = 0;
+  // A common start (every post of a barrier in one cycle): from
+  // hold_doorbells() on, the driver's doorbell writes (the write that ends a
+  // submission) are kept until release_doorbells() sends them. A golden
+  // model's bus writes take no simulated time, so its posts of one host
+  // sweep share a cycle already: it keeps nothing.
+  virtual void hold_doorbells() {}
+  [[nodiscard]] virtual bool holds_doorbells() const { return false; }
+  virtual Task<> release_doorbells() { co_return; }
 };
 
 // The tables and ports a switch backend was built with, known before any

@@ -46,6 +46,11 @@ class RtlNic final : public NicNode {
   [[nodiscard]] const std::vector<nic_top::CqWrite>& cq_writes() const override {
     return node_.mem.cq_writes();
   }
+  void hold_doorbells() override { node_.gate.hold(); }
+  [[nodiscard]] bool holds_doorbells() const override {
+    return node_.gate.holding() || node_.gate.held() != 0;
+  }
+  Task<> release_doorbells() override { return node_.gate.release(); }
 
  private:
   TestContext& ctx_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "backends.hpp"
 #include "switch_fabric_sm.hpp"
@@ -225,6 +226,33 @@ Task<> SystemFabric::run() {
 void SystemFabric::idle_cycles(std::uint64_t n) {
   ctx_.sim().run([](Clock& c, std::uint64_t k) -> Task<> { co_await ClockCycles(c, k); }(clk(), n),
                  "idle");
+}
+
+void SystemFabric::hold_doorbells() {
+  for (auto& n : nics_) {
+    n->hold_doorbells();
+  }
+}
+
+std::uint64_t SystemFabric::release_doorbells() {
+  return ctx_.sim().run(
+      [](SystemFabric& f) -> Task<std::uint64_t> {
+        // From just after an edge every NIC's bus master starts its transfer
+        // in this same step: the doorbells all land at the same edge.
+        co_await RisingEdge(f.clk());
+        const std::uint64_t at = f.cycle();
+        std::vector<TaskHandle> writes;
+        for (auto& n : f.nics_) {
+          if (n->holds_doorbells()) {
+            writes.push_back(f.ctx_.sim().start_soon(n->release_doorbells(), "held doorbells"));
+          }
+        }
+        for (auto& w : writes) {
+          co_await w;
+        }
+        co_return at;
+      }(*this),
+      "release doorbells");
 }
 
 bool SystemFabric::idle() const {

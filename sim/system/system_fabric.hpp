@@ -76,6 +76,12 @@ class SystemFabric {
   // Per NIC (rank order, after start()): the PFC pauses it had to honour.
   [[nodiscard]] const std::vector<NicPauseCheck>& pause_checks() const { return pause_checks_; }
 
+  // Common start: every NIC keeps its driver's doorbell writes
+  // (NicNode::hold_doorbells) until release_doorbells() sends them all from
+  // the same clock edge, whose cycle (cycle()) it returns.
+  void hold_doorbells();
+  std::uint64_t release_doorbells();
+
   [[nodiscard]] Clock& clk();
   [[nodiscard]] std::uint64_t cycle();  // cycles since start()
   void idle_cycles(std::uint64_t n);

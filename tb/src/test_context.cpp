@@ -127,6 +127,7 @@ void TestContext::add_dut(std::unique_ptr<detail::DutBase> dut, const std::funct
     throw std::logic_error("make_dut after the test finished");
   }
   detail::DutBase* self = dut.get();
+  self->inst = inst;
   duts_.push_back(std::move(dut));
   if (opts_->bench) {
     auto it = speed_.find(model_name);
@@ -161,7 +162,7 @@ void TestContext::add_dut(std::unique_ptr<detail::DutBase> dut, const std::funct
       }
     });
   }
-  if (!opts_->trace) {
+  if (!traced(inst)) {
     return;
   }
   // Models join the current FST until its first dump; a model made later gets
@@ -178,6 +179,10 @@ void TestContext::add_dut(std::unique_ptr<detail::DutBase> dut, const std::funct
     traces_.push_back(std::move(t));
   }
   attach_trace(traces_.back()->fst.get());
+}
+
+bool TestContext::traced(std::string_view inst) const {
+  return opts_->trace && (!opts_->trace_only || opts_->trace_only(inst));
 }
 
 void TestContext::enable_idle_skip(detail::DutBase& dut, std::unique_ptr<IdleSkipBase> skip) {

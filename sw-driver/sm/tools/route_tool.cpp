@@ -38,6 +38,7 @@
 #include "syncfab/sm/net_format.hpp"
 #include "syncfab/sm/route_stats.hpp"
 #include "syncfab/sm/unicast.hpp"
+#include "syncfab/sm/unicast_engines.hpp"
 
 namespace {
 
@@ -48,8 +49,6 @@ using nlohmann::json;
 
 constexpr int kExitError = 1;        // bad input or I/O error: nothing written
 constexpr int kExitCheckFailed = 2;  // a tree or the unicast tables failed a check
-// LASH searches a graph per switch pair: beyond this it runs for hours.
-constexpr std::size_t kLashMaxSwitches = 1000;
 
 double since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
@@ -182,92 +181,14 @@ void write_file(const fs::path& path, const std::function<void(std::ostream&)>& 
 }
 
 // ---------------------------------------------------------------------------
-// Unicast engines by name.
+// Unicast engines by name (unicast_engines.hpp), plus "none".
 
-struct UnicastEngineInfo {
-  std::string_view name;
-  std::string_view summary;
-};
-constexpr UnicastEngineInfo kUnicastEngines[] = {
-    {"minhop", "OpenSM MINHOP: balanced shortest paths; not deadlock-free (no credit-loop check)"},
-    {"updn", "Up*/Down* from the switches farthest from the end nodes; acyclic"},
-    {"ftree", "fat trees: up*/down* paths, port by destination index (d-mod-k); acyclic"},
-    {"dor", "3D tori: x, y, z the short way, 2 VLs with a dateline per ring; acyclic"},
-    {"lash", "shortest paths, one lane per switch pair; acyclic; up to 1,000 switches"},
-    {"none", "no unicast routing, no lfts.dump"},
-};
+constexpr std::string_view kNoUnicastSummary = "no unicast routing, no lfts.dump";
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
-}
-
-bool is_torus(const Fabric& f) {
-  try {
-    (void)torus_layout(f);
-    return true;
-  } catch (const FabricError&) {
-    return false;
-  }
-}
-
-bool has_switch_without_end_nodes(const Fabric& f) {
-  std::vector<char> mark(f.switch_count(), 0);
-  for (NodeId h : f.hcas()) {
-    const SwitchIdx s = f.attach_switch(h);
-    if (s != kNoSwitch) {
-      mark[s] = 1;
-    }
-  }
-  return std::find(mark.begin(), mark.end(), 0) != mark.end();
-}
-
-// The documented default: dor on a torus (recognised from its links), ftree
-// where some switches carry no end nodes (fat trees), updn otherwise
-// (dragonfly and other direct networks).
-std::string default_unicast(const Fabric& f) {
-  if (is_torus(f)) {
-    return "dor";
-  }
-  return has_switch_without_end_nodes(f) ? "ftree" : "updn";
-}
-
-struct UnicastResult {
-  std::optional<Lft> lft;
-  VlAssignment vls;
-  bool promises_acyclic = false;
-};
-
-// Lft is not assignable (it refers to its fabric), so the result is filled in place.
-void route_unicast(const std::string& name, const MinHop& mh, UnicastResult& r) {
-  const Fabric& f = mh.fabric();
-  if (name == "minhop") {
-    r.lft.emplace(route_minhop(mh));
-  } else if (name == "updn") {
-    r.lft.emplace(route_updn(mh, updn_ranking(mh)));
-    r.promises_acyclic = true;
-  } else if (name == "ftree") {
-    r.lft.emplace(route_ftree(mh, updn_ranking(mh)));
-    r.promises_acyclic = true;
-  } else if (name == "dor") {
-    TorusLayout layout;
-    try {
-      layout = torus_layout(f);
-    } catch (const FabricError& e) {
-      throw UsageError(std::string("--unicast dor needs a 3D torus built with the generator's "
-                                   "port plan: ") +
-                       e.what());
-    }
-    r.lft.emplace(route_dor(f, layout));
-    r.vls = dor_dateline_vls(layout);
-    r.promises_acyclic = true;
-  } else if (name == "lash") {
-    LashRouting lash = route_lash(mh, 16);
-    r.vls = lash.vls();
-    r.lft.emplace(std::move(lash.lft));
-    r.promises_acyclic = true;
-  }
 }
 
 // ---------------------------------------------------------------------------
@@ -298,10 +219,11 @@ std::string help_footer() {
   }
   s += "\nUnicast engines (--unicast; default: dor on a 3D torus, ftree when some switches carry\n"
        "no end nodes (fat trees), updn otherwise):\n";
-  for (const UnicastEngineInfo& e : kUnicastEngines) {
+  for (const UnicastEngineInfo& e : unicast_engines()) {
     s += "  " + std::string(e.name) + std::string(8 - e.name.size(), ' ') + std::string(e.summary) +
          "\n";
   }
+  s += "  none    " + std::string(kNoUnicastSummary) + "\n";
   s += R"(
 Fabric specs (--fabric): fattree[:ports=40,levels=3]  pruned[:paths=8|2,pods=,leaves=,nodes=,l2=,tops=]
   torus[:x=30,y=20,z=20,nodes=2]  dragonfly[:a=18,p=9,h=9]   (defaults = the FULB-MC paper's fabrics)
@@ -387,11 +309,9 @@ int run(const Options& o, const std::string& command_line) {
   }
   std::string unicast = lower(o.unicast);
   if (!unicast.empty()) {
-    const bool known = std::any_of(std::begin(kUnicastEngines), std::end(kUnicastEngines),
-                                   [&](const UnicastEngineInfo& e) { return e.name == unicast; });
-    if (!known) {
+    if (unicast != "none" && !is_unicast_engine(unicast)) {
       throw UsageError("--unicast: unknown unicast engine '" + o.unicast +
-                       "' (known: minhop, updn, ftree, dor, lash, none)");
+                       "' (known: " + unicast_engine_names() + ", none)");
     }
   }
 
@@ -475,14 +395,18 @@ int run(const Options& o, const std::string& command_line) {
     std::fprintf(stderr, "syncfab-route: tree check FAILED: %s\n", e.get<std::string>().c_str());
   }
 
-  UnicastResult uc;
+  UnicastRouting uc;
   double uc_s = 0;
   double cdg_s = 0;
   json credit = {{"checked", false}};
   bool credit_failed = false;
   if (unicast != "none") {
     t0 = Clock::now();
-    route_unicast(unicast, mh, uc);
+    try {
+      route_unicast(unicast, mh, uc);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--unicast ") + e.what());
+    }
     uc_s = since(t0);
     log("unicast " + unicast);
     const bool check =

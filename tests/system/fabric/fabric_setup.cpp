@@ -4,11 +4,7 @@
 #include <string>
 
 #include "program.hpp"
-#include "switch_fabric_sm.hpp"
-#include "syncfab/sm/groups.hpp"
-#include "syncfab/sm/mc_engines.hpp"
-#include "syncfab/sm/minhop.hpp"
-#include "syncfab/sm/unicast.hpp"
+#include "routing.hpp"
 
 namespace syncfab::tb::system {
 
@@ -50,43 +46,16 @@ sm::Fabric fat_tree_16() {
 // the test's seed), programmed into every switch; every entry read back over
 // each switch's APB.
 void route_and_program(TestContext& ctx, SystemFabric& sys) {
-  const sm::Fabric& smf = sys.sm();
-  const sm::MinHop mh(smf);
-  const sm::Lft lft = sm::route_ftree(mh, sm::updn_ranking(mh));
-  // Every switch reaches every NIC (switch-to-switch LIDs between spines
-  // stay unrouted under up*/down*, as in OpenSM; no NIC sends to them).
-  for (unsigned s = 0; s < sys.switch_count(); ++s) {
-    for (const std::uint16_t lid : sys.nic_lids()) {
-      TB_CHECK(!sm::walk(lft, s, lid).empty())
-          << "FTREE: " << sys.sw(s).name() << " does not reach LID " << sm::hex_lid(lid);
-    }
-  }
-  sm::PatternSpec ps;
-  ps.kind = sm::PatternSpec::Kind::kRandom;
-  ps.count = static_cast<int>(ctx.param("groups", 8));
-  ps.size = static_cast<int>(ctx.param("group_size", 5));
-  ps.seed = ctx.seed();
-  const sm::GroupSet gs = sm::make_groups(smf, ps);
-  sm::McLoad load(smf);
-  const std::vector<sm::McTree> trees =
-      sm::find_mc_engine("FULB-MC").route_all(mh, gs.groups, load);
-  for (std::size_t g = 0; g < trees.size(); ++g) {
-    const std::string why = sm::check_tree(mh, gs.groups[g], trees[g]);
-    TB_CHECK(why.empty()) << "FULB-MC tree of group " << g << ": " << why;
-  }
-  const ProgramReport pr = program_switches(sys, lft, trees);
+  RoutingOptions ro;
+  ro.unicast = "ftree";
+  ro.groups = "random:count=" + std::to_string(ctx.param("groups", 8)) +
+              ",size=" + std::to_string(ctx.param("group_size", 5));
+  ro.seed = ctx.seed();
+  const SystemRouting routing = route_system(sys.sm(), ro);
+  const ProgramReport pr = program_and_verify(sys, routing);
   std::cout << "programmed " << pr.lft_entries << " LFT and " << pr.mft_entries
             << " MFT entries into " << sys.switch_count() << " switches over APB in " << pr.cycles
             << " cycles\n";
-  for (unsigned s = 0; s < sys.switch_count(); ++s) {
-    driver::Switch& d = sys.sw(s).driver();
-    for (const driver::LftEntry& e : swfab::lft_entries(lft, s)) {
-      TB_CHECK(d.lft(e.lid) == e.port) << sys.sw(s).name() << " LFT LID " << sm::hex_lid(e.lid);
-    }
-    for (const auto& [mlid, mask] : swfab::mft_masks(trees, s)) {
-      TB_CHECK(d.mft(mlid) == mask) << sys.sw(s).name() << " MFT MLID " << sm::hex_lid(mlid);
-    }
-  }
 }
 
 void print_run(const std::string& name, const BarrierRun& run, const BarrierResult& r) {

@@ -72,6 +72,7 @@ struct DutBase {
   virtual ~DutBase() = default;
   virtual void final() = 0;
   std::unique_ptr<IdleSkipBase> idle_skip;  // set by TestContext::skip_when_idle
+  std::string inst;                         // its instance name
 };
 }  // namespace detail
 
@@ -81,6 +82,10 @@ struct RunOptions {
   std::set<std::string, std::less<>> used_params;           // filled by TestContext::param
   bool trace = false;                                       // +trace or WAVES=1
   std::filesystem::path waves_dir;
+  // With trace: the models (by instance name) that join the FST; null: every
+  // one. Tracing a model costs its whole signal set at every step, so a
+  // fabric of many models traces a few; the others keep idle skipping.
+  std::function<bool(std::string_view inst)> trace_only;
   std::vector<std::string> plusargs;  // passed to every VerilatedContext
   bool quiet = false;
   bool bench = false;  // --bench: time every eval (speed_by_model) and print a speed line
@@ -106,6 +111,8 @@ class TestContext {
   std::int64_t param(std::string_view name, std::int64_t def);
 
   [[nodiscard]] bool tracing() const noexcept { return opts_->trace; }
+  // Tracing on and the model `inst` joins the FST (RunOptions::trace_only).
+  [[nodiscard]] bool traced(std::string_view inst) const;
   // Where this test's waveform goes (whether or not tracing is on).
   [[nodiscard]] std::filesystem::path wave_path() const;
   [[nodiscard]] const std::vector<std::filesystem::path>& wave_files() const noexcept {
@@ -121,7 +128,7 @@ class TestContext {
   // Skips the evals of `model` (made by make_dut, clocked by `clk` on its
   // clk_i) while it sits at a fixed point with unchanged inputs
   // (syncfab/tb/idle_skip.hpp); include the model's V<top>__inputs.hpp.
-  // Returns false, and skips nothing, while tracing: a waveform shows every
+  // Returns false, and skips nothing, while the model is traced: a waveform shows every
   // edge. Results are identical either way (tests/system/nic checks a fabric).
   template <class Model>
   bool skip_when_idle(Model& model, const Clock& clk);
@@ -188,12 +195,12 @@ Model& TestContext::make_dut(std::string_view name) {
 
 template <class Model>
 bool TestContext::skip_when_idle(Model& model, const Clock& clk) {
-  if (opts_->trace) {
-    return false;
-  }
   for (auto& d : duts_) {
     auto* dut = dynamic_cast<detail::Dut<Model>*>(d.get());
     if (dut != nullptr && &dut->model == &model) {
+      if (traced(dut->inst)) {
+        return false;
+      }
       enable_idle_skip(*dut, std::make_unique<IdleSkip<Model>>(model, clk));
       return true;
     }

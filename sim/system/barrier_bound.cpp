@@ -1,0 +1,42 @@
+#include "barrier_bound.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "syncfab/driver/barrier_schedule.hpp"
+#include "syncfab/sm/minhop.hpp"
+
+namespace syncfab::tb::system {
+
+std::uint64_t barrier_bound(const sm::Fabric& smf, std::uint64_t link_delay, unsigned k) {
+  const auto p = static_cast<unsigned>(smf.hca_count());
+  if (p < 2) {
+    return 0;
+  }
+  const std::uint64_t delay = link_delay;
+  const sm::MinHop mh(smf);
+  const auto wire = [&](unsigned a, unsigned b) {
+    const std::uint64_t links =
+        mh.distance(smf.attach_switch(smf.hcas()[a]), smf.attach_switch(smf.hcas()[b])) + 2U;
+    return links * delay + (links - 1) * kSwitchForward;
+  };
+  std::vector<driver::BarrierSchedule> sched;
+  sched.reserve(p);
+  for (unsigned r = 0; r < p; ++r) {
+    sched.push_back(driver::build_barrier_schedule(r, p, k));
+  }
+  std::vector<std::uint64_t> done(p, 0);  // when each NIC ended the previous round
+  for (std::size_t i = 0; i < sched[0].rounds.size(); ++i) {
+    std::vector<std::uint64_t> next(p, 0);
+    for (unsigned r = 0; r < p; ++r) {
+      next[r] = done[r];
+      for (const std::uint32_t s : sched[r].rounds[i].expect_from) {
+        next[r] = std::max(next[r], done[s] + wire(s, r));
+      }
+    }
+    done = std::move(next);
+  }
+  return *std::max_element(done.begin(), done.end());
+}
+
+}  // namespace syncfab::tb::system

@@ -1,0 +1,26 @@
+// The physical bound of a common-start barrier on a system fabric: what the
+// wires and switches alone impose, with NICs that take no time at all.
+// A NIC sends round i of its dissemination schedule only once it heard
+// every sender of round i - 1, so NIC r ends round i no earlier than, over
+// its senders s of round i, the moment s ended round i - 1 plus the wire
+// time s -> r. The wire time of a path is, on a shortest path between the
+// two NICs' switches, every link at the fabric's least delay and every
+// switch at its least forwarding time: no routed path is faster.
+#pragma once
+
+#include <cstdint>
+
+#include "syncfab/sm/fabric.hpp"
+
+namespace syncfab::tb::system {
+
+// switch_top's least forwarding latency, last flit in to first flit out
+// (docs/switch-datapath.md "RTL and model timing").
+inline constexpr std::uint64_t kSwitchForward = 3;
+
+// Cycles from the common post to the last NIC's last round, at fan-out k
+// across every end node of `smf` (rank order), every link `link_delay`
+// cycles (the least delay when they differ).
+std::uint64_t barrier_bound(const sm::Fabric& smf, std::uint64_t link_delay, unsigned k);
+
+}  // namespace syncfab::tb::system

@@ -1,0 +1,52 @@
+// The system flow on one set of backends, step by step as a user runs it:
+// build the fabric (every node's backend), start it (reset, links, every
+// driver), configure PFC when asked, program the SM's tables through the
+// switches' drivers (read back), run common-start barriers for each fan-out
+// on its own context, check the lossless traffic identities, and keep what
+// the golden comparison needs (compare.hpp). Each step's wall time and
+// simulated cycles are reported.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "barrier_run.hpp"
+#include "compare.hpp"
+#include "routing.hpp"
+#include "system_fabric.hpp"
+#include "traffic_check.hpp"
+
+namespace syncfab::tb::system {
+
+struct FlowOptions {
+  SystemConfig cfg;  // backends and link delays
+  std::vector<unsigned> ks{1, 2, 3};
+  unsigned barriers = 1;  // per fan-out, each a common start
+  bool pfc = false;       // the NICs' priority lossless, pausing at one cell
+  std::uint32_t retry_delay = 16;
+  std::uint64_t limit = 200'000;  // cycles for the barriers of one fan-out
+};
+
+struct FlowStep {
+  std::string name;
+  double wall_s = 0;
+  std::uint64_t cycles = 0;  // simulated
+};
+
+struct FlowResult {
+  std::string label;
+  std::vector<FlowStep> steps;
+  ProgramReport program;
+  std::vector<BarrierResult> per_k;  // in FlowOptions::ks order
+  TrafficTotals traffic;
+  FabricRecord record;  // every fan-out's barriers together
+  // Per fan-out: the mean of (last completion - common post), cycles.
+  std::vector<double> latency;
+};
+
+// Throws TestFailure (a check failed) or std::exception (bad input).
+FlowResult run_flow(TestContext& ctx, const sm::Fabric& smf, const SystemRouting& routing,
+                    const FlowOptions& opts, const std::string& label);
+
+}  // namespace syncfab::tb::system

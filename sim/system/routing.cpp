@@ -1,0 +1,73 @@
+#include "routing.hpp"
+
+#include <optional>
+#include <stdexcept>
+
+#include "switch_fabric_sm.hpp"
+#include "syncfab/sm/mc_engines.hpp"
+#include "syncfab/sm/minhop.hpp"
+
+namespace syncfab::tb::system {
+
+SystemRouting route_system(const sm::Fabric& smf, const RoutingOptions& opts) {
+  const sm::MinHop mh(smf);
+  SystemRouting r;
+  r.unicast = opts.unicast.empty() ? sm::default_unicast(smf) : opts.unicast;
+  sm::route_unicast(r.unicast, mh, r.uc);
+  // Every switch reaches every NIC (switch-to-switch LIDs between spines
+  // stay unrouted under up*/down*, as in OpenSM; no NIC sends to them).
+  for (sm::SwitchIdx s = 0; s < smf.switch_count(); ++s) {
+    for (const sm::NodeId h : smf.hcas()) {
+      const std::uint16_t lid = smf.lid(h, 1);
+      if (sm::walk(*r.uc.lft, s, lid).empty()) {
+        throw std::invalid_argument("unicast " + r.unicast + ": switch " +
+                                    smf.name(smf.switch_node(s)) + " does not reach " +
+                                    smf.name(h) + " (LID " + sm::hex_lid(lid) + ")");
+      }
+    }
+  }
+  r.mc = opts.mc;
+  if (r.mc.empty()) {
+    return r;
+  }
+  sm::PatternSpec ps = sm::parse_pattern(opts.groups);
+  ps.seed = opts.seed;
+  r.groups = sm::make_groups(smf, ps);
+  sm::McLoad load(smf);
+  r.trees = sm::find_mc_engine(r.mc).route_all(mh, r.groups.groups, load);
+  for (std::size_t g = 0; g < r.trees.size(); ++g) {
+    const std::string why = sm::check_tree(mh, r.groups.groups[g], r.trees[g]);
+    if (!why.empty()) {
+      throw std::invalid_argument(r.mc + " tree of group " + std::to_string(g) + ": " + why);
+    }
+  }
+  return r;
+}
+
+ProgramReport program_and_verify(SystemFabric& sys, const SystemRouting& routing) {
+  const ProgramReport pr = program_switches(sys, *routing.uc.lft, routing.trees);
+  for (unsigned s = 0; s < sys.switch_count(); ++s) {
+    driver::Switch& d = sys.sw(s).driver();
+    for (const driver::LftEntry& e : swfab::lft_entries(*routing.uc.lft, s)) {
+      const std::optional<unsigned> got = d.lft(e.lid);
+      if (got != e.port) {
+        throw std::runtime_error(sys.sw(s).name() + ": LFT LID " + sm::hex_lid(e.lid) +
+                                 " reads back " +
+                                 (got ? "port " + std::to_string(*got) : std::string("no entry")) +
+                                 ", programmed port " + std::to_string(e.port));
+      }
+    }
+    for (const auto& [mlid, mask] : swfab::mft_masks(routing.trees, s)) {
+      const std::optional<std::uint32_t> got = d.mft(mlid);
+      if (got != mask) {
+        throw std::runtime_error(sys.sw(s).name() + ": MFT MLID " + sm::hex_lid(mlid) +
+                                 " reads back " +
+                                 (got ? "mask " + std::to_string(*got) : std::string("no entry")) +
+                                 ", programmed mask " + std::to_string(mask));
+      }
+    }
+  }
+  return pr;
+}
+
+}  // namespace syncfab::tb::system

@@ -1,0 +1,43 @@
+// The subnet manager's results for a system fabric, computed and programmed
+// as a user does it: a unicast engine by name (sm::unicast_engines(), the
+// per-fabric default when unnamed) and a multicast engine (sm::mc_engines())
+// on groups of a pattern, every tree and every NIC LID checked, then written
+// into every switch through its own driver (program.hpp) and read back.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "program.hpp"
+#include "syncfab/sm/groups.hpp"
+#include "syncfab/sm/multicast.hpp"
+#include "syncfab/sm/unicast_engines.hpp"
+#include "system_fabric.hpp"
+
+namespace syncfab::tb::system {
+
+struct RoutingOptions {
+  std::string unicast;          // empty: sm::default_unicast of the fabric
+  std::string mc = "FULB-MC";   // empty: no multicast groups
+  std::string groups = "random:count=8,size=5";  // sm::parse_pattern text
+  std::uint64_t seed = 1;       // of a random pattern
+};
+
+struct SystemRouting {
+  std::string unicast;
+  std::string mc;
+  sm::UnicastRouting uc;
+  sm::GroupSet groups;
+  std::vector<sm::McTree> trees;  // per group
+};
+
+// Throws std::invalid_argument naming the engine, the pattern, the switch
+// that does not reach a NIC's LID or the group whose tree fails its check.
+SystemRouting route_system(const sm::Fabric& smf, const RoutingOptions& opts);
+
+// program_switches, then every LFT and MFT entry read back over each
+// switch's own bus (std::runtime_error naming the switch and the LID).
+ProgramReport program_and_verify(SystemFabric& sys, const SystemRouting& routing);
+
+}  // namespace syncfab::tb::system

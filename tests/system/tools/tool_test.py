@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""syncfab-fabric end to end: a small fat tree routed, programmed, run and
+compared with the golden fabric, its summary, CSV, FST and GTKWave save
+file; and the bad input it refuses, each with exit code 1 and a message
+naming what is wrong, before any simulation."""
+from __future__ import annotations
+
+import argparse
+import csv
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+
+
+def run(tool: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([tool, *args], capture_output=True, text=True, timeout=600)
+
+
+def fail(msg: str, r: subprocess.CompletedProcess[str] | None = None) -> None:
+    print(f"FAIL: {msg}")
+    if r is not None:
+        print(r.stdout[-4000:])
+        print(r.stderr[-4000:])
+    sys.exit(1)
+
+
+def check_flow(tool: str, work: pathlib.Path) -> None:
+    waves = work / "waves"
+    table = work / "latency.csv"
+    r = run(tool, "--fabric", "fattree:ports=4,levels=2", "--compare", "--k", "1,3",
+            "--barriers", "2", "--seed", "3", "--trace", str(waves), "--csv", str(table))
+    if r.returncode != 0:
+        fail(f"small fat tree: exit {r.returncode}", r)
+    out = r.stdout
+    for want in ("8 NICs, 6 switches", "RTL    program", "model  barriers",
+                 "RTL and golden fabric agree", "every flit sent was received"):
+        if want not in out:
+            fail(f"summary lacks {want!r}", r)
+    rows = list(csv.DictReader(table.open()))
+    if [row["k"] for row in rows] != ["1", "3"]:
+        fail(f"CSV rows {[row['k'] for row in rows]}, want k = 1, 3")
+    for row in rows:
+        # A barrier cannot beat the wires: the physical bound holds.
+        if float(row["latency"]) < float(row["bound"]) or float(row["model_latency"]) < float(row["bound"]):
+            fail(f"k={row['k']}: latency below the physical bound: {row}")
+    fsts = list(waves.glob("*.fst"))
+    if len(fsts) != 1 or fsts[0].stat().st_size < 10_000:
+        fail(f"one FST of the whole system expected in {waves}: {fsts}", r)
+    gtkw = waves / "system.gtkw"
+    text = gtkw.read_text()
+    m = re.search(r"\((\S+), (\S+), (\S+)\)", out)
+    if m is None:
+        fail("the summary does not name the NIC, leaf and spine of the save file", r)
+    for inst in m.groups():
+        if not re.search(rf"^{re.escape(inst)}\.(nic_top|switch_top)\.", text, re.M):
+            fail(f"{gtkw} shows no signal of {inst}")
+    if f'[dumpfile] "{fsts[0]}"' not in text:
+        fail(f"{gtkw} does not open {fsts[0]}")
+
+
+def check_refused(tool: str, work: pathlib.Path) -> None:
+    net = work / "unconnected.net"
+    net.write_text("Switch 8 \"sw\"\n[1] \"h0\"[1]\n\nCa 1 \"h0\"\n[1] \"sw\"[1]\n\nCa 1 \"h1\"\n")
+    cases = [
+        (["--unicast", "bogus"], "bogus"),
+        (["--mc", "NOPE"], "NOPE"),
+        (["--fabric", "fattree:ports=4,levels=2", "--rtl", "nosuchnode"], "nosuchnode"),
+        (["--fabric", "fattree:ports=10,levels=2"], "sw-l"),
+        (["--k", "0"], "fan-out 0"),
+        (["--net", str(work / "missing.net")], "missing.net"),
+        (["--fabric", "fattree:ports=4,levels=2", "--net", str(net)], "give one"),
+    ]
+    for args, named in cases:
+        r = run(tool, *args)
+        if r.returncode != 1 or named not in r.stderr:
+            fail(f"{args}: want exit 1 naming {named!r}, got {r.returncode}", r)
+        if "steps (wall time" in r.stdout:
+            fail(f"{args}: simulated before refusing", r)
+        print(f"refused {args}: {r.stderr.strip()}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--tool", required=True)
+    ap.add_argument("--work", required=True, type=pathlib.Path)
+    a = ap.parse_args()
+    shutil.rmtree(a.work, ignore_errors=True)
+    a.work.mkdir(parents=True)
+    check_refused(a.tool, a.work)
+    check_flow(a.tool, a.work)
+    print("PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
