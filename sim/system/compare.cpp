@@ -45,6 +45,8 @@ FabricRecord record(SystemFabric& sys, const BarrierResult& run, std::string lab
   }
   for (const auto& l : sys.links()) {
     r.links.push_back({l->ab().packets, l->ba().packets});
+    r.pfc_frames += l->ab().packets[static_cast<std::size_t>(PktKind::kPfc)] +
+                    l->ba().packets[static_cast<std::size_t>(PktKind::kPfc)];
     r.link_names.push_back(l->a().name + " <-> " + l->b().name);
   }
   for (unsigned s = 0; s < sys.switch_count(); ++s) {
@@ -67,6 +69,11 @@ double compare(const FabricRecord& rtl, const FabricRecord& model, const Compare
   TB_CHECK_EQ(rtl.links.size(), model.links.size()) << "link count";
   TB_CHECK_EQ(rtl.switch_rx_tx.size(), model.switch_rx_tx.size()) << "switch count";
   const std::uint64_t allow = std::max(rtl.nacks, model.nacks);
+  // Which frames a switch sends, and so which a NIC takes, is a timing
+  // outcome; that PFC ran is not.
+  TB_CHECK_EQ(rtl.pfc_frames > 0, model.pfc_frames > 0)
+      << "PFC frames on the links: RTL " << rtl.pfc_frames << ", model " << model.pfc_frames;
+  const bool pfc = rtl.pfc_frames > 0;
 
   for (std::size_t n = 0; n < rtl.cq.size(); ++n) {
     const std::string nic = "NIC " + std::to_string(n);
@@ -87,8 +94,10 @@ double compare(const FabricRecord& rtl, const FabricRecord& model, const Compare
     TB_CHECK_EQ(a.error, b.error) << nic << ": CNT_ERROR";
     TB_CHECK_EQ(a.drop, b.drop) << nic << ": CNT_DROP";
     TB_CHECK_EQ(a.dup, b.dup) << nic << ": CNT_DUP";
-    TB_CHECK_EQ(a.pfc_rx, b.pfc_rx) << nic << ": CNT_PFC_RX";
-    TB_CHECK_EQ(a.pause_rx, b.pause_rx) << nic << ": CNT_PAUSE_RX";
+    if (!pfc) {
+      TB_CHECK_EQ(a.pfc_rx, b.pfc_rx) << nic << ": CNT_PFC_RX";
+      TB_CHECK_EQ(a.pause_rx, b.pause_rx) << nic << ": CNT_PAUSE_RX";
+    }
     TB_CHECK_EQ(a.sent - a.retry, b.sent - b.retry) << nic << ": CNT_NOTIF_SENT - CNT_RETRY";
     check_near(a.sent, b.sent, allow, nic + ": CNT_NOTIF_SENT");
     check_near(a.retry, b.retry, allow, nic + ": CNT_RETRY");

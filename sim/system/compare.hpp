@@ -11,7 +11,9 @@
 //    count is a timing outcome; without PFC both runs must send none);
 //  - per NIC, every counter exact except CNT_NOTIF_SENT, CNT_NACK_SENT,
 //    CNT_NACK_RECV and CNT_RETRY, which must agree within that same NACK
-//    allowance, with CNT_NOTIF_SENT - CNT_RETRY exact;
+//    allowance, with CNT_NOTIF_SENT - CNT_RETRY exact, and, when PFC frames
+//    crossed the links (in both runs or in neither), CNT_PFC_RX and
+//    CNT_PAUSE_RX;
 //  - per switch port, RX and TX (all priorities) exact, or within the NACK
 //    allowance (twice it: a NOTIFY re-sent and its NACK) when a run saw one;
 //  - the barrier latency (mean over the run's barriers of last completion -
@@ -41,6 +43,7 @@ struct FabricRecord {
   std::vector<std::vector<std::array<std::uint64_t, 2>>> switch_rx_tx;
   double latency = 0;       // mean over barriers of (last completion - last_posted), cycles
   std::uint64_t nacks = 0;  // NACKs the NICs sent
+  std::uint64_t pfc_frames = 0;  // over every directed link
 };
 
 // After the run (links idle): what compare() needs.
