@@ -41,8 +41,8 @@ struct FabricRecord {
   std::vector<std::string> link_names;  // per link, "a <-> b"
   // Per switch, per port: RX and TX summed over the priorities.
   std::vector<std::vector<std::array<std::uint64_t, 2>>> switch_rx_tx;
-  double latency = 0;       // mean over barriers of (last completion - last_posted), cycles
-  std::uint64_t nacks = 0;  // NACKs the NICs sent
+  double latency = 0;            // mean over barriers of (last completion - last_posted), cycles
+  std::uint64_t nacks = 0;       // NACKs the NICs sent
   std::uint64_t pfc_frames = 0;  // over every directed link
 };
 
