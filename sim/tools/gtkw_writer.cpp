@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 #include <vector>
 
 namespace syncfab::tb::system {
@@ -23,9 +24,10 @@ std::string body(const std::filesystem::path& file, const std::string& inst) {
       continue;
     }
     if (line.rfind("dut.", 0) == 0) {
-      line = inst + line.substr(3);
+      out << inst << std::string_view(line).substr(3) << '\n';
+    } else {
+      out << line << '\n';
     }
-    out << line << '\n';
   }
   return out.str();
 }
