@@ -294,7 +294,11 @@ int run(int argc, char** argv) {
     if (!a.waves.empty()) {
       const WaveView v = wave_view(smf);
       const std::filesystem::path gtkw = std::filesystem::path(o.trace) / "system.gtkw";
-      write_gtkw(gtkw, a.waves.front(), v, SYNCFAB_GTKW_DIR);
+      const std::size_t missing = write_gtkw(gtkw, a.waves.front(), v, SYNCFAB_GTKW_DIR);
+      if (missing != 0) {
+        std::printf("(%zu signals of tb/waves' save files are not in this FST: left out)\n",
+                    missing);
+      }
       std::printf("waveform: %s\n  gtkwave %s %s   (%s, %s, %s)\n", a.waves.front().c_str(),
                   a.waves.front().c_str(), gtkw.c_str(), v.nic.c_str(), v.leaf.c_str(),
                   v.spine.c_str());

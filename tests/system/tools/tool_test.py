@@ -58,6 +58,28 @@ def check_flow(tool: str, work: pathlib.Path) -> None:
             fail(f"{gtkw} shows no signal of {inst}")
     if f'[dumpfile] "{fsts[0]}"' not in text:
         fail(f"{gtkw} does not open {fsts[0]}")
+    if "not in this FST" in out:
+        fail("signals of the checked-in save files (tb/waves) are missing from the FST", r)
+    check_gtkwave(fsts[0], gtkw, work)
+
+
+GTKWAVE_TCL = """
+puts "GTKWAVE_DISPLAYED [llength [gtkwave::getDisplayedSignals]]"
+gtkwave::/File/Quit
+"""
+
+
+def check_gtkwave(fst: pathlib.Path, gtkw: pathlib.Path, work: pathlib.Path) -> None:
+    """GTKWave itself (headless, under Xvfb) opens the FST with the save file
+    and shows every signal the save file lists."""
+    want = sum(1 for line in gtkw.read_text().splitlines() if line and line[0] not in "@-[")
+    script = work / "displayed.tcl"
+    script.write_text(GTKWAVE_TCL)
+    r = subprocess.run(["xvfb-run", "-a", "gtkwave", f"--script={script}", str(fst), str(gtkw)],
+                       capture_output=True, text=True, timeout=120)
+    m = re.search(r"^GTKWAVE_DISPLAYED (\d+)", r.stdout, re.M)
+    if m is None or int(m.group(1)) != want or want < 300:
+        fail(f"GTKWave shows {m.group(1) if m else 'nothing'} of the save file's {want} signals", r)
 
 
 def check_pfc(tool: str) -> None:
