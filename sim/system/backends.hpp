@@ -13,6 +13,8 @@
 namespace syncfab::tb::system {
 
 std::unique_ptr<NicNode> make_nic(Backend b, TestContext& ctx, const std::string& name);
-std::unique_ptr<SwitchNode> make_switch(Backend b, TestContext& ctx, const std::string& name);
+// max_pkt_flits: the longest packet the fabric carries (a model switch's lags).
+std::unique_ptr<SwitchNode> make_switch(Backend b, TestContext& ctx, const std::string& name,
+                                        unsigned max_pkt_flits = 1);
 
 }  // namespace syncfab::tb::system

@@ -19,14 +19,16 @@ constexpr std::uint64_t kPollStep = 4;  // cycles between two host polling sweep
 // The NIC's own pipeline, rx to tx (the NIC fabric's bound counts the same).
 constexpr std::uint64_t kNicPipeline = 16;
 
-// Links on the longest shortest path between two NICs.
-std::uint64_t longest_nic_path(const sm::Fabric& smf) {
+// Links on the longest shortest path between two NICs (bulk hosts aside).
+std::uint64_t longest_nic_path(const SystemFabric& sys) {
+  const sm::Fabric& smf = sys.sm();
   const sm::MinHop mh(smf);
   std::uint64_t worst = 0;
-  for (const sm::NodeId a : smf.hcas()) {
-    for (const sm::NodeId b : smf.hcas()) {
-      worst = std::max<std::uint64_t>(worst,
-                                      mh.distance(smf.attach_switch(a), smf.attach_switch(b)) + 2U);
+  for (unsigned a = 0; a < sys.nic_count(); ++a) {
+    for (unsigned b = 0; b < sys.nic_count(); ++b) {
+      worst = std::max<std::uint64_t>(
+          worst,
+          mh.distance(smf.attach_switch(sys.nic_hca(a)), smf.attach_switch(sys.nic_hca(b))) + 2U);
     }
   }
   return worst;
@@ -155,12 +157,13 @@ BarrierResult run_barriers(SystemFabric& sys, const BarrierRun& run, std::mt1993
   // re-send after the retry delay, queueing at the receiver (2 cycles per
   // node) and the pauses a path can see; then the completion writes. A hop is
   // its link's delay plus a switch's forwarding.
-  const std::uint64_t links = longest_nic_path(sys.sm());
+  const std::uint64_t links = longest_nic_path(sys);
   std::uint64_t max_delay = 0;
   for (const auto& l : sys.links()) {
     max_delay = std::max<std::uint64_t>(max_delay, l->delay());
   }
-  res.one_way = links * max_delay + (links - 1) * kSwitchForward + kNicPipeline;
+  res.one_way = links * max_delay + (links - 1) * (kSwitchForward + 2ULL * run.other_pkt_flits) +
+                kNicPipeline;
   std::uint64_t rounds = 0;
   for (const Host& h : hosts) {
     rounds = std::max<std::uint64_t>(rounds, h.bc.schedule().rounds.size());

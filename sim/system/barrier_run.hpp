@@ -28,6 +28,10 @@ struct BarrierRun {
   // quantum; 0 without PFC): the bound allows one per link of a path, each
   // way, per round.
   std::uint64_t pause_cycles = 0;
+  // The longest packet of other traffic on the NICs' paths (bulk hosts' flows;
+  // 0: none): at each switch a barrier packet can wait for one such packet
+  // to leave its egress and one to leave its input's read port.
+  unsigned other_pkt_flits = 0;
   // Every NIC posts each barrier in the same cycle (SystemFabric::
   // hold_doorbells / release_doorbells), once every NIC collected the
   // previous one; `skew` is not used. The latency of a barrier is then the

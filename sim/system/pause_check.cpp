@@ -8,17 +8,19 @@
 namespace syncfab::tb::system {
 
 NicPauseCheck::NicPauseCheck(std::string nic, const Link& link, const Port& port, unsigned tc,
-                             bool enabled, unsigned cycles_per_quantum)
+                             bool enabled, unsigned cycles_per_quantum, bool class_only)
     : nic_(std::move(nic)),
       link_(link),
       port_(port),
       tc_(tc),
       enabled_(enabled),
-      cpq_(cycles_per_quantum) {}
+      cpq_(cycles_per_quantum),
+      class_only_(class_only) {}
 
 void NicPauseCheck::cycle(std::uint64_t now) {
   const DirEvents& out = link_.events_from(port_);
-  if (out.started && now >= paused_from_ && now <= paused_to_) {
+  if (out.started && now >= paused_from_ && now <= paused_to_ &&
+      (!class_only_ || out.started->prio() == tc_)) {
     TB_CHECK(false) << nic_ << " started a " << fmt::to_string(out.started->pkt_type())
                     << " in cycle " << now << ", paused in cycles " << paused_from_ << " .. "
                     << paused_to_;

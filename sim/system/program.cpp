@@ -66,6 +66,7 @@ void configure_pfc(SystemFabric& sys, const driver::PfcTiming& timing,
       }
     }
   }
+  sys.set_host_cycles_per_quantum(timing.cyc_per_quantum);
 }
 
 }  // namespace syncfab::tb::system

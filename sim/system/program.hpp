@@ -32,7 +32,8 @@ ProgramReport program_switches(SystemFabric& sys, const sm::Lft& lft,
 // the port's link (its delay, packets of at most max_pkt_flits) for the
 // lossless check. Call before program_switches: thresholds change only while
 // a switch is disabled. The NICs honour the frames with PFC_CFG at its reset
-// (nic_top::kCpqReset cycles per quantum): timing.cyc_per_quantum should match.
+// (nic_top::kCpqReset cycles per quantum): timing.cyc_per_quantum should
+// match; the bulk hosts honour them with timing.cyc_per_quantum.
 void configure_pfc(SystemFabric& sys, const driver::PfcTiming& timing,
                    const driver::PfcPortConfig& cfg, unsigned max_pkt_flits);
 

@@ -25,10 +25,20 @@ SystemFabric::SystemFabric(TestContext& ctx, const sm::Fabric& smf, const System
   const auto backend = [&](sm::NodeId n) { return cfg.backend ? cfg.backend(n) : Backend::kRtl; };
   for (sm::SwitchIdx s = 0; s < smf.switch_count(); ++s) {
     const sm::NodeId n = smf.switch_node(s);
-    switches_.push_back(make_switch(backend(n), ctx, smf.name(n)));
+    switches_.push_back(make_switch(backend(n), ctx, smf.name(n), cfg.max_pkt_flits));
   }
+  // Index of each HCA among the NICs or among the bulk hosts.
+  std::vector<unsigned> hca_index(smf.node_count(), 0);
   for (const sm::NodeId h : smf.hcas()) {
-    nics_.push_back(make_nic(backend(h), ctx, smf.name(h)));
+    if (cfg.bulk_host && cfg.bulk_host(h)) {
+      hca_index[h] = static_cast<unsigned>(hosts_.size());
+      host_hca_.push_back(h);
+      hosts_.push_back(std::make_unique<BulkHost>(ctx, smf.name(h), hca_index[h], smf.lid(h, 1)));
+    } else {
+      hca_index[h] = static_cast<unsigned>(nics_.size());
+      nic_hca_.push_back(h);
+      nics_.push_back(make_nic(backend(h), ctx, smf.name(h)));
+    }
   }
   check(smf);
   for (auto& s : switches_) {
@@ -37,8 +47,12 @@ SystemFabric::SystemFabric(TestContext& ctx, const sm::Fabric& smf, const System
   for (auto& n : nics_) {
     nodes_.push_back(n.get());
   }
+  for (auto& h : hosts_) {
+    nodes_.push_back(h.get());
+  }
 
   nic_link_.resize(nics_.size());
+  host_link_.resize(hosts_.size());
   switch_link_.resize(switches_.size());
   for (std::size_t s = 0; s < switches_.size(); ++s) {
     switch_link_[s].resize(switches_[s]->port_count());
@@ -55,8 +69,11 @@ SystemFabric::SystemFabric(TestContext& ctx, const sm::Fabric& smf, const System
       const unsigned hw = swfab::hw_port(p);
       return {switches_[s].get(), hw, &switch_link_[s][hw]};
     }
-    const unsigned r = swfab::host_of(smf, n);
-    return {nics_[r].get(), 0, &nic_link_[r]};
+    const unsigned i = hca_index.at(n);
+    if (cfg.bulk_host && cfg.bulk_host(n)) {
+      return {hosts_[i].get(), 0, &host_link_[i]};
+    }
+    return {nics_[i].get(), 0, &nic_link_[i]};
   };
   swfab::for_each_link(smf, [&](sm::NodeId na, sm::PortNum pa, sm::NodeId nb, sm::PortNum pb) {
     const EndRef a = end_of(na, pa);
@@ -129,7 +146,12 @@ SystemFabric::~SystemFabric() {
   }
 }
 
-std::uint16_t SystemFabric::nic_lid(unsigned rank) const { return smf_.lid(smf_.hcas()[rank], 1); }
+std::uint16_t SystemFabric::nic_lid(unsigned rank) const { return smf_.lid(nic_hca_.at(rank), 1); }
+
+bool SystemFabric::hosts_quiet() {
+  const std::uint64_t now = cycle();
+  return std::all_of(hosts_.begin(), hosts_.end(), [&](const auto& h) { return h->quiet(now); });
+}
 
 std::vector<std::uint16_t> SystemFabric::nic_lids() const {
   std::vector<std::uint16_t> lids;
@@ -178,6 +200,12 @@ void SystemFabric::start(const driver::NicOptions& nic_opts) {
   }
   ctx_.sim().run([](Clock& c) -> Task<> { co_await RisingEdge(c); }(clk()), "system reset release");
   start_cycle_ = clk().cycles();
+  for (unsigned h = 0; h < host_count(); ++h) {
+    for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
+      host_pause_checks_.emplace_back(hosts_[h]->name(), host_link(h), hosts_[h]->port(0), q, true,
+                                      hosts_[h]->cycles_per_quantum(), true);
+    }
+  }
   started_ = true;
   engine_ = ctx_.sim().start_soon(run(), "system links");
   for (auto& s : switches_) {
@@ -191,6 +219,15 @@ void SystemFabric::start(const driver::NicOptions& nic_opts) {
     pause_checks_.emplace_back(n.name(), nic_link(r), n.port(0), tc,
                                ((csr.read(hw::nic::PFC_CFG_ENABLE) >> tc) & 1U) != 0,
                                csr.read(hw::nic::PFC_CFG_CYC_PER_QUANTUM));
+  }
+}
+
+void SystemFabric::set_host_cycles_per_quantum(unsigned cpq) {
+  for (auto& h : hosts_) {
+    h->set_cycles_per_quantum(cpq);
+  }
+  for (NicPauseCheck& c : host_pause_checks_) {
+    c.set_cycles_per_quantum(cpq);
   }
 }
 
@@ -212,6 +249,9 @@ Task<> SystemFabric::run() {
       l->sample(now);
     }
     for (NicPauseCheck& c : pause_checks_) {
+      c.cycle(now);
+    }
+    for (NicPauseCheck& c : host_pause_checks_) {
       c.cycle(now);
     }
     for (const Attached& u : unlinked_) {

@@ -6,8 +6,10 @@
 // link's flits every cycle (the tb scheduler: drive before the edge, sample
 // in ReadOnly).
 //
-// Node numbering follows the SM: NIC r is the SM's end node hcas()[r] (rank
-// r; its LID is the LID of its port 1), switch s is SM switch index s; SM
+// Node numbering follows the SM: NIC r is the r-th of the SM's end nodes
+// hcas() that is not a bulk host (rank r; its LID is the LID of its port 1;
+// without bulk hosts, hcas()[r]), bulk host h the h-th that is
+// (SystemConfig::bulk_host, bulk_host.hpp), switch s is SM switch index s; SM
 // data port p of a switch is the switch's port p - 1 (swfab::hw_port).
 //
 // The constructor checks the SM fabric against the backends before any
@@ -30,6 +32,7 @@
 #include <optional>
 #include <vector>
 
+#include "bulk_host.hpp"
 #include "link.hpp"
 #include "node.hpp"
 #include "pause_check.hpp"
@@ -43,6 +46,11 @@ struct SystemConfig {
   std::function<unsigned(sm::NodeId, sm::NodeId)> link_delay;
   // Backend of each SM node (unset: verilated RTL everywhere).
   std::function<Backend(sm::NodeId)> backend;
+  // The HCAs that are bulk-traffic hosts instead of NICs (unset: none).
+  std::function<bool(sm::NodeId)> bulk_host;
+  // The longest packet on any link (a golden-model switch is built for it:
+  // model_switch.hpp): 1 for barrier traffic, more with bulk flows.
+  unsigned max_pkt_flits = 1;
 };
 
 class SystemFabric {
@@ -66,6 +74,15 @@ class SystemFabric {
   [[nodiscard]] NicNode& nic(unsigned rank) { return *nics_.at(rank); }
   [[nodiscard]] std::uint16_t nic_lid(unsigned rank) const;
   [[nodiscard]] std::vector<std::uint16_t> nic_lids() const;  // rank order
+  // The SM's end node of NIC `rank`.
+  [[nodiscard]] sm::NodeId nic_hca(unsigned rank) const { return nic_hca_.at(rank); }
+  [[nodiscard]] unsigned host_count() const { return static_cast<unsigned>(hosts_.size()); }
+  [[nodiscard]] BulkHost& host(unsigned h) { return *hosts_.at(h); }
+  // The SM's end node of bulk host h.
+  [[nodiscard]] sm::NodeId host_hca(unsigned h) const { return host_hca_.at(h); }
+  [[nodiscard]] const Link& host_link(unsigned h) const { return *links_.at(*host_link_.at(h)); }
+  // Every bulk host's flows done and nothing of theirs being sent.
+  [[nodiscard]] bool hosts_quiet();
   [[nodiscard]] unsigned switch_count() const { return static_cast<unsigned>(switches_.size()); }
   [[nodiscard]] SwitchNode& sw(unsigned s) { return *switches_.at(s); }
   [[nodiscard]] const std::vector<std::unique_ptr<Link>>& links() const { return links_; }
@@ -75,6 +92,13 @@ class SystemFabric {
 
   // Per NIC (rank order, after start()): the PFC pauses it had to honour.
   [[nodiscard]] const std::vector<NicPauseCheck>& pause_checks() const { return pause_checks_; }
+  // Per bulk host and priority (host h, prio q at h * kNumPrio + q; after
+  // start()): the PFC pauses it had to honour.
+  [[nodiscard]] const std::vector<NicPauseCheck>& host_pause_checks() const {
+    return host_pause_checks_;
+  }
+  // The PFC quantum every bulk host honours frames with, and its checks.
+  void set_host_cycles_per_quantum(unsigned cpq);
 
   // Common start: every NIC keeps its driver's doorbell writes
   // (NicNode::hold_doorbells) until release_doorbells() sends them all from
@@ -100,11 +124,16 @@ class SystemFabric {
   const sm::Fabric& smf_;
   std::vector<std::unique_ptr<NicNode>> nics_;
   std::vector<std::unique_ptr<SwitchNode>> switches_;
-  std::vector<Node*> nodes_;  // switches, then NICs
+  std::vector<std::unique_ptr<BulkHost>> hosts_;
+  std::vector<sm::NodeId> nic_hca_;   // per NIC
+  std::vector<sm::NodeId> host_hca_;  // per bulk host
+  std::vector<Node*> nodes_;          // switches, then NICs, then bulk hosts
   std::vector<std::unique_ptr<Link>> links_;
   std::vector<std::optional<unsigned>> nic_link_;                  // per NIC
+  std::vector<std::optional<unsigned>> host_link_;                 // per bulk host
   std::vector<std::vector<std::optional<unsigned>>> switch_link_;  // per switch, port
   std::vector<Attached> unlinked_;
+  std::vector<NicPauseCheck> host_pause_checks_;
   std::vector<NicPauseCheck> pause_checks_;  // ports with no link: they must never send
   std::uint64_t start_cycle_ = 0;
   std::uint32_t retry_delay_ = 0;

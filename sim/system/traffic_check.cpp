@@ -1,6 +1,7 @@
 #include "traffic_check.hpp"
 
 #include <algorithm>
+#include <array>
 #include <ostream>
 #include <string>
 
@@ -31,7 +32,7 @@ void check_dir(const DirStats& d, const std::string& what) {
 
 }  // namespace
 
-TrafficTotals check_traffic(SystemFabric& sys) {
+TrafficTotals check_traffic(SystemFabric& sys, const TrafficRules& rules) {
   TB_CHECK(sys.idle()) << "a link still holds flits";
   TrafficTotals t;
   for (const auto& l : sys.links()) {
@@ -46,7 +47,8 @@ TrafficTotals check_traffic(SystemFabric& sys) {
       t.rx_stall_cycles += d->rx_stall_cycles;
     }
   }
-  std::uint64_t notify_in = 0;
+  std::array<std::uint64_t, kPktKinds> nic_out{};
+  std::array<std::uint64_t, kPktKinds> nic_in{};
   for (unsigned r = 0; r < sys.nic_count(); ++r) {
     NicNode& n = sys.nic(r);
     const fabric::Counters c = fabric::read_counters(n.device());
@@ -54,14 +56,20 @@ TrafficTotals check_traffic(SystemFabric& sys) {
     const DirStats& out = l.from(n.port(0));
     const DirStats& in = l.to(n.port(0));
     const std::string who = n.name() + ": ";
+    // A DATA packet (a bulk host's, sent to a NIC's LID) is a stray for the
+    // NIC: dropped, CNT_DROP, no response (docs/barrier-protocol.md §4).
+    const std::uint64_t strays = in.count(PktKind::kData);
+    TB_CHECK(c.drop >= strays) << who << "CNT_DROP " << c.drop << " below the " << strays
+                               << " DATA packet(s) it took";
+    const std::uint64_t drop = c.drop - strays;  // NOTIFYs dropped (and ACKed)
     TB_CHECK_EQ(out.count(PktKind::kNotify), c.sent) << who << "NOTIFYs out = CNT_NOTIF_SENT";
     TB_CHECK_EQ(out.count(PktKind::kNack), c.nack_sent) << who << "NACKs out = CNT_NACK_SENT";
-    TB_CHECK_EQ(out.count(PktKind::kAck), std::uint64_t{c.recv} + c.dup + c.drop)
-        << who << "ACKs out = CNT_NOTIF_RECV + CNT_DUP + CNT_DROP";
+    TB_CHECK_EQ(out.count(PktKind::kAck), std::uint64_t{c.recv} + c.dup + drop)
+        << who << "ACKs out = CNT_NOTIF_RECV + CNT_DUP + CNT_DROP - DATA in";
     TB_CHECK_EQ(out.count(PktKind::kPfc) + out.count(PktKind::kData), 0U)
         << who << "a NIC sends no PFC frame and no data packet";
-    TB_CHECK_EQ(in.count(PktKind::kNotify), std::uint64_t{c.recv} + c.nack_sent + c.dup + c.drop)
-        << who << "NOTIFYs in = CNT_NOTIF_RECV + CNT_NACK_SENT + CNT_DUP + CNT_DROP";
+    TB_CHECK_EQ(in.count(PktKind::kNotify), std::uint64_t{c.recv} + c.nack_sent + c.dup + drop)
+        << who << "NOTIFYs in = CNT_NOTIF_RECV + CNT_NACK_SENT + CNT_DUP + CNT_DROP - DATA in";
     TB_CHECK_EQ(in.count(PktKind::kAck) + in.count(PktKind::kNack), c.sent)
         << who << "ACKs + NACKs in = CNT_NOTIF_SENT (every NOTIFY answered once)";
     TB_CHECK_EQ(in.count(PktKind::kNack), c.nack_recv) << who << "NACKs in = CNT_NACK_RECV";
@@ -71,23 +79,74 @@ TrafficTotals check_traffic(SystemFabric& sys) {
         << who << "pauses of its class its link brought = CNT_PAUSE_RX";
     t.nic_paused_cycles += sys.pause_checks()[r].paused_cycles();
     t.notify += c.sent;
-    t.ack += std::uint64_t{c.recv} + c.dup + c.drop;
+    t.ack += std::uint64_t{c.recv} + c.dup + drop;
+    t.nic_strays += strays;
     t.nack += c.nack_sent;
     t.retries += c.retry;
     t.nic_pfc_rx += c.pfc_rx;
     t.nic_pauses += c.pause_rx;
-    notify_in += in.count(PktKind::kNotify);
+    for (std::size_t k = 0; k < kPktKinds; ++k) {
+      nic_out.at(k) += out.packets.at(k);
+      nic_in.at(k) += in.packets.at(k);
+    }
   }
-  TB_CHECK_EQ(notify_in, t.notify) << "every NOTIFY the NICs sent reached a NIC";
+  for (const PktKind k : {PktKind::kNotify, PktKind::kAck, PktKind::kNack}) {
+    const auto i = static_cast<std::size_t>(k);
+    TB_CHECK_EQ(nic_in.at(i), nic_out.at(i))
+        << "every " << to_string(k) << " the NICs sent reached a NIC (no barrier packet lost)";
+  }
+  TB_CHECK_EQ(nic_out[static_cast<std::size_t>(PktKind::kNotify)], t.notify)
+      << "NOTIFYs out of the NICs = their CNT_NOTIF_SENT";
+
+  for (unsigned h = 0; h < sys.host_count(); ++h) {
+    BulkHost& host = sys.host(h);
+    const Link& l = sys.host_link(h);
+    const DirStats& out = l.from(host.port(0));
+    const DirStats& in = l.to(host.port(0));
+    const std::string who = host.name() + ": ";
+    TB_CHECK_EQ(out.count(PktKind::kData), host.data_sent()) << who << "DATA out = DATA it sent";
+    TB_CHECK_EQ(non_pfc(out) + out.count(PktKind::kPfc), out.count(PktKind::kData))
+        << who << "a bulk host sends DATA only";
+    const BulkRxStats& rx = host.received();
+    TB_CHECK_EQ(in.count(PktKind::kData), rx.data) << who << "DATA in = DATA it counted";
+    TB_CHECK_EQ(in.count(PktKind::kPfc), rx.pfc) << who << "PFC frames in = frames it counted";
+    TB_CHECK_EQ(rx.other, 0U) << who << "a barrier packet reached a bulk host";
+    TB_CHECK_EQ(rx.bad_len, 0U) << who << "a malformed packet was forwarded to it";
+    std::uint64_t paused = 0;
+    for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
+      paused += sys.host_pause_checks().at(h * fmt::kNumPrio + q).paused_cycles();
+    }
+    TB_CHECK_EQ(paused, host.paused_cycles())
+        << who << "cycles paused by the frames on its link = cycles it counted itself paused";
+    t.host_pauses += rx.pauses;
+    t.host_paused_cycles += paused;
+    t.data_sent += host.data_sent();
+    t.data_received += rx.data;
+  }
 
   for (unsigned s = 0; s < sys.switch_count(); ++s) {
     SwitchNode& sw = sys.sw(s);
     for (unsigned p = 0; p < sw.port_count(); ++p) {
       const std::string who = sw.name() + " port " + std::to_string(p) + ": ";
-      for (const K k : {K::kDropWred, K::kDropNoRoute, K::kDropBadPkt, K::kDropDisabled, K::kDropWd,
-                        K::kDropBuf}) {
+      for (const K k : {K::kDropNoRoute, K::kDropDisabled, K::kDropWd}) {
         TB_CHECK_EQ(sum_prio(sw, p, k), 0U) << who << fmt::to_string(k);
       }
+      for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
+        for (const K k : {K::kDropWred, K::kDropBuf}) {
+          const std::uint32_t n = sw.counter(p, q, k);
+          TB_CHECK(n == 0 || ((rules.lossy_prios >> q) & 1U) != 0)
+              << who << fmt::to_string(k) << " " << n << " on priority " << q
+              << ", which is not lossy";
+          (k == K::kDropWred ? t.drop_wred : t.drop_buf) += n;
+        }
+      }
+      std::uint64_t want_bad = 0;
+      for (const ExpectedBadPkt& e : rules.bad_pkts) {
+        want_bad += e.sw == s && e.port == p ? e.count : 0;
+      }
+      const std::uint64_t bad = sum_prio(sw, p, K::kDropBadPkt);
+      TB_CHECK_EQ(bad, want_bad) << who << "DROP_BAD_PKT";
+      t.drop_bad_pkt += bad;
       const Link* l = sys.switch_link(s, p);
       const std::uint64_t rx = sum_prio(sw, p, K::kRx);
       const std::uint64_t tx = sum_prio(sw, p, K::kTx);
@@ -105,7 +164,7 @@ TrafficTotals check_traffic(SystemFabric& sys) {
       // The counters above are read from the model; the driver reads the
       // same over the switch's APB (CNT_SEL / CNT_VALUE).
       for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
-        for (const K k : {K::kRx, K::kTx}) {
+        for (const K k : {K::kRx, K::kTx, K::kDropWred, K::kDropBuf, K::kDropBadPkt}) {
           const std::uint32_t model = sw.counter(p, q, k);
           if (model != 0) {
             TB_CHECK_EQ(sw.driver().counter(p, q, k), model)
@@ -115,6 +174,10 @@ TrafficTotals check_traffic(SystemFabric& sys) {
       }
     }
   }
+  TB_CHECK_EQ(t.data_sent,
+              t.data_received + t.nic_strays + t.drop_wred + t.drop_buf + t.drop_bad_pkt)
+      << "every DATA packet a bulk host sent was received (by a host or, a stray, by a NIC) or "
+         "counted as a drop";
   return t;
 }
 
