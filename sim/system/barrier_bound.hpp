@@ -19,7 +19,8 @@ namespace syncfab::tb::system {
 inline constexpr std::uint64_t kSwitchForward = 3;
 
 // Cycles from the common post to the last NIC's last round, at fan-out k
-// across every end node of `smf` (rank order), every link `link_delay`
+// across every end node of `smf` (rank order: a fabric whose every HCA is a
+// NIC, no bulk hosts), every link `link_delay`
 // cycles (the least delay when they differ).
 std::uint64_t barrier_bound(const sm::Fabric& smf, std::uint64_t link_delay, unsigned k);
 
