@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "barrier_bound.hpp"
 #include "switch_fabric.hpp"
 #include "syncfab/hw/csr.hpp"
 #include "syncfab/hw/switch_regs.hpp"
@@ -16,17 +17,23 @@ namespace r = hw::switch_regs;
 
 static_assert(ModelSwitch::kPorts == swfab::kPorts, "the model switch has vl_switch_top8's ports");
 
-// vl_switch_top8's shape; the timing knobs the switch co-simulation uses for
-// the RTL's timing (docs/switch-datapath.md, "RTL and model timing in the
-// co-simulation"): least forwarding latency 3, copies back to back, any
-// number of outputs starting per cycle, one WRED LFSR for the switch.
-model::SwitchModelParams model_params() {
+// vl_switch_top8's shape and the switch's timing (docs/switch-datapath.md,
+// "Enqueue" and "RTL and model timing in the co-simulation"): least
+// forwarding latency kSwitchForward at the node's ports, one copy enqueued
+// per cycle, copies back to back, any number of outputs starting per cycle,
+// one WRED LFSR for the switch. The node's lags (`lag`: in_lag + out_lag)
+// come out of the model's own forwarding time, so that a packet crosses the
+// node in kSwitchForward cycles like the hardware, not kSwitchForward + lag;
+// the model needs at least 1, so with packets of 3 flits or more the node
+// is slower than that by 2L - 4 cycles.
+model::SwitchModelParams model_params(unsigned lag) {
   model::SwitchModelParams mp;
   mp.csr = model::SwitchCsrParams{swfab::kPorts, swfab::kBufCells, swfab::kLftEntries,
                                   swfab::kMftEntries};
-  mp.fwd_latency = 3;
+  mp.fwd_latency = lag + 1 < kSwitchForward ? static_cast<unsigned>(kSwitchForward) - lag : 1U;
   mp.egress_gap = 0;
   mp.starts_per_cycle = 0;
+  mp.enqueue_per_cycle = 1;
   mp.shared_wred = true;
   return mp;
 }
@@ -46,7 +53,7 @@ ModelSwitch::ModelSwitch(TestContext& ctx, const std::string& name, unsigned max
       max_pkt_flits_(max_pkt_flits),
       in_lag_(std::max<unsigned>(max_pkt_flits, model::kPfcFrameFlits) - 1),
       out_lag_(max_pkt_flits == 0 ? 0 : max_pkt_flits - 1),
-      model_(std::make_unique<model::SwitchModel>(model_params())) {
+      model_(std::make_unique<model::SwitchModel>(model_params(in_lag_ + out_lag_))) {
   if (max_pkt_flits == 0) {
     throw std::invalid_argument("switch " + name + ": max_pkt_flits 0 (a packet has >= 1 flit)");
   }

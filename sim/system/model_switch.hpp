@@ -12,8 +12,10 @@
 // current cycle, the model runs in_lag cycles behind the arrivals: a flit
 // that arrives in clock cycle c is the model's cycle c + in_lag (counted from
 // the first settle()). With packets of at most L flits (PFC frames are 2),
-// in_lag = max(L, 2) - 1 and out_lag = L - 1: a switch forwards in_lag +
-// out_lag cycles later than the model alone would (1 for barrier traffic).
+// in_lag = max(L, 2) - 1 and out_lag = L - 1. The model's own forwarding
+// time is shortened by in_lag + out_lag, so the node forwards in the
+// switch's least latency (kSwitchForward) as long as that leaves the model
+// at least one cycle (L <= 2).
 #pragma once
 
 #include <array>
@@ -69,7 +71,7 @@ class ModelSwitch final : public SwitchNode {
   [[nodiscard]] driver::Switch& driver() override;
   [[nodiscard]] std::uint32_t counter(unsigned port, unsigned prio,
                                       fmt::SwCounter kind) const override;
-  // Cycles a flit spends in this switch beyond the model's own forwarding.
+  // Cycles a flit spends in this node beyond the model's own forwarding.
   [[nodiscard]] unsigned extra_latency() const { return in_lag_ + out_lag_; }
 
   static constexpr unsigned kPorts = 8;

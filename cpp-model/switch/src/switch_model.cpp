@@ -41,6 +41,7 @@ SwitchModel::SwitchModel(const SwitchModelParams& params) : params_(params), csr
   }
   const unsigned n = ports();
   in_.resize(n);
+  enq_.in = n - 1;  // the round robin serves input 0 first after reset
   out_.reserve(n);
   for (unsigned o = 0; o < n; ++o) {
     out_.emplace_back(params_);
@@ -150,7 +151,7 @@ bool SwitchModel::idle() const {
     return false;
   }
   for (const InPort& p : in_) {
-    if (p.active || !p.pending.empty()) {
+    if (p.active || !p.pending.empty() || !p.complete.empty()) {
       return false;
     }
   }
@@ -187,6 +188,7 @@ void SwitchModel::tick() {
   for (unsigned i = 0; i < n; ++i) {
     ingress(i);
   }
+  enqueue_cycle();
   pfc_cycle();
   std::array<bool, hw::switch_regs::kMaxPorts> ready{};
   for (unsigned o = 0; o < n; ++o) {

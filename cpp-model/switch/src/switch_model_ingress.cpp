@@ -1,8 +1,9 @@
 // Ingress of the switch model (docs/switch-datapath.md "Ingress" and
 // "Enqueue"): header checks in the spec's order, LFT/MFT lookup, admission,
-// store and forward into the input's cell buffer, and at the last flit the
-// per-copy remap + WRED decision and the VOQ append.
+// store and forward into the input's cell buffer, and for a complete packet
+// the per-copy remap + WRED decision and the VOQ append, at the enqueue rate.
 #include <algorithm>
+#include <bit>
 #include <cstdio>
 #include <string>
 
@@ -200,7 +201,7 @@ void SwitchModel::rx_last(unsigned i, std::size_t arrived_flits) {
         "(" + std::to_string(arrived_flits) + " flits, len_flits " + std::to_string(len) + ")");
     return;
   }
-  enqueue(i);
+  in_[i].complete.push_back(std::move(rx));
 }
 
 void SwitchModel::release_cells(unsigned i, unsigned prio, bool lossy, std::uint32_t cells) {
@@ -217,70 +218,103 @@ void SwitchModel::free_cells(std::uint64_t id) {
   stored_.erase(it);
 }
 
-void SwitchModel::enqueue(unsigned i) {
-  RxPacket& rx = in_[i].rx;
-  const auto len = static_cast<unsigned>(rx.flits.size());
-  Stored s;
-  s.in = i;
-  s.prio = rx.prio;
-  s.lossy = rx.lossy;
-  const bool hook_in = cfg_.remap_enable && (cfg_.uplink_mask >> i & 1U) != 0;
-  for (unsigned o = 0; o < ports(); ++o) {
-    if ((rx.outputs >> o & 1U) == 0) {
+void SwitchModel::enqueue_cycle() {
+  const unsigned n = ports();
+  const unsigned budget = params_.enqueue_per_cycle;
+  unsigned done = 0;
+  for (;;) {
+    if (!enq_.busy) {
+      // Unlimited: inputs ascending (every packet goes this cycle anyway);
+      // limited: round robin, starting after the input served last.
+      const unsigned first = budget == 0 ? 0 : enq_.in + 1;
+      unsigned k = 0;
+      while (k < n && in_[(first + k) % n].complete.empty()) {
+        ++k;
+      }
+      if (k == n) {
+        return;
+      }
+      enq_ = Enqueuing{true, (first + k) % n, 0};
+      RxPacket& rx = in_[enq_.in].complete.front();
+      // Every copy holds the packet until it is dropped or has left, so a
+      // copy that leaves before its siblings are enqueued cannot free it.
+      Stored s;
+      s.in = enq_.in;
+      s.prio = rx.prio;
+      s.lossy = rx.lossy;
+      s.refs = static_cast<unsigned>(std::popcount(rx.outputs));
+      s.flits = rx.flits;
+      stored_.emplace(rx.id, std::move(s));
+    }
+    RxPacket& rx = in_[enq_.in].complete.front();
+    while (enq_.next_out < n && (rx.outputs >> enq_.next_out & 1U) == 0) {
+      ++enq_.next_out;
+    }
+    if (enq_.next_out == n) {
+      in_[enq_.in].complete.pop_front();
+      enq_.busy = false;
       continue;
     }
-    OutPort& op = out_[o];
-    fmt::PktHdr hdr = rx.hdr;
-    unsigned q = rx.prio;
-    if (hook_in && (cfg_.uplink_mask >> o & 1U) != 0) {
-      q = cfg_.remap_prio[rx.prio];
-      hdr.set_dscp(cfg_.remap_dscp[rx.prio]);
+    if (budget != 0 && done == budget) {
+      return;
     }
-    hdr.set_prio(static_cast<std::uint8_t>(q));
-    const SwitchPortConfig& pc = cfg_.port[o];
-    WredPacket wp;
-    wp.qlen = std::min<std::uint32_t>(op.qlen[q], 0xFFFFU);
-    wp.ecn = hdr.ecn();
-    // A queue the watchdog of o has DISABLED (pfc_off, registered: the
-    // state after the previous edge) is not lossless for WRED
-    // (docs/switch-datapath.md "Enqueue", docs/switch-pfc.md pfc_off_o).
-    wp.lossless = (pc.pfc_en >> q & 1U) != 0 && op.wd.queue(q).state != fmt::WdState::kDisabled;
-    WredEcn& wred = params_.shared_wred ? out_[0].wred : op.wred;
-    const WredDecision d = wred.enqueue(wp, pc.wred[q]);
-    if (d.drop) {
-      count(o, q, fmt::SwCounter::kDropWred);
-      drops_.push_back({rx.id, o, q, fmt::SwCounter::kDropWred, now_});
-      if (trace_) {
-        trace("DROP_WRED out=" + std::to_string(o) + " q=" + std::to_string(q) +
-              " in=" + std::to_string(i) + " pkt=" + std::to_string(rx.id) +
-              " qlen=" + std::to_string(wp.qlen));
-      }
-      continue;
-    }
-    if (d.mark) {
-      hdr.set_ecn(fmt::Ecn::kCe);
-      count(o, q, fmt::SwCounter::kEcnMark);
-      if (trace_) {
-        trace("ECN_MARK out=" + std::to_string(o) + " q=" + std::to_string(q) +
-              " in=" + std::to_string(i) + " pkt=" + std::to_string(rx.id) +
-              " qlen=" + std::to_string(wp.qlen));
-      }
-    }
-    voq(i, o, q).push_back(Copy{rx.id, hdr, len, now_ + params_.fwd_latency});
-    op.qlen[q] += len;
-    ++s.refs;
-    if (trace_) {
-      trace("ENQ in=" + std::to_string(i) + " out=" + std::to_string(o) +
-            " q=" + std::to_string(q) + " pkt=" + std::to_string(rx.id) +
-            " len=" + std::to_string(len) + " qlen=" + std::to_string(op.qlen[q]));
-    }
+    enqueue_copy(enq_.next_out++);
+    ++done;
   }
-  if (s.refs == 0) {
-    release_cells(i, rx.prio, rx.lossy, len);
+}
+
+void SwitchModel::enqueue_copy(unsigned o) {
+  const unsigned i = enq_.in;
+  const RxPacket& rx = in_[i].complete.front();
+  const auto len = static_cast<unsigned>(rx.flits.size());
+  const bool hook_in = cfg_.remap_enable && (cfg_.uplink_mask >> i & 1U) != 0;
+  OutPort& op = out_[o];
+  fmt::PktHdr hdr = rx.hdr;
+  unsigned q = rx.prio;
+  if (hook_in && (cfg_.uplink_mask >> o & 1U) != 0) {
+    q = cfg_.remap_prio[rx.prio];
+    hdr.set_dscp(cfg_.remap_dscp[rx.prio]);
+  }
+  hdr.set_prio(static_cast<std::uint8_t>(q));
+  const SwitchPortConfig& pc = cfg_.port[o];
+  WredPacket wp;
+  wp.qlen = std::min<std::uint32_t>(op.qlen[q], 0xFFFFU);
+  wp.ecn = hdr.ecn();
+  // A queue the watchdog of o has DISABLED (pfc_off, registered: the
+  // state after the previous edge) is not lossless for WRED
+  // (docs/switch-datapath.md "Enqueue", docs/switch-pfc.md pfc_off_o).
+  wp.lossless = (pc.pfc_en >> q & 1U) != 0 && op.wd.queue(q).state != fmt::WdState::kDisabled;
+  WredEcn& wred = params_.shared_wred ? out_[0].wred : op.wred;
+  const WredDecision d = wred.enqueue(wp, pc.wred[q]);
+  if (d.drop) {
+    count(o, q, fmt::SwCounter::kDropWred);
+    drops_.push_back({rx.id, o, q, fmt::SwCounter::kDropWred, now_});
+    if (trace_) {
+      trace("DROP_WRED out=" + std::to_string(o) + " q=" + std::to_string(q) +
+            " in=" + std::to_string(i) + " pkt=" + std::to_string(rx.id) +
+            " qlen=" + std::to_string(wp.qlen));
+    }
+    if (--stored_.at(rx.id).refs == 0) {
+      free_cells(rx.id);
+    }
     return;
   }
-  s.flits = std::move(rx.flits);
-  stored_.emplace(rx.id, std::move(s));
+  if (d.mark) {
+    hdr.set_ecn(fmt::Ecn::kCe);
+    count(o, q, fmt::SwCounter::kEcnMark);
+    if (trace_) {
+      trace("ECN_MARK out=" + std::to_string(o) + " q=" + std::to_string(q) +
+            " in=" + std::to_string(i) + " pkt=" + std::to_string(rx.id) +
+            " qlen=" + std::to_string(wp.qlen));
+    }
+  }
+  voq(i, o, q).push_back(Copy{rx.id, hdr, len, now_ + params_.fwd_latency});
+  op.qlen[q] += len;
+  if (trace_) {
+    trace("ENQ in=" + std::to_string(i) + " out=" + std::to_string(o) + " q=" + std::to_string(q) +
+          " pkt=" + std::to_string(rx.id) + " len=" + std::to_string(len) +
+          " qlen=" + std::to_string(op.qlen[q]));
+  }
 }
 
 }  // namespace syncfab::model

@@ -396,6 +396,7 @@ RunLog run_model(const Setup& setup, const Stimulus& stim, const RunLog& rtl,
   mp.fwd_latency = timing.fwd_latency;
   mp.egress_gap = timing.egress_gap;
   mp.starts_per_cycle = timing.starts_per_cycle;
+  mp.enqueue_per_cycle = timing.enqueue_per_cycle;
   mp.shared_wred = true;
   model::SwitchModel m(mp);
   ModelEnqLog enq;

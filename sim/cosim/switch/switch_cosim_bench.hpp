@@ -187,6 +187,9 @@ struct ModelTiming {
   unsigned egress_gap = 0;
   // The RTL accepts any number of outputs per cycle (one per input).
   unsigned starts_per_cycle = 0;
+  // One copy enqueued per cycle for the switch (docs/switch-datapath.md
+  // "Enqueue", rate).
+  unsigned enqueue_per_cycle = 1;
 };
 
 // The model run, replaying the RTL's rx cycles and tx_ready pattern;

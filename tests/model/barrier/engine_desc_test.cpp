@@ -106,6 +106,29 @@ TEST_F(EngineTest, SdqRingIsFetchedByDmaAfterTheDoorbell) {
   ASSERT_TRUE(run_until([&] { return eng_.completions().size() == 5; }, 200));
 }
 
+// docs/barrier-protocol.md §2: an SDQ slot is read one 64-bit word per
+// cycle (44 reads), the last answered a cycle later, then judged; an HDQ
+// descriptor is copied and judged. With the doorbell written before cycle
+// c, the first round-0 NOTIFY leaves in c + 3 from the HDQ and in
+// c + 44 + 3 from the SDQ.
+TEST_F(EngineTest, SdqSlotIsReadOneWordPerCycle) {
+  const auto first_send = [&] {
+    const std::uint64_t c = eng_.cycle();
+    EXPECT_TRUE(run_until([&] { return !out_.empty(); }, 200));
+    out_.clear();
+    return eng_.cycle() - 1 - c;  // the cycle the NOTIFY left, from c
+  };
+  post(good(0, 1));
+  EXPECT_EQ(first_send(), 3U);
+  eng_.csr_write(nic::SDQ_BASE_LO.offset, static_cast<std::uint32_t>(kSdqBase));
+  eng_.csr_write(nic::SDQ_BASE_HI.offset, 0);
+  eng_.csr_write(nic::SDQ_SIZE.offset, 2);
+  const auto d = good(1, 1);
+  mem_.write(kSdqBase, std::as_bytes(std::span(d.bytes())));
+  eng_.csr_write(nic::SDQ_PROD.offset, 1);
+  EXPECT_EQ(first_send(), fmt::BarrierDesc::kSizeBytes / 8 + 3);
+}
+
 TEST_F(EngineTest, SdqFetchOutsideMemoryIsADmaError) {
   eng_.csr_write(nic::SDQ_BASE_LO.offset, 0x100);  // below the host memory
   eng_.csr_write(nic::SDQ_SIZE.offset, 2);

@@ -744,6 +744,7 @@ Task<> cosim(TestContext& ctx, const char* name, const Setup& setup, const Stimu
   mt.fwd_latency = static_cast<unsigned>(ctx.param("fwd_latency", mt.fwd_latency));
   mt.egress_gap = static_cast<unsigned>(ctx.param("egress_gap", mt.egress_gap));
   mt.starts_per_cycle = static_cast<unsigned>(ctx.param("starts", mt.starts_per_cycle));
+  mt.enqueue_per_cycle = static_cast<unsigned>(ctx.param("enqueue", mt.enqueue_per_cycle));
   const RunLog mdl = run_model(setup, stim, rtl, mt);
   const auto checks0 = std::chrono::steady_clock::now();
   for (const std::string& v : mdl.violations) {

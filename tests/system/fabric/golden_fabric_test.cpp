@@ -18,7 +18,7 @@ namespace {
 
 // RTL / model barrier latency must lie in this band (docs/system-fabric.md,
 // "The golden fabric": the measured ratios and why the band is this wide).
-constexpr CompareBand kBand{0.75, 1.35};
+constexpr CompareBand kBand{0.7, 1.35};
 
 SystemConfig all(Backend b) {
   SystemConfig cfg;

@@ -44,8 +44,11 @@ struct EngineConfig {
   unsigned hdq_depth = 4;            // descriptors the HDQ holds, 1..255
   unsigned req_damq_entries = 16;    // shared request-DAMQ capacity
   unsigned hdq_dispatch_cycles = 2;  // OF: copy + validate an HDQ descriptor
-  unsigned sdq_fetch_cycles = 16;    // OF: DMA read of one SDQ descriptor
-  unsigned completion_cycles = 8;    // completion unit: DMA writes of one record
+  // OF: an SDQ slot is one memory read per 64-bit word, at most one per
+  // cycle; the last answered a cycle later, then judged
+  // (docs/barrier-protocol.md §2).
+  unsigned sdq_fetch_cycles = fmt::BarrierDesc::kSizeBytes / 8 + 2;
+  unsigned completion_cycles = 8;  // completion unit: DMA writes of one record
   // SE's response queue (nic_se RespDepth): ACK/NACKs not yet sent, the one
   // shown on tx included. While it is full a NOTIFY is not taken from the
   // link (rx_ready low), so a long pause back-pressures the receive link.

@@ -44,8 +44,9 @@ namespace syncfab::model {
 
 struct SwitchModelParams {
   SwitchCsrParams csr{};  // ports (<= hw::switch_regs::kMaxPorts), BUF_CELLS, table sizes
-  // Cycles from the cycle a packet's last flit arrives to the first cycle a
-  // copy of it may be chosen by its output (>= 1).
+  // Cycles from the cycle a copy is enqueued (its packet's last flit's
+  // cycle when the enqueue is free) to the first cycle the copy may be
+  // chosen by its output (>= 1).
   unsigned fwd_latency = 1;
   // Cycles from the cycle a PFC frame's last flit arrives to the cycle
   // pfc_rx takes it (0: that same cycle).
@@ -56,10 +57,16 @@ struct SwitchModelParams {
   std::uint16_t wred_seed = 0xACE1;
   // false: one wred_ecn per output (its LFSR steps on that output's
   // enqueues); true: one for the whole switch, stepping once per copy in
-  // the model's enqueue order (inputs ascending, then outputs ascending).
+  // the model's enqueue order (enqueue_per_cycle below).
   bool shared_wred = false;
   // Outputs that may start a copy in one cycle (0: every free output).
   unsigned starts_per_cycle = 0;
+  // Copies the switch enqueues per cycle, all inputs together
+  // (docs/switch-datapath.md "Enqueue", rate): inputs with a complete packet
+  // served round robin, one packet's copies back to back in increasing
+  // output order. 0: every packet's copies in the cycle its last flit
+  // arrives, inputs ascending.
+  unsigned enqueue_per_cycle = 0;
 };
 
 // One copy as it left an output.
@@ -207,6 +214,7 @@ class SwitchModel {
     std::uint32_t used = 0;   // cells in use
     std::uint32_t lossy = 0;  // cells held by lossy packets
     std::array<std::uint32_t, fmt::kNumPrio> occ{};
+    std::deque<RxPacket> complete;   // stored whole, waiting for the enqueue
     int streaming_to = -1;           // output reading this input's buffer, -1: none
     std::uint64_t read_free_at = 0;  // first cycle the read port may start a copy
   };
@@ -242,7 +250,8 @@ class SwitchModel {
   void rx_header(unsigned i, std::uint64_t id, const Flit& flit);
   void rx_flit(unsigned i, const Flit& flit);
   void rx_last(unsigned i, std::size_t arrived_flits);
-  void enqueue(unsigned i);
+  void enqueue_cycle();
+  void enqueue_copy(unsigned o);
   void drop_ingress(unsigned i, fmt::SwCounter why, const std::string& detail);
   void free_cells(std::uint64_t id);
   void release_cells(unsigned i, unsigned prio, bool lossy, std::uint32_t cells);
@@ -273,6 +282,13 @@ class SwitchModel {
   std::vector<OutPort> out_;
   std::vector<std::deque<Copy>> voq_;
   std::unordered_map<std::uint64_t, Stored> stored_;
+  // The packet whose copies are being enqueued (the head of its input's
+  // `complete`), the next output to look at, the input served last.
+  struct Enqueuing {
+    bool busy = false;
+    unsigned in = 0;
+    unsigned next_out = 0;
+  } enq_;
   // Per-cycle PFC state the egress uses (registered / comb outputs).
   std::vector<std::uint64_t> stop_;
   std::vector<std::uint64_t> wd_drop_;
