@@ -18,10 +18,10 @@
 namespace syncfab::tb::system {
 
 struct RoutingOptions {
-  std::string unicast;          // empty: sm::default_unicast of the fabric
-  std::string mc = "FULB-MC";   // empty: no multicast groups
+  std::string unicast;                           // empty: sm::default_unicast of the fabric
+  std::string mc = "FULB-MC";                    // empty: no multicast groups
   std::string groups = "random:count=8,size=5";  // sm::parse_pattern text
-  std::uint64_t seed = 1;       // of a random pattern
+  std::uint64_t seed = 1;                        // of a random pattern
 };
 
 struct SystemRouting {

@@ -212,15 +212,14 @@ int run(int argc, char** argv) {
   const SystemRouting routing = route_system(smf, ro);
   const double route_s = since(t0);
   std::printf("fabric %s: %zu NICs, %zu switches; unicast %s, %zu multicast trees (%s), %.2f s\n",
-              o.net.empty() ? o.fabric.c_str() : o.net.c_str(), smf.hca_count(),
-              smf.switch_count(), routing.unicast.c_str(), routing.trees.size(),
+              o.net.empty() ? o.fabric.c_str() : o.net.c_str(), smf.hca_count(), smf.switch_count(),
+              routing.unicast.c_str(), routing.trees.size(),
               routing.mc.empty() ? "none" : routing.mc.c_str(), route_s);
 
   const Backend first = o.backend == "model" ? Backend::kModel : Backend::kRtl;
-  const std::string first_label =
-      !o.rtl_nodes.empty() && first == Backend::kModel ? "mixed"
-      : first == Backend::kRtl                          ? "RTL"
-                                                        : "model";
+  const std::string first_label = !o.rtl_nodes.empty() && first == Backend::kModel ? "mixed"
+                                  : first == Backend::kRtl                         ? "RTL"
+                                                                                   : "model";
   const Run a = run_on(o, smf, routing, backends(smf, o, first), first_label, !o.trace.empty());
   std::optional<Run> gold;
   double ratio = 0;
@@ -231,74 +230,75 @@ int run(int argc, char** argv) {
   }
   // The summary first, so that a comparison that fails shows its figures.
   const auto summary = [&](bool agreed) {
-
-  std::vector<std::uint64_t> bounds;
-  for (const unsigned k : o.ks) {
-    bounds.push_back(barrier_bound(smf, o.delay, k));
-  }
-
-  std::printf("\nsteps (wall time, simulated cycles):\n");
-  std::printf("  %-6s %-12s %8.2f s\n", "", "route", route_s);
-  print_steps(a.flow);
-  if (gold) {
-    print_steps(gold->flow);
-  }
-  std::printf("\nbarrier latency, cycles from the common post to the last completion (mean of %u):\n",
-              o.barriers);
-  std::printf("  | k | rounds | %s | model | %s/model | bound | %s/bound |\n", first_label.c_str(),
-              first_label.c_str(), first_label.c_str());
-  std::ofstream csv;
-  if (!o.csv.empty()) {
-    csv.open(o.csv);
-    if (!csv) {
-      throw std::runtime_error("--csv: cannot write " + o.csv);
+    std::vector<std::uint64_t> bounds;
+    for (const unsigned k : o.ks) {
+      bounds.push_back(barrier_bound(smf, o.delay, k));
     }
-    csv << "nics,switches,k,rounds,barriers,latency,model_latency,ratio,bound,over_bound\n";
-  }
-  for (std::size_t i = 0; i < o.ks.size(); ++i) {
-    const unsigned k = o.ks[i];
-    const unsigned rounds = driver::dissemination_rounds(static_cast<std::uint32_t>(smf.hca_count()), k);
-    const double lat = a.flow.latency[i];
-    const double model_lat = gold ? gold->flow.latency[i] : 0;
-    const double r = gold && model_lat > 0 ? lat / model_lat : 0;
-    const double over = bounds[i] > 0 ? lat / static_cast<double>(bounds[i]) : 0;
+
+    std::printf("\nsteps (wall time, simulated cycles):\n");
+    std::printf("  %-6s %-12s %8.2f s\n", "", "route", route_s);
+    print_steps(a.flow);
     if (gold) {
-      std::printf("  | %u | %u | %.0f | %.0f | %.3f | %llu | %.2f |\n", k, rounds, lat, model_lat, r,
-                  static_cast<unsigned long long>(bounds[i]), over);
-    } else {
-      std::printf("  | %u | %u | %.0f | - | - | %llu | %.2f |\n", k, rounds, lat,
-                  static_cast<unsigned long long>(bounds[i]), over);
+      print_steps(gold->flow);
     }
-    if (csv) {
-      csv << smf.hca_count() << ',' << smf.switch_count() << ',' << k << ',' << rounds << ','
-          << o.barriers << ',' << lat << ',' << model_lat << ',' << r << ',' << bounds[i] << ','
-          << over << '\n';
-    }
-  }
-  const TrafficTotals& t = a.flow.traffic;
-  std::printf(
-      "\n%s counters: %zu LFT + %zu MFT entries programmed and read back in %llu cycles; "
-      "NOTIFY %llu, ACK %llu, NACK %llu (retries %llu), PFC frames %llu; every flit sent was "
-      "received\n",
-      first_label.c_str(), a.flow.program.lft_entries, a.flow.program.mft_entries,
-      static_cast<unsigned long long>(a.flow.program.cycles),
-      static_cast<unsigned long long>(t.notify), static_cast<unsigned long long>(t.ack),
-      static_cast<unsigned long long>(t.nack), static_cast<unsigned long long>(t.retries),
-      static_cast<unsigned long long>(t.pfc_frames));
-  if (agreed) {
     std::printf(
-        "%s and golden fabric agree (completions, per-link packets, NIC and switch counters); "
-        "latency ratio (mean) %.3f, every row within [%.2f, %.2f]\n",
-        first_label.c_str(), ratio, o.band_lo, o.band_hi);
-  }
-  if (!a.waves.empty()) {
-    const WaveView v = wave_view(smf);
-    const std::filesystem::path gtkw = std::filesystem::path(o.trace) / "system.gtkw";
-    write_gtkw(gtkw, a.waves.front(), v, SYNCFAB_GTKW_DIR);
-    std::printf("waveform: %s\n  gtkwave %s %s   (%s, %s, %s)\n", a.waves.front().c_str(),
-                a.waves.front().c_str(), gtkw.c_str(), v.nic.c_str(), v.leaf.c_str(),
-                v.spine.c_str());
-  }
+        "\nbarrier latency, cycles from the common post to the last completion (mean of %u):\n",
+        o.barriers);
+    std::printf("  | k | rounds | %s | model | %s/model | bound | %s/bound |\n",
+                first_label.c_str(), first_label.c_str(), first_label.c_str());
+    std::ofstream csv;
+    if (!o.csv.empty()) {
+      csv.open(o.csv);
+      if (!csv) {
+        throw std::runtime_error("--csv: cannot write " + o.csv);
+      }
+      csv << "nics,switches,k,rounds,barriers,latency,model_latency,ratio,bound,over_bound\n";
+    }
+    for (std::size_t i = 0; i < o.ks.size(); ++i) {
+      const unsigned k = o.ks[i];
+      const unsigned rounds =
+          driver::dissemination_rounds(static_cast<std::uint32_t>(smf.hca_count()), k);
+      const double lat = a.flow.latency[i];
+      const double model_lat = gold ? gold->flow.latency[i] : 0;
+      const double r = gold && model_lat > 0 ? lat / model_lat : 0;
+      const double over = bounds[i] > 0 ? lat / static_cast<double>(bounds[i]) : 0;
+      if (gold) {
+        std::printf("  | %u | %u | %.0f | %.0f | %.3f | %llu | %.2f |\n", k, rounds, lat, model_lat,
+                    r, static_cast<unsigned long long>(bounds[i]), over);
+      } else {
+        std::printf("  | %u | %u | %.0f | - | - | %llu | %.2f |\n", k, rounds, lat,
+                    static_cast<unsigned long long>(bounds[i]), over);
+      }
+      if (csv) {
+        csv << smf.hca_count() << ',' << smf.switch_count() << ',' << k << ',' << rounds << ','
+            << o.barriers << ',' << lat << ',' << model_lat << ',' << r << ',' << bounds[i] << ','
+            << over << '\n';
+      }
+    }
+    const TrafficTotals& t = a.flow.traffic;
+    std::printf(
+        "\n%s counters: %zu LFT + %zu MFT entries programmed and read back in %llu cycles; "
+        "NOTIFY %llu, ACK %llu, NACK %llu (retries %llu), PFC frames %llu; every flit sent was "
+        "received\n",
+        first_label.c_str(), a.flow.program.lft_entries, a.flow.program.mft_entries,
+        static_cast<unsigned long long>(a.flow.program.cycles),
+        static_cast<unsigned long long>(t.notify), static_cast<unsigned long long>(t.ack),
+        static_cast<unsigned long long>(t.nack), static_cast<unsigned long long>(t.retries),
+        static_cast<unsigned long long>(t.pfc_frames));
+    if (agreed) {
+      std::printf(
+          "%s and golden fabric agree (completions, per-link packets, NIC and switch counters); "
+          "latency ratio (mean) %.3f, every row within [%.2f, %.2f]\n",
+          first_label.c_str(), ratio, o.band_lo, o.band_hi);
+    }
+    if (!a.waves.empty()) {
+      const WaveView v = wave_view(smf);
+      const std::filesystem::path gtkw = std::filesystem::path(o.trace) / "system.gtkw";
+      write_gtkw(gtkw, a.waves.front(), v, SYNCFAB_GTKW_DIR);
+      std::printf("waveform: %s\n  gtkwave %s %s   (%s, %s, %s)\n", a.waves.front().c_str(),
+                  a.waves.front().c_str(), gtkw.c_str(), v.nic.c_str(), v.leaf.c_str(),
+                  v.spine.c_str());
+    }
   };
   if (gold) {
     try {
@@ -307,9 +307,9 @@ int run(int argc, char** argv) {
         const double r = a.flow.latency[i] / gold->flow.latency[i];
         if (r < o.band_lo || r > o.band_hi) {
           throw std::runtime_error("k=" + std::to_string(o.ks[i]) + ": barrier latency " +
-                                   first_label + " / model = " + std::to_string(r) +
-                                   ", outside [" + std::to_string(o.band_lo) + ", " +
-                                   std::to_string(o.band_hi) + "]");
+                                   first_label + " / model = " + std::to_string(r) + ", outside [" +
+                                   std::to_string(o.band_lo) + ", " + std::to_string(o.band_hi) +
+                                   "]");
         }
       }
     } catch (const std::exception&) {

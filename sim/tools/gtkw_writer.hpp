@@ -10,7 +10,7 @@
 namespace syncfab::tb::system {
 
 struct WaveView {
-  std::string nic;    // instance names in the FST (the nodes' names)
+  std::string nic;  // instance names in the FST (the nodes' names)
   std::string leaf;
   std::string spine;  // empty: none shown
 };

@@ -81,18 +81,16 @@ void route_unicast(std::string_view name, const MinHop& mh, UnicastRouting& r) {
       layout = torus_layout(f);
     } catch (const FabricError& e) {
       throw std::invalid_argument(
-          std::string("dor needs a 3D torus built with the generator's port plan: ") +
-          e.what());
+          std::string("dor needs a 3D torus built with the generator's port plan: ") + e.what());
     }
     r.lft.emplace(route_dor(f, layout));
     r.vls = dor_dateline_vls(layout);
     r.promises_acyclic = true;
   } else if (name == "lash") {
     if (f.switch_count() > kLashMaxSwitches) {
-      throw std::invalid_argument("lash: " + std::to_string(f.switch_count()) +
-                                  " switches; LASH is limited to " +
-                                  std::to_string(kLashMaxSwitches) +
-                                  " (it searches a graph per switch pair)");
+      throw std::invalid_argument(
+          "lash: " + std::to_string(f.switch_count()) + " switches; LASH is limited to " +
+          std::to_string(kLashMaxSwitches) + " (it searches a graph per switch pair)");
     }
     LashRouting lash = route_lash(mh, 16);
     r.vls = lash.vls();
