@@ -157,8 +157,8 @@ std::string describe(const LostPacket& p, const std::map<std::uint16_t, std::str
 }
 
 // The link fails `offset` cycles after the first packet of the barrier
-// entered it (offset below the link's delay: that packet is still on the
-// wire, so at least one is lost).
+// entered it (offset below the link's delay - 1: that packet is still on
+// the wire, so at least one is lost).
 Task<> fail_when_busy(SystemFabric& sys, Link& link, std::uint64_t base, std::uint64_t offset) {
   while (packets(link) == base) {
     co_await RisingEdge(sys.clk());
@@ -191,7 +191,10 @@ void mid_barrier(TestContext& ctx, Backend backend) {
     hosts.push_back(sys.nic(r).nic().open_context(driver::ContextConfig(0, r, p, 2, lids)));
     schedules.push_back(hosts.back().schedule());
   }
-  const std::uint64_t offset = ctx.rng()() % dead.delay();
+  // Up to delay - 2 cycles: the first packet is due at the far end no earlier
+  // than the cycle after the failure, whichever of the watcher and the links
+  // runs first at an edge.
+  const std::uint64_t offset = dead.delay() > 1 ? ctx.rng()() % (dead.delay() - 1) : 0;
   TaskHandle watcher =
       ctx.sim().start_soon(fail_when_busy(sys, dead, packets(dead), offset), "link failure");
   sys.hold_doorbells();
