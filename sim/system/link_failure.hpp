@@ -121,7 +121,7 @@ struct PhaseTraffic {
 // + the responses to it that were lost = NOTIF_SENT - its NOTIFYs that were
 // lost, NACK in = NACK_RECV = RETRY; summed, every NOTIFY sent reached a NIC
 // or was lost; per switch port, RX = packets that arrived on its link, TX =
-// packets that left into it, every drop counter unchanged (a switch does not
+// packets that left into it, every drop counter 0 from reset (a switch does not
 // know the link failed). Throws TestFailure.
 PhaseTraffic check_traffic_since(SystemFabric& sys, const TrafficMark& mark);
 
