@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "syncfab/tb/tb.hpp"
 
@@ -43,8 +45,8 @@ PktKind kind_of(const Flit& header) {
 }
 
 Link::Link(const LinkEnd& a, const LinkEnd& b, unsigned delay_cycles)
-    : a_{a, b, {}, {}, false, false, {}, {}, {}},
-      b_{b, a, {}, {}, false, false, {}, {}, {}},
+    : a_{a, b, {}, {}, false, false, false, false, {}, {}, {}},
+      b_{b, a, {}, {}, false, false, false, false, {}, {}, {}},
       delay_(delay_cycles) {
   if (a.port == nullptr || b.port == nullptr) {
     throw std::invalid_argument("link " + a.name + " - " + b.name + ": an end has no port");
@@ -58,6 +60,7 @@ Link::Link(const LinkEnd& a, const LinkEnd& b, unsigned delay_cycles)
 void Link::drive(Dir& d, std::uint64_t now) {
   while (!d.wire.empty() && d.wire.front().due <= now) {
     d.fifo.push_back(d.wire.front().flit);
+    d.arrived_mid = !d.wire.front().flit.last;
     d.wire.pop_front();
   }
   d.stats.peak_fifo = std::max(d.stats.peak_fifo, d.fifo.size());
@@ -70,7 +73,7 @@ void Link::drive(std::uint64_t now) {
   drive(b_, now);
 }
 
-void Link::sample(Dir& d, std::uint64_t now) const {
+void Link::sample(Dir& d, std::uint64_t now) {
   d.events = DirEvents{};
   if (d.offered) {
     if (d.to.port->taken()) {
@@ -97,7 +100,8 @@ void Link::sample(Dir& d, std::uint64_t now) const {
   if (!f) {
     return;
   }
-  if (!d.in_packet) {
+  const bool head = !d.in_packet;
+  if (head) {
     const PktKind k = kind_of(f->data);
     TB_CHECK(k != PktKind::kOther)
         << d.from.name << " -> " << d.to.name << " at cycle " << now
@@ -108,8 +112,55 @@ void Link::sample(Dir& d, std::uint64_t now) const {
   }
   d.in_packet = !f->last;
   ++d.stats.flits_in;
+  if (failed() && !d.keep_rest) {
+    lose(d, *f, head, now);
+    return;
+  }
+  d.keep_rest = d.keep_rest && !f->last;
   d.wire.push_back(Wire{now + delay_, *f});
 }
+
+void Link::lose(Dir& d, const LinkFlit& f, bool head, std::uint64_t now) {
+  ++d.stats.lost_flits;
+  if (head) {
+    const PktKind k = kind_of(f.data);
+    ++d.stats.lost.at(static_cast<std::size_t>(k));
+    lost_.push_back(LostPacket{fmt::PktHdr::decode(f.data), k, &d == &a_, now});
+  }
+}
+
+void Link::fail(Dir& d, std::uint64_t now) {
+  // The wire holds the tail of the packet the far end is receiving (kept:
+  // it arrives whole), then packets that have not reached it (lost).
+  std::deque<Wire> kept;
+  bool keep = d.arrived_mid;
+  bool at_head = !d.arrived_mid;
+  for (const Wire& w : d.wire) {
+    if (keep) {
+      kept.push_back(w);
+      keep = !w.flit.last;
+    } else {
+      lose(d, w.flit, at_head, now);
+    }
+    at_head = w.flit.last;
+  }
+  // The packet the sender is in the middle of arrives whole if its first
+  // flit was kept, and is lost whole otherwise.
+  d.keep_rest = d.in_packet && (kept.empty() ? d.arrived_mid : !kept.back().flit.last);
+  d.wire = std::move(kept);
+}
+
+void Link::fail(std::uint64_t now) {
+  if (failed()) {
+    throw std::logic_error("link " + name() + " failed already at cycle " +
+                           std::to_string(*failed_at_));
+  }
+  failed_at_ = now;
+  fail(a_, now);
+  fail(b_, now);
+}
+
+std::string Link::name() const { return a_.from.name + " <-> " + b_.from.name; }
 
 void Link::sample(std::uint64_t now) {
   sample(a_, now);

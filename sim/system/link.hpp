@@ -4,6 +4,14 @@
 // in that end's receive FIFO (its peak depth is reported). Each direction
 // counts what entered it: flits, and packets by type (the header's
 // fmt::PktType at a packet's first flit).
+//
+// Until fail() is called; then the link is a pulled cable (the ends are not
+// told: a switch port keeps sending into it). Flits on the wire and every
+// flit sent afterwards, in both directions, are lost, whole packets at a
+// time: a packet whose first flit already reached the far end arrives whole
+// (a node here cannot discard a truncated packet as a real receiver does on
+// its CRC), and flits in a receive FIFO have crossed already. Each direction
+// counts the lost flits and packets, and the link keeps every lost header.
 #pragma once
 
 #include <array>
@@ -29,9 +37,22 @@ struct DirStats {
   std::array<std::uint64_t, kPktKinds> packets{};  // by kind, at their first flit
   std::size_t peak_fifo = 0;                       // deepest receive FIFO (flits)
   std::uint64_t rx_stall_cycles = 0;               // a flit waited for the receiver's rx_ready
+  std::uint64_t lost_flits = 0;                    // flits a failed link lost
+  std::array<std::uint64_t, kPktKinds> lost{};     // packets it lost, by kind (among `packets`)
   [[nodiscard]] std::uint64_t count(PktKind k) const {
     return packets.at(static_cast<std::size_t>(k));
   }
+  [[nodiscard]] std::uint64_t count_lost(PktKind k) const {
+    return lost.at(static_cast<std::size_t>(k));
+  }
+};
+
+// A packet a failed link lost: its header, its direction and the cycle.
+struct LostPacket {
+  fmt::PktHdr hdr;
+  PktKind kind = PktKind::kOther;
+  bool ab = true;  // lost on a -> b (else b -> a)
+  std::uint64_t cycle = 0;
 };
 
 // What happened on one direction in the cycle last sampled (for checks that
@@ -61,6 +82,16 @@ class Link {
 
   // Nothing on the wire or in a FIFO, no packet half sent.
   [[nodiscard]] bool idle() const;
+
+  // Pulls the cable at cycle `now` (between two cycles: outside drive() and
+  // sample()). Throws std::logic_error if it failed already.
+  void fail(std::uint64_t now);
+  [[nodiscard]] bool failed() const { return failed_at_.has_value(); }
+  [[nodiscard]] std::optional<std::uint64_t> failed_at() const { return failed_at_; }
+  // Every packet lost, in the order it was lost.
+  [[nodiscard]] const std::vector<LostPacket>& lost() const { return lost_; }
+  // "a.name <-> b.name", for messages.
+  [[nodiscard]] std::string name() const;
   [[nodiscard]] const LinkEnd& a() const { return a_.from; }
   [[nodiscard]] const LinkEnd& b() const { return b_.from; }
   [[nodiscard]] unsigned delay() const { return delay_; }
@@ -86,17 +117,23 @@ class Link {
     std::deque<LinkFlit> fifo;
     bool offered = false;
     bool in_packet = false;
+    bool arrived_mid = false;  // the flits that reached the FIFO end inside a packet
+    bool keep_rest = false;    // after fail(): the packet being sent arrives whole
     std::vector<Flit> rx_cur;  // flits of the packet the receiver is taking
     DirStats stats;
     DirEvents events;
   };
   [[nodiscard]] const Dir& dir_from(const Port& port) const;
   static void drive(Dir& d, std::uint64_t now);
-  void sample(Dir& d, std::uint64_t now) const;
+  void sample(Dir& d, std::uint64_t now);
+  void fail(Dir& d, std::uint64_t now);
+  void lose(Dir& d, const LinkFlit& f, bool head, std::uint64_t now);
 
   Dir a_;  // a -> b
   Dir b_;  // b -> a
   unsigned delay_;
+  std::optional<std::uint64_t> failed_at_;
+  std::vector<LostPacket> lost_;
 };
 
 }  // namespace syncfab::tb::system

@@ -50,6 +50,58 @@ TEST(Fabric, LinksAreSymmetricAndPortsChecked) {
   EXPECT_FALSE(f.find("nope").has_value());
 }
 
+TEST(Fabric, DisconnectRemovesBothEndsAndKeepsIdsNamesAndLids) {
+  const Fabric full = make_fabric("fattree:ports=4,levels=2");
+  Fabric f = full;
+  const NodeId leaf = f.hcas().empty() ? kNoNode : f.peer(f.hcas()[0], 1).node;
+  ASSERT_NE(leaf, kNoNode);
+  // The leaf's first switch-facing port: a leaf-spine link.
+  PortNum up = 0;
+  for (int p = 1; p <= f.num_ports(leaf) && up == 0; ++p) {
+    const PortPeer o = f.peer(leaf, static_cast<PortNum>(p));
+    if (o.connected() && f.is_switch(o.node)) {
+      up = static_cast<PortNum>(p);
+    }
+  }
+  ASSERT_NE(up, 0);
+  const PortPeer spine = f.peer(leaf, up);
+  EXPECT_EQ(f.disconnect(leaf, up), spine);
+  EXPECT_FALSE(f.peer(leaf, up).connected());
+  EXPECT_FALSE(f.peer(spine.node, spine.port).connected());
+  EXPECT_EQ(f.node_count(), full.node_count());
+  for (NodeId n = 0; n < f.node_count(); ++n) {
+    EXPECT_EQ(f.name(n), full.name(n));
+    EXPECT_EQ(f.guid(n), full.guid(n));
+    for (int p = 0; p <= f.num_ports(n); ++p) {
+      EXPECT_EQ(f.lid(n, static_cast<PortNum>(p)), full.lid(n, static_cast<PortNum>(p)));
+      const bool cut = (n == leaf && p == up) || (n == spine.node && p == spine.port);
+      if (!cut && p > 0) {
+        EXPECT_EQ(f.peer(n, static_cast<PortNum>(p)), full.peer(n, static_cast<PortNum>(p)));
+      }
+    }
+  }
+  // One link fewer: the leaf reaches that spine over another spine's pod.
+  f.ensure_connected();
+  const MinHop mh(f);
+  EXPECT_EQ(MinHop(full).distance(f.switch_index(leaf), f.switch_index(spine.node)), 1);
+  EXPECT_EQ(mh.distance(f.switch_index(leaf), f.switch_index(spine.node)), 3);
+  // The port is free again, and a second pull is refused, naming the port.
+  f.connect(leaf, up, spine.node, spine.port);
+  EXPECT_EQ(f.peer(leaf, up), spine);
+  f.disconnect(leaf, up);
+  try {
+    f.disconnect(leaf, up);
+    ADD_FAILURE() << "a port with no link was disconnected";
+  } catch (const FabricError& e) {
+    EXPECT_NE(std::string(e.what()).find("port " + std::to_string(up) + " is not linked"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(f.disconnect(leaf, 0), FabricError);
+  EXPECT_THROW(f.disconnect(leaf, static_cast<PortNum>(f.num_ports(leaf) + 1)), FabricError);
+  EXPECT_THROW(f.disconnect(static_cast<NodeId>(f.node_count()), 1), FabricError);
+}
+
 TEST(Fabric, GuidsFollowIbsimAndLidsAreAssignedInNodeOrder) {
   Fabric f;
   const NodeId s = f.add_node(NodeType::kSwitch, "s", 4);

@@ -86,6 +86,23 @@ void Fabric::connect(NodeId a, PortNum pa, NodeId b, PortNum pb) {
   peer_[port_offset_[b] + pb] = PortPeer{a, pa};
 }
 
+PortPeer Fabric::disconnect(NodeId n, PortNum p) {
+  if (n >= node_count()) {
+    throw FabricError("disconnect: no node " + std::to_string(n));
+  }
+  if (p == 0 || p > num_ports(n)) {
+    throw FabricError("disconnect: " + port_text(*this, n, p) + " out of range 1.." +
+                      std::to_string(num_ports(n)));
+  }
+  const PortPeer o = peer(n, p);
+  if (!o.connected()) {
+    throw FabricError("disconnect: " + port_text(*this, n, p) + " is not linked");
+  }
+  peer_[port_offset_[n] + p] = PortPeer{};
+  peer_[port_offset_[o.node] + o.port] = PortPeer{};
+  return o;
+}
+
 std::string hex_lid(std::uint32_t lid) {
   std::array<char, 12> buf{};
   std::snprintf(buf.data(), buf.size(), "0x%04X", lid);

@@ -56,6 +56,12 @@ class Fabric {
   // Links are symmetric: both ends are set. Throws FabricError if a port is out
   // of range or already used, or a port is 0.
   void connect(NodeId a, PortNum pa, NodeId b, PortNum pb);
+  // Removes the link on node n's port p, both ends (a failed cable: the
+  // subnet manager routes the fabric without it). Node ids, names, GUIDs and
+  // LIDs stay; an HCA port keeps its LID even when it is left unconnected.
+  // Returns the far end. Throws FabricError if the port is out of range or
+  // not linked.
+  PortPeer disconnect(NodeId n, PortNum p);
   // Gives every switch one LID (its port 0) and every connected HCA port one,
   // in node order from 1. Keeps LIDs already set with set_lid().
   void assign_lids();
