@@ -11,14 +11,6 @@ namespace {
 
 using K = fmt::SwCounter;
 
-std::uint64_t sum_prio(SwitchNode& s, unsigned port, K kind) {
-  std::uint64_t n = 0;
-  for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
-    n += s.counter(port, q, kind);
-  }
-  return n;
-}
-
 std::uint64_t diff(std::uint64_t a, std::uint64_t b) { return a > b ? a - b : b - a; }
 
 // Equal, or (when a run saw NACKs) no further apart than `allow`.
@@ -53,7 +45,7 @@ FabricRecord record(SystemFabric& sys, const BarrierResult& run, std::string lab
     SwitchNode& sw = sys.sw(s);
     auto& ports = r.switch_rx_tx.emplace_back();
     for (unsigned p = 0; p < sw.port_count(); ++p) {
-      ports.push_back({sum_prio(sw, p, K::kRx), sum_prio(sw, p, K::kTx)});
+      ports.push_back({sw.counter_all_prios(p, K::kRx), sw.counter_all_prios(p, K::kTx)});
     }
   }
   double sum = 0;

@@ -18,14 +18,6 @@ namespace {
 
 using K = fmt::SwCounter;
 
-std::uint64_t sum_prio(SwitchNode& s, unsigned port, K kind) {
-  std::uint64_t n = 0;
-  for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
-    n += s.counter(port, q, kind);
-  }
-  return n;
-}
-
 std::uint64_t non_pfc(const DirStats& d, bool delivered) {
   std::uint64_t n = 0;
   for (const PktKind k : {PktKind::kNotify, PktKind::kAck, PktKind::kNack, PktKind::kData}) {
@@ -115,21 +107,10 @@ Rerouting route_around(const sm::Fabric& degraded, const RoutingOptions& opts) {
       }
     }
   }
-  r.mc = opts.mc;
-  if (r.mc.empty()) {
-    return out;
-  }
-  sm::PatternSpec ps = sm::parse_pattern(opts.groups);
-  ps.seed = opts.seed;
-  r.groups = sm::make_groups(degraded, ps);
-  sm::McLoad load(degraded);
-  r.trees = sm::find_mc_engine(r.mc).route_all(mh, r.groups.groups, load);
-  for (std::size_t g = 0; g < r.trees.size(); ++g) {
-    const std::string why = sm::check_tree(mh, r.groups.groups[g], r.trees[g]);
-    if (!why.empty()) {
-      throw std::invalid_argument(r.mc + " tree of group " + std::to_string(g) +
-                                  " on the degraded fabric: " + why);
-    }
+  try {
+    route_groups(degraded, mh, opts, r);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("on the degraded fabric: ") + e.what());
   }
   return out;
 }
@@ -359,8 +340,8 @@ TrafficMark mark_traffic(SystemFabric& sys) {
     m.sw_rx.emplace_back();
     m.sw_tx.emplace_back();
     for (unsigned p = 0; p < sw.port_count(); ++p) {
-      m.sw_rx.back().push_back(sum_prio(sw, p, K::kRx));
-      m.sw_tx.back().push_back(sum_prio(sw, p, K::kTx));
+      m.sw_rx.back().push_back(sw.counter_all_prios(p, K::kRx));
+      m.sw_tx.back().push_back(sw.counter_all_prios(p, K::kTx));
     }
   }
   return m;
@@ -445,11 +426,11 @@ PhaseTraffic check_traffic_since(SystemFabric& sys, const TrafficMark& mark) {
       const std::string who = sw.name() + " port " + std::to_string(p) + ": ";
       for (const K k : {K::kDropWred, K::kDropNoRoute, K::kDropBadPkt, K::kDropDisabled, K::kDropWd,
                         K::kDropBuf}) {
-        TB_CHECK_EQ(sum_prio(sw, p, k), 0U) << who << fmt::to_string(k);
+        TB_CHECK_EQ(sw.counter_all_prios(p, k), 0U) << who << fmt::to_string(k);
       }
       const Link* l = sys.switch_link(s, p);
-      const std::uint64_t rx = sum_prio(sw, p, K::kRx) - mark.sw_rx.at(s).at(p);
-      const std::uint64_t tx = sum_prio(sw, p, K::kTx) - mark.sw_tx.at(s).at(p);
+      const std::uint64_t rx = sw.counter_all_prios(p, K::kRx) - mark.sw_rx.at(s).at(p);
+      const std::uint64_t tx = sw.counter_all_prios(p, K::kTx) - mark.sw_tx.at(s).at(p);
       if (l == nullptr) {
         TB_CHECK_EQ(rx + tx, 0U) << who << "a port with no link counts nothing";
         continue;

@@ -17,4 +17,12 @@ void check_hw_cfg(const SwitchNode& sw, const driver::SwitchInfo& in, const std:
   }
 }
 
+std::uint64_t SwitchNode::counter_all_prios(unsigned port, fmt::SwCounter kind) const {
+  std::uint64_t n = 0;
+  for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
+    n += counter(port, q, kind);
+  }
+  return n;
+}
+
 }  // namespace syncfab::tb::system

@@ -97,6 +97,8 @@ class SwitchNode : public Node {
   // simulating a cycle.
   [[nodiscard]] virtual std::uint32_t counter(unsigned port, unsigned prio,
                                               fmt::SwCounter kind) const = 0;
+  // The same summed over the priorities.
+  [[nodiscard]] std::uint64_t counter_all_prios(unsigned port, fmt::SwCounter kind) const;
 };
 
 }  // namespace syncfab::tb::system

@@ -26,9 +26,15 @@ SystemRouting route_system(const sm::Fabric& smf, const RoutingOptions& opts) {
       }
     }
   }
+  route_groups(smf, mh, opts, r);
+  return r;
+}
+
+void route_groups(const sm::Fabric& smf, const sm::MinHop& mh, const RoutingOptions& opts,
+                  SystemRouting& r) {
   r.mc = opts.mc;
   if (r.mc.empty()) {
-    return r;
+    return;
   }
   sm::PatternSpec ps = sm::parse_pattern(opts.groups);
   ps.seed = opts.seed;
@@ -41,7 +47,6 @@ SystemRouting route_system(const sm::Fabric& smf, const RoutingOptions& opts) {
       throw std::invalid_argument(r.mc + " tree of group " + std::to_string(g) + ": " + why);
     }
   }
-  return r;
 }
 
 ProgramReport program_and_verify(SystemFabric& sys, const SystemRouting& routing) {

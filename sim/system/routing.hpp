@@ -11,6 +11,7 @@
 
 #include "program.hpp"
 #include "syncfab/sm/groups.hpp"
+#include "syncfab/sm/minhop.hpp"
 #include "syncfab/sm/multicast.hpp"
 #include "syncfab/sm/unicast_engines.hpp"
 #include "system_fabric.hpp"
@@ -35,6 +36,11 @@ struct SystemRouting {
 // Throws std::invalid_argument naming the engine, the pattern, the switch
 // that does not reach a NIC's LID or the group whose tree fails its check.
 SystemRouting route_system(const sm::Fabric& smf, const RoutingOptions& opts);
+
+// The multicast half of route_system: opts.mc (none when empty) on the
+// groups of opts' pattern and seed, every tree checked, into r.
+void route_groups(const sm::Fabric& smf, const sm::MinHop& mh, const RoutingOptions& opts,
+                  SystemRouting& r);
 
 // program_switches, then every LFT and MFT entry read back over each
 // switch's own bus (std::runtime_error naming the switch and the LID).

@@ -18,14 +18,6 @@ std::uint64_t non_pfc(const DirStats& d) {
          d.count(PktKind::kData);
 }
 
-std::uint64_t sum_prio(SwitchNode& s, unsigned port, K kind) {
-  std::uint64_t n = 0;
-  for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
-    n += s.counter(port, q, kind);
-  }
-  return n;
-}
-
 void check_dir(const DirStats& d, const std::string& what) {
   TB_CHECK_EQ(d.flits_out, d.flits_in) << what << ": flits taken = flits sent (none lost)";
 }
@@ -129,7 +121,7 @@ TrafficTotals check_traffic(SystemFabric& sys, const TrafficRules& rules) {
     for (unsigned p = 0; p < sw.port_count(); ++p) {
       const std::string who = sw.name() + " port " + std::to_string(p) + ": ";
       for (const K k : {K::kDropNoRoute, K::kDropDisabled, K::kDropWd}) {
-        TB_CHECK_EQ(sum_prio(sw, p, k), 0U) << who << fmt::to_string(k);
+        TB_CHECK_EQ(sw.counter_all_prios(p, k), 0U) << who << fmt::to_string(k);
       }
       for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
         for (const K k : {K::kDropWred, K::kDropBuf}) {
@@ -144,13 +136,14 @@ TrafficTotals check_traffic(SystemFabric& sys, const TrafficRules& rules) {
       for (const ExpectedBadPkt& e : rules.bad_pkts) {
         want_bad += e.sw == s && e.port == p ? e.count : 0;
       }
-      const std::uint64_t bad = sum_prio(sw, p, K::kDropBadPkt);
+      const std::uint64_t bad = sw.counter_all_prios(p, K::kDropBadPkt);
       TB_CHECK_EQ(bad, want_bad) << who << "DROP_BAD_PKT";
       t.drop_bad_pkt += bad;
       const Link* l = sys.switch_link(s, p);
-      const std::uint64_t rx = sum_prio(sw, p, K::kRx);
-      const std::uint64_t tx = sum_prio(sw, p, K::kTx);
-      const std::uint64_t pfc_tx = sum_prio(sw, p, K::kPauseTx) + sum_prio(sw, p, K::kResumeTx);
+      const std::uint64_t rx = sw.counter_all_prios(p, K::kRx);
+      const std::uint64_t tx = sw.counter_all_prios(p, K::kTx);
+      const std::uint64_t pfc_tx =
+          sw.counter_all_prios(p, K::kPauseTx) + sw.counter_all_prios(p, K::kResumeTx);
       if (l == nullptr) {
         TB_CHECK_EQ(rx + tx + pfc_tx, 0U) << who << "a port with no link counts nothing";
         continue;
