@@ -39,4 +39,27 @@ std::uint64_t barrier_bound(const sm::Fabric& smf, std::uint64_t link_delay, uns
   return *std::max_element(done.begin(), done.end());
 }
 
+std::uint64_t group_bound(const sm::Fabric& smf, std::span<const sm::NodeId> members,
+                          std::uint64_t link_delay) {
+  const sm::MinHop mh(smf);
+  std::vector<sm::SwitchIdx> at;
+  at.reserve(members.size());
+  for (const sm::NodeId m : members) {
+    at.push_back(smf.attach_switch(m));
+  }
+  std::sort(at.begin(), at.end());
+  at.erase(std::unique(at.begin(), at.end()), at.end());
+  if (members.size() < 2) {
+    return 0;
+  }
+  std::uint64_t hops = 0;  // switch-to-switch links on the longest member pair's path
+  for (const sm::SwitchIdx a : at) {
+    for (const sm::SwitchIdx b : at) {
+      hops = std::max<std::uint64_t>(hops, mh.distance(a, b));
+    }
+  }
+  const std::uint64_t links = hops + 2;
+  return links * link_delay + (links - 1) * kSwitchForward;
+}
+
 }  // namespace syncfab::tb::system

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "syncfab/sm/fabric.hpp"
 
@@ -23,5 +24,13 @@ inline constexpr std::uint64_t kSwitchForward = 3;
 // NIC, no bulk hosts), every link `link_delay`
 // cycles (the least delay when they differ).
 std::uint64_t barrier_bound(const sm::Fabric& smf, std::uint64_t link_delay, unsigned k);
+
+// The physical bound of any barrier of a group (DESIGN section 5c): the
+// longest wire time between two of its members (end nodes of `smf`), on a
+// shortest path, every link `link_delay` cycles and every switch its least
+// forwarding time -- the last member's arrival must at least reach the
+// farthest member. 0 for fewer than two members.
+std::uint64_t group_bound(const sm::Fabric& smf, std::span<const sm::NodeId> members,
+                          std::uint64_t link_delay);
 
 }  // namespace syncfab::tb::system

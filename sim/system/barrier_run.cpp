@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -44,30 +45,58 @@ struct Host {
   std::vector<std::uint16_t> epochs;
 };
 
+// The context rank r opens: a dissemination barrier across every NIC, or
+// member r of the run's group.
+drv::ContextConfig context_of(const SystemFabric& sys, const BarrierRun& run,
+                              std::span<const unsigned> ranks, unsigned r) {
+  const auto n = static_cast<std::uint32_t>(ranks.size());
+  if (!run.group) {
+    return {run.ctx, r, n, run.k, sys.nic_lids()};
+  }
+  const GroupRun& g = *run.group;
+  drv::ContextConfig c(run.ctx, r, n, 1, {});
+  c.group = drv::GroupTarget{g.kind, g.mlid, sys.nic_lids()[ranks[0]]};
+  c.first_epoch = g.first_epoch;
+  return c;
+}
+
+std::vector<unsigned> ranks_of(const SystemFabric& sys, const BarrierRun& run) {
+  if (run.group) {
+    for (const unsigned m : run.group->members) {
+      TB_CHECK(m < sys.nic_count()) << "group member NIC " << m << " of " << sys.nic_count();
+    }
+    return run.group->members;
+  }
+  std::vector<unsigned> all(sys.nic_count());
+  for (unsigned r = 0; r < all.size(); ++r) {
+    all[r] = r;
+  }
+  return all;
+}
+
 }  // namespace
 
 BarrierResult run_barriers(SystemFabric& sys, const BarrierRun& run, std::mt19937_64& rng) {
-  const unsigned p = sys.nic_count();
-  const std::vector<std::uint16_t> lids = sys.nic_lids();
+  const std::vector<unsigned> ranks = ranks_of(sys, run);
+  const auto p = static_cast<unsigned>(ranks.size());
+  const auto nic = [&](unsigned r) -> NicNode& { return sys.nic(ranks[r]); };
   const std::uint64_t start = sys.cycle();
   std::uniform_int_distribution<std::uint64_t> skew(0, run.skew);
   std::vector<Host> hosts;
   std::vector<std::size_t> cq_before(p);
   BarrierResult res;
   for (unsigned r = 0; r < p; ++r) {
-    cq_before[r] = sys.nic(r).cq_writes().size();
-    Host h{sys.nic(r).nic().open_context(drv::ContextConfig(run.ctx, r, p, run.k, lids)),
-           0,
-           false,
-           0,
-           {},
-           {},
-           {}};
+    cq_before[r] = nic(r).cq_writes().size();
+    Host h{nic(r).nic().open_context(context_of(sys, run, ranks, r)), 0, false, 0, {}, {}, {}};
     for (const auto& round : h.bc.schedule().rounds) {
       res.sends_per_barrier += round.send_to.size();
     }
     h.post_at = start + skew(rng);
     hosts.push_back(std::move(h));
+  }
+  if (run.group && p > 1) {
+    const bool mcast = run.group->kind == drv::GroupBarrierKind::kMulticastRelease;
+    res.sends_per_barrier = mcast ? p - 1 : p;
   }
   // The drivers are synchronous and share one timeline: a sweep serves the
   // hosts one after another, in a fresh seeded order each time.
@@ -97,7 +126,7 @@ BarrierResult run_barriers(SystemFabric& sys, const BarrierRun& run, std::mt1993
       }
       std::vector<bool> held(p);
       for (unsigned r = 0; r < p; ++r) {
-        held[r] = sys.nic(r).holds_doorbells();
+        held[r] = nic(r).holds_doorbells();
       }
       const std::uint64_t at = sys.release_doorbells();
       for (unsigned r = 0; r < p; ++r) {
@@ -164,7 +193,7 @@ BarrierResult run_barriers(SystemFabric& sys, const BarrierRun& run, std::mt1993
   }
   res.one_way = links * max_delay + (links - 1) * (kSwitchForward + 2ULL * run.other_pkt_flits) +
                 kNicPipeline;
-  std::uint64_t rounds = 0;
+  std::uint64_t rounds = run.group ? 2 : 0;  // a group barrier: arrivals up, the release down
   for (const Host& h : hosts) {
     rounds = std::max<std::uint64_t>(rounds, h.bc.schedule().rounds.size());
   }
@@ -180,15 +209,15 @@ BarrierResult run_barriers(SystemFabric& sys, const BarrierRun& run, std::mt1993
     std::uint64_t last_post = 0;
     std::uint64_t last_posted = 0;
     for (unsigned r = 0; r < p; ++r) {
-      TB_CHECK_EQ(hosts[r].epochs[b], epoch) << sys.nic(r).name() << ": epoch of barrier " << b;
+      TB_CHECK_EQ(hosts[r].epochs[b], epoch) << nic(r).name() << ": epoch of barrier " << b;
       last_post = std::max(last_post, hosts[r].posts[b]);
       last_posted = std::max(last_posted, hosts[r].posted[b]);
     }
     std::uint64_t last_done = 0;
     for (unsigned r = 0; r < p; ++r) {
       const std::string who =
-          sys.nic(r).name() + " ctx " + std::to_string(run.ctx) + " epoch " + std::to_string(epoch);
-      const auto& cq = sys.nic(r).cq_writes();
+          nic(r).name() + " ctx " + std::to_string(run.ctx) + " epoch " + std::to_string(epoch);
+      const auto& cq = nic(r).cq_writes();
       std::optional<std::uint64_t> done;
       for (std::size_t w = cq_before[r]; w < cq.size(); ++w) {
         if (cq[w].ctx != run.ctx || cq[w].epoch != epoch) {

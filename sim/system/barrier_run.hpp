@@ -1,4 +1,5 @@
-// Barriers across every NIC of a system, issued as a host does it: each
+// Barriers across every NIC of a system (or a group's members, with
+// BarrierRun::group), issued as a host does it: each
 // NIC's unchanged driver opens a context over the SM's LIDs (rank r = NIC r),
 // arrives (the descriptor of its k-way dissemination schedule, HDQ and SDQ in
 // turn) at a seeded random moment and polls its CQ; the next barrier is
@@ -11,12 +12,26 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <vector>
 
+#include "syncfab/driver/group_desc.hpp"
 #include "system_fabric.hpp"
 
 namespace syncfab::tb::system {
+
+// A group barrier (docs/group-barrier.md) on some of the NICs instead of
+// dissemination across all of them.
+struct GroupRun {
+  driver::GroupBarrierKind kind = driver::GroupBarrierKind::kSwitchCombined;
+  std::uint16_t mlid = 0;
+  // NIC indices; member i is members[i], and the multicast-release root is
+  // members[0].
+  std::vector<unsigned> members;
+  // The first barrier's epoch: the one the group's combine entries wait for.
+  std::uint16_t first_epoch = 1;
+};
 
 struct BarrierRun {
   unsigned ctx = 0;
@@ -37,6 +52,7 @@ struct BarrierRun {
   // previous one; `skew` is not used. The latency of a barrier is then the
   // network's and the NICs' alone, the same measure on RTL and model.
   bool common_start = false;
+  std::optional<GroupRun> group = std::nullopt;  // set: a group barrier on its members; k unused
 };
 
 struct BarrierResult {
@@ -46,7 +62,7 @@ struct BarrierResult {
   // descriptor writes: APB transfers on an RTL NIC, no time on a model).
   std::vector<std::uint64_t> last_posted;
   std::vector<std::uint64_t> last_done;  // per barrier: cycle of the last CQ entry
-  std::uint64_t sends_per_barrier = 0;   // NOTIFYs the schedules send, all NICs
+  std::uint64_t sends_per_barrier = 0;   // NOTIFYs the schedules send (group: arrivals), all NICs
   std::uint64_t cycles = 0;              // simulated cycles of the run
   std::uint64_t one_way = 0;             // uncontended one-way latency of the longest NIC path
   std::uint64_t bound = 0;               // liveness bound after the last post

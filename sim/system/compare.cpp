@@ -86,6 +86,11 @@ double compare(const FabricRecord& rtl, const FabricRecord& model, const Compare
     TB_CHECK_EQ(a.error, b.error) << nic << ": CNT_ERROR";
     TB_CHECK_EQ(a.drop, b.drop) << nic << ": CNT_DROP";
     TB_CHECK_EQ(a.dup, b.dup) << nic << ": CNT_DUP";
+    TB_CHECK_EQ(a.arrive_sent, b.arrive_sent) << nic << ": CNT_ARRIVE_SENT";
+    TB_CHECK_EQ(a.arrive_recv, b.arrive_recv) << nic << ": CNT_ARRIVE_RECV";
+    TB_CHECK_EQ(a.release_sent, b.release_sent) << nic << ": CNT_RELEASE_SENT";
+    TB_CHECK_EQ(a.release_recv, b.release_recv) << nic << ": CNT_RELEASE_RECV";
+    TB_CHECK_EQ(a.group_retry, b.group_retry) << nic << ": CNT_GROUP_RETRY";
     if (!pfc) {
       TB_CHECK_EQ(a.pfc_rx, b.pfc_rx) << nic << ": CNT_PFC_RX";
       TB_CHECK_EQ(a.pause_rx, b.pause_rx) << nic << ": CNT_PAUSE_RX";
@@ -106,6 +111,10 @@ double compare(const FabricRecord& rtl, const FabricRecord& model, const Compare
       TB_CHECK_EQ(at(a, PktKind::kAck), at(b, PktKind::kAck)) << dir << ": ACKs";
       TB_CHECK_EQ(at(a, PktKind::kData), at(b, PktKind::kData)) << dir << ": data packets";
       TB_CHECK_EQ(at(a, PktKind::kOther), at(b, PktKind::kOther)) << dir << ": other packets";
+      for (const PktKind k :
+           {PktKind::kArrive, PktKind::kRelease, PktKind::kCombArrive, PktKind::kCombRelease}) {
+        TB_CHECK_EQ(at(a, k), at(b, k)) << dir << ": " << to_string(k) << "s";
+      }
       check_near(at(a, PktKind::kNotify), at(b, PktKind::kNotify), allow, dir + ": NOTIFYs");
       check_near(at(a, PktKind::kNack), at(b, PktKind::kNack), allow, dir + ": NACKs");
     }

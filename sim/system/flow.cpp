@@ -1,8 +1,12 @@
 #include "flow.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <map>
 #include <random>
 
+#include "barrier_bound.hpp"
+#include "combine_program.hpp"
 #include "nic_top_bench.hpp"
 
 namespace syncfab::tb::system {
@@ -44,6 +48,42 @@ double mean_latency(const BarrierResult& b) {
   return b.last_done.empty() ? 0 : sum / static_cast<double>(b.last_done.size());
 }
 
+// One context per group kind, above the dissemination runs' (ctx = k).
+unsigned group_ctx(driver::GroupBarrierKind kind) {
+  return kind == driver::GroupBarrierKind::kMulticastRelease ? 6 : 7;
+}
+
+void append(BarrierResult& all, const BarrierResult& r) {
+  all.last_post.insert(all.last_post.end(), r.last_post.begin(), r.last_post.end());
+  all.last_posted.insert(all.last_posted.end(), r.last_posted.begin(), r.last_posted.end());
+  all.last_done.insert(all.last_done.end(), r.last_done.begin(), r.last_done.end());
+  all.epochs.insert(all.epochs.end(), r.epochs.begin(), r.epochs.end());
+}
+
+// The NIC index of every member of every group (std::invalid_argument for a
+// member that is not a NIC: a bulk host).
+std::vector<std::vector<unsigned>> group_members(const SystemFabric& sys,
+                                                 const SystemRouting& routing) {
+  std::map<sm::NodeId, unsigned> nic_of;
+  for (unsigned r = 0; r < sys.nic_count(); ++r) {
+    nic_of[sys.nic_hca(r)] = r;
+  }
+  std::vector<std::vector<unsigned>> out;
+  for (std::size_t g = 0; g < routing.groups.groups.size(); ++g) {
+    std::vector<unsigned> m;
+    for (const sm::NodeId n : routing.groups.groups[g].members) {
+      const auto it = nic_of.find(n);
+      if (it == nic_of.end()) {
+        throw std::invalid_argument("group " + std::to_string(g) + ": member " + sys.sm().name(n) +
+                                    " is not a NIC");
+      }
+      m.push_back(it->second);
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
 }  // namespace
 
 FlowResult run_flow(TestContext& ctx, const sm::Fabric& smf, const SystemRouting& routing,
@@ -69,6 +109,18 @@ FlowResult run_flow(TestContext& ctx, const sm::Fabric& smf, const SystemRouting
 
   t.begin();
   res.program = program_and_verify(sys, routing);
+  std::vector<std::uint16_t> first_epochs;
+  for (std::size_t g = 0; g < routing.trees.size(); ++g) {
+    first_epochs.push_back(static_cast<std::uint16_t>(1 + g * opts.barriers));
+  }
+  if (!opts.group_kinds.empty()) {
+    if (routing.trees.empty()) {
+      throw std::invalid_argument(label +
+                                  ": group barriers need multicast groups (a group "
+                                  "pattern and a multicast engine)");
+    }
+    res.combine_entries = program_combine(sys, routing.groups.groups, routing.trees, first_epochs);
+  }
   t.end("program");
 
   t.begin();
@@ -85,11 +137,43 @@ FlowResult run_flow(TestContext& ctx, const sm::Fabric& smf, const SystemRouting
     run.common_start = true;
     BarrierResult r = run_barriers(sys, run, rng);
     res.latency.push_back(mean_latency(r));
-    all.last_post.insert(all.last_post.end(), r.last_post.begin(), r.last_post.end());
-    all.last_posted.insert(all.last_posted.end(), r.last_posted.begin(), r.last_posted.end());
-    all.last_done.insert(all.last_done.end(), r.last_done.begin(), r.last_done.end());
-    all.epochs.insert(all.epochs.end(), r.epochs.begin(), r.epochs.end());
+    append(all, r);
     res.per_k.push_back(std::move(r));
+  }
+  const std::vector<std::vector<unsigned>> members =
+      opts.group_kinds.empty() ? std::vector<std::vector<unsigned>>{} : group_members(sys, routing);
+  std::uint64_t min_delay = ~std::uint64_t{0};
+  for (const auto& l : sys.links()) {
+    min_delay = std::min<std::uint64_t>(min_delay, l->delay());
+  }
+  for (const driver::GroupBarrierKind kind : opts.group_kinds) {
+    GroupFlowResult gr;
+    gr.kind = kind;
+    for (std::size_t g = 0; g < members.size(); ++g) {
+      BarrierRun run;
+      run.ctx = group_ctx(kind);
+      run.barriers = opts.barriers;
+      run.limit = opts.limit;
+      run.pause_cycles = pause;
+      run.common_start = true;
+      run.group = GroupRun{kind, routing.trees[g].mlid, members[g], first_epochs[g]};
+      BarrierResult r = run_barriers(sys, run, rng);
+      const double lat = mean_latency(r);
+      const std::uint64_t bound = group_bound(smf, routing.groups.groups[g].members, min_delay);
+      gr.latency.push_back(lat);
+      gr.bound.push_back(bound);
+      const double over = bound == 0 ? 0 : lat / static_cast<double>(bound);
+      gr.mean_over_bound += over;
+      gr.max_over_bound = std::max(gr.max_over_bound, over);
+      gr.mean_latency += lat;
+      append(all, r);
+      gr.per_group.push_back(std::move(r));
+    }
+    if (!members.empty()) {
+      gr.mean_latency /= static_cast<double>(members.size());
+      gr.mean_over_bound /= static_cast<double>(members.size());
+    }
+    res.groups.push_back(std::move(gr));
   }
   t.end("barriers");
 
@@ -102,6 +186,14 @@ FlowResult run_flow(TestContext& ctx, const sm::Fabric& smf, const SystemRouting
   }
   TB_CHECK_EQ(res.traffic.notify - res.traffic.retries, sends)
       << label << ": NOTIFYs sent = the schedules' sends";
+  std::uint64_t arrivals = 0;
+  for (const GroupFlowResult& gr : res.groups) {
+    for (const BarrierResult& r : gr.per_group) {
+      arrivals += r.sends_per_barrier * opts.barriers;
+    }
+  }
+  TB_CHECK_EQ(res.traffic.arrivals - res.traffic.group_retries, arrivals)
+      << label << ": arrivals sent = one per member and barrier (the root NIC's aside)";
   if (!opts.pfc) {
     TB_CHECK_EQ(res.traffic.pfc_frames, 0U) << label << ": no PFC frame without PFC";
   }

@@ -14,6 +14,7 @@
 #include "barrier_run.hpp"
 #include "compare.hpp"
 #include "routing.hpp"
+#include "syncfab/driver/group_desc.hpp"
 #include "system_fabric.hpp"
 #include "traffic_check.hpp"
 
@@ -26,6 +27,23 @@ struct FlowOptions {
   bool pfc = false;       // the NICs' priority lossless, pausing at one cell
   std::uint32_t retry_delay = 16;
   std::uint64_t limit = 200'000;  // cycles for the barriers of one fan-out
+  // Group barriers after the dissemination ones (docs/group-barrier.md): each
+  // kind on every routed group in turn, one context per kind, `barriers`
+  // common starts per group. Group g's epochs start at 1 + g * barriers (the
+  // epoch its combine entries are programmed with), so a NIC in several
+  // groups counts up on the kind's context.
+  std::vector<driver::GroupBarrierKind> group_kinds;
+};
+
+// One kind of group barrier over every group of the run.
+struct GroupFlowResult {
+  driver::GroupBarrierKind kind = driver::GroupBarrierKind::kSwitchCombined;
+  std::vector<BarrierResult> per_group;  // in the routing's group order
+  std::vector<double> latency;           // per group: mean of (last completion - common post)
+  std::vector<std::uint64_t> bound;      // per group: group_bound (barrier_bound.hpp)
+  double mean_latency = 0;               // over the groups
+  double mean_over_bound = 0;            // mean over the groups of latency / bound
+  double max_over_bound = 0;
 };
 
 struct FlowStep {
@@ -38,7 +56,9 @@ struct FlowResult {
   std::string label;
   std::vector<FlowStep> steps;
   ProgramReport program;
-  std::vector<BarrierResult> per_k;  // in FlowOptions::ks order
+  std::vector<BarrierResult> per_k;     // in FlowOptions::ks order
+  std::vector<GroupFlowResult> groups;  // in FlowOptions::group_kinds order
+  std::size_t combine_entries = 0;      // (switch, MLID) combine entries programmed
   TrafficTotals traffic;
   FabricRecord record;  // every fan-out's barriers together
   // Per fan-out: the mean of (last completion - common post), cycles.

@@ -21,6 +21,14 @@ const char* to_string(PktKind k) {
       return "PFC";
     case PktKind::kData:
       return "data";
+    case PktKind::kArrive:
+      return "ARRIVE";
+    case PktKind::kRelease:
+      return "RELEASE";
+    case PktKind::kCombArrive:
+      return "COMB_ARRIVE";
+    case PktKind::kCombRelease:
+      return "COMB_RELEASE";
     case PktKind::kOther:
       break;
   }
@@ -39,14 +47,22 @@ PktKind kind_of(const Flit& header) {
       return PktKind::kPfc;
     case fmt::PktType::kData:
       return PktKind::kData;
+    case fmt::PktType::kArrive:
+      return PktKind::kArrive;
+    case fmt::PktType::kRelease:
+      return PktKind::kRelease;
+    case fmt::PktType::kCombArrive:
+      return PktKind::kCombArrive;
+    case fmt::PktType::kCombRelease:
+      return PktKind::kCombRelease;
     default:
       return PktKind::kOther;
   }
 }
 
 Link::Link(const LinkEnd& a, const LinkEnd& b, unsigned delay_cycles)
-    : a_{a, b, {}, {}, false, false, false, false, {}, {}, {}},
-      b_{b, a, {}, {}, false, false, false, false, {}, {}, {}},
+    : a_{a, b, {}, {}, false, false, false, false, {}, {}, {}, {}, false},
+      b_{b, a, {}, {}, false, false, false, false, {}, {}, {}, {}, false},
       delay_(delay_cycles) {
   if (a.port == nullptr || b.port == nullptr) {
     throw std::invalid_argument("link " + a.name + " - " + b.name + ": an end has no port");
@@ -109,11 +125,15 @@ void Link::sample(Dir& d, std::uint64_t now) {
         << static_cast<unsigned>(fmt::PktHdr::decode(f->data).pkt_type());
     ++d.stats.packets.at(static_cast<std::size_t>(k));
     d.events.started = fmt::PktHdr::decode(f->data);
+    unsigned& to_drop = d.drop.at(static_cast<std::size_t>(k));
+    d.dropping = to_drop != 0;
+    to_drop -= d.dropping ? 1 : 0;
   }
   d.in_packet = !f->last;
   ++d.stats.flits_in;
-  if (failed() && !d.keep_rest) {
+  if ((failed() && !d.keep_rest) || d.dropping) {
     lose(d, *f, head, now);
+    d.dropping = d.dropping && !f->last;
     return;
   }
   d.keep_rest = d.keep_rest && !f->last;
@@ -127,6 +147,10 @@ void Link::lose(Dir& d, const LinkFlit& f, bool head, std::uint64_t now) {
     ++d.stats.lost.at(static_cast<std::size_t>(k));
     lost_.push_back(LostPacket{fmt::PktHdr::decode(f.data), k, &d == &a_, now});
   }
+}
+
+void Link::drop_next(const Port& from, PktKind kind, unsigned count) {
+  dir_from(from).drop.at(static_cast<std::size_t>(kind)) += count;
 }
 
 void Link::fail(Dir& d, std::uint64_t now) {
@@ -170,6 +194,10 @@ void Link::sample(std::uint64_t now) {
 bool Link::idle() const {
   return a_.wire.empty() && a_.fifo.empty() && !a_.in_packet && b_.wire.empty() &&
          b_.fifo.empty() && !b_.in_packet;
+}
+
+Link::Dir& Link::dir_from(const Port& port) {
+  return const_cast<Dir&>(std::as_const(*this).dir_from(port));
 }
 
 const Link::Dir& Link::dir_from(const Port& port) const {

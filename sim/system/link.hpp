@@ -26,8 +26,19 @@
 namespace syncfab::tb::system {
 
 // Packet kinds counted per direction.
-enum class PktKind : std::uint8_t { kNotify, kAck, kNack, kPfc, kData, kOther };
-inline constexpr std::size_t kPktKinds = 6;
+enum class PktKind : std::uint8_t {
+  kNotify,
+  kAck,
+  kNack,
+  kPfc,
+  kData,
+  kArrive,  // group barriers (docs/group-barrier.md)
+  kRelease,
+  kCombArrive,
+  kCombRelease,
+  kOther
+};
+inline constexpr std::size_t kPktKinds = 10;
 const char* to_string(PktKind k);
 PktKind kind_of(const Flit& header);
 
@@ -88,6 +99,10 @@ class Link {
   void fail(std::uint64_t now);
   [[nodiscard]] bool failed() const { return failed_at_.has_value(); }
   [[nodiscard]] std::optional<std::uint64_t> failed_at() const { return failed_at_; }
+  // Fault injection: the next `count` packets of `kind` that leave `from`
+  // are lost whole on the wire (counted in lost_flits and lost(), as a
+  // failed link's), the link otherwise intact. Adds to what is pending.
+  void drop_next(const Port& from, PktKind kind, unsigned count = 1);
   // Every packet lost, in the order it was lost.
   [[nodiscard]] const std::vector<LostPacket>& lost() const { return lost_; }
   // "a.name <-> b.name", for messages.
@@ -122,8 +137,11 @@ class Link {
     std::vector<Flit> rx_cur;  // flits of the packet the receiver is taking
     DirStats stats;
     DirEvents events;
+    std::array<unsigned, kPktKinds> drop{};  // drop_next(): packets of each kind still to lose
+    bool dropping = false;                   // the packet being sent is being lost
   };
   [[nodiscard]] const Dir& dir_from(const Port& port) const;
+  [[nodiscard]] Dir& dir_from(const Port& port);
   static void drive(Dir& d, std::uint64_t now);
   void sample(Dir& d, std::uint64_t now);
   void fail(Dir& d, std::uint64_t now);

@@ -18,8 +18,9 @@ std::uint64_t non_pfc(const DirStats& d) {
          d.count(PktKind::kData);
 }
 
-void check_dir(const DirStats& d, const std::string& what) {
-  TB_CHECK_EQ(d.flits_out, d.flits_in) << what << ": flits taken = flits sent (none lost)";
+void check_dir(const DirStats& d, const std::string& what, bool losses) {
+  TB_CHECK_EQ(d.flits_out + d.lost_flits, d.flits_in) << what << ": flits taken + lost = sent";
+  TB_CHECK(losses || d.lost_flits == 0) << what << ": " << d.lost_flits << " flits lost";
 }
 
 }  // namespace
@@ -28,8 +29,8 @@ TrafficTotals check_traffic(SystemFabric& sys, const TrafficRules& rules) {
   TB_CHECK(sys.idle()) << "a link still holds flits";
   TrafficTotals t;
   for (const auto& l : sys.links()) {
-    check_dir(l->ab(), l->a().name + " -> " + l->b().name);
-    check_dir(l->ba(), l->b().name + " -> " + l->a().name);
+    check_dir(l->ab(), l->a().name + " -> " + l->b().name, rules.losses);
+    check_dir(l->ba(), l->b().name + " -> " + l->a().name, rules.losses);
     for (const DirStats* d : {&l->ab(), &l->ba()}) {
       for (const std::uint64_t n : d->packets) {
         t.link_packets += n;
@@ -53,15 +54,35 @@ TrafficTotals check_traffic(SystemFabric& sys, const TrafficRules& rules) {
     const std::uint64_t strays = in.count(PktKind::kData);
     TB_CHECK(c.drop >= strays) << who << "CNT_DROP " << c.drop << " below the " << strays
                                << " DATA packet(s) it took";
-    const std::uint64_t drop = c.drop - strays;  // NOTIFYs dropped (and ACKed)
+    // Group-barrier packets it took that completed nothing (duplicates and
+    // drops, docs/group-barrier.md sections 3 and 4): counted in CNT_DUP or
+    // CNT_DROP, never answered.
+    const std::uint64_t group_in = in.count(PktKind::kArrive) + in.count(PktKind::kRelease) +
+                                   in.count(PktKind::kCombRelease) + in.count(PktKind::kCombArrive);
+    const std::uint64_t group_taken = std::uint64_t{c.arrive_recv} + c.release_recv;
+    TB_CHECK(group_in >= group_taken) << who << "CNT_ARRIVE_RECV + CNT_RELEASE_RECV " << group_taken
+                                      << " above the " << group_in << " group packets it took";
+    const std::uint64_t group_other = group_in - group_taken;
+    TB_CHECK(c.drop + c.dup >= strays + group_other)
+        << who << "CNT_DROP + CNT_DUP below the strays and unused group packets it took";
+    TB_CHECK_EQ(out.count(PktKind::kArrive) + out.count(PktKind::kCombArrive), c.arrive_sent)
+        << who << "ARRIVEs + COMB_ARRIVEs out = CNT_ARRIVE_SENT";
+    TB_CHECK_EQ(out.count(PktKind::kRelease), c.release_sent)
+        << who << "RELEASEs out = CNT_RELEASE_SENT";
+    TB_CHECK_EQ(out.count(PktKind::kCombRelease) + in.count(PktKind::kCombArrive), 0U)
+        << who << "COMB_RELEASEs are made by switches and COMB_ARRIVEs taken by them";
+    // NOTIFYs taken as duplicates or dropped, every one ACKed.
+    const std::uint64_t notify_dup_drop = std::uint64_t{c.dup} + c.drop - strays - group_other;
     TB_CHECK_EQ(out.count(PktKind::kNotify), c.sent) << who << "NOTIFYs out = CNT_NOTIF_SENT";
     TB_CHECK_EQ(out.count(PktKind::kNack), c.nack_sent) << who << "NACKs out = CNT_NACK_SENT";
-    TB_CHECK_EQ(out.count(PktKind::kAck), std::uint64_t{c.recv} + c.dup + drop)
-        << who << "ACKs out = CNT_NOTIF_RECV + CNT_DUP + CNT_DROP - DATA in";
+    TB_CHECK_EQ(out.count(PktKind::kAck), std::uint64_t{c.recv} + notify_dup_drop)
+        << who << "ACKs out = CNT_NOTIF_RECV + CNT_DUP + CNT_DROP - DATA in - unused group packets";
     TB_CHECK_EQ(out.count(PktKind::kPfc) + out.count(PktKind::kData), 0U)
         << who << "a NIC sends no PFC frame and no data packet";
-    TB_CHECK_EQ(in.count(PktKind::kNotify), std::uint64_t{c.recv} + c.nack_sent + c.dup + drop)
-        << who << "NOTIFYs in = CNT_NOTIF_RECV + CNT_NACK_SENT + CNT_DUP + CNT_DROP - DATA in";
+    TB_CHECK_EQ(in.count(PktKind::kNotify), std::uint64_t{c.recv} + c.nack_sent + notify_dup_drop)
+        << who
+        << "NOTIFYs in = CNT_NOTIF_RECV + CNT_NACK_SENT + CNT_DUP + CNT_DROP - DATA in - unused "
+           "group packets";
     TB_CHECK_EQ(in.count(PktKind::kAck) + in.count(PktKind::kNack), c.sent)
         << who << "ACKs + NACKs in = CNT_NOTIF_SENT (every NOTIFY answered once)";
     TB_CHECK_EQ(in.count(PktKind::kNack), c.nack_recv) << who << "NACKs in = CNT_NACK_RECV";
@@ -71,7 +92,10 @@ TrafficTotals check_traffic(SystemFabric& sys, const TrafficRules& rules) {
         << who << "pauses of its class its link brought = CNT_PAUSE_RX";
     t.nic_paused_cycles += sys.pause_checks()[r].paused_cycles();
     t.notify += c.sent;
-    t.ack += std::uint64_t{c.recv} + c.dup + drop;
+    t.ack += std::uint64_t{c.recv} + notify_dup_drop;
+    t.arrivals += c.arrive_sent;
+    t.releases += c.release_sent;
+    t.group_retries += c.group_retry;
     t.nic_strays += strays;
     t.nack += c.nack_sent;
     t.retries += c.retry;
@@ -82,10 +106,16 @@ TrafficTotals check_traffic(SystemFabric& sys, const TrafficRules& rules) {
       nic_in.at(k) += in.packets.at(k);
     }
   }
-  for (const PktKind k : {PktKind::kNotify, PktKind::kAck, PktKind::kNack}) {
+  std::array<std::uint64_t, kPktKinds> lost{};
+  for (const auto& l : sys.links()) {
+    for (std::size_t k = 0; k < kPktKinds; ++k) {
+      lost.at(k) += l->ab().lost.at(k) + l->ba().lost.at(k);
+    }
+  }
+  for (const PktKind k : {PktKind::kNotify, PktKind::kAck, PktKind::kNack, PktKind::kArrive}) {
     const auto i = static_cast<std::size_t>(k);
-    TB_CHECK_EQ(nic_in.at(i), nic_out.at(i))
-        << "every " << to_string(k) << " the NICs sent reached a NIC (no barrier packet lost)";
+    TB_CHECK_EQ(nic_in.at(i) + lost.at(i), nic_out.at(i))
+        << "every " << to_string(k) << " the NICs sent reached a NIC or was lost on a link";
   }
   TB_CHECK_EQ(nic_out[static_cast<std::size_t>(PktKind::kNotify)], t.notify)
       << "NOTIFYs out of the NICs = their CNT_NOTIF_SENT";

@@ -2,7 +2,8 @@
 // and the switches' counters count from reset, the links from start()):
 // checked when every link is idle.
 //
-// - No flit lost: on every direction of every link, flits taken = flits sent.
+// - No flit lost: on every direction of every link, flits taken = flits sent
+//   (taken + lost = sent where TrafficRules::losses allows losses).
 // - Each NIC's outbound link carries what its counters say it sent: NOTIFY =
 //   CNT_NOTIF_SENT, NACK = CNT_NACK_SENT, ACK = CNT_NOTIF_RECV + CNT_DUP +
 //   CNT_DROP - DATA in (every NOTIFY it took is answered; a DATA packet is a
@@ -10,8 +11,14 @@
 //   CNT_NOTIF_RECV + CNT_NACK_SENT + CNT_DUP + CNT_DROP - DATA in, ACK +
 //   NACK = CNT_NOTIF_SENT, NACK = CNT_NACK_RECV, PFC = CNT_PFC_RX, and the
 //   pauses of its class among them (NicPauseCheck) = CNT_PAUSE_RX.
-// - Summed over the NICs, per kind: every NOTIFY, ACK and NACK a NIC sent
-//   reached a NIC (no barrier packet lost).
+//   Group barriers (docs/group-barrier.md): ARRIVE + COMB_ARRIVE out =
+//   CNT_ARRIVE_SENT, RELEASE out = CNT_RELEASE_SENT, no COMB_RELEASE out and
+//   no COMB_ARRIVE in (switches make and take those); the group packets it
+//   took and did not use (beyond CNT_ARRIVE_RECV + CNT_RELEASE_RECV) are
+//   duplicates or drops, taken out of CNT_DUP + CNT_DROP before the NOTIFY
+//   identities above.
+// - Summed over the NICs, per kind: every NOTIFY, ACK, NACK and ARRIVE a NIC
+//   sent reached a NIC (no barrier packet lost).
 // - Each bulk host (bulk_host.hpp): its outbound link carries DATA packets
 //   only, as many as it sent; its inbound link DATA and PFC frames only, as
 //   many as it counted; the pauses it honoured (NicPauseCheck per priority)
@@ -48,6 +55,9 @@ struct ExpectedBadPkt {
 struct TrafficRules {
   std::uint8_t lossy_prios = 0;  // priorities whose packets may be dropped (WRED, buffer)
   std::vector<ExpectedBadPkt> bad_pkts;
+  // Links may lose packets (Link::fail, Link::drop_next): flits taken +
+  // lost = sent on every direction, and the per-kind sums count the lost.
+  bool losses = false;
 };
 
 struct TrafficTotals {
@@ -55,6 +65,9 @@ struct TrafficTotals {
   std::uint64_t ack = 0;
   std::uint64_t nack = 0;
   std::uint64_t retries = 0;            // sum of CNT_RETRY
+  std::uint64_t arrivals = 0;           // group-barrier arrivals the NICs sent (CNT_ARRIVE_SENT)
+  std::uint64_t releases = 0;           // RELEASEs root NICs sent (CNT_RELEASE_SENT)
+  std::uint64_t group_retries = 0;      // arrivals re-sent on timeout (CNT_GROUP_RETRY)
   std::uint64_t link_packets = 0;       // packets over every directed link
   std::uint64_t pfc_frames = 0;         // PFC frames over every directed link
   std::uint64_t nic_pfc_rx = 0;         // of which the NICs took (sum of CNT_PFC_RX)

@@ -58,7 +58,13 @@ struct Options {
   std::string trace;
   bool trace_all = false;
   std::string csv;
+  std::vector<std::string> group_barriers;  // "mcast", "comb"
 };
+
+driver::GroupBarrierKind group_kind(const std::string& name) {
+  return name == "mcast" ? driver::GroupBarrierKind::kMulticastRelease
+                         : driver::GroupBarrierKind::kSwitchCombined;
+}
 
 double since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
@@ -130,6 +136,9 @@ Run run_on(const Options& o, const sm::Fabric& smf, const SystemRouting& routing
     fo.ks = o.ks;
     fo.barriers = o.barriers;
     fo.pfc = o.pfc;
+    for (const std::string& g : o.group_barriers) {
+      fo.group_kinds.push_back(group_kind(g));
+    }
     r.flow = run_flow(ctx, smf, routing, fo, label);
     ctx.finish();
     for (const auto& w : ctx.wave_files()) {
@@ -177,7 +186,12 @@ int run(int argc, char** argv) {
                  "spine above it, when verilated) and a GTKWave save file that opens on them");
   app.add_flag("--trace-all", o.trace_all,
                "with --trace: every verilated node in the FST (tens of times slower)");
-  app.add_option("--csv", o.csv, "write one row per fan-out as CSV");
+  app.add_option("--group-barrier", o.group_barriers,
+                 "group barriers to run on every multicast group after the dissemination ones: "
+                 "mcast (multicast release from the root NIC), comb (combined in the switches)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"mcast", "comb"}));
+  app.add_option("--csv", o.csv, "write one row per fan-out and per group barrier as CSV");
   CLI11_PARSE(app, argc, argv);
   if (!o.net.empty() && app.count("--fabric") != 0) {
     throw std::invalid_argument("--fabric and --net: give one");
@@ -253,7 +267,8 @@ int run(int argc, char** argv) {
       if (!csv) {
         throw std::runtime_error("--csv: cannot write " + o.csv);
       }
-      csv << "nics,switches,k,rounds,barriers,latency,model_latency,ratio,bound,over_bound\n";
+      csv << "barrier,group,members,nics,switches,k,rounds,barriers,latency,model_latency,ratio,"
+             "bound,over_bound\n";
     }
     for (std::size_t i = 0; i < o.ks.size(); ++i) {
       const unsigned k = o.ks[i];
@@ -271,9 +286,45 @@ int run(int argc, char** argv) {
                     static_cast<unsigned long long>(bounds[i]), over);
       }
       if (csv) {
-        csv << smf.hca_count() << ',' << smf.switch_count() << ',' << k << ',' << rounds << ','
-            << o.barriers << ',' << lat << ',' << model_lat << ',' << r << ',' << bounds[i] << ','
-            << over << '\n';
+        csv << "dissemination,," << smf.hca_count() << ',' << smf.hca_count() << ','
+            << smf.switch_count() << ',' << k << ',' << rounds << ',' << o.barriers << ',' << lat
+            << ',' << model_lat << ',' << r << ',' << bounds[i] << ',' << over << '\n';
+      }
+    }
+    if (!a.flow.groups.empty()) {
+      std::printf(
+          "\ngroup barriers on the %zu groups (%s trees), cycles from the common post to the "
+          "last completion (mean over the groups; bound: the group's longest member-to-member "
+          "wire time):\n",
+          routing.trees.size(), routing.mc.c_str());
+      std::printf("  | barrier | %s | model | %s/model | bound | %s/bound mean | max |\n",
+                  first_label.c_str(), first_label.c_str(), first_label.c_str());
+    }
+    for (std::size_t i = 0; i < a.flow.groups.size(); ++i) {
+      const GroupFlowResult& g = a.flow.groups[i];
+      const GroupFlowResult* m = gold ? &gold->flow.groups[i] : nullptr;
+      double bound_mean = 0;
+      for (const std::uint64_t b : g.bound) {
+        bound_mean += static_cast<double>(b) / static_cast<double>(g.bound.size());
+      }
+      const std::string name = o.group_barriers[i];
+      if (m != nullptr) {
+        std::printf("  | %s | %.0f | %.0f | %.3f | %.0f | %.2f | %.2f |\n", name.c_str(),
+                    g.mean_latency, m->mean_latency, g.mean_latency / m->mean_latency, bound_mean,
+                    g.mean_over_bound, g.max_over_bound);
+      } else {
+        std::printf("  | %s | %.0f | - | - | %.0f | %.2f | %.2f |\n", name.c_str(), g.mean_latency,
+                    bound_mean, g.mean_over_bound, g.max_over_bound);
+      }
+      if (csv) {
+        for (std::size_t gi = 0; gi < g.latency.size(); ++gi) {
+          const double ml = m != nullptr ? m->latency[gi] : 0;
+          csv << name << ',' << gi << ',' << routing.groups.groups[gi].members.size() << ','
+              << smf.hca_count() << ',' << smf.switch_count() << ",,2," << o.barriers << ','
+              << g.latency[gi] << ',' << ml << ',' << (ml > 0 ? g.latency[gi] / ml : 0) << ','
+              << g.bound[gi] << ','
+              << (g.bound[gi] > 0 ? g.latency[gi] / static_cast<double>(g.bound[gi]) : 0) << '\n';
+        }
       }
     }
     const TrafficTotals& t = a.flow.traffic;
@@ -286,6 +337,14 @@ int run(int argc, char** argv) {
         static_cast<unsigned long long>(t.notify), static_cast<unsigned long long>(t.ack),
         static_cast<unsigned long long>(t.nack), static_cast<unsigned long long>(t.retries),
         static_cast<unsigned long long>(t.pfc_frames));
+    if (!a.flow.groups.empty()) {
+      std::printf(
+          "%s group barriers: %zu combine entries programmed and read back; arrivals "
+          "%llu (re-sent on timeout %llu), releases from root NICs %llu\n",
+          first_label.c_str(), a.flow.combine_entries, static_cast<unsigned long long>(t.arrivals),
+          static_cast<unsigned long long>(t.group_retries),
+          static_cast<unsigned long long>(t.releases));
+    }
     if (agreed) {
       std::printf(
           "%s and golden fabric agree (completions, per-link packets, NIC and switch counters); "
@@ -313,6 +372,15 @@ int run(int argc, char** argv) {
         if (r < o.band_lo || r > o.band_hi) {
           throw std::runtime_error("k=" + std::to_string(o.ks[i]) + ": barrier latency " +
                                    first_label + " / model = " + std::to_string(r) + ", outside [" +
+                                   std::to_string(o.band_lo) + ", " + std::to_string(o.band_hi) +
+                                   "]");
+        }
+      }
+      for (std::size_t i = 0; i < a.flow.groups.size(); ++i) {
+        const double r = a.flow.groups[i].mean_latency / gold->flow.groups[i].mean_latency;
+        if (r < o.band_lo || r > o.band_hi) {
+          throw std::runtime_error(o.group_barriers[i] + " group barrier: latency " + first_label +
+                                   " / model = " + std::to_string(r) + ", outside [" +
                                    std::to_string(o.band_lo) + ", " + std::to_string(o.band_hi) +
                                    "]");
         }

@@ -76,10 +76,13 @@ Bad post_malformed(Node& n, const Host& h, drv::SubmitPath path, std::uint64_t w
 
 Counters read_counters(hw::Device& d) {
   hw::Csr c(d);
-  return {c.read(nic::CNT_NOTIF_SENT), c.read(nic::CNT_NOTIF_RECV), c.read(nic::CNT_NACK_SENT),
-          c.read(nic::CNT_NACK_RECV),  c.read(nic::CNT_RETRY),      c.read(nic::CNT_COMPLETION),
-          c.read(nic::CNT_ERROR),      c.read(nic::CNT_DROP),       c.read(nic::CNT_DUP),
-          c.read(nic::CNT_PFC_RX),     c.read(nic::CNT_PAUSE_RX)};
+  return {
+      c.read(nic::CNT_NOTIF_SENT),  c.read(nic::CNT_NOTIF_RECV),   c.read(nic::CNT_NACK_SENT),
+      c.read(nic::CNT_NACK_RECV),   c.read(nic::CNT_RETRY),        c.read(nic::CNT_COMPLETION),
+      c.read(nic::CNT_ERROR),       c.read(nic::CNT_DROP),         c.read(nic::CNT_DUP),
+      c.read(nic::CNT_PFC_RX),      c.read(nic::CNT_PAUSE_RX),     c.read(nic::CNT_ARRIVE_SENT),
+      c.read(nic::CNT_ARRIVE_RECV), c.read(nic::CNT_RELEASE_SENT), c.read(nic::CNT_RELEASE_RECV),
+      c.read(nic::CNT_GROUP_RETRY)};
 }
 
 ScenarioResult run_scenario(Fabric& fab, const Scenario& sc, std::mt19937_64& rng) {

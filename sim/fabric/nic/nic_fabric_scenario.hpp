@@ -82,14 +82,29 @@ struct ScenarioResult {
 struct Counters {
   std::uint32_t sent = 0, recv = 0, nack_sent = 0, nack_recv = 0, retry = 0, completion = 0,
                 error = 0, drop = 0, dup = 0, pfc_rx = 0, pause_rx = 0;
+  // Group barriers (docs/group-barrier.md).
+  std::uint32_t arrive_sent = 0, arrive_recv = 0, release_sent = 0, release_recv = 0,
+                group_retry = 0;
   Counters operator-(const Counters& o) const {
-    return {sent - o.sent,           recv - o.recv,        nack_sent - o.nack_sent,
-            nack_recv - o.nack_recv, retry - o.retry,      completion - o.completion,
-            error - o.error,         drop - o.drop,        dup - o.dup,
-            pfc_rx - o.pfc_rx,       pause_rx - o.pause_rx};
+    return {sent - o.sent,
+            recv - o.recv,
+            nack_sent - o.nack_sent,
+            nack_recv - o.nack_recv,
+            retry - o.retry,
+            completion - o.completion,
+            error - o.error,
+            drop - o.drop,
+            dup - o.dup,
+            pfc_rx - o.pfc_rx,
+            pause_rx - o.pause_rx,
+            arrive_sent - o.arrive_sent,
+            arrive_recv - o.arrive_recv,
+            release_sent - o.release_sent,
+            release_recv - o.release_recv,
+            group_retry - o.group_retry};
   }
 };
-// CNT_NOTIF_SENT .. CNT_PAUSE_RX over the device's CSRs.
+// CNT_NOTIF_SENT .. CNT_GROUP_RETRY over the device's CSRs.
 Counters read_counters(hw::Device& d);
 
 // Driver options of every node (retry delay as the scenario's): the one-NIC

@@ -1,5 +1,7 @@
 #include "syncfab/driver/barrier_desc.hpp"
 
+#include "syncfab/driver/group_desc.hpp"
+
 #include <algorithm>
 #include <optional>
 #include <stdexcept>
@@ -117,10 +119,11 @@ std::optional<DescFault> validate_barrier_desc(const fmt::BarrierDesc& desc,
   const unsigned max_rounds = limits.max_rounds != 0 ? limits.max_rounds : fmt::kMaxRounds;
   const unsigned k_max = limits.k_max != 0 ? limits.k_max : fmt::kKMax;
   using E = fmt::ErrCode;
-  if (desc.opcode() != fmt::Opcode::kBarrier) {
-    return DescFault{E::kBadOpcode, "descriptor opcode " +
-                                        std::to_string(static_cast<unsigned>(desc.opcode())) +
-                                        " is not BARRIER (BAD_OPCODE)"};
+  const bool group = group_of(desc).has_value();
+  if (desc.opcode() != fmt::Opcode::kBarrier && !group) {
+    return DescFault{E::kBadOpcode,
+                     "descriptor opcode " + std::to_string(static_cast<unsigned>(desc.opcode())) +
+                         " is not BARRIER, MCAST_BARRIER or COMB_BARRIER (BAD_OPCODE)"};
   }
   if (desc.version() != fmt::kDescVersion) {
     return DescFault{E::kBadVersion, "descriptor version " + std::to_string(desc.version()) +
@@ -132,6 +135,13 @@ std::optional<DescFault> validate_barrier_desc(const fmt::BarrierDesc& desc,
                                          " is not below the device's " +
                                          std::to_string(limits.num_ctx) +
                                          " contexts (BAD_CONTEXT)"};
+  }
+  if (group) {
+    if (desc.flag_cmpl_write() && (desc.cmpl_addr() == 0 || desc.cmpl_addr() % 8 != 0)) {
+      return DescFault{E::kBadAddr, "descriptor cmpl_addr " + std::to_string(desc.cmpl_addr()) +
+                                        " must be non-zero and 8-byte aligned (BAD_ADDR)"};
+    }
+    return validate_group_fields(desc, limits.max_members);
   }
   if (desc.num_rounds() > max_rounds) {
     return DescFault{E::kBadRounds, "descriptor num_rounds " + std::to_string(desc.num_rounds()) +
@@ -178,7 +188,7 @@ DecodedBarrier decode_barrier_desc(const fmt::BarrierDesc& desc) {
   DecodedBarrier d;
   d.ctx = desc.ctx();
   d.epoch = desc.epoch();
-  d.fanout = desc.fanout_k();
+  d.fanout = group_of(desc) ? 0 : desc.fanout_k();
   d.completion.write = desc.flag_cmpl_write();
   d.completion.cq_entry = desc.flag_cq_entry();
   d.completion.irq = desc.flag_irq();
@@ -188,7 +198,8 @@ DecodedBarrier decode_barrier_desc(const fmt::BarrierDesc& desc) {
     d.completion.addr = 0;
     d.completion.value = 0;
   }
-  for (std::size_t r = 0; r < desc.num_rounds(); ++r) {
+  const std::size_t rounds = d.fanout == 0 ? 0 : desc.num_rounds();
+  for (std::size_t r = 0; r < rounds; ++r) {
     BarrierRoundLids lr;
     for (std::size_t i = 0; i < d.fanout; ++i) {
       if (const std::uint16_t lid = desc.round_dst_lid(r, i); lid != fmt::kLidNone) {

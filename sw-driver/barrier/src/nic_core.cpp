@@ -117,6 +117,17 @@ NicCore::NicCore(hw::Device& device, hw::DmaMemory& memory, DmaRegion region, Ni
                          std::to_string(hw_.num_ctx) + ", K_MAX " + std::to_string(hw_.k_max) +
                          ", HDQ_DEPTH " + std::to_string(hw_.hdq_depth));
   }
+  const bool group_regs = hw_.identity.minor >= hw::nic::kGroupRegsMinor;
+  if (group_regs) {
+    hw_.max_members =
+        std::min<unsigned>(csr_.read(hw::nic::HW_CFG2_MAX_MEMBERS), fmt::kMcastMaxMembers);
+  } else if (opt_.group_timeout_cycles || opt_.group_retry_limit) {
+    throw DeviceMismatch("device register map " + std::to_string(hw_.identity.major) + "." +
+                         std::to_string(hw_.identity.minor) + " has no group barriers (added in " +
+                         std::to_string(hw::nic::kVersionMajor) + "." +
+                         std::to_string(hw::nic::kGroupRegsMinor) +
+                         "): group_timeout_cycles and group_retry_limit cannot be set");
+  }
   slots_.resize(hw_.num_ctx);
 
   // Quiet the engine before its rings move (SDQ/CQ registers may only change
@@ -140,6 +151,13 @@ NicCore::NicCore(hw::Device& device, hw::DmaMemory& memory, DmaRegion region, Ni
   }
   if (opt_.retry_limit) {
     csr_.write(hw::nic::RETRY_LIMIT, {{hw::nic::RETRY_LIMIT_LIMIT, *opt_.retry_limit}});
+  }
+  if (opt_.group_timeout_cycles) {
+    csr_.write(hw::nic::GROUP_TIMEOUT, *opt_.group_timeout_cycles);
+  }
+  if (opt_.group_retry_limit) {
+    csr_.write(hw::nic::GROUP_RETRY_LIMIT,
+               {{hw::nic::GROUP_RETRY_LIMIT_LIMIT, *opt_.group_retry_limit}});
   }
   // NODE_LID is not the driver's. Then the link: the class every packet
   // leaves on and which pauses from the peer are honoured.
@@ -240,6 +258,9 @@ std::uint64_t NicCore::open_context(const ContextConfig& cfg) {
     throw std::logic_error(who + ": the barrier of epoch " + std::to_string(s.epoch) +
                            " of the communicator closed on this id is still running on the NIC");
   }
+  if (cfg.group) {
+    return open_group_context(cfg, who);
+  }
   if (cfg.fanout > hw_.k_max && cfg.fanout <= kBarrierMaxFanout) {
     throw std::invalid_argument(who + ": fan-out k = " + std::to_string(cfg.fanout) +
                                 " exceeds the device's K_MAX " + std::to_string(hw_.k_max) +
@@ -261,6 +282,41 @@ std::uint64_t NicCore::open_context(const ContextConfig& cfg) {
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(who + ": " + e.what());
   }
+  return install_context(cfg, who, std::move(sched), templ);
+}
+
+std::uint64_t NicCore::open_group_context(const ContextConfig& cfg, const std::string& who) {
+  if (hw_.identity.minor < hw::nic::kGroupRegsMinor) {
+    throw DeviceMismatch(who + ": device register map " + std::to_string(hw_.identity.major) + "." +
+                         std::to_string(hw_.identity.minor) + " has no group barriers");
+  }
+  if (cfg.size > 0xFFFFU || cfg.rank >= cfg.size) {
+    throw std::invalid_argument(who + ": member " + std::to_string(cfg.rank) + " of " +
+                                std::to_string(cfg.size) +
+                                " members is out of range (1 .. 65535 members)");
+  }
+  const GroupTarget& t = *cfg.group;
+  const bool mcast = t.kind == GroupBarrierKind::kMulticastRelease;
+  if (mcast && cfg.rank == 0 && cfg.size > hw_.max_members) {
+    throw std::invalid_argument(who + ": a multicast-release root of " + std::to_string(cfg.size) +
+                                " members exceeds the device's " + std::to_string(hw_.max_members) +
+                                " (HW_CFG2.MAX_MEMBERS)");
+  }
+  fmt::BarrierDesc templ;
+  try {
+    templ = encode_group_desc(
+        GroupBarrier{t.kind, t.mlid, t.root_lid, static_cast<std::uint16_t>(cfg.rank),
+                     static_cast<std::uint16_t>(cfg.size)},
+        static_cast<std::uint8_t>(cfg.id), 0, BarrierCompletion{false, 0, 0, true, false});
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(who + ": " + e.what());
+  }
+  return install_context(cfg, who, BarrierSchedule{cfg.rank, cfg.size, 0, {}}, templ);
+}
+
+std::uint64_t NicCore::install_context(const ContextConfig& cfg, const std::string& who,
+                                       BarrierSchedule sched, const fmt::BarrierDesc& templ) {
+  Slot& s = slots_[cfg.id];
   const std::uint16_t first =
       cfg.first_epoch.value_or(s.has_last ? static_cast<std::uint16_t>(s.last_epoch + 1) : 1);
   if (s.has_last && !serial_newer(first, s.last_epoch)) {

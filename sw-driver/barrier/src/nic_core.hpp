@@ -8,6 +8,7 @@
 #include <deque>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "syncfab/driver/barrier_desc.hpp"
@@ -27,6 +28,9 @@ class NicCore {
 
   // Returns the generation of the opened slot.
   std::uint64_t open_context(const ContextConfig& cfg);
+  std::uint64_t open_group_context(const ContextConfig& cfg, const std::string& who);
+  std::uint64_t install_context(const ContextConfig& cfg, const std::string& who,
+                                BarrierSchedule sched, const fmt::BarrierDesc& templ);
   void close_context(unsigned id, std::uint64_t gen) noexcept;
 
   void arrive(unsigned id, std::uint64_t gen, std::optional<SubmitPath> path,

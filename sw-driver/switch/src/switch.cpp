@@ -18,7 +18,14 @@ namespace {
 
 constexpr unsigned kTableLft = 0;
 constexpr unsigned kTableMft = 1;
+constexpr unsigned kTableCombChildren = 2;
+constexpr unsigned kTableCombCtrl = 3;
 constexpr std::uint32_t kEntryValid = 1U << 31;
+// The combine control word (switch_csr.rdl, TBL_WDATA): PARENT[7:0],
+// EPOCH[23:8], ROOT[30], VALID[31].
+constexpr std::uint32_t kCombRoot = 1U << 30;
+constexpr unsigned kCombEpochShift = 8;
+constexpr std::uint32_t kCombParentMask = 0xFFU;
 // Table commands complete in a few cycles; a device still busy after this
 // many polls is broken, not slow.
 constexpr int kTablePolls = 1000;
@@ -409,5 +416,66 @@ void Switch::clear_counters() {
 std::uint32_t Switch::interrupt_status() { return hw::Csr(*device_).read(r::INTR_STATUS); }
 
 void Switch::clear_interrupts(std::uint32_t mask) { hw::Csr(*device_).write(r::INTR_STATUS, mask); }
+
+void Switch::set_combine(std::uint16_t mlid, const CombineEntry& entry) {
+  const unsigned idx = mft_index(mlid, "set_combine");
+  const std::string what = "set_combine: MLID " + hex_upper(mlid);
+  if (entry.children == 0 || (info_.ports < 32 && (entry.children >> info_.ports) != 0)) {
+    refuse(what + ": child mask " + hex_upper(entry.children) +
+           " is empty or names ports the switch does not have (" + std::to_string(info_.ports) +
+           ")");
+  }
+  std::uint32_t tree = entry.children;
+  if (!entry.root) {
+    check_port(entry.parent, "set_combine parent");
+    if ((entry.children >> entry.parent & 1U) != 0) {
+      refuse(what + ": parent port " + std::to_string(entry.parent) + " is also a child");
+    }
+    tree |= 1U << entry.parent;
+  }
+  const std::optional<std::uint32_t> mft_mask = mft(mlid);
+  if (!mft_mask) {
+    refuse(what + ": no MFT entry; program the MFT before the combine entry");
+  }
+  if (*mft_mask != tree) {
+    refuse(
+        what + ": children " + hex_upper(entry.children) +
+        (entry.root ? std::string(" at the root") : " and parent " + std::to_string(entry.parent)) +
+        " disagree with the MFT mask " + hex_upper(*mft_mask));
+  }
+  const std::uint32_t ctrl = kEntryValid | (entry.root ? kCombRoot : 0U) |
+                             (static_cast<std::uint32_t>(entry.epoch) << kCombEpochShift) |
+                             (entry.root ? 0U : entry.parent);
+  table_write(kTableCombChildren, idx, entry.children);
+  table_write(kTableCombCtrl, idx, ctrl);
+  CombineEntry want = entry;
+  if (want.root) {
+    want.parent = 0;
+  }
+  const std::optional<CombineEntry> back = combine(mlid);
+  if (!back || *back != want) {
+    throw hw::BusError(what + ": the entry read back differs from the one written");
+  }
+}
+
+void Switch::clear_combine(std::uint16_t mlid) {
+  const unsigned idx = mft_index(mlid, "clear_combine");
+  table_write(kTableCombCtrl, idx, 0);
+  table_write(kTableCombChildren, idx, 0);
+}
+
+std::optional<CombineEntry> Switch::combine(std::uint16_t mlid) {
+  const unsigned idx = mft_index(mlid, "combine");
+  const std::uint32_t ctrl = table_read(kTableCombCtrl, idx);
+  if ((ctrl & kEntryValid) == 0) {
+    return std::nullopt;
+  }
+  CombineEntry e;
+  e.children = table_read(kTableCombChildren, idx);
+  e.root = (ctrl & kCombRoot) != 0;
+  e.parent = e.root ? 0U : (ctrl & kCombParentMask);
+  e.epoch = static_cast<std::uint16_t>(ctrl >> kCombEpochShift);
+  return e;
+}
 
 }  // namespace syncfab::driver

@@ -101,6 +101,36 @@ TEST_F(SwitchTest, MftProgramAndRefusals) {
   EXPECT_FALSE(sw.mft(0xC003).has_value());
 }
 
+TEST_F(SwitchTest, CombineEntryProgramReadAndRefusals) {
+  sw.set_mft(0xC002, 0b0111);
+  const CombineEntry leaf{.children = 0b0011, .root = false, .parent = 2, .epoch = 7};
+  sw.set_combine(0xC002, leaf);
+  EXPECT_EQ(sw.combine(0xC002), leaf);
+  EXPECT_FALSE(sw.combine(0xC003).has_value());
+
+  // The root's children are its whole MFT mask; its parent is not kept.
+  sw.set_mft(0xC003, 0b1010);
+  sw.set_combine(0xC003, {.children = 0b1010, .root = true, .parent = 3, .epoch = 0xFFFF});
+  EXPECT_EQ(sw.combine(0xC003),
+            (CombineEntry{.children = 0b1010, .root = true, .parent = 0, .epoch = 0xFFFF}));
+
+  EXPECT_EQ(refusal([&] { sw.set_combine(0xC002, {.children = 0b0011, .parent = 3}); }),
+            "set_combine: MLID 0xC002: children 0x3 and parent 3 disagree with the MFT mask 0x7");
+  EXPECT_EQ(refusal([&] { sw.set_combine(0xC002, {.children = 0b0110, .parent = 2}); }),
+            "set_combine: MLID 0xC002: parent port 2 is also a child");
+  EXPECT_EQ(refusal([&] { sw.set_combine(0xC002, {.children = 0, .parent = 2}); }),
+            "set_combine: MLID 0xC002: child mask 0x0 is empty or names ports the switch does not "
+            "have (4)");
+  EXPECT_EQ(refusal([&] { sw.set_combine(0xC002, {.children = 0b0011, .parent = 4}); }),
+            "set_combine parent: port 4 does not exist (the switch has 4)");
+  EXPECT_EQ(refusal([&] { sw.set_combine(0xC005, {.children = 0b0011, .parent = 2}); }),
+            "set_combine: MLID 0xC005: no MFT entry; program the MFT before the combine entry");
+  EXPECT_EQ(sw.combine(0xC002), leaf) << "a refused entry must leave the programmed one intact";
+
+  sw.clear_combine(0xC002);
+  EXPECT_FALSE(sw.combine(0xC002).has_value());
+}
+
 TEST(SwitchHeadroom, FormulaByHand) {
   // 1 + 4 + 2 + 10 + 1 + 4 + 10
   EXPECT_EQ(required_headroom(LinkParams{10, 4}), 32U);

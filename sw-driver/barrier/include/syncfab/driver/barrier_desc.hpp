@@ -66,6 +66,7 @@ struct DescLimits {
   unsigned num_ctx = 0;
   unsigned k_max = 0;
   unsigned max_rounds = 0;
+  unsigned max_members = 0;  // a multicast-release root's HW_CFG2.MAX_MEMBERS
 };
 
 // Why the NIC would refuse a descriptor: the error code it completes with
@@ -78,7 +79,9 @@ struct DescFault {
 std::optional<DescFault> validate_barrier_desc(const fmt::BarrierDesc& desc,
                                                const DescLimits& limits = {});
 
-// Decodes a descriptor image. std::invalid_argument naming the field for
+// Decodes a descriptor image (a group barrier's fields: group_of() in
+// group_desc.hpp; its rounds are ignored and decode empty, fanout 0).
+// std::invalid_argument naming the field for
 // what the format rejects: unknown opcode, version, num_rounds > MAX_ROUNDS,
 // fan-out 0 or above K_MAX, bad completion address, multicast LID in a used
 // slot, or a LID repeated in one round's dst or src slots.

@@ -34,6 +34,7 @@
 
 #include "syncfab/driver/barrier_errors.hpp"
 #include "syncfab/driver/barrier_schedule.hpp"
+#include "syncfab/driver/group_desc.hpp"
 #include "syncfab/driver/identity.hpp"
 #include "syncfab/hw/device.hpp"
 #include "syncfab/hw/host_memory.hpp"
@@ -65,6 +66,9 @@ struct HwConfig {
   unsigned k_max = 0;       // min(HW_CFG.K_MAX, the format's K_MAX)
   unsigned max_rounds = 0;  // min(HW_CFG.MAX_ROUNDS, the format's MAX_ROUNDS)
   unsigned hdq_depth = 0;   // HW_CFG.HDQ_DEPTH
+  // HW_CFG2.MAX_MEMBERS: the largest multicast-release group this NIC can
+  // root; 0 on a device without group barriers (VERSION.MINOR < 4).
+  unsigned max_members = 0;
 };
 
 struct NicOptions {
@@ -76,6 +80,11 @@ struct NicOptions {
   std::chrono::nanoseconds drain_timeout = std::chrono::microseconds(100);  // close()
   std::optional<std::uint32_t> retry_delay_cycles;  // RETRY_DELAY; unset: keep the device's
   std::optional<std::uint16_t> retry_limit;         // RETRY_LIMIT; unset: keep the device's
+  // Group barriers (docs/group-barrier.md): a member re-sends its arrival
+  // after group_timeout_cycles without the release (0: never), at most
+  // group_retry_limit times (0: forever). Unset: keep the device's.
+  std::optional<std::uint32_t> group_timeout_cycles;  // GROUP_TIMEOUT
+  std::optional<std::uint16_t> group_retry_limit;     // GROUP_RETRY_LIMIT
   // The link (docs/nic/programming.md "The link: traffic class and PFC"),
   // written into NET_CFG and PFC_CFG at bring-up; the defaults are their
   // reset values. The fabric must run traffic_class lossless (PFC on it in
@@ -94,6 +103,16 @@ struct NicOptions {
 struct DmaRegion {
   hw::BusAddr base = 0;
   std::size_t bytes = 0;
+};
+
+// A context that runs a group barrier instead of dissemination
+// (docs/group-barrier.md): ContextConfig::rank is the member index and size
+// the number of members; fanout and rank_lids are not used.
+struct GroupTarget {
+  GroupBarrierKind kind = GroupBarrierKind::kSwitchCombined;
+  std::uint16_t mlid = 0;      // the group's multicast LID
+  std::uint16_t root_lid = 0;  // multicast-release: the LID of rank 0's NIC
+  friend bool operator==(const GroupTarget&, const GroupTarget&) = default;
 };
 
 struct ContextConfig {
@@ -123,6 +142,7 @@ struct ContextConfig {
   // (1 on a fresh Nic), which agrees across ranks that open the same
   // sequence of communicators on the id.
   std::optional<std::uint16_t> first_epoch;
+  std::optional<GroupTarget> group;  // set: a group barrier
 };
 
 struct NicStats {
@@ -254,6 +274,7 @@ class BarrierContext {
   [[nodiscard]] bool pending() const;  // arrived, not yet collected
   // Epoch of the last barrier arrived (the first_epoch - 1 before any).
   [[nodiscard]] std::uint16_t epoch() const;
+  // A group barrier's schedule has no rounds: rank and size only.
   [[nodiscard]] const BarrierSchedule& schedule() const;
   // The descriptor arrive() would submit next (tools, tests).
   [[nodiscard]] fmt::BarrierDesc next_descriptor(WaitMode mode) const;

@@ -99,6 +99,17 @@ struct LftEntry {
   std::uint8_t port = 0;
 };
 
+// A group's combine entry (docs/group-barrier.md, "The switch's combine
+// unit"): the tree ports towards the members, the port towards the root
+// switch, and the epoch of the next barrier.
+struct CombineEntry {
+  std::uint32_t children = 0;  // port mask, not empty
+  bool root = false;
+  unsigned parent = 0;      // ignored at the root
+  std::uint16_t epoch = 0;  // written: the first barrier's; read: the one it waits for now
+  friend bool operator==(const CombineEntry&, const CombineEntry&) = default;
+};
+
 class Switch {
  public:
   // Checks the block identity (DeviceMismatch if it is not a switch of this
@@ -119,6 +130,16 @@ class Switch {
   void set_mft(std::uint16_t mlid, std::uint32_t port_mask);
   void clear_mft(std::uint16_t mlid);
   [[nodiscard]] std::optional<std::uint32_t> mft(std::uint16_t mlid);
+
+  // Combine entry of an MLID: children first, then the control word (which
+  // clears the entry's arrivals), both read back. Refused (naming the value)
+  // when a port does not exist, children is empty, a non-root's parent is
+  // one of its children, or the entry disagrees with the MLID's MFT entry
+  // (which must be programmed first: its mask must be the children, plus the
+  // parent below the root) -- the switch would drop every arrival.
+  void set_combine(std::uint16_t mlid, const CombineEntry& entry);
+  void clear_combine(std::uint16_t mlid);
+  [[nodiscard]] std::optional<CombineEntry> combine(std::uint16_t mlid);
 
   // PFC timing, checked against every port's lossless quanta: a pause must
   // outlast the refresh that renews it (refresh + largest packet + 3 cycles
