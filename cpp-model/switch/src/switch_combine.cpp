@@ -67,7 +67,7 @@ bool SwitchModel::combine(unsigned i, RxPacket& rx) {
     drop_combine(i, rx, "entry " + std::to_string(x) + " inconsistent with the MFT");
     return false;
   }
-  const std::uint16_t prev = static_cast<std::uint16_t>(ent.epoch - 1U);
+  const auto prev = static_cast<std::uint16_t>(ent.epoch - 1U);
   const std::uint32_t bit = 1U << i;
   const std::string what = std::string(arrive ? "COMB_ARRIVE" : "COMB_RELEASE") +
                            " port=" + std::to_string(i) + " pkt=" + std::to_string(rx.id) +
