@@ -6,11 +6,14 @@
 // completes an epoch before every member posted it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -193,33 +196,41 @@ TEST_F(McastScenario, LostArriveAndLostReleaseAreRepairedByReSends) {
   run_epoch(fmt::Opcode::kMcastBarrier, 2, {0, 7, 0, 3});
 }
 
+SwitchModelParams switch_params(bool rtl_timing) {
+  SwitchModelParams p;
+  p.csr = SwitchCsrParams{4, 256, 64, 16};
+  if (rtl_timing) {
+    // The co-simulation's alignment with the RTL (docs/switch-datapath.md).
+    p.fwd_latency = 3;
+    p.enqueue_per_cycle = 1;
+    p.shared_wred = true;
+  }
+  return p;
+}
+
+// The group's MFT and combine entry on one switch, through its table
+// registers, as the subnet manager programs them (first epoch 50), and the
+// switch enabled.
+void program_group(SwitchModel& sw, std::uint32_t children, bool root, unsigned parent) {
+  namespace r = hw::switch_regs;
+  const auto table = [&](unsigned t, unsigned idx, std::uint32_t data) {
+    sw.csr().write32(r::TBL_ADDR.offset, r::TBL_ADDR_INDEX.put(idx) | r::TBL_ADDR_TABLE.put(t));
+    sw.csr().write32(r::TBL_WDATA.offset, data);
+    sw.csr().write32(r::TBL_CMD.offset, r::TBL_CMD_WRITE.put(1));
+  };
+  const unsigned x = kGroup - fmt::kMlidBase;
+  table(1, x, CombineEntry::kValidBit | children | (root ? 0U : 1U << parent));  // MFT
+  table(2, x, children);
+  table(3, x, CombineEntry::kValidBit | (root ? CombineEntry::kRootBit : 0U) | (50U << 8) | parent);
+  sw.csr().write32(r::CTRL.offset, r::CTRL_ENABLE.put(1));
+}
+
 // One model switch, node i on port i, a root combine entry over the four.
 class CombScenario : public GroupScenario {
  protected:
-  explicit CombScenario(const SwitchModelParams& p = params(false)) : sw_(p) {
+  explicit CombScenario(const SwitchModelParams& p = switch_params(false)) : sw_(p) {
     make_nodes(4);
-    namespace r = hw::switch_regs;
-    const auto table = [&](unsigned t, unsigned idx, std::uint32_t data) {
-      sw_.csr().write32(r::TBL_ADDR.offset, r::TBL_ADDR_INDEX.put(idx) | r::TBL_ADDR_TABLE.put(t));
-      sw_.csr().write32(r::TBL_WDATA.offset, data);
-      sw_.csr().write32(r::TBL_CMD.offset, r::TBL_CMD_WRITE.put(1));
-    };
-    const unsigned x = kGroup - fmt::kMlidBase;
-    table(1, x, CombineEntry::kValidBit | 0xF);  // MFT
-    table(2, x, 0xF);                            // children
-    table(3, x, CombineEntry::kValidBit | CombineEntry::kRootBit | (50U << 8));
-    sw_.csr().write32(r::CTRL.offset, r::CTRL_ENABLE.put(1));
-  }
-  static SwitchModelParams params(bool rtl_timing) {
-    SwitchModelParams p;
-    p.csr = SwitchCsrParams{4, 256, 64, 16};
-    if (rtl_timing) {
-      // The co-simulation's alignment with the RTL (docs/switch-datapath.md).
-      p.fwd_latency = 3;
-      p.enqueue_per_cycle = 1;
-      p.shared_wred = true;
-    }
-    return p;
+    program_group(sw_, 0xF, true, 0);
   }
   void step() override {
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
@@ -257,6 +268,105 @@ TEST_F(CombScenario, MembersCompleteThroughTheSwitchCombineUnit) {
     EXPECT_EQ(sw_.buffer_used(p), 0U);
     EXPECT_EQ(nodes_[p]->eng.counter(Counter::kReleaseRecv), 2U);
     EXPECT_EQ(nodes_[p]->eng.counter(Counter::kDrop), 0U);
+  }
+}
+
+// Three model switches as the group's tree: two leaves (members 0, 1 and 2,
+// 3 on ports 0, 1; port 3 up) under a root (the leaves on ports 0, 1, member
+// 4 on port 2).
+class CombTreeScenario : public GroupScenario {
+ protected:
+  struct End {
+    int sw;  // -1: node `port`
+    unsigned port;
+    bool operator==(const End&) const = default;
+  };
+  struct Link {
+    End a;
+    End b;
+  };
+  CombTreeScenario() {
+    make_nodes(5);
+    for (int i = 0; i < 3; ++i) {
+      sws_.push_back(std::make_unique<SwitchModel>(switch_params(i == 1)));
+    }
+    program_group(*sws_[0], 0b0011, false, 3);
+    program_group(*sws_[1], 0b0011, false, 3);
+    program_group(*sws_[2], 0b0111, true, 0);
+    links_ = {{{-1, 0}, {0, 0}}, {{-1, 1}, {0, 1}}, {{-1, 2}, {1, 0}}, {{-1, 3}, {1, 1}},
+              {{-1, 4}, {2, 2}}, {{0, 3}, {2, 0}},  {{1, 3}, {2, 1}}};
+  }
+  // The other end of the link at `from`, and the link's index.
+  std::pair<End, std::size_t> peer(End from) const {
+    for (std::size_t l = 0; l < links_.size(); ++l) {
+      if (links_[l].a == from) {
+        return {links_[l].b, l};
+      }
+      if (links_[l].b == from) {
+        return {links_[l].a, l};
+      }
+    }
+    throw std::logic_error("no link at switch " + std::to_string(from.sw) + " port " +
+                           std::to_string(from.port));
+  }
+  void deliver(End from, const fmt::PktHdr& h) {
+    const auto [to, link] = peer(from);
+    if (lose && lose(h, link)) {
+      return;
+    }
+    if (to.sw < 0) {
+      nodes_[to.port]->eng.receive(h);
+      return;
+    }
+    SwitchModel& sw = *sws_[static_cast<std::size_t>(to.sw)];
+    const Flit f = h.bytes();
+    auto& free = next_free_[{to.sw, to.port}];
+    free = std::max(free, sw.cycle());
+    sw.receive(to.port, std::span(&f, 1), free++);
+  }
+  void step() override {
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+      nodes_[i]->eng.step();
+      while (auto p = nodes_[i]->eng.transmit()) {
+        deliver({-1, static_cast<unsigned>(i)}, *p);
+      }
+    }
+    for (std::size_t s = 0; s < sws_.size(); ++s) {
+      sws_[s]->tick();
+      for (unsigned port = 0; port < sws_[s]->ports(); ++port) {
+        const auto& log = sws_[s]->transmitted(port);
+        auto& seen = seen_[{static_cast<int>(s), port}];
+        for (; seen < log.size(); ++seen) {
+          deliver({static_cast<int>(s), port}, log[seen].header());
+        }
+      }
+    }
+    ++cycle_;
+  }
+  [[nodiscard]] std::uint16_t epoch_of(std::size_t s) const {
+    return sws_[s]->csr().combine()[kGroup - fmt::kMlidBase].epoch;
+  }
+
+  std::function<bool(const fmt::PktHdr&, std::size_t)> lose;  // by link index
+  std::vector<std::unique_ptr<SwitchModel>> sws_;
+  std::vector<Link> links_;
+  std::map<std::pair<int, unsigned>, std::size_t> seen_;
+  std::map<std::pair<int, unsigned>, std::uint64_t> next_free_;
+};
+
+TEST_F(CombTreeScenario, ArrivalsCombineUpTheTreeAndReleasesComeDown) {
+  run_epoch(fmt::Opcode::kCombBarrier, 50, {0, 50, 10, 90, 30});
+  run_epoch(fmt::Opcode::kCombBarrier, 51, {90, 0, 0, 10, 0});
+  for (std::size_t s = 0; s < 3; ++s) {
+    EXPECT_EQ(epoch_of(s), 52) << s;
+  }
+  // Each leaf sent one arrival per epoch up, the root one release down.
+  EXPECT_EQ(sws_[0]->transmitted(3).size(), 2U);
+  EXPECT_EQ(sws_[1]->transmitted(3).size(), 2U);
+  EXPECT_EQ(sws_[2]->transmitted(0).size(), 2U);
+  for (const auto& nd : nodes_) {
+    EXPECT_EQ(nd->eng.counter(Counter::kArriveSent), 2U);
+    EXPECT_EQ(nd->eng.counter(Counter::kReleaseRecv), 2U);
   }
 }
 
@@ -310,7 +420,7 @@ TEST_F(CombScenario, LossyLinksSkewedPostsSeeded) {
 
 class CombScenarioRtlTiming : public CombScenario {
  protected:
-  CombScenarioRtlTiming() : CombScenario(params(true)) {}
+  CombScenarioRtlTiming() : CombScenario(switch_params(true)) {}
 };
 
 TEST_F(CombScenarioRtlTiming, LossyLinksSkewedPostsSeeded) {
@@ -321,6 +431,18 @@ TEST_F(CombScenarioRtlTiming, LossyLinksSkewedPostsSeeded) {
       },
       lose, nodes_.size(), ep);
   EXPECT_EQ(sw_.csr().combine()[kGroup - fmt::kMlidBase].epoch, ep);
+}
+
+TEST_F(CombTreeScenario, LossyLinksSkewedPostsSeeded) {
+  std::uint16_t ep = 50;
+  lossy_epochs(
+      [&](std::uint16_t e, const std::vector<unsigned>& skew) {
+        run_epoch(fmt::Opcode::kCombBarrier, e, skew);
+      },
+      lose, nodes_.size(), ep);
+  for (std::size_t s = 0; s < 3; ++s) {
+    EXPECT_EQ(epoch_of(s), ep) << s;
+  }
 }
 
 }  // namespace
