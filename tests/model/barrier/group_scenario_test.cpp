@@ -297,7 +297,7 @@ class CombTreeScenario : public GroupScenario {
               {{-1, 4}, {2, 2}}, {{0, 3}, {2, 0}},  {{1, 3}, {2, 1}}};
   }
   // The other end of the link at `from`, and the link's index.
-  std::pair<End, std::size_t> peer(End from) const {
+  [[nodiscard]] std::pair<End, std::size_t> peer(End from) const {
     for (std::size_t l = 0; l < links_.size(); ++l) {
       if (links_[l].a == from) {
         return {links_[l].b, l};
