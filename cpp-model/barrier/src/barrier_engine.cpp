@@ -8,6 +8,8 @@
 #include <syncfab/hw/errors.hpp>
 #include <syncfab/hw/nic_regs.hpp>
 
+#include "syncfab/model/nic_group_regs.hpp"
+
 namespace syncfab::model {
 
 namespace {
@@ -41,6 +43,8 @@ BarrierEngine::BarrierEngine(const EngineConfig& config, hw::DmaMemory& memory)
       net_tc_(hw::nic::kNetCfgTcReset),
       pfc_enable_(hw::nic::kPfcCfgEnableReset),
       pfc_cyc_per_q_(hw::nic::kPfcCfgCycPerQuantumReset),
+      group_timeout_(group_regs::kGroupTimeoutReset),
+      group_retry_limit_(group_regs::kGroupRetryLimitReset),
       hdq_window_(hw::nic::kHdqWindowWords, 0),
       ctxs_(config.num_ctx),
       damq_(config.num_ctx, std::max(config.req_damq_entries, 1U)),
@@ -64,6 +68,10 @@ BarrierEngine::BarrierEngine(const EngineConfig& config, hw::DmaMemory& memory)
     throw std::invalid_argument(
         "engine resp_queue_depth 0: SE's response queue needs an entry (a NOTIFY would never be "
         "taken)");
+  }
+  if (cfg_.max_members == 0 || cfg_.max_members > fmt::kMcastMaxMembers) {
+    throw std::invalid_argument("engine max_members " + std::to_string(cfg_.max_members) +
+                                " is out of range 1.." + std::to_string(fmt::kMcastMaxMembers));
   }
   static_assert((1U << hw::nic::NET_CFG_TC.width) >= fmt::kNumPrio,
                 "NET_CFG.TC names every priority");
@@ -108,7 +116,7 @@ std::optional<fmt::PktHdr> BarrierEngine::transmit() {
 
 bool BarrierEngine::quiescent() const {
   if (!link_in_.empty() || !tx_out_.empty() || tx_hold_ || !resp_q_.empty() || !ready_.empty() ||
-      !retries_.empty() || of_busy_ != 0 || cmpl_busy_ != 0) {
+      !retries_.empty() || of_busy_ != 0 || cmpl_busy_ != 0 || timers_armed_ != 0) {
     return false;
   }
   if (enable_ && (!hdq_.empty() || sdq_pending())) {
@@ -185,6 +193,7 @@ NetOut BarrierEngine::step_link(const NetIn& in) {
     }
   }
   step_retry_timers();
+  step_group_timers();
   PfcIn frame;
   if (rx_ok) {
     out.rx_taken = true;
@@ -262,10 +271,12 @@ void BarrierEngine::rx_flit(const LinkFlit& flit, PfcIn& frame) {
   }
   const fmt::PktHdr h(flit.data);
   const auto type = h.pkt_type();
-  const bool barrier_pkt =
-      type == fmt::PktType::kNotify || type == fmt::PktType::kAck || type == fmt::PktType::kNack;
+  const bool barrier_pkt = type == fmt::PktType::kNotify || type == fmt::PktType::kAck ||
+                           type == fmt::PktType::kNack || type == fmt::PktType::kArrive ||
+                           type == fmt::PktType::kRelease || type == fmt::PktType::kCombArrive ||
+                           type == fmt::PktType::kCombRelease;
   if (barrier_pkt && flit.last) {
-    process_rx(h);  // to SE or TE: they check the rest of the header
+    process_rx(h);  // to SE, TE or the group logic: they check the rest of the header
     return;
   }
   if (type == fmt::PktType::kPfc) {
@@ -313,11 +324,24 @@ bool BarrierEngine::tx_paused() const { return pfc_.timer(net_tc_) != 0; }
 
 // ------------------------------------------------------------------ network in
 
-// A one-flit NOTIFY (to SE) or ACK/NACK (to TE) from the rx demux.
+// A one-flit NOTIFY (to SE), ACK/NACK (to TE) or group-barrier packet from
+// the rx demux.
 void BarrierEngine::process_rx(const fmt::PktHdr& pkt) {
   const auto type = pkt.pkt_type();
-  const bool barrier_pkt =
-      type == fmt::PktType::kNotify || type == fmt::PktType::kAck || type == fmt::PktType::kNack;
+  if (type == fmt::PktType::kRelease || type == fmt::PktType::kCombRelease ||
+      type == fmt::PktType::kCombArrive) {
+    if (pkt.len_flits() != 1 || type == fmt::PktType::kCombArrive) {
+      // A COMB_ARRIVE is for the switches' combine units (§6).
+      count(Counter::kDrop);
+      trace("net.drop type=" + std::to_string(static_cast<unsigned>(type)) +
+            " src=" + hex16(pkt.src_lid()) + " dst=" + hex16(pkt.dst_lid()));
+      return;
+    }
+    on_release(pkt);  // to this node or to a group: checked there
+    return;
+  }
+  const bool barrier_pkt = type == fmt::PktType::kNotify || type == fmt::PktType::kAck ||
+                           type == fmt::PktType::kNack || type == fmt::PktType::kArrive;
   if (!barrier_pkt || pkt.len_flits() != 1 || pkt.dst_lid() != cfg_.lid) {
     // §4 rule 1, SE's and TE's own check: a header that says it is longer
     // than its one flit, or is another node's, is dropped unanswered.
@@ -328,6 +352,8 @@ void BarrierEngine::process_rx(const fmt::PktHdr& pkt) {
   }
   if (type == fmt::PktType::kNotify) {
     on_notify(pkt);
+  } else if (type == fmt::PktType::kArrive) {
+    on_arrive(pkt);
   } else {
     on_response(pkt, type == fmt::PktType::kAck);
   }
@@ -514,6 +540,13 @@ void BarrierEngine::advance(unsigned ctx) {
 
 void BarrierEngine::finish(unsigned ctx, fmt::CqStatus status, fmt::ErrCode err) {
   Context& c = ctxs_[ctx];
+  if (status == fmt::CqStatus::kOk) {
+    check_ok_completion(ctx);
+  }
+  if (c.timer_armed) {
+    c.timer_armed = false;
+    --timers_armed_;
+  }
   c.active = false;
   c.has_last = true;
   c.last_epoch = c.epoch;
@@ -583,7 +616,9 @@ void BarrierEngine::step_dispatch() {
 }
 
 fmt::ErrCode BarrierEngine::validate(const fmt::BarrierDesc& d) const {
-  if (d.opcode() != fmt::Opcode::kBarrier) {
+  const bool group =
+      d.opcode() == fmt::Opcode::kMcastBarrier || d.opcode() == fmt::Opcode::kCombBarrier;
+  if (d.opcode() != fmt::Opcode::kBarrier && !group) {
     return fmt::ErrCode::kBadOpcode;
   }
   if (d.version() != fmt::kDescVersion) {
@@ -592,14 +627,17 @@ fmt::ErrCode BarrierEngine::validate(const fmt::BarrierDesc& d) const {
   if (d.ctx() >= cfg_.num_ctx) {
     return fmt::ErrCode::kBadContext;
   }
-  if (d.num_rounds() > fmt::kMaxRounds) {
+  if (!group && d.num_rounds() > fmt::kMaxRounds) {
     return fmt::ErrCode::kBadRounds;
   }
-  if (d.fanout_k() == 0 || d.fanout_k() > fmt::kKMax) {
+  if (!group && (d.fanout_k() == 0 || d.fanout_k() > fmt::kKMax)) {
     return fmt::ErrCode::kBadFanout;
   }
   if (d.flag_cmpl_write() && (d.cmpl_addr() == 0 || d.cmpl_addr() % 8 != 0)) {
     return fmt::ErrCode::kBadAddr;
+  }
+  if (group) {
+    return validate_group(d);
   }
   for (std::size_t r = 0; r < d.num_rounds(); ++r) {
     for (std::size_t i = 0; i < d.fanout_k(); ++i) {
@@ -640,9 +678,14 @@ void BarrierEngine::complete_error(std::uint8_t ctx, std::uint16_t epoch, fmt::E
 }
 
 void BarrierEngine::activate(const fmt::BarrierDesc& d) {
+  if (d.opcode() != fmt::Opcode::kBarrier) {
+    activate_group(d);
+    return;
+  }
   const unsigned ctx = d.ctx();
   Context& c = ctxs_[ctx];
   c.active = true;
+  c.role = GroupRole::kNone;
   c.desc = d;
   c.epoch = d.epoch();
   c.num_rounds = d.num_rounds();
@@ -692,8 +735,21 @@ void BarrierEngine::activate(const fmt::BarrierDesc& d) {
 
 bool BarrierEngine::ready_valid(const ReadySend& r) const {
   const Context& c = ctxs_[r.ctx];
-  return c.active && c.epoch == r.epoch && r.index < c.sends.size() &&
-         c.sends[r.index].state == SendState::kQueued;
+  switch (r.kind) {
+    case ReadyKind::kNotify:
+      return c.active && c.epoch == r.epoch && r.index < c.sends.size() &&
+             c.sends[r.index].state == SendState::kQueued;
+    case ReadyKind::kArrival:
+      return c.active && c.epoch == r.epoch &&
+             (c.role == GroupRole::kMcastMember || c.role == GroupRole::kCombMember) &&
+             c.arrival == GroupSendState::kQueued;
+    case ReadyKind::kRelease:
+      return c.active && c.epoch == r.epoch && c.role == GroupRole::kRoot &&
+             c.release == GroupSendState::kQueued;
+    case ReadyKind::kReleaseResend:
+      return true;  // the epoch was released: the answer stays right
+  }
+  return false;
 }
 
 std::optional<BarrierEngine::Grant> BarrierEngine::arbitrate() const {
@@ -738,12 +794,7 @@ std::optional<fmt::PktHdr> BarrierEngine::tx_header() const {
   if (g->resp) {
     return stamp(resp_q_.front(), true);
   }
-  const ReadySend& r = ready_[g->index];
-  const Context& c = ctxs_[r.ctx];
-  const Send& s = c.sends[r.index];
-  return stamp(make_pkt(fmt::PktType::kNotify, cfg_.lid, s.dst, static_cast<std::uint8_t>(r.ctx),
-                        c.epoch, s.round),
-               false);
+  return stamp(ready_packet(ready_[g->index]), false);
 }
 
 void BarrierEngine::grant() {
@@ -760,6 +811,12 @@ void BarrierEngine::grant() {
   // Stale entries ahead of the granted one never leave.
   const ReadySend r = ready_[g->index];
   ready_.erase(ready_.begin(), ready_.begin() + static_cast<std::ptrdiff_t>(g->index) + 1);
+  if (r.kind != ReadyKind::kNotify) {
+    const bool resend = r.kind == ReadyKind::kArrival && ctxs_[r.ctx].resends != 0;
+    tx_hold_ = TxHold{ready_packet(r), false, resend};
+    group_granted(r);
+    return;
+  }
   Context& c = ctxs_[r.ctx];
   Send& s = c.sends[r.index];
   s.state = SendState::kInFlight;  // in flight once chosen (te.md "In flight")
@@ -771,6 +828,10 @@ void BarrierEngine::grant() {
 void BarrierEngine::tx_taken(const TxHold& h) {
   if (h.resp) {
     return;  // counted (NACK_SENT) when SE decided it
+  }
+  if (h.hdr.pkt_type() != fmt::PktType::kNotify) {
+    group_left(h.hdr, h.retry);
+    return;
   }
   // NOTIF_SENT (and RETRY) when the NOTIFY leaves; one chosen before its
   // barrier ended still leaves (a shown header is never withdrawn).
@@ -864,6 +925,7 @@ void BarrierEngine::soft_reset() {
   resp_q_.clear();
   ready_.clear();
   retries_ = {};
+  timers_armed_ = 0;
   tx_hold_.reset();  // SE and TE withdraw what they showed on tx
   cmpl_q_.clear();
   cmpl_busy_ = 0;

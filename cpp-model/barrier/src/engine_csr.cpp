@@ -7,6 +7,7 @@
 #include <syncfab/hw/nic_regs.hpp>
 
 #include "syncfab/model/barrier_engine.hpp"
+#include "syncfab/model/nic_group_regs.hpp"
 
 namespace syncfab::model {
 
@@ -67,6 +68,12 @@ std::uint32_t BarrierEngine::csr_read(std::uint32_t offset) {
       return nic::HW_CFG_NUM_CTX.put(cfg_.num_ctx & 0xFFU) | nic::HW_CFG_K_MAX.put(fmt::kKMax) |
              nic::HW_CFG_MAX_ROUNDS.put(fmt::kMaxRounds) |
              nic::HW_CFG_HDQ_DEPTH.put(cfg_.hdq_depth);
+    case group_regs::kHwCfg2.offset:
+      return group_regs::kHwCfg2MaxMembers.put(cfg_.max_members);
+    case group_regs::kGroupTimeout.offset:
+      return group_timeout_;
+    case group_regs::kGroupRetryLimit.offset:
+      return group_retry_limit_;
     case nic::SCRATCH.offset:
       return scratch_;
     case nic::NODE_LID.offset:
@@ -160,6 +167,13 @@ void BarrierEngine::csr_write(std::uint32_t offset, std::uint32_t value) {
     case nic::RETRY_LIMIT.offset:
       retry_limit_ = nic::RETRY_LIMIT_LIMIT.get(value);
       return;
+    case group_regs::kGroupTimeout.offset:
+      // Read when an arrival leaves: a timeout already running keeps its end.
+      group_timeout_ = group_regs::kGroupTimeoutCycles.get(value);
+      return;
+    case group_regs::kGroupRetryLimit.offset:
+      group_retry_limit_ = group_regs::kGroupRetryLimitLimit.get(value);
+      return;
     case nic::NET_CFG.offset:
       // The prio stamped on every header from the next cycle on; a pause
       // already in force on the new class stops it (pfc_rx keeps every
@@ -212,7 +226,7 @@ void BarrierEngine::csr_write(std::uint32_t offset, std::uint32_t value) {
     default:
       break;
   }
-  // Read-only registers (ID, VERSION, HW_CFG, STATUS, SDQ_CONS, CQ_HEAD,
+  // Read-only registers (ID, VERSION, HW_CFG, HW_CFG2, STATUS, SDQ_CONS, CQ_HEAD,
   // counters) and unmapped offsets: PSLVERR, as the RTL's --err-if-bad-rw.
   bus_error(offset, "write");
 }

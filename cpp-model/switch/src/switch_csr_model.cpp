@@ -132,6 +132,7 @@ SwitchCsrModel::SwitchCsrModel(const SwitchCsrParams& params)
       regs_(kWords),
       lft_(params.lft_entries),
       mft_(params.mft_entries),
+      combine_(params.mft_entries),
       counters_(std::size_t{params.ports} * fmt::kNumPrio * fmt::kSwCounterCount),
       wd_state_(params.ports) {
   for (std::size_t w = 0; w < kWords; ++w) {
@@ -200,8 +201,33 @@ void SwitchCsrModel::write32(std::uint32_t offset, std::uint32_t value) {
     const std::uint32_t a = regs_[OFF(TBL_ADDR)];
     const unsigned idx = field(a, SWITCH_CSR__TBL_ADDR__INDEX_bm, SWITCH_CSR__TBL_ADDR__INDEX_bp);
     const unsigned table = field(a, SWITCH_CSR__TBL_ADDR__TABLE_bm, SWITCH_CSR__TBL_ADDR__TABLE_bp);
-    std::vector<std::uint32_t>* t = table == 0 ? &lft_ : table == 1 ? &mft_ : nullptr;
-    if (t == nullptr || idx >= t->size()) {
+    const std::uint32_t port_mask = (1U << params_.ports) - 1U;
+    if (table >= 2) {
+      // The combine tables: one entry per MFT entry.
+      if (idx >= combine_.size()) {
+        hw_raise(SWITCH_CSR__INTR_STATUS__TBL_ERROR_bm);
+        return;
+      }
+      CombineEntry& e = combine_[idx];
+      if ((value & SWITCH_CSR__TBL_CMD__WRITE_bm) != 0) {
+        const std::uint32_t d = regs_[OFF(TBL_WDATA)];
+        if (table == 2) {
+          e.children = d & port_mask;
+        } else {
+          e.valid = (d & CombineEntry::kValidBit) != 0;
+          e.root = (d & CombineEntry::kRootBit) != 0;
+          e.parent = static_cast<std::uint8_t>(d & CombineEntry::kParentMask);
+          e.epoch = static_cast<std::uint16_t>(d >> CombineEntry::kEpochShift);
+          e.arrived = 0;
+        }
+      }
+      if ((value & SWITCH_CSR__TBL_CMD__READ_bm) != 0) {
+        regs_[OFF(TBL_RDATA)] = table == 2 ? e.children : e.control_word();
+      }
+      return;
+    }
+    std::vector<std::uint32_t>* t = table == 0 ? &lft_ : &mft_;
+    if (idx >= t->size()) {
       hw_raise(SWITCH_CSR__INTR_STATUS__TBL_ERROR_bm);
       return;
     }
@@ -209,7 +235,7 @@ void SwitchCsrModel::write32(std::uint32_t offset, std::uint32_t value) {
       std::uint32_t d = regs_[OFF(TBL_WDATA)];
       // Only the bits an entry has are stored: the port (LFT) or the port
       // mask (MFT), and VALID.
-      d &= table == 0 ? (kValid | 0xFFU) : (kValid | ((1U << params_.ports) - 1U));
+      d &= table == 0 ? (kValid | 0xFFU) : (kValid | port_mask);
       (*t)[idx] = d;
     }
     if ((value & SWITCH_CSR__TBL_CMD__READ_bm) != 0) {

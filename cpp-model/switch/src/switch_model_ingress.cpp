@@ -24,7 +24,12 @@ std::string hex16(unsigned v) {
 
 bool forwardable(fmt::PktType t) {
   return t == fmt::PktType::kData || t == fmt::PktType::kNotify || t == fmt::PktType::kAck ||
-         t == fmt::PktType::kNack || t == fmt::PktType::kCnp;
+         t == fmt::PktType::kNack || t == fmt::PktType::kCnp || t == fmt::PktType::kArrive ||
+         t == fmt::PktType::kRelease;
+}
+
+bool combined(fmt::PktType t) {
+  return t == fmt::PktType::kCombArrive || t == fmt::PktType::kCombRelease;
 }
 
 }  // namespace
@@ -91,15 +96,18 @@ void SwitchModel::rx_header(unsigned i, std::uint64_t id, const Flit& flit) {
     drop_ingress(i, fmt::SwCounter::kDropDisabled, "(CTRL.ENABLE 0)");
     return;
   }
-  if (!forwardable(type)) {
+  if (!forwardable(type) && !combined(type)) {
     drop_ingress(i, fmt::SwCounter::kDropBadPkt,
                  "(pkt_type " + std::to_string(static_cast<unsigned>(type)) + ")");
     return;
   }
-  // 2. Lookup.
+  // 2. Lookup. COMB_ARRIVE / COMB_RELEASE are never looked up: the combine
+  // unit routes them at the enqueue step.
   const std::uint32_t all = (1U << ports()) - 1U;
   std::uint32_t outputs = 0;
-  if (dst >= fmt::kMlidBase) {
+  if (combined(type)) {
+    rx.combine = true;
+  } else if (dst >= fmt::kMlidBase) {
     const unsigned idx = dst - fmt::kMlidBase;
     const auto& mft = csr_.mft();
     if (idx < mft.size() && (mft[idx] & kValid) != 0) {
@@ -111,7 +119,7 @@ void SwitchModel::rx_header(unsigned i, std::uint64_t id, const Flit& flit) {
       outputs = 1U << (lft[dst] & 0xFFU);
     }
   }
-  if (outputs == 0) {
+  if (outputs == 0 && !rx.combine) {
     drop_ingress(i, fmt::SwCounter::kDropNoRoute, "dst=" + hex16(dst));
     return;
   }
@@ -234,7 +242,18 @@ void SwitchModel::enqueue_cycle() {
       if (k == n) {
         return;
       }
-      enq_ = Enqueuing{true, (first + k) % n, 0};
+      const unsigned in = (first + k) % n;
+      RxPacket& head = in_[in].complete.front();
+      if (head.combine && !combine(in, head)) {
+        // Absorbed or dropped: no copy, its cells are free at once.
+        release_cells(in, head.prio, head.lossy, static_cast<std::uint32_t>(head.flits.size()));
+        in_[in].complete.pop_front();
+        if (budget != 0) {
+          enq_.in = in;  // served: the round robin moves on
+        }
+        continue;
+      }
+      enq_ = Enqueuing{true, in, 0};
       RxPacket& rx = in_[enq_.in].complete.front();
       // Every copy holds the packet until it is dropped or has left, so a
       // copy that leaves before its siblings are enqueued cannot free it.

@@ -43,7 +43,7 @@ TEST(SwitchCsrModel, TableEntriesKeepOnlyTheirBits) {
   EXPECT_EQ(dev.mft()[2], 0x8000000FU);
   dev.write32(r::TBL_CMD.offset, 2);
   EXPECT_EQ(dev.read32(r::TBL_RDATA.offset), 0x8000000FU);
-  dev.write32(r::TBL_ADDR.offset, (2U << 16));  // table 2 does not exist
+  dev.write32(r::TBL_ADDR.offset, (2U << 16) | 4);  // combine children beyond the 4 MFT entries
   dev.write32(r::TBL_CMD.offset, 1);
   EXPECT_TRUE((dev.read32(r::INTR_STATUS.offset) & r::INTR_STATUS_TBL_ERROR.mask) != 0);
 }

@@ -187,7 +187,7 @@ TEST_F(EngineTest, CsrMapMatchesTheRdl) {
   eng_.csr_write(nic::NODE_LID.offset, 0x0042);
   EXPECT_EQ(reg(nic::NODE_LID), 0x42U);
   EXPECT_EQ(eng_.config().lid, 0x42U);
-  EXPECT_THROW((void)eng_.csr_read(0x018), hw::BusError);  // hole
+  EXPECT_THROW((void)eng_.csr_read(0x028), hw::BusError);  // hole
   EXPECT_THROW((void)eng_.csr_read(0x002), hw::BusError);  // unaligned
   EXPECT_THROW((void)eng_.csr_read(0xFFC), hw::BusError);  // past the map
   EXPECT_THROW(eng_.csr_write(nic::ID.offset, 0), hw::BusError);

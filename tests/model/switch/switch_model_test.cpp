@@ -303,7 +303,7 @@ TEST_F(SwitchModelTest, LookupMissesAreDroppedNoRoute) {
 
 TEST_F(SwitchModelTest, UnknownTypeIsDroppedBadPktAndThePortKeepsWorking) {
   sw.set_lft(5, 1);
-  send(0, {.type = static_cast<fmt::PktType>(0x07), .len = 3, .dst = 5, .prio = 4}, 0);
+  send(0, {.type = static_cast<fmt::PktType>(0x0F), .len = 3, .dst = 5, .prio = 4}, 0);
   // Type is checked before the lookup: unroutable and bad -> BAD_PKT.
   send(0, {.type = static_cast<fmt::PktType>(0x00), .dst = 9, .prio = 4}, 3);
   const PktSpec good{.type = fmt::PktType::kCnp, .dst = 5, .prio = 4, .flow = 3};
@@ -388,7 +388,7 @@ TEST_F(SwitchModelTest, DisabledSwitchDropsEverythingFirst) {
   sw.set_lft(5, 1);
   sw.enable(false);
   send(0, {.dst = 5, .prio = 6}, 0);
-  send(0, {.type = static_cast<fmt::PktType>(0x09), .dst = 9, .prio = 6}, 1);  // would be BAD_PKT
+  send(0, {.type = static_cast<fmt::PktType>(0xFF), .dst = 9, .prio = 6}, 1);  // would be BAD_PKT
   run_to(5);
   EXPECT_EQ(cnt(0, 6, fmt::SwCounter::kDropDisabled), 2U);
   EXPECT_EQ(cnt(0, 6, fmt::SwCounter::kDropBadPkt), 0U);

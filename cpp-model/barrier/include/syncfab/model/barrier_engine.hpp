@@ -14,7 +14,9 @@
 // arrival and its answer is the model's own (see docs/nic/verification.md).
 //
 // The protocol rules it implements are in docs/barrier-protocol.md (DESIGN
-// §5a plus the decisions the spec left open); the RTL follows the same text.
+// §5a plus the decisions the spec left open) and, for the group barriers
+// (MCAST_BARRIER, COMB_BARRIER), docs/group-barrier.md; the RTL follows the
+// same text.
 #pragma once
 
 #include <array>
@@ -53,6 +55,9 @@ struct EngineConfig {
   // shown on tx included. While it is full a NOTIFY is not taken from the
   // link (rx_ready low), so a long pause back-pressures the receive link.
   unsigned resp_queue_depth = 2;
+  // HW_CFG2.MAX_MEMBERS: the largest multicast-release group this NIC can
+  // be the root of (one arrival bit per member and context), 1..4096.
+  unsigned max_members = 256;
 };
 
 // Event counters: the counter registers of the NIC's register map, generated
@@ -134,17 +139,33 @@ class BarrierEngine {
   [[nodiscard]] const EngineConfig& config() const noexcept { return cfg_; }
   [[nodiscard]] const RequestDamq& request_damq() const noexcept { return damq_; }
   [[nodiscard]] bool ctx_active(unsigned ctx) const { return ctxs_.at(ctx).active; }
+  // A root NIC's group state of one context (docs/group-barrier.md §4): the
+  // early-arrival set (or the live one while a root descriptor runs) and
+  // the released epoch.
+  struct ArrivalSetView {
+    unsigned count = 0;                // bits set
+    unsigned largest = 0;              // largest index set (0: none)
+    std::uint16_t epoch = 0;           // the epoch the set is for (valid when count != 0)
+    bool released_valid = false;       // released_epoch is valid
+    std::uint16_t released_epoch = 0;  // the last epoch released on this ctx
+  };
+  [[nodiscard]] ArrivalSetView arrival_set(unsigned ctx) const;
   // Every completion so far (tests and the network model's checks).
   [[nodiscard]] const std::vector<CompletionRecord>& completions() const noexcept {
     return completions_;
   }
 
   // Text trace of engine events ("cyc=120 te.send ctx=0 ep=3 r=1 dst=0x0005"),
-  // in the vocabulary of the RTL's blocks (of, te, se, damq, cq, net).
+  // in the vocabulary of the RTL's blocks (of, te, se, damq, cq, net; ge for
+  // the group barriers).
   void set_trace(std::function<void(std::string_view)> sink) { trace_ = std::move(sink); }
 
  private:
   enum class SendState : std::uint8_t { kLocked, kQueued, kInFlight, kRetryWait, kAcked };
+  // What a context's active descriptor is, for the group barriers.
+  enum class GroupRole : std::uint8_t { kNone, kMcastMember, kCombMember, kRoot };
+  // A group send (a member's arrival, a root's RELEASE) on its way out.
+  enum class GroupSendState : std::uint8_t { kIdle, kQueued, kInFlight, kLeft };
   struct Send {
     std::uint16_t dst = 0;
     std::uint8_t round = 0;
@@ -165,6 +186,22 @@ class BarrierEngine {
     unsigned released = 0;  // rounds whose sends TE has released
     std::vector<Send> sends;
     unsigned unacked = 0;
+    // Group barriers (docs/group-barrier.md).
+    GroupRole role = GroupRole::kNone;               // what the active descriptor is
+    GroupSendState arrival = GroupSendState::kIdle;  // a member's arrival
+    std::uint32_t resends = 0;                       // a member's re-sends of its arrival
+    bool timer_armed = false;                        // GROUP_TIMEOUT runs (a member waiting)
+    std::uint64_t deadline = 0;                      // cycle the timeout expires
+    bool release_matched = false;                    // a member: its release arrived
+    GroupSendState release = GroupSendState::kIdle;  // a root's multicast RELEASE
+    // A root's arrival set and released epoch: kept across descriptors,
+    // cleared by a soft reset.
+    std::vector<bool> set_bits;  // index m = member m (bit 0 unused)
+    unsigned set_count = 0;
+    unsigned set_largest = 0;
+    std::uint16_t set_epoch = 0;
+    bool released_valid = false;
+    std::uint16_t released_epoch = 0;
   };
   struct PendingCompletion {
     CompletionRecord rec;
@@ -181,10 +218,15 @@ class BarrierEngine {
     std::size_t index;
     friend bool operator>(const RetryTimer& a, const RetryTimer& b) noexcept { return a.at > b.at; }
   };
+  // TE's ready sends: a NOTIFY (ctx.sends[index]) or a group send, in one
+  // order (docs/barrier-protocol.md §6, §12).
+  enum class ReadyKind : std::uint8_t { kNotify, kArrival, kRelease, kReleaseResend };
   struct ReadySend {
     unsigned ctx;
     std::uint16_t epoch;
     std::size_t index;
+    ReadyKind kind = ReadyKind::kNotify;
+    std::uint16_t dst = 0;  // kReleaseResend: the member that re-sent its ARRIVE
   };
   enum class Source : std::uint8_t { kHdq, kSdq };
   // The header the network arbiter shows on tx until the link takes it.
@@ -241,6 +283,19 @@ class BarrierEngine {
   [[nodiscard]] std::uint32_t status_reg() const;
   [[nodiscard]] std::uint32_t hdq_post_reg() const;
   [[nodiscard]] static bool serial_newer(std::uint16_t a, std::uint16_t b) noexcept;
+  // Group barriers (group_engine.cpp).
+  [[nodiscard]] fmt::ErrCode validate_group(const fmt::BarrierDesc& d) const;
+  void activate_group(const fmt::BarrierDesc& d);
+  void on_arrive(const fmt::PktHdr& pkt);
+  void on_release(const fmt::PktHdr& pkt);
+  void root_take(unsigned ctx, unsigned member, const std::string& what);
+  void root_release(unsigned ctx);
+  void set_empty(Context& c, std::uint16_t epoch) const;
+  void step_group_timers();
+  [[nodiscard]] fmt::PktHdr ready_packet(const ReadySend& r) const;
+  void group_granted(const ReadySend& r);
+  void group_left(const fmt::PktHdr& hdr, bool retry);
+  void check_ok_completion(unsigned ctx) const;
 
   EngineConfig cfg_;
   hw::DmaMemory* mem_;
@@ -253,9 +308,11 @@ class BarrierEngine {
   std::uint32_t intr_enable_ = 0;
   std::uint32_t retry_delay_;
   std::uint32_t retry_limit_;
-  std::uint32_t net_tc_;         // NET_CFG.TC
-  std::uint32_t pfc_enable_;     // PFC_CFG.ENABLE
-  std::uint32_t pfc_cyc_per_q_;  // PFC_CFG.CYC_PER_QUANTUM (0 acts as 1)
+  std::uint32_t net_tc_;             // NET_CFG.TC
+  std::uint32_t pfc_enable_;         // PFC_CFG.ENABLE
+  std::uint32_t pfc_cyc_per_q_;      // PFC_CFG.CYC_PER_QUANTUM (0 acts as 1)
+  std::uint32_t group_timeout_;      // GROUP_TIMEOUT.CYCLES
+  std::uint32_t group_retry_limit_;  // GROUP_RETRY_LIMIT.LIMIT
   std::uint64_t sdq_base_ = 0;
   std::uint32_t sdq_size_ = 0;
   std::uint32_t sdq_prod_ = 0;
@@ -281,6 +338,7 @@ class BarrierEngine {
   std::priority_queue<RetryTimer, std::vector<RetryTimer>, std::greater<>> retries_;
   bool arb_resp_first_ = true;
   std::optional<TxHold> tx_hold_;  // shown on tx, not yet taken
+  unsigned timers_armed_ = 0;      // contexts whose GROUP_TIMEOUT runs
 
   // The link (not touched by a soft reset or CTRL.ENABLE).
   std::deque<LinkFlit> link_in_;  // the queued link's incoming flits

@@ -4,7 +4,9 @@
 // occupancy, VOQs per (input, output, queue), multicast stored once with a
 // reference count, per-copy hook-flow remap and WRED/ECN, SP+WDRR per output
 // with a round robin over inputs per (output, queue), one read port per
-// input, and the PFC blocks (pfc_tx, pfc_rx, pfc_watchdog) per port.
+// input, the PFC blocks (pfc_tx, pfc_rx, pfc_watchdog) per port, and the
+// combine unit of the switch-combined barrier (docs/group-barrier.md §5) at
+// the enqueue step.
 //
 // Cycle-stepped at packet granularity: receive() hands over a whole packet
 // with the cycle (or cycles) its flits arrive; tick() runs one clock cycle.
@@ -170,7 +172,8 @@ class SwitchModel {
   }
 
   // Event trace ("cyc=120 DROP_NO_ROUTE port=1 prio=3 pkt=7 dst=0x0040"), in
-  // the RDL's counter names plus ENQ / TX_START / PFC_FRAME_RX / VIOLATION.
+  // the RDL's counter names plus ENQ / TX_START / PFC_FRAME_RX / VIOLATION /
+  // COMBINE.
   void set_trace(std::function<void(std::string_view)> sink) { trace_ = std::move(sink); }
 
  private:
@@ -190,6 +193,7 @@ class SwitchModel {
     std::uint32_t outputs = 0;  // output set (bit o)
     std::uint32_t count = 0;    // flits counted (stops at len_flits + 1)
     std::vector<Flit> flits;    // stored flits
+    bool combine = false;       // COMB_ARRIVE/COMB_RELEASE: the combine unit routes it
   };
   // A packet in an input buffer, shared by its copies.
   struct Stored {
@@ -252,6 +256,11 @@ class SwitchModel {
   void rx_last(unsigned i, std::size_t arrived_flits);
   void enqueue_cycle();
   void enqueue_copy(unsigned o);
+  // The combine unit (switch_combine.cpp) on a complete COMB_ARRIVE or
+  // COMB_RELEASE from input i: false when it has no copy (absorbed or
+  // dropped); else rx's header is the packet emitted and rx.outputs its ports.
+  bool combine(unsigned i, RxPacket& rx);
+  void drop_combine(unsigned i, const RxPacket& rx, const std::string& why);
   void drop_ingress(unsigned i, fmt::SwCounter why, const std::string& detail);
   void free_cells(std::uint64_t id);
   void release_cells(unsigned i, unsigned prio, bool lossy, std::uint32_t cells);
