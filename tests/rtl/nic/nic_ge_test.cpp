@@ -622,7 +622,7 @@ SYNCFAB_TEST(nic_ge, soft_reset) {
 SYNCFAB_TEST(nic_ge, random) {
   GE_SETUP();
   auto& rng = ctx.rng();
-  const unsigned epochs = static_cast<unsigned>(ctx.param("epochs", 60));
+  const auto epochs = static_cast<unsigned>(ctx.param("epochs", 60));
   std::uniform_int_distribution<unsigned> pct(0, 99);
   dut.group_timeout_i = 60;
   dut.group_retry_limit_i = 0;

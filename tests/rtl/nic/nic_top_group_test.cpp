@@ -5,11 +5,14 @@
 // docs/group-barrier.md and the timing of docs/nic/ge.md; the rule is named
 // next to each check.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <iostream>
+#include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -22,7 +25,6 @@ using namespace syncfab::tb;
 using namespace syncfab::tb::nic_top;
 namespace drv = syncfab::driver;
 namespace hw = syncfab::hw;
-namespace nic = syncfab::hw::nic;
 namespace fmt = syncfab::fmt;
 using fmt::ErrCode;
 using fmt::Opcode;
@@ -381,4 +383,137 @@ SYNCFAB_TEST(nic_top_group, with_barrier) {
   b.idle_cycles(200);
   b.world.verify(b.mem.cq_writes());
   TB_CHECK_EQ(b.mem.cq_writes().size(), 6U);
+}
+
+// One root context (ctx 0, groups of 2..12 members the test plays) and two
+// member contexts (ctx 1 MCAST, ctx 2 COMB) over many epochs, through HDQ
+// and SDQ, with arrivals before and after the root's descriptor, duplicate
+// arrivals (before and after the release), lost releases repaired by the
+// GROUP_TIMEOUT re-send, and tx backpressure. Safety: the root's RELEASE
+// leaves only after every member's ARRIVE was taken; members complete only
+// after their release was taken. Counters add up.
+SYNCFAB_TEST(nic_top_group, random) {
+  Knobs k;
+  k.tx_stall = 0.2;
+  k.mem_latency = 4;
+  Bench b(ctx, k, ctx.rng()());
+  co_await b.reset();
+  b.start();
+  b.set_node_lid(kOwnLid);
+  Setup s(b);
+  auto& rng = ctx.rng();
+  const auto epochs = static_cast<unsigned>(ctx.param("epochs", 12));
+  std::uniform_int_distribution<unsigned> pct(0, 99);
+  constexpr std::uint32_t kT = 150;
+  set_reg(b.dev, NIC_OFF(GROUP_TIMEOUT), kT);
+  const GroupCounts start = read_counts(b.dev);
+  unsigned arrivals = 0;
+  unsigned dups = 0;
+  std::size_t seen = 0;  // packets of net.sent() looked at
+  unsigned resends = 0;
+  unsigned replies = 0;
+  std::size_t extra_releases = 0;
+  for (unsigned e = 0; e < epochs; ++e) {
+    const auto epoch = static_cast<std::uint16_t>(0xFFF8 + e);  // crosses 0
+    const unsigned p = 2 + pct(rng) % 11;
+    // Root: every member's ARRIVE at a random time, some before the
+    // descriptor; some twice.
+    std::vector<std::vector<std::size_t>> arrive_ids(p);  // per member, its copies
+    for (unsigned m = 1; m < p; ++m) {
+      const auto h =
+          group_pkt(PktType::kArrive, static_cast<std::uint16_t>(0x0500 + m), kOwnLid, 0, epoch, m);
+      arrive_ids[m].push_back(b.net.inject(Packet{flit_of(h)}, std::uint64_t{pct(rng)} * 3));
+      ++arrivals;
+      if (pct(rng) < 20) {
+        arrive_ids[m].push_back(b.net.inject(Packet{flit_of(h)}, std::uint64_t{pct(rng)} * 6));
+        ++dups;
+      }
+    }
+    b.idle_cycles(pct(rng));
+    auto path = [&] { return pct(rng) < 50 ? drv::SubmitPath::kHdq : drv::SubmitPath::kSdq; };
+    const auto tr = s.n.submit_raw_descriptor(
+        group_desc(Opcode::kMcastBarrier, 0, epoch, 0, p, kMlid, 0), path());
+    const auto t1 =
+        s.n.submit_raw_descriptor(group_desc(Opcode::kMcastBarrier, 1, epoch, 2, 3), path());
+    const auto t2 =
+        s.n.submit_raw_descriptor(group_desc(Opcode::kCombBarrier, 2, epoch, 1, 4), path());
+    std::array<std::vector<std::size_t>, 3> rel_ids{};  // per member ctx, the releases injected
+    std::array<bool, 3> arrived{};                      // its ARRIVE was seen
+    auto taken_before = [&](const std::vector<std::size_t>& ids, std::uint64_t cycle) {
+      return std::any_of(ids.begin(), ids.end(), [&](std::size_t id) {
+        return b.net.injected(id).done() && b.net.injected(id).last_taken() < cycle;
+      });
+    };
+    std::uint64_t root_release = 0;
+    std::optional<drv::CqRecord> rr, r1, r2;
+    for (std::uint64_t cyc = 0; !(rr && r1 && r2); ++cyc) {
+      TB_CHECK(cyc < 20000) << "epoch " << epoch << " (p " << p << ") did not complete";
+      b.idle_cycles(1);
+      for (; seen < b.net.sent().size(); ++seen) {
+        const auto& pk = b.net.sent()[seen];
+        const unsigned c = pk.hdr.ctx();
+        if (c == 0) {
+          TB_CHECK(pk.hdr.pkt_type() == PktType::kRelease);
+          if (pk.hdr.dst_lid() == kMlid) {
+            TB_CHECK_EQ(pk.hdr.epoch(), epoch);
+            root_release = pk.shown;
+            for (unsigned m = 1; m < p; ++m) {
+              TB_CHECK(taken_before(arrive_ids[m], pk.shown))
+                  << "safety: RELEASE of " << epoch << " before member " << m << " arrived";
+            }
+          } else {
+            ++replies;  // a duplicate ARRIVE after the release
+          }
+          continue;
+        }
+        TB_CHECK(c == 1 || c == 2) << "packet of ctx " << c;
+        TB_CHECK_EQ(pk.hdr.epoch(), epoch);
+        if (arrived[c]) {
+          ++resends;
+        }
+        // The release, unless "lost" the first time (the re-send brings it).
+        if (arrived[c] || pct(rng) < 70) {
+          const auto rel = c == 1 ? group_pkt(PktType::kRelease, kRootLid,
+                                              pct(rng) < 50 ? kMlid : kOwnLid, 1, epoch)
+                                  : group_pkt(PktType::kCombRelease, 0, kMlid, 2, epoch);
+          rel_ids[c].push_back(b.net.inject(Packet{flit_of(rel)}, 1 + pct(rng)));
+        }
+        arrived[c] = true;
+      }
+      if (cyc % 8 == 0) {
+        rr = rr ? rr : s.n.raw_result(tr);
+        r1 = r1 ? r1 : s.n.raw_result(t1);
+        r2 = r2 ? r2 : s.n.raw_result(t2);
+      }
+    }
+    TB_CHECK(rr->ok() && r1->ok() && r2->ok())
+        << drv::describe(*rr) << " " << drv::describe(*r1) << " " << drv::describe(*r2);
+    TB_CHECK(root_release != 0) << "the root completed without its RELEASE";
+    // A release injected for a re-send the first release overtook is a
+    // duplicate of a finished epoch (CNT_DUP).
+    extra_releases += rel_ids[1].size() + rel_ids[2].size() - 2;
+    for (const auto& w : b.mem.cq_writes()) {
+      if ((w.ctx == 1 || w.ctx == 2) && w.epoch == epoch) {
+        TB_CHECK(taken_before(rel_ids[w.ctx], w.cycle))
+            << "safety: ctx " << w.ctx << " completed before its release was taken";
+      }
+    }
+  }
+  b.idle_cycles(400);  // late duplicates in
+  for (; seen < b.net.sent().size(); ++seen) {
+    replies += b.net.sent()[seen].hdr.dst_lid() != kMlid ? 1 : 0;
+  }
+  const GroupCounts c = read_counts(b.dev);
+  TB_CHECK_EQ(c.arrive_recv - start.arrive_recv, arrivals) << "CNT_ARRIVE_RECV";
+  TB_CHECK_EQ(c.arrive_sent - start.arrive_sent, 2 * epochs + resends) << "CNT_ARRIVE_SENT";
+  TB_CHECK_EQ(c.retry - start.retry, resends) << "CNT_GROUP_RETRY";
+  TB_CHECK_EQ(c.release_recv - start.release_recv, 2 * epochs) << "CNT_RELEASE_RECV";
+  TB_CHECK_EQ(c.release_sent - start.release_sent, epochs + replies) << "CNT_RELEASE_SENT";
+  // A duplicate taken before the release is a DUP, after it a unicast
+  // RELEASE (rule 4), after the next epoch's release a stale DROP (rule 6).
+  TB_CHECK_EQ(c.dup - start.dup - extra_releases + replies + (c.drop - start.drop), dups)
+      << "every duplicate ARRIVE: DUP, reply or stale";
+  std::cout << "nic_top_group.random: " << epochs << " epochs, " << arrivals << " arrivals, "
+            << dups << " duplicates (" << c.dup - start.dup << " DUP, " << replies << " answered, "
+            << c.drop - start.drop << " stale), " << resends << " re-sends\n";
 }
