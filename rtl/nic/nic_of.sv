@@ -2,7 +2,9 @@
 //
 // Implements docs/barrier-protocol.md §2 (HDQ, SDQ, round-robin between them),
 // §3 (validation, in order; the first failure gives the error code) and the OF
-// half of §5 (activation of SE and TE in the same cycle). Structure, timing
+// half of §5 (activation of SE and TE in the same cycle); for the group
+// opcodes (MCAST_BARRIER, COMB_BARRIER) the validation order of
+// docs/group-barrier.md §2 and the activation of the group engine instead. Structure, timing
 // and the decisions the protocol doc leaves open: docs/nic/of.md.
 //
 // One descriptor at a time:
@@ -22,7 +24,8 @@
 //   sdq_*    SDQ CSRs; sdq_cons_o drives SDQ_CONS.
 //   rd_*     memory read port (nic_pkg: one 64-bit word per request).
 //   act_*    activation: shared data, one valid/ready pair towards SE and one
-//            towards TE; act_fire_o / act_info_o for the completion unit.
+//            towards TE (BARRIER), one towards the group engine (group
+//            opcodes); act_fire_o / act_info_o for the completion unit.
 //   err_*    error completions (§3 failures, SDQ DMA errors).
 //   intr_*, evt_*  one-cycle pulses: INTR_STATUS causes and the trace events
 //            of §9 (of.hdq_post, of.hdq_overflow, of.fetch, of.activate,
@@ -37,6 +40,8 @@ module nic_of
 #(
   parameter int unsigned NumCtx   = NumCtxDefault,
   parameter int unsigned HdqDepth = 2,
+  // HW_CFG2.MAX_MEMBERS: the largest MCAST_BARRIER group a root accepts.
+  parameter int unsigned MaxMembers = MaxMembersDefault,
   localparam int unsigned CtxIdxW = (NumCtx > 1) ? $clog2(NumCtx) : 1
 ) (
   input  logic                 clk_i,
@@ -69,7 +74,9 @@ module nic_of
   input  logic                 act_se_ready_i,
   output logic                 act_te_valid_o,
   input  logic                 act_te_ready_i,
-  output logic                 act_fire_o,       // SE and TE take it this cycle
+  output logic                 act_ge_valid_o,   // a group descriptor (docs/nic/ge.md)
+  input  logic                 act_ge_ready_i,
+  output logic                 act_fire_o,       // SE and TE, or the group engine, take it
   output logic [CtxIdxW-1:0]   act_ctx_o,
   output epoch_t               act_epoch_o,
   output nround_t              act_num_rounds_o,  // <= MAX_ROUNDS
@@ -77,6 +84,7 @@ module nic_of
   output src_table_t           act_src_o,         // unused slots hold LID_NONE
   output dst_table_t           act_dst_o,         // unused slots hold LID_NONE
   output cmpl_info_t           act_info_o,        // for the completion unit
+  output group_act_t           act_group_o,       // group opcodes only
   // Error completions.
   output logic                 err_valid_o,
   input  logic                 err_ready_i,
@@ -93,6 +101,7 @@ module nic_of
 
   `SF_STATIC_ASSERT(gen_num_ctx_check, NumCtx >= 1 && NumCtx <= 256)
   `SF_STATIC_ASSERT(gen_hdq_depth_check, HdqDepth >= 1 && HdqDepth <= 255)
+  `SF_STATIC_ASSERT(gen_max_members_check, MaxMembers >= 2 && MaxMembers <= MCAST_MAX_MEMBERS)
 
   localparam int unsigned HdqCntW = $clog2(HdqDepth + 1);
   localparam int unsigned WordW = $clog2(DescWords + 1);  // 0 .. 44
@@ -201,33 +210,51 @@ module nic_of
   assign ctx_in_range = 32'(desc.ctx) < NumCtx;
   assign ctx_busy     = ctx_in_range && ctx_active_i[CtxIdxW'(desc.ctx)];
 
-  // Each rule on its own (index = rule number of §3); the verdict is the
-  // first failure, coded as a priority chain. a_verdict_first_failure checks
-  // the two codings against each other. Both are called only where a
-  // descriptor is judged (with desc_lids_bad()): the LID rule scans every
-  // slot, and as continuous logic Verilator would evaluate it in every cycle.
-  function automatic logic [8:1] rule_fails(logic in_range, logic lid_bad, logic busy);
-    logic [8:1] f;
-    f[1] = desc.opcode != OpcBarrier;
+  // docs/group-barrier.md §2: the group opcodes skip the rounds' rules (4,
+  // 5 and the slot LIDs of 7) and have a LID rule and a members rule of
+  // their own; BARRIER ignores the group fields.
+  logic is_mcast, is_comb, is_group, group_lid_bad, members_bad;
+  assign is_mcast      = desc.opcode == OpcMcastBarrier;
+  assign is_comb       = desc.opcode == OpcCombBarrier;
+  assign is_group      = is_mcast || is_comb;
+  assign group_lid_bad = desc.mlid < MLID_BASE ||
+                         (is_mcast && desc.member != '0 &&
+                          (desc.root_lid == LID_NONE || desc.root_lid >= MLID_BASE));
+  assign members_bad   = desc.members == '0 || desc.member >= desc.members ||
+                         (is_mcast && 32'(desc.members) > MCAST_MAX_MEMBERS) ||
+                         (is_mcast && desc.member == '0 && 32'(desc.members) > MaxMembers);
+
+  // Each rule on its own (index = rule number of §3, 8 = BAD_MEMBERS of
+  // docs/group-barrier.md §2, 9 = CTX_BUSY); the verdict is the first
+  // failure, coded as a priority chain. a_verdict_first_failure checks the
+  // two codings against each other. Both are called only where a descriptor
+  // is judged (with desc_lids_bad(), and only for BARRIER): the slot LID rule
+  // scans every slot, and as continuous logic Verilator would evaluate it in
+  // every cycle.
+  function automatic logic [9:1] rule_fails(logic in_range, logic lid_bad, logic busy);
+    logic [9:1] f;
+    f[1] = desc.opcode != OpcBarrier && !is_group;
     f[2] = 32'(desc.version) != DESC_VERSION;
     f[3] = !in_range;
-    f[4] = 32'(desc.num_rounds) > MAX_ROUNDS;
-    f[5] = desc.fanout_k == '0 || 32'(desc.fanout_k) > K_MAX;
+    f[4] = !is_group && 32'(desc.num_rounds) > MAX_ROUNDS;
+    f[5] = !is_group && (desc.fanout_k == '0 || 32'(desc.fanout_k) > K_MAX);
     f[6] = desc.flag_cmpl_write && (desc.cmpl_addr == '0 || desc.cmpl_addr[2:0] != '0);
-    f[7] = lid_bad;
-    f[8] = busy;
+    f[7] = is_group ? group_lid_bad : lid_bad;
+    f[8] = is_group && members_bad;
+    f[9] = busy;
     return f;
   endfunction
 
   function automatic err_code_e judge(logic in_range, logic lid_bad, logic busy);
-    if (desc.opcode != OpcBarrier) return ErrBadOpcode;
+    if (desc.opcode != OpcBarrier && !is_group) return ErrBadOpcode;
     else if (32'(desc.version) != DESC_VERSION) return ErrBadVersion;
     else if (!in_range) return ErrBadContext;
-    else if (32'(desc.num_rounds) > MAX_ROUNDS) return ErrBadRounds;
-    else if (desc.fanout_k == '0 || 32'(desc.fanout_k) > K_MAX) return ErrBadFanout;
+    else if (!is_group && 32'(desc.num_rounds) > MAX_ROUNDS) return ErrBadRounds;
+    else if (!is_group && (desc.fanout_k == '0 || 32'(desc.fanout_k) > K_MAX)) return ErrBadFanout;
     else if (desc.flag_cmpl_write && (desc.cmpl_addr == '0 || desc.cmpl_addr[2:0] != '0))
       return ErrBadAddr;
-    else if (lid_bad) return ErrBadLid;
+    else if (is_group ? group_lid_bad : lid_bad) return ErrBadLid;
+    else if (is_group && members_bad) return ErrBadMembers;
     else if (busy) return ErrCtxBusy;
     else return ErrNone;
   endfunction
@@ -243,11 +270,15 @@ module nic_of
   assign last_rsp       = rsp_fire && (recvd_q == AllWords - word_cnt_t'(1));
 
   // ---------------------------------------------------------- dispatch
+  // A BARRIER goes to SE and TE, a group descriptor to the group engine
+  // alone (is_group reads the buffered descriptor, stable in DISPATCH).
   logic act_valid, act_fire, err_fire;
   assign act_valid      = (state_q == S_DISPATCH) && (verdict_q == ErrNone);
-  assign act_se_valid_o = act_valid && act_te_ready_i;
-  assign act_te_valid_o = act_valid && act_se_ready_i;
-  assign act_fire       = act_valid && act_se_ready_i && act_te_ready_i;
+  assign act_se_valid_o = act_valid && !is_group && act_te_ready_i;
+  assign act_te_valid_o = act_valid && !is_group && act_se_ready_i;
+  assign act_ge_valid_o = act_valid && is_group;
+  assign act_fire       = act_valid && (is_group ? act_ge_ready_i
+                                                 : act_se_ready_i && act_te_ready_i);
   assign err_valid_o    = (state_q == S_DISPATCH) && (verdict_q != ErrNone);
   assign err_fire       = err_valid_o && err_ready_i;
 
@@ -363,7 +394,7 @@ module nic_of
     end else if (state_q == S_FETCH && last_rsp && (dma_err_q || rd_rsp_err_i)) begin
       verdict_q <= ErrDmaError;
     end else if (state_q == S_CHECK && enable_i) begin
-      verdict_q <= judge(ctx_in_range, desc_lids_bad(), ctx_busy);
+      verdict_q <= judge(ctx_in_range, !is_group && desc_lids_bad(), ctx_busy);
     end
   end
 
@@ -390,7 +421,7 @@ module nic_of
 
   // No reset: presented only in DISPATCH, which CHECK always precedes.
   always_ff @(posedge clk_i) begin
-    if (tbl_we) begin
+    if (tbl_we && !is_group) begin
       for (int unsigned r = 0; r < MAX_ROUNDS; r++) begin
         for (int unsigned k = 0; k < K_MAX; k++) begin
           if (r < 32'(desc.num_rounds) && k < 32'(desc.fanout_k)) begin
@@ -418,6 +449,11 @@ module nic_of
                               flag_irq:        desc.flag_irq,
                               cmpl_addr:       desc.cmpl_addr,
                               cmpl_value:      desc.cmpl_value};
+  assign act_group_o      = '{comb:     is_comb,
+                              mlid:     desc.mlid,
+                              root_lid: desc.root_lid,
+                              member:   desc.member,
+                              members:  desc.members};
 
   // §2: a refused fetch completes with ctx 0, epoch 0; §7: otherwise the
   // CQ entry carries the descriptor's raw ctx and epoch.
@@ -437,7 +473,7 @@ module nic_of
 
   // Reserved descriptor bits are ignored (formats.toml: ignore on read).
   logic unused_desc;
-  assign unused_desc = ^{desc.rsvd_192, desc.rsvd_27};
+  assign unused_desc = ^{desc.rsvd_27};
 
   // ---------------------------------------------------------------- rules
 `ifndef SYNTHESIS
@@ -451,11 +487,12 @@ module nic_of
       5: return ErrBadFanout;
       6: return ErrBadAddr;
       7: return ErrBadLid;
+      8: return ErrBadMembers;
       default: return ErrCtxBusy;
     endcase
   endfunction
-  function automatic err_code_e first_failure(logic [8:1] f);
-    for (int unsigned i = 1; i <= 8; i++) begin
+  function automatic err_code_e first_failure(logic [9:1] f);
+    for (int unsigned i = 1; i <= 9; i++) begin
       if (f[i]) return rule_code(i);
     end
     return ErrNone;
@@ -480,19 +517,22 @@ module nic_of
   // or presented.
   // verilog_format: off
   `NIC_ASSERT_IMP(a_verdict_first_failure, state_q == S_CHECK,
-                  judge(ctx_in_range, desc_lids_bad(), ctx_busy) ==
-                  first_failure(rule_fails(ctx_in_range, desc_lids_bad(), ctx_busy)))
+                  judge(ctx_in_range, !is_group && desc_lids_bad(), ctx_busy) ==
+                  first_failure(rule_fails(ctx_in_range, !is_group && desc_lids_bad(), ctx_busy)))
   // Only a descriptor that passes every rule is activated; a busy context is
   // never activated (§3 rule 8, SE's a_act_ctx_idle is the same rule seen
   // from SE).
   `NIC_ASSERT_IMP(a_act_only_valid_desc, act_valid,
-                  !dma_q && rule_fails(ctx_in_range, desc_lids_bad(), ctx_busy) == '0)
+                  !dma_q && rule_fails(ctx_in_range, !is_group && desc_lids_bad(), ctx_busy) == '0)
   `NIC_ASSERT_IMP(a_no_activation_of_busy_ctx, act_fire, !ctx_active_i[act_ctx_o])
   `NIC_ASSERT_IMP(a_error_has_code, err_valid_o, err_rec_o.err_code != ErrNone)
   // SE and TE take the activation in the same cycle, or neither does.
   `NIC_ASSERT(a_act_se_te_together,
               (act_se_valid_o && act_se_ready_i) == (act_te_valid_o && act_te_ready_i))
   `NIC_ASSERT(a_one_outcome, !(act_valid && err_valid_o))
+  // A group descriptor goes to the group engine only, a BARRIER never does.
+  `NIC_ASSERT(a_act_ge_alone, !(act_ge_valid_o && (act_se_valid_o || act_te_valid_o)))
+  `NIC_ASSERT_IMP(a_act_ge_only_group, act_ge_valid_o, is_group)
   // verilog_format: on
   // Valid/ready: what is presented stays until taken (a soft reset drops
   // it: SE, TE and the completion unit reset in the same cycle). The

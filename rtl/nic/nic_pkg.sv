@@ -15,6 +15,10 @@ package nic_pkg;
   // Request DAMQ slots shared by every context (docs/barrier-protocol.md §4:
   // `req_damq_entries`).
   localparam int unsigned ReqDamqSlotsDefault = 16;
+  // Largest multicast-release group this NIC can be the root of
+  // (HW_CFG2.MAX_MEMBERS): the root keeps one arrival tag per member and
+  // context (docs/nic/ge.md).
+  localparam int unsigned MaxMembersDefault = 256;
 
   localparam int unsigned RoundW = $clog2(MAX_ROUNDS + 1);  // 0 .. MAX_ROUNDS
 
@@ -135,6 +139,17 @@ package nic_pkg;
     logic [63:0] cmpl_addr;
     logic [63:0] cmpl_value;
   } cmpl_info_t;
+
+  // A group descriptor (MCAST_BARRIER, COMB_BARRIER) as OF hands it to the
+  // group engine (docs/group-barrier.md, docs/nic/ge.md); ctx and epoch
+  // travel beside it on OF's shared activation ports.
+  typedef struct packed {
+    logic        comb;     // 1: COMB_BARRIER, 0: MCAST_BARRIER
+    lid_t        mlid;
+    lid_t        root_lid;
+    logic [15:0] member;
+    logic [15:0] members;
+  } group_act_t;
 
   // A completion record (TE's done port, OF's error port): the CQ entry's
   // fields. ctx is the descriptor's raw 8-bit field (§7: even for BAD_CONTEXT).

@@ -2,22 +2,27 @@
 //
 // Joins the CSR block (nic_csr), OF (nic_of: HDQ, SDQ fetch, validation,
 // activation), SE (nic_se: receive side + request DAMQ), TE (nic_te: sends,
-// ACK/NACK matching, retry) and the completion unit (nic_cq), and adds what
+// ACK/NACK matching, retry), the group engine (nic_ge: the group barriers of
+// docs/group-barrier.md) and the completion unit (nic_cq), and adds what
 // belongs to none of them:
 //   - the rx demux on the link's flit stream: a one-flit NOTIFY -> SE, a
-//     one-flit ACK/NACK -> TE, a PFC frame -> pfc_rx (if well formed), every
+//     one-flit ACK/NACK -> TE, a one-flit ARRIVE, RELEASE or COMB_RELEASE ->
+//     the group engine, a PFC frame -> pfc_rx (if well formed), every
 //     other packet consumed flit by flit and dropped, counted CNT_DROP once at
 //     its last flit (trace net.drop). SE and TE apply the len_flits / dst_lid
 //     checks of §4 rule 1 themselves;
 //   - PFC reception: the switch's pfc_rx (rtl/switch/pfc_rx.sv), whose stop
 //     on NET_CFG.TC holds the network arbiter (STATUS.TX_PAUSED);
-//   - the network arbiter: SE's responses and TE's NOTIFYs onto one tx stream,
-//     one one-flit packet per cycle, round-robin when both wait (§6), each
+//   - the network arbiter: SE's responses, TE's NOTIFYs and the group
+//     engine's sends onto one tx stream, one one-flit packet per cycle,
+//     round-robin when several wait (§6), each
 //     with prio = NET_CFG.TC; while paused no new packet is presented;
 //   - the memory-access arbiter: OF's reads and the completion unit's writes
 //     onto one memory port, round-robin, responses routed back by a FIFO of
 //     request kinds (the memory answers in request order);
-//   - counter increments, STATUS, HW_CFG, interrupt causes.
+//   - the record merge: TE's and the group engine's completion records onto
+//     the completion unit's record port, round-robin;
+//   - counter increments, STATUS, HW_CFG, HW_CFG2, interrupt causes.
 // Instances are named after the §9 trace blocks (of, se, te, cq), so that
 // te.send, se.evt_recv_o, ... are the names the model's trace uses.
 
@@ -37,6 +42,9 @@ module nic_top
   parameter int unsigned HdqDepth      = 2,
   parameter int unsigned RecDepth      = 2,   // completion unit's record FIFO
   parameter int unsigned MemOutstanding = 8,  // memory requests in flight
+  // Largest multicast-release group this NIC can be the root of
+  // (HW_CFG2.MAX_MEMBERS; docs/nic/ge.md).
+  parameter int unsigned MaxMembers    = MaxMembersDefault,
   localparam int unsigned AddrW = NIC_CSR_REG_TOP_MIN_ADDR_WIDTH
 ) (
   input  logic              clk_i,
@@ -120,6 +128,7 @@ module nic_top
   logic enable, soft_reset;
   lid_t own_lid;
   prio_t tc;  // NET_CFG.TC: the priority of every packet sent
+  logic [NumCtx-1:0] ctx_busy;  // a context runs a descriptor of SE/TE or of the group engine
   assign enable     = hwif_out.CTRL.ENABLE.value;
   assign soft_reset = hwif_out.CTRL.SOFT_RESET.value;
   assign own_lid    = hwif_out.NODE_LID.LID.value;
@@ -137,6 +146,8 @@ module nic_top
   logic rd_req_valid, rd_req_ready, rd_rsp_valid, rd_rsp_ready;
   mem_addr_t rd_req_addr;
   logic act_se_valid, act_se_ready, act_te_valid, act_te_ready, act_fire;
+  logic act_ge_valid, act_ge_ready;
+  group_act_t            act_group;
   logic [CtxIdxW-1:0]    act_ctx;
   epoch_t                act_epoch;
   nround_t               act_num_rounds;
@@ -180,6 +191,21 @@ module nic_top
   logic te_evt_stray, te_evt_error, te_busy;
   logic [RespCntW-1:0] te_resp_damq_free;
 
+  // Group engine
+  logic ge_rx_valid, ge_rx_ready;
+  logic ge_tx_valid, ge_tx_ready;
+  pkt_hdr_t ge_tx_hdr;
+  logic ge_done_valid, ge_done_ready;
+  cq_rec_t ge_done_rec;
+  logic [NumCtx-1:0] ge_ctx_active;
+  logic ge_evt_arrive_sent, ge_evt_arrive_recv, ge_evt_release_sent, ge_evt_release_recv;
+  logic ge_evt_retry, ge_evt_dup, ge_evt_drop, ge_busy;
+
+  // Record merge (TE and the group engine onto the completion unit's port)
+  logic rec_valid, rec_ready, rec_idx;
+  logic [1:0] rec_src_ready, rec_gnt_unused;
+  cq_rec_t rec;
+
   // Completion unit
   logic wr_req_valid, wr_req_ready, wr_rsp_valid, wr_rsp_ready;
   mem_addr_t             wr_req_addr;
@@ -194,8 +220,9 @@ module nic_top
   assign hdq_desc = barrier_desc_t'(hdq_window[DescWords*2-1:0]);
 
   nic_of #(
-    .NumCtx  (NumCtx),
-    .HdqDepth(HdqDepth)
+    .NumCtx    (NumCtx),
+    .HdqDepth  (HdqDepth),
+    .MaxMembers(MaxMembers)
   ) of (
     .clk_i,
     .rst_ni,
@@ -216,11 +243,13 @@ module nic_top
     .rd_rsp_ready_o     (rd_rsp_ready),
     .rd_rsp_data_i      (mem_rsp_data_i),
     .rd_rsp_err_i       (mem_rsp_err_i),
-    .ctx_active_i       (ctx_active),
+    .ctx_active_i       (ctx_busy),
     .act_se_valid_o     (act_se_valid),
     .act_se_ready_i     (act_se_ready),
     .act_te_valid_o     (act_te_valid),
     .act_te_ready_i     (act_te_ready),
+    .act_ge_valid_o     (act_ge_valid),
+    .act_ge_ready_i     (act_ge_ready),
     .act_fire_o         (act_fire),
     .act_ctx_o          (act_ctx),
     .act_epoch_o        (act_epoch),
@@ -229,6 +258,7 @@ module nic_top
     .act_src_o          (act_src),
     .act_dst_o          (act_dst),
     .act_info_o         (act_info),
+    .act_group_o        (act_group),
     .err_valid_o        (of_err_valid),
     .err_ready_i        (of_err_ready),
     .err_rec_o          (of_err_rec),
@@ -321,6 +351,65 @@ module nic_top
     .resp_damq_free_o(te_resp_damq_free)
   );
 
+  nic_ge #(
+    .NumCtx    (NumCtx),
+    .MaxMembers(MaxMembers)
+  ) ge (
+    .clk_i,
+    .rst_ni,
+    .own_lid_i          (own_lid),
+    .enable_i           (enable),
+    .soft_reset_i       (soft_reset),
+    .group_timeout_i    (hwif_out.GROUP_TIMEOUT.CYCLES.value),
+    .group_retry_limit_i(hwif_out.GROUP_RETRY_LIMIT.LIMIT.value),
+    .act_valid_i        (act_ge_valid),
+    .act_ready_o        (act_ge_ready),
+    .act_ctx_i          (act_ctx),
+    .act_epoch_i        (act_epoch),
+    .act_group_i        (act_group),
+    .rx_valid_i         (ge_rx_valid),
+    .rx_ready_o         (ge_rx_ready),
+    .rx_hdr_i           (rx_hdr),
+    .tx_valid_o         (ge_tx_valid),
+    .tx_ready_i         (ge_tx_ready),
+    .tx_hdr_o           (ge_tx_hdr),
+    .done_valid_o       (ge_done_valid),
+    .done_ready_i       (ge_done_ready),
+    .done_rec_o         (ge_done_rec),
+    .ctx_active_o       (ge_ctx_active),
+    .evt_arrive_sent_o  (ge_evt_arrive_sent),
+    .evt_arrive_recv_o  (ge_evt_arrive_recv),
+    .evt_release_sent_o (ge_evt_release_sent),
+    .evt_release_recv_o (ge_evt_release_recv),
+    .evt_group_retry_o  (ge_evt_retry),
+    .evt_dup_o          (ge_evt_dup),
+    .evt_drop_o         (ge_evt_drop),
+    .busy_o             (ge_busy)
+  );
+
+  // SE/TE and the group engine never run the same context (OF activates an
+  // idle one only), so CTX_BUSY and STATUS.ACTIVE_CTX read the union.
+  assign ctx_busy = ctx_active | ge_ctx_active;
+
+  // Records of TE and of the group engine: one port of the completion unit,
+  // round-robin, a record shown stays until taken (a soft reset withdraws
+  // both, and empties the completion unit in the same cycle).
+  stream_arbiter #(
+    .NumReq(2)
+  ) u_rec_arb (
+    .clk_i,
+    .rst_ni,
+    .valid_i({ge_done_valid, te_done_valid}),
+    .ready_o(rec_src_ready),
+    .valid_o(rec_valid),
+    .ready_i(rec_ready),
+    .gnt_o  (rec_gnt_unused),
+    .idx_o  (rec_idx)
+  );
+  assign rec           = rec_idx ? ge_done_rec : te_done_rec;
+  assign te_done_ready = rec_src_ready[0];
+  assign ge_done_ready = rec_src_ready[1];
+
   nic_cq #(
     .NumCtx  (NumCtx),
     .RecDepth(RecDepth)
@@ -336,9 +425,9 @@ module nic_top
     .info_valid_i    (act_fire),
     .info_ctx_i      (act_ctx),
     .info_i          (act_info),
-    .te_valid_i      (te_done_valid),
-    .te_ready_o      (te_done_ready),
-    .te_rec_i        (te_done_rec),
+    .te_valid_i      (rec_valid),
+    .te_ready_o      (rec_ready),
+    .te_rec_i        (rec),
     .of_valid_i      (of_err_valid),
     .of_ready_o      (of_err_ready),
     .of_rec_i        (of_err_rec),
@@ -382,17 +471,27 @@ module nic_top
   assign rx_pfc_head = pfc_frame_t'({{(PFC_FRAME_BITS - FLIT_BITS) {1'b0}}, rx_data_i});
   assign rx_pfc_tail = pfc_frame_t'({rx_data_i, {(PFC_FRAME_BITS - FLIT_BITS) {1'b0}}});
 
-  logic rx_head, rx_is_notify, rx_is_resp, rx_fire, net_drop, pfc_valid;
+  logic rx_head, rx_is_notify, rx_is_resp, rx_is_group, rx_fire, net_drop, pfc_valid;
 
   assign rx_head       = rx_state_q == RxHead;
   // Only a one-flit NOTIFY or ACK/NACK is the engine's: SE or TE take it.
   assign rx_is_notify  = rx_head && rx_last_i && rx_hdr.pkt_type == PktNotify;
   assign rx_is_resp    = rx_head && rx_last_i &&
                          (rx_hdr.pkt_type == PktAck || rx_hdr.pkt_type == PktNack);
+  // The group engine's: a one-flit ARRIVE, RELEASE or COMB_RELEASE, whatever
+  // its dst_lid (a release may be multicast; the engine judges dst_lid). A
+  // COMB_ARRIVE is for switches: dropped here like an unknown type
+  // (docs/group-barrier.md §6).
+  assign rx_is_group   = rx_head && rx_last_i &&
+                         (rx_hdr.pkt_type == PktArrive || rx_hdr.pkt_type == PktRelease ||
+                          rx_hdr.pkt_type == PktCombRelease);
   assign se_rx_valid   = rx_valid_i && rx_is_notify;
   assign te_resp_valid = rx_valid_i && rx_is_resp;
+  assign ge_rx_valid   = rx_valid_i && rx_is_group;
   // Every other flit is taken at once: PFC frames and dropped packets.
-  assign rx_ready_o    = rx_is_notify ? se_rx_ready : (rx_is_resp ? te_resp_ready : 1'b1);
+  assign rx_ready_o    = rx_is_notify ? se_rx_ready :
+                         rx_is_resp   ? te_resp_ready :
+                         rx_is_group  ? ge_rx_ready : 1'b1;
   assign rx_fire       = rx_valid_i && rx_ready_o;
 
   // net_drop: a packet that is not the engine's, or a malformed PFC frame,
@@ -405,9 +504,10 @@ module nic_top
     if (rx_fire) begin
       unique case (rx_state_q)
         RxHead: begin
-          if (!rx_is_notify && !rx_is_resp) begin
+          if (!rx_is_notify && !rx_is_resp && !rx_is_group) begin
             if (rx_last_i) begin
-              net_drop = 1'b1;  // a one-flit packet not for SE or TE, or a one-flit PFC frame
+              // a one-flit packet not for SE, TE or the group engine, or a one-flit PFC frame
+              net_drop = 1'b1;
             end else begin
               rx_state_d = (rx_hdr.pkt_type == PktPfc) ? RxPfc : RxDrop;
             end
@@ -485,27 +585,29 @@ module nic_top
   assign tx_paused = pfc_stop[tc];
 
   // =========================================================================
-  // Network arbiter: SE's responses (0) and TE's NOTIFYs (1)
+  // Network arbiter: SE's responses (0), TE's NOTIFYs (1), the group engine's sends (2)
   // =========================================================================
   // A header shown and not taken stays on tx until it is (valid/ready):
   // stream_arbiter holds the grant on it, unless the source withdraws it
   // (only a soft reset does that). While paused the sources are not shown,
   // except the one whose header was shown and not taken at the last edge: it
   // stays and leaves when taken (a pause acts between packets).
-  logic [1:0] net_valid, net_ready, net_gnt_unused;
-  logic net_idx, tx_fire;
-  logic tx_held_q, tx_held_idx_q;  // a header shown and not taken at the last edge, its source
+  logic [2:0] net_valid, net_ready, net_gnt_unused;
+  logic [1:0] net_idx;  // the source shown
+  logic [1:0] tx_held_idx_q;  // the source shown and not taken at the last edge
+  logic tx_fire;
+  logic tx_held_q;  // a header shown and not taken at the last edge
   pkt_hdr_t tx_hdr;
 
   always_comb begin
-    net_valid = {te_tx_valid, se_resp_valid};
+    net_valid = {ge_tx_valid, te_tx_valid, se_resp_valid};
     if (tx_paused) begin
-      net_valid &= tx_held_q ? (2'b01 << tx_held_idx_q) : 2'b00;
+      net_valid &= tx_held_q ? (3'b001 << tx_held_idx_q) : 3'b000;
     end
   end
 
   stream_arbiter #(
-    .NumReq(2)
+    .NumReq(3)
   ) u_net_arb (
     .clk_i,
     .rst_ni,
@@ -520,7 +622,7 @@ module nic_top
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       tx_held_q     <= 1'b0;
-      tx_held_idx_q <= 1'b0;
+      tx_held_idx_q <= '0;
     end else begin
       tx_held_q     <= tx_valid_o && !tx_ready_i;
       tx_held_idx_q <= net_idx;
@@ -529,7 +631,11 @@ module nic_top
 
   // Every packet is one flit on the engine's priority, stamped as it leaves.
   always_comb begin
-    tx_hdr      = net_idx ? te_tx_hdr : se_resp_hdr;
+    unique case (net_idx)
+      2'd1:    tx_hdr = te_tx_hdr;
+      2'd2:    tx_hdr = ge_tx_hdr;
+      default: tx_hdr = se_resp_hdr;
+    endcase
     tx_hdr.prio = tc;
   end
   assign tx_data_o     = flit_t'(tx_hdr);
@@ -537,6 +643,7 @@ module nic_top
   assign tx_fire       = tx_valid_o && tx_ready_i;
   assign se_resp_ready = net_ready[0];
   assign te_tx_ready   = net_ready[1];
+  assign ge_tx_ready   = net_ready[2];
 
   // =========================================================================
   // Memory-access arbiter: OF's reads (0) and the completion unit's writes (1)
@@ -594,26 +701,33 @@ module nic_top
   // =========================================================================
   // Registers fed by the engine
   // =========================================================================
-  logic [1:0] drop_incr;
+  logic [2:0] drop_incr;
+  logic [1:0] dup_incr;
   logic [7:0] active_ctx;
   logic       busy;
 
-  // Up to three CNT_DROP sources per cycle (SE, TE's unmatched response, and
-  // one malformed header: TE's stray or the demux's unknown type, never both
-  // since one header is taken per cycle). incrwidth = 2 in nic_csr.rdl.
-  assign drop_incr = 2'(se_evt_drop) + 2'(te_evt_drop) + 2'(te_evt_stray) + 2'(net_drop);
+  // Up to four CNT_DROP sources per cycle (SE, TE's unmatched response, one
+  // header's verdict: TE's stray, the demux's unknown type or the group
+  // engine's rx drop, never two since one header is taken per cycle, and the
+  // group engine's discarded arrival set, which falls in an activation's
+  // cycle, when the group engine takes no header). incrwidth = 3 in
+  // nic_csr.rdl. CNT_DUP: SE's (a header or its drain) and the group
+  // engine's, incrwidth = 2.
+  assign drop_incr = 3'(se_evt_drop) + 3'(te_evt_drop) + 3'(te_evt_stray) + 3'(net_drop) +
+                     3'(ge_evt_drop);
+  assign dup_incr  = 2'(se_evt_dup) + 2'(ge_evt_dup);
 
   always_comb begin
     active_ctx = '0;
     for (int unsigned c = 0; c < NumCtx; c++) begin
-      active_ctx = active_ctx + 8'(ctx_active[c]);
+      active_ctx = active_ctx + 8'(ctx_busy[c]);
     end
   end
 
   // §8: anything queued, running or waiting to complete. Parked notifications
   // are not work of this engine (a future epoch may sit there for ever).
   assign busy = of_busy || te_busy || cq_busy || se_drain_busy || se_flush_busy ||
-                se_resp_valid || (ctx_active != '0) || tx_valid_o || tag_valid;
+                se_resp_valid || (ctx_active != '0) || ge_busy || tx_valid_o || tag_valid;
 
   // The register inputs in two processes: the fields below follow registers
   // only, those of the next one follow this cycle's rx, tx and memory
@@ -629,6 +743,7 @@ module nic_top
     hwif_in.HW_CFG.K_MAX.next           = 8'(K_MAX);
     hwif_in.HW_CFG.MAX_ROUNDS.next      = 8'(MAX_ROUNDS);
     hwif_in.HW_CFG.HDQ_DEPTH.next       = 8'(HdqDepth);
+    hwif_in.HW_CFG2.MAX_MEMBERS.next    = 16'(MaxMembers);
     hwif_in.STATUS.BUSY.next            = busy;
     hwif_in.STATUS.RESETTING.next       = soft_reset || se_flush_busy;
     hwif_in.STATUS.TX_PAUSED.next       = tx_paused;
@@ -655,7 +770,13 @@ module nic_top
     hwif_in.CNT_RETRY.COUNT.incr        = te_evt_retry;
     hwif_in.CNT_DROP.COUNT.incr         = drop_incr != '0;
     hwif_in.CNT_DROP.COUNT.incrvalue    = drop_incr;
-    hwif_in.CNT_DUP.COUNT.incr          = se_evt_dup;
+    hwif_in.CNT_DUP.COUNT.incr          = dup_incr != '0;
+    hwif_in.CNT_DUP.COUNT.incrvalue     = dup_incr;
+    hwif_in.CNT_ARRIVE_SENT.COUNT.incr  = ge_evt_arrive_sent;
+    hwif_in.CNT_ARRIVE_RECV.COUNT.incr  = ge_evt_arrive_recv;
+    hwif_in.CNT_RELEASE_SENT.COUNT.incr = ge_evt_release_sent;
+    hwif_in.CNT_RELEASE_RECV.COUNT.incr = ge_evt_release_recv;
+    hwif_in.CNT_GROUP_RETRY.COUNT.incr  = ge_evt_retry;
     hwif_in.CNT_PFC_RX.COUNT.incr       = pfc_valid;
     hwif_in.CNT_PAUSE_RX.COUNT.incr     = pfc_evt_xoff[tc];
   end
@@ -731,14 +852,18 @@ module nic_top
   // verilog_format: off
   `NIC_ASSERT_IMP(a_rx_one_destination, rx_fire,
                   rx_last_i ? $onehot({se_rx_valid && se_rx_ready, te_resp_valid && te_resp_ready,
-                                       pfc_valid, net_drop})
-                            : !(se_rx_valid || te_resp_valid || pfc_valid || net_drop))
+                                       ge_rx_valid && ge_rx_ready, pfc_valid, net_drop})
+                            : !(se_rx_valid || te_resp_valid || ge_rx_valid || pfc_valid ||
+                                net_drop))
   // SE and TE get one-flit packets of their types only, at a packet's start.
   `NIC_ASSERT_IMP(a_rx_notify_to_se, se_rx_valid,
                   !chk_in_pkt_q && rx_last_i && rx_hdr.pkt_type == PktNotify)
   `NIC_ASSERT_IMP(a_rx_resp_to_te, te_resp_valid,
                   !chk_in_pkt_q && rx_last_i && (rx_hdr.pkt_type == PktAck ||
                                                  rx_hdr.pkt_type == PktNack))
+  `NIC_ASSERT_IMP(a_rx_group_to_ge, ge_rx_valid,
+                  !chk_in_pkt_q && rx_last_i && rx_hdr.pkt_type inside {PktArrive, PktRelease,
+                                                                         PktCombRelease})
   // What reaches pfc_rx is the last flit of a two-flit PFC frame whose first
   // flit says len_flits 2.
   `NIC_ASSERT_IMP(a_rx_pfc_well_formed, pfc_valid,
@@ -750,8 +875,9 @@ module nic_top
                   rx_valid_i && rx_ready_o && rx_last_i &&
                   (chk_in_pkt_q ? !(chk_flits_q == 2'd1 && chk_type_q == PktPfc &&
                                     chk_len_q == PKT_HDR_LEN_FLITS_W'(2))
-                                : !(rx_hdr.pkt_type inside {PktNotify, PktAck,
-                                                                           PktNack})))
+                                : !(rx_hdr.pkt_type inside {PktNotify, PktAck, PktNack,
+                                                            PktArrive, PktRelease,
+                                                            PktCombRelease})))
   // A header shown on tx stays, unchanged, until taken (a soft reset may
   // withdraw what SE or TE hold; NODE_LID (SE's responses) and NET_CFG.TC
   // (every header) are stamped as the header leaves, so software rewriting
@@ -760,7 +886,7 @@ module nic_top
                   tx_valid_o && (tx_data_o == tx_data_prev_q || own_lid != own_lid_prev_q ||
                                  tc != tc_prev_q))
   // One packet per cycle, from one source; nothing granted that is not asked.
-  `NIC_ASSERT_IMP(a_tx_one_source, tx_fire, $onehot({se_resp_ready, te_tx_ready}))
+  `NIC_ASSERT_IMP(a_tx_one_source, tx_fire, $onehot({se_resp_ready, te_tx_ready, ge_tx_ready}))
   // Every packet sent is one flit: last, and a header that says so.
   `NIC_ASSERT_IMP(a_tx_one_flit, tx_valid_o,
                   tx_last_o && chk_tx_hdr.len_flits == PKT_HDR_LEN_FLITS_W'(1))
@@ -778,12 +904,20 @@ module nic_top
   `NIC_ASSERT_IMP(a_mem_rsp_taken, mem_rsp_valid_i, mem_rsp_ready_o)
   `NIC_ASSERT_IMP(a_mem_one_source, mem_req_fire,
                   $onehot({rd_req_valid && rd_req_ready, wr_req_valid && wr_req_ready}))
-  // Counters: the demux drop and TE's stray are one header each, so they
-  // never fall in the same cycle; the sum fits the 2-bit increment.
-  `NIC_ASSERT(a_drop_sources_fit, !(net_drop && te_evt_stray))
+  // Counters: the demux drop, TE's stray and the group engine's rx drop are
+  // one header each, so no two fall in the same cycle; the group engine's
+  // set discard falls in an activation's cycle, when it takes no header. The
+  // sums fit the 3-bit and 2-bit increments.
+  `NIC_ASSERT_ONEHOT0(a_drop_sources_fit,
+                      {net_drop, te_evt_stray, ge_evt_drop && ge_rx_valid && ge_rx_ready})
   `NIC_ASSERT(a_drop_sum_fits,
               32'(se_evt_drop) + 32'(te_evt_drop) + 32'(te_evt_stray) +
-              32'(net_drop) <= 3)
+              32'(net_drop) + 32'(ge_evt_drop) <= 4)
+  `NIC_ASSERT_IMP(a_ge_drop_one_cause, ge_evt_drop, !(act_ge_valid && act_ge_ready) ||
+                                                     !(ge_rx_valid && ge_rx_ready))
+  // A record reaches the completion unit from one source at a time.
+  `NIC_ASSERT_IMP(a_rec_one_source, rec_valid && rec_ready,
+                  $onehot({te_done_ready, ge_done_ready}))
   `NIC_ASSERT(a_active_ctx_in_range, 32'(active_ctx) <= NumCtx)
   // A record reaches the CSR counters exactly when the completion unit says.
   `NIC_ASSERT_IMP(a_error_is_completion, cq_evt_error, cq_evt_completion)

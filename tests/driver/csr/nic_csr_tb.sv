@@ -98,8 +98,9 @@ module nic_csr_tb
     hwif_in.CNT_COMPLETION.COUNT.incr = cnt_incr_i[5];
     hwif_in.CNT_ERROR.COUNT.incr      = cnt_incr_i[6];
     hwif_in.CNT_DROP.COUNT.incr       = cnt_incr_i[7];
-    hwif_in.CNT_DROP.COUNT.incrvalue  = 2'd1;  // incrwidth 2 (MINOR 2): one per strobe here
+    hwif_in.CNT_DROP.COUNT.incrvalue  = 3'd1;  // incrwidth 3 (MINOR 4): one per strobe here
     hwif_in.CNT_DUP.COUNT.incr        = cnt_incr_i[8];
+    hwif_in.CNT_DUP.COUNT.incrvalue   = 2'd1;  // incrwidth 2 (MINOR 4): one per strobe here
     hwif_in.CNT_PFC_RX.COUNT.incr     = cnt_incr_i[9];
     hwif_in.CNT_PAUSE_RX.COUNT.incr   = cnt_incr_i[10];
   end

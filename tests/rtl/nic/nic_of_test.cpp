@@ -1,6 +1,8 @@
-// Directed and random tests of nic_of (NumCtx=4, HdqDepth=2): descriptor
-// intake of docs/barrier-protocol.md §2 (HDQ, SDQ ring, round-robin), the
-// validation order of §3 and the activation of §5. Every expected error code,
+// Directed and random tests of nic_of (NumCtx=4, HdqDepth=2, MaxMembers=256):
+// descriptor intake of docs/barrier-protocol.md §2 (HDQ, SDQ ring,
+// round-robin), the validation order of §3 and the activation of §5; the
+// group opcodes' validation order of docs/group-barrier.md §2 and their
+// activation of the group engine. Every expected error code,
 // order and index below is worked out by hand from that document (the rule is
 // named next to each check); there is no reference model here on purpose.
 //
@@ -41,12 +43,21 @@ constexpr unsigned kMaxRounds = syncfab::fmt::kMaxRounds;
 constexpr unsigned kKMax = syncfab::fmt::kKMax;
 constexpr unsigned kDescWords = BarrierDesc::kSizeBytes / 8;   // 44
 constexpr std::uint64_t kSlotBytes = BarrierDesc::kSizeBytes;  // §2: slot stride 352
+constexpr unsigned kMaxMembers = 256;                          // MaxMembers (HW_CFG2)
+// The first opcode no descriptor uses (BARRIER 1, MCAST_BARRIER 2, COMB_BARRIER 3).
+constexpr unsigned kFirstUnknownOpcode = 4;
 
 using Table = std::array<std::array<std::uint16_t, kKMax>, kMaxRounds>;
 
 // What OF did with one descriptor: activated it, or sent an error record.
 struct Outcome {
   bool act = false;
+  bool group = false;  // taken by the group engine (act_ge_*), not SE and TE
+  bool comb = false;   // group_act_t
+  std::uint16_t mlid = 0;
+  std::uint16_t root_lid = 0;
+  std::uint16_t member = 0;
+  std::uint16_t members = 0;
   unsigned ctx = 0;
   std::uint16_t epoch = 0;
   unsigned status = 0;
@@ -109,6 +120,7 @@ class OfBench {
   unsigned lat_max = 1;
   double se_ready = 1.0;
   double te_ready = 1.0;
+  double ge_ready = 1.0;
   double err_ready = 1.0;
   // When set, an activated context is freed a random 1..auto_finish cycles later.
   unsigned auto_finish = 0;
@@ -126,6 +138,7 @@ class OfBench {
     dut_.ctx_active_i = 0;
     dut_.act_se_ready_i = 1;
     dut_.act_te_ready_i = 1;
+    dut_.act_ge_ready_i = 1;
     dut_.err_ready_i = 1;
     co_await ClockCycles(clk_, 2);
     dut_.rst_ni = 1;
@@ -154,6 +167,7 @@ class OfBench {
       }
       dut_.act_se_ready_i = u(rng_) < se_ready ? 1 : 0;
       dut_.act_te_ready_i = u(rng_) < te_ready ? 1 : 0;
+      dut_.act_ge_ready_i = u(rng_) < ge_ready ? 1 : 0;
       dut_.err_ready_i = u(rng_) < err_ready ? 1 : 0;
       dut_.rd_req_ready_i = u(rng_) < mem_ready ? 1 : 0;
       const bool rsp = !pend_.empty() && pend_.front().due <= cycle_;
@@ -181,10 +195,13 @@ class OfBench {
       overflows_ += dut_.intr_hdq_overflow_o;
       dma_intr_ += dut_.intr_dma_error_o;
       fetches_ += dut_.evt_fetch_o;
+      TB_CHECK(!(dut_.act_ge_valid_o && (dut_.act_se_valid_o || dut_.act_te_valid_o)))
+          << "a descriptor offered to the group engine and to SE/TE";
       if (dut_.act_fire_o) {
-        TB_CHECK(dut_.act_se_valid_o && dut_.act_se_ready_i && dut_.act_te_valid_o &&
-                 dut_.act_te_ready_i)
-            << "act_fire_o without both handshakes";
+        const bool ge = dut_.act_ge_valid_o && dut_.act_ge_ready_i;
+        TB_CHECK(ge || (dut_.act_se_valid_o && dut_.act_se_ready_i && dut_.act_te_valid_o &&
+                        dut_.act_te_ready_i))
+            << "act_fire_o without both handshakes (or the group engine's)";
         outcomes_.push_back(read_act());
         outcomes_.back().cycle = cycle_;
         const unsigned c = dut_.act_ctx_o;
@@ -366,6 +383,13 @@ class OfBench {
     o.f_irq = (dut_.act_info_o[4] & 1U) != 0;
     o.f_cq_entry = (dut_.act_info_o[4] & 2U) != 0;
     o.f_cmpl_write = (dut_.act_info_o[4] & 4U) != 0;
+    // group_act_t: {comb, mlid, root_lid, member, members}, members in bits 15:0.
+    o.group = dut_.act_ge_valid_o && dut_.act_ge_ready_i;
+    o.members = static_cast<std::uint16_t>(dut_.act_group_o[0]);
+    o.member = static_cast<std::uint16_t>(dut_.act_group_o[0] >> 16U);
+    o.root_lid = static_cast<std::uint16_t>(dut_.act_group_o[1]);
+    o.mlid = static_cast<std::uint16_t>(dut_.act_group_o[1] >> 16U);
+    o.comb = (dut_.act_group_o[2] & 1U) != 0;
     return o;
   }
 
@@ -454,8 +478,8 @@ SYNCFAB_TEST(nic_of, validation_order) {
   BarrierDesc d;
   // Rule 1 before 2: bad opcode and bad version.
   d = good_desc(0, 1);
-  d.set_opcode(static_cast<Opcode>(0x02)).set_version(2);
-  add(d, ErrCode::kBadOpcode, "rule 1 (opcode 2, also bad version)");
+  d.set_opcode(static_cast<Opcode>(kFirstUnknownOpcode)).set_version(2);
+  add(d, ErrCode::kBadOpcode, "rule 1 (opcode 4, also bad version)");
   add(BarrierDesc{}, ErrCode::kBadOpcode, "rule 1 (zeroed descriptor, opcode 0)");
   // Rule 2 before 3.
   d = good_desc(0, 2);
@@ -535,6 +559,135 @@ SYNCFAB_TEST(nic_of, validation_order) {
   co_await ClockCycles(clk, 2);
   TB_CHECK(!co_await of.post(good_desc(0, 22)));
   (void)co_await of.expect_act(0, 22, "rule 8 (ctx 0 idle again)");
+}
+
+// A group descriptor (docs/group-barrier.md §2): header fields as a good
+// BARRIER's, the group fields given, rounds left as good_desc made them
+// (ignored).
+BarrierDesc group_desc(Opcode op, std::uint8_t ctx, std::uint16_t epoch, std::uint16_t member,
+                       std::uint16_t members, std::uint16_t mlid = 0xC001,
+                       std::uint16_t root_lid = 0x0105) {
+  BarrierDesc d = good_desc(ctx, epoch);
+  d.set_opcode(op).set_mlid(mlid).set_root_lid(root_lid).set_member(member).set_members(members);
+  return d;
+}
+
+// docs/group-barrier.md §2: the group opcodes' validation order (each case
+// also fails a later rule), what BARRIER's rules 4/5/7 no longer judge, the
+// size limits (MCAST_MAX_MEMBERS, MaxMembers for a root only), CTX_BUSY last,
+// and the activation of the group engine alone with the group fields.
+SYNCFAB_TEST(nic_of, group_validation) {
+  auto& dut = ctx.make_dut<Vnic_of>();
+  auto& clk = ctx.sim().add_clock("clk", dut.clk_i, kPeriod);
+  OfBench of(dut, clk, ctx.rng());
+  co_await of.reset();
+  of.start(ctx.sim());
+  const Opcode mc = Opcode::kMcastBarrier;
+  const Opcode cb = Opcode::kCombBarrier;
+
+  struct Case {
+    BarrierDesc d;
+    ErrCode want;
+    const char* rule;
+  };
+  std::vector<Case> cases;
+  auto add = [&](BarrierDesc d, ErrCode want, const char* rule) {
+    cases.push_back({d, want, rule});
+  };
+  BarrierDesc d;
+  d = group_desc(mc, 9, 1, 1, 4);
+  d.set_version(0);
+  add(d, ErrCode::kBadVersion, "rule 2 (MCAST, version 0, also ctx 9)");
+  d = group_desc(cb, kNumCtx, 2, 0, 0);
+  d.set_flag_cmpl_write(true).set_cmpl_addr(0);
+  add(d, ErrCode::kBadContext, "rule 3 (COMB, ctx = NumCtx, also bad addr and members 0)");
+  d = group_desc(mc, 1, 3, 1, 4, 0x0100);
+  d.set_flag_cmpl_write(true).set_cmpl_addr(0x1001);
+  add(d, ErrCode::kBadAddr, "rule 5 (MCAST, addr mod 8, also mlid < MLID_BASE)");
+  add(group_desc(mc, 1, 4, 5, 0, 0xBFFF), ErrCode::kBadLid, "rule 6 (mlid 0xBFFF, also members 0)");
+  add(group_desc(cb, 1, 5, 0, 2, 0x0000), ErrCode::kBadLid, "rule 6 (COMB, mlid 0)");
+  add(group_desc(mc, 1, 6, 1, 0, 0xC001, 0x0000), ErrCode::kBadLid,
+      "rule 6 (MCAST member 1, root_lid 0, also members 0)");
+  add(group_desc(mc, 1, 7, 3, 4, 0xC001, 0xC000), ErrCode::kBadLid,
+      "rule 6 (MCAST member 3, root_lid multicast)");
+  add(group_desc(mc, 1, 8, 0, 0), ErrCode::kBadMembers, "rule 7 (members 0)");
+  add(group_desc(cb, 1, 9, 4, 4), ErrCode::kBadMembers, "rule 7 (COMB, member = members)");
+  add(group_desc(mc, 1, 10, 9, 4), ErrCode::kBadMembers, "rule 7 (member > members)");
+  add(group_desc(mc, 1, 11, 5, 4097), ErrCode::kBadMembers,
+      "rule 7 (MCAST, members MCAST_MAX_MEMBERS + 1)");
+  add(group_desc(mc, 1, 12, 0, kMaxMembers + 1), ErrCode::kBadMembers,
+      "rule 7 (MCAST root, members HW_CFG2.MAX_MEMBERS + 1)");
+  for (const auto& c : cases) {
+    TB_CHECK(!co_await of.post(c.d)) << c.rule;
+    co_await of.expect_err(c.want, c.d.ctx(), c.d.epoch(), c.rule);
+  }
+
+  // Accepted: a root ignores root_lid; rounds and fanout are ignored (255
+  // rounds, fanout 0, a multicast LID in a slot); a COMB member and a
+  // non-root MCAST member have no MaxMembers limit, a COMB group none at all;
+  // a root of exactly MaxMembers; a group of one.
+  struct Good {
+    BarrierDesc d;
+    const char* what;
+  };
+  std::vector<Good> goods;
+  d = group_desc(mc, 0, 20, 0, 3, 0xC123, 0x0000);
+  d.set_num_rounds(0xFF).set_fanout_k(0).set_round_dst_lid(0, 0, 0xC000);
+  d.set_flag_cmpl_write(true).set_cmpl_addr(0x2000).set_cmpl_value(0x77);
+  goods.push_back({d, "MCAST root, root_lid 0, rounds ignored"});
+  goods.push_back(
+      {group_desc(cb, 1, 21, 0xFFFE, 0xFFFF, 0xFFFF, 0x0000), "COMB, members 0xFFFF, root_lid 0"});
+  goods.push_back({group_desc(mc, 2, 22, 1, kMaxMembers + 1, 0xC000, 0xBFFF),
+                   "MCAST member 1 of MaxMembers + 1, root_lid 0xBFFF"});
+  goods.push_back({group_desc(mc, 3, 23, 0, kMaxMembers), "MCAST root of MaxMembers"});
+  for (const auto& g : goods) {
+    TB_CHECK(!co_await of.post(g.d)) << g.what;
+    const Outcome o = co_await of.expect_act(g.d.ctx(), g.d.epoch(), g.what);
+    TB_CHECK(o.group) << g.what << ": to the group engine";
+    TB_CHECK_EQ(o.comb, g.d.opcode() == cb) << g.what;
+    TB_CHECK_EQ(o.mlid, g.d.mlid()) << g.what;
+    TB_CHECK_EQ(o.root_lid, g.d.root_lid()) << g.what;
+    TB_CHECK_EQ(o.member, g.d.member()) << g.what;
+    TB_CHECK_EQ(o.members, g.d.members()) << g.what;
+    TB_CHECK_EQ(o.cmpl_value, g.d.cmpl_value()) << g.what << ": completion info";
+    TB_CHECK_EQ(o.f_cmpl_write, g.d.flag_cmpl_write()) << g.what;
+  }
+
+  // Every context runs now: rule 7 before rule 8, then CTX_BUSY for a group
+  // descriptor; after the context finished, a group of one is accepted and
+  // a BARRIER still goes to SE and TE.
+  co_await ClockCycles(clk, 2);
+  TB_CHECK(!co_await of.post(group_desc(cb, 2, 30, 2, 2)));
+  co_await of.expect_err(ErrCode::kBadMembers, 2, 30, "rule 7 before rule 8");
+  TB_CHECK(!co_await of.post(group_desc(cb, 2, 31, 1, 2)));
+  co_await of.expect_err(ErrCode::kCtxBusy, 2, 31, "rule 8 (ctx 2 runs a group barrier)");
+  of.finish(2);
+  of.finish(3);
+  co_await ClockCycles(clk, 2);
+  TB_CHECK(!co_await of.post(group_desc(mc, 2, 32, 0, 1)));
+  const Outcome one = co_await of.expect_act(2, 32, "a group of one");
+  TB_CHECK(one.group && one.members == 1);
+  TB_CHECK(!co_await of.post(good_desc(3, 33)));
+  const Outcome bar = co_await of.expect_act(3, 33, "BARRIER after group descriptors");
+  TB_CHECK(!bar.group) << "a BARRIER goes to SE and TE";
+}
+
+// The group engine's ready alone decides a group activation: SE and TE not
+// ready do not hold it, and it waits while the group engine is not ready.
+SYNCFAB_TEST(nic_of, group_handshake) {
+  auto& dut = ctx.make_dut<Vnic_of>();
+  auto& clk = ctx.sim().add_clock("clk", dut.clk_i, kPeriod);
+  OfBench of(dut, clk, ctx.rng());
+  co_await of.reset();
+  of.start(ctx.sim());
+  of.se_ready = 0.0;
+  of.te_ready = 0.0;
+  of.ge_ready = 0.0;
+  TB_CHECK(!co_await of.post(group_desc(Opcode::kCombBarrier, 1, 5, 1, 3)));
+  co_await of.expect_quiet(20, "group engine not ready");
+  of.ge_ready = 1.0;
+  const Outcome o = co_await of.expect_act(1, 5, "group engine ready, SE and TE not");
+  TB_CHECK(o.group && o.comb);
 }
 
 // §2: a post while the HDQ holds HDQ_DEPTH descriptors is dropped and sets
@@ -834,7 +987,7 @@ SYNCFAB_TEST(nic_of, random) {
     const unsigned rule = pct(rng) < 45 ? 1 + pct(rng) % 7 : 0;
     switch (rule) {
       case 1:
-        d.set_opcode(static_cast<Opcode>(2 + pct(rng)));
+        d.set_opcode(static_cast<Opcode>(kFirstUnknownOpcode + pct(rng)));
         return {d, ErrCode::kBadOpcode};
       case 2:
         d.set_version(static_cast<std::uint8_t>(2 + pct(rng)));
