@@ -48,9 +48,14 @@ double mean_latency(const BarrierResult& b) {
   return b.last_done.empty() ? 0 : sum / static_cast<double>(b.last_done.size());
 }
 
-// One context per group kind, above the dissemination runs' (ctx = k).
-unsigned group_ctx(driver::GroupBarrierKind kind) {
-  return kind == driver::GroupBarrierKind::kMulticastRelease ? 6 : 7;
+// Every group barrier runs on context 0 (the dissemination runs take
+// ctx = k): kind i, group g starts at epoch 1 + (i * groups + g) * barriers,
+// so each NIC's epochs on the context only count up.
+constexpr unsigned kGroupCtx = 0;
+
+std::uint16_t group_first_epoch(std::size_t kind_index, std::size_t groups, std::size_t g,
+                                unsigned barriers) {
+  return static_cast<std::uint16_t>(1 + (kind_index * groups + g) * barriers);
 }
 
 void append(BarrierResult& all, const BarrierResult& r) {
@@ -109,17 +114,20 @@ FlowResult run_flow(TestContext& ctx, const sm::Fabric& smf, const SystemRouting
 
   t.begin();
   res.program = program_and_verify(sys, routing);
-  std::vector<std::uint16_t> first_epochs;
-  for (std::size_t g = 0; g < routing.trees.size(); ++g) {
-    first_epochs.push_back(static_cast<std::uint16_t>(1 + g * opts.barriers));
+  const std::size_t groups = routing.trees.size();
+  if (!opts.group_kinds.empty() && groups == 0) {
+    throw std::invalid_argument(label +
+                                ": group barriers need multicast groups (a group "
+                                "pattern and a multicast engine)");
   }
-  if (!opts.group_kinds.empty()) {
-    if (routing.trees.empty()) {
-      throw std::invalid_argument(label +
-                                  ": group barriers need multicast groups (a group "
-                                  "pattern and a multicast engine)");
+  for (std::size_t i = 0; i < opts.group_kinds.size(); ++i) {
+    if (opts.group_kinds[i] == driver::GroupBarrierKind::kSwitchCombined) {
+      std::vector<std::uint16_t> epochs;
+      for (std::size_t g = 0; g < groups; ++g) {
+        epochs.push_back(group_first_epoch(i, groups, g, opts.barriers));
+      }
+      res.combine_entries += program_combine(sys, routing.groups.groups, routing.trees, epochs);
     }
-    res.combine_entries = program_combine(sys, routing.groups.groups, routing.trees, first_epochs);
   }
   t.end("program");
 
@@ -146,17 +154,19 @@ FlowResult run_flow(TestContext& ctx, const sm::Fabric& smf, const SystemRouting
   for (const auto& l : sys.links()) {
     min_delay = std::min<std::uint64_t>(min_delay, l->delay());
   }
-  for (const driver::GroupBarrierKind kind : opts.group_kinds) {
+  for (std::size_t ki = 0; ki < opts.group_kinds.size(); ++ki) {
+    const driver::GroupBarrierKind kind = opts.group_kinds[ki];
     GroupFlowResult gr;
     gr.kind = kind;
     for (std::size_t g = 0; g < members.size(); ++g) {
       BarrierRun run;
-      run.ctx = group_ctx(kind);
+      run.ctx = kGroupCtx;
       run.barriers = opts.barriers;
       run.limit = opts.limit;
       run.pause_cycles = pause;
       run.common_start = true;
-      run.group = GroupRun{kind, routing.trees[g].mlid, members[g], first_epochs[g]};
+      run.group = GroupRun{kind, routing.trees[g].mlid, members[g],
+                           group_first_epoch(ki, groups, g, opts.barriers)};
       BarrierResult r = run_barriers(sys, run, rng);
       const double lat = mean_latency(r);
       const std::uint64_t bound = group_bound(smf, routing.groups.groups[g].members, min_delay);

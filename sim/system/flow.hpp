@@ -28,10 +28,10 @@ struct FlowOptions {
   std::uint32_t retry_delay = 16;
   std::uint64_t limit = 200'000;  // cycles for the barriers of one fan-out
   // Group barriers after the dissemination ones (docs/group-barrier.md): each
-  // kind on every routed group in turn, one context per kind, `barriers`
-  // common starts per group. Group g's epochs start at 1 + g * barriers (the
-  // epoch its combine entries are programmed with), so a NIC in several
-  // groups counts up on the kind's context.
+  // kind on every routed group in turn, on context 0, `barriers` common
+  // starts per group. Kind i's group g starts at epoch 1 + (i * groups + g)
+  // * barriers (its combine entries are programmed with it), so a NIC in
+  // several groups only counts up on the context.
   std::vector<driver::GroupBarrierKind> group_kinds;
 };
 

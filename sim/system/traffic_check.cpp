@@ -14,8 +14,11 @@ namespace {
 using K = fmt::SwCounter;
 
 std::uint64_t non_pfc(const DirStats& d) {
-  return d.count(PktKind::kNotify) + d.count(PktKind::kAck) + d.count(PktKind::kNack) +
-         d.count(PktKind::kData);
+  std::uint64_t n = 0;
+  for (std::size_t k = 0; k < kPktKinds; ++k) {
+    n += k == static_cast<std::size_t>(PktKind::kPfc) ? 0 : d.packets.at(k);
+  }
+  return n;
 }
 
 void check_dir(const DirStats& d, const std::string& what, bool losses) {

@@ -30,7 +30,7 @@ using Kind = driver::GroupBarrierKind;
 
 // RTL / model latency band of golden_fabric_test.cpp (docs/system-fabric.md).
 constexpr CompareBand kBand{0.7, 1.35};
-constexpr unsigned kCtx = 5;
+constexpr unsigned kCtx = 0;
 // A member re-sends its arrival this long after it left without the
 // release: well above a barrier's latency on this fabric (about 150 cycles).
 constexpr std::uint32_t kGroupTimeout = 600;
