@@ -77,8 +77,12 @@ void BulkHost::stop_flows() {
 }
 
 void BulkHost::inject_malformed(const MalformedSpec& spec) {
-  if (spec.flits == 0 || spec.flits == spec.len_flits || spec.len_flits > 255 ||
-      spec.prio >= fmt::kNumPrio) {
+  // A management datagram is malformed by its length alone; any other
+  // packet by a flit count that differs from its len_flits.
+  const bool mgmt = spec.type == fmt::PktType::kMgmt;
+  const bool malformed = mgmt ? spec.len_flits != fmt::kMgmtFlits || spec.flits != spec.len_flits
+                              : spec.flits != spec.len_flits;
+  if (spec.flits == 0 || !malformed || spec.len_flits > 255 || spec.prio >= fmt::kNumPrio) {
     throw std::invalid_argument("bulk host " + name() + ": not a malformed packet: len_flits " +
                                 std::to_string(spec.len_flits) + ", " + std::to_string(spec.flits) +
                                 " flit(s), prio " + std::to_string(spec.prio));
@@ -91,7 +95,7 @@ bool BulkHost::flow_done(const BulkFlowState& f, std::uint64_t now) const {
 }
 
 bool BulkHost::quiet(std::uint64_t cycle) const {
-  return cur_.empty() && malformed_.empty() &&
+  return cur_.empty() && malformed_.empty() && mgmt_out_.empty() &&
          std::all_of(flows_.begin(), flows_.end(),
                      [&](const BulkFlowState& f) { return flow_done(f, cycle); });
 }
@@ -121,6 +125,19 @@ void BulkHost::receive(const LinkFlit& f, std::uint64_t now) {
       return;
     case PktKind::kPfc:
       break;
+    case PktKind::kMgmt:
+      if (pkt.size() == fmt::kMgmtFlits &&
+          fmt::PktHdr::decode(pkt.front()).len_flits() == fmt::kMgmtFlits) {
+        ++rx_.mgmt;
+        fmt::MgmtMsg::Bytes img{};
+        for (std::size_t i = 0; i < img.size(); ++i) {
+          img[i] = pkt[1 + i / kFlitBytes][i % kFlitBytes];
+        }
+        mgmt_in_.emplace_back(fmt::PktHdr::decode(pkt.front()).src_lid(), fmt::MgmtMsg(img));
+      } else {
+        ++rx_.other;
+      }
+      return;
     default:
       ++rx_.other;
       return;
@@ -151,19 +168,49 @@ void BulkHost::receive(const LinkFlit& f, std::uint64_t now) {
   rx_.pauses += paused ? 1 : 0;
 }
 
+void BulkHost::send_datagram(std::uint16_t dst, const fmt::MgmtMsg& msg, unsigned prio) {
+  if (prio >= fmt::kNumPrio) {
+    throw std::invalid_argument(name() + ": datagram priority " + std::to_string(prio));
+  }
+  mgmt_out_.push_back({dst, msg, prio});
+}
+
+std::optional<std::pair<std::uint16_t, fmt::MgmtMsg>> BulkHost::take_datagram() {
+  if (mgmt_in_.empty()) {
+    return std::nullopt;
+  }
+  auto d = mgmt_in_.front();
+  mgmt_in_.pop_front();
+  return d;
+}
+
 void BulkHost::start_packet(std::uint64_t now) {
   const auto paused = [&](unsigned q) { return paused_to_[q] && now <= *paused_to_[q]; };
+  if (!mgmt_out_.empty() && !paused(mgmt_out_.front().prio)) {
+    const Outgoing o = mgmt_out_.front();
+    mgmt_out_.pop_front();
+    cur_.assign(fmt::kMgmtFlits, Flit{});
+    cur_[0] =
+        header(fmt::PktType::kMgmt, fmt::kMgmtFlits, o.dst, lid_, o.prio, fmt::Ecn::kNotEct, 0, 0);
+    const auto& b = o.msg.bytes();
+    for (std::size_t i = 0; i < b.size(); ++i) {
+      cur_[1 + i / kFlitBytes][i % kFlitBytes] = b[i];
+    }
+    cur_flow_.reset();
+    cur_mgmt_ = true;
+    return;
+  }
   if (!malformed_.empty() && now >= malformed_.front().at_cycle &&
       !paused(malformed_.front().prio)) {
     const MalformedSpec m = malformed_.front();
     malformed_.erase(malformed_.begin());
     cur_.assign(m.flits, Flit{});
-    cur_[0] =
-        header(fmt::PktType::kData, m.len_flits, m.dst_lid, lid_, m.prio, fmt::Ecn::kNotEct, 0, 0);
+    cur_[0] = header(m.type, m.len_flits, m.dst_lid, lid_, m.prio, fmt::Ecn::kNotEct, 0, 0);
     for (std::size_t i = 1; i < cur_.size(); ++i) {
       cur_[i].fill(0xA5);
     }
     cur_flow_.reset();
+    cur_mgmt_ = m.type == fmt::PktType::kMgmt;  // counted with the datagrams it was sent as
     return;
   }
   for (std::size_t k = 0; k < flows_.size(); ++k) {
@@ -218,9 +265,12 @@ void BulkHost::settle(std::uint64_t cycle) {
   }
   if (cur_flow_) {
     ++flows_[*cur_flow_].sent;
+  } else if (cur_mgmt_) {
+    ++mgmt_sent_;
   } else {
     malformed_done_.push_back(cycle);
   }
+  cur_mgmt_ = false;
   cur_.clear();
   cur_flow_.reset();
   pos_ = 0;

@@ -11,14 +11,20 @@
 // DATA header whose len_flits differs from the flits that follow, which a
 // switch must drop and count (DROP_BAD_PKT) at the port it arrives on.
 //
+// It also carries management datagrams (MGMT packets, docs/group-protocol.md)
+// for software on the host -- the subnet-manager agent runs on one: queued
+// ones go before any flow's next packet, received ones wait in an inbox.
+//
 // Like a golden-model node it has no verilated model: it owns a clock of the
 // system's period and computes each cycle's outputs in settle().
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model_clock.hpp"
@@ -41,10 +47,11 @@ class BulkHostPort final : public Port {
   std::optional<LinkFlit> sending_;
 };
 
-// A malformed packet: a DATA header that says len_flits, followed by `flits`
-// flits in all (header included); sent once the link is between packets at
-// or after `at_cycle`.
+// A malformed packet: a header (DATA unless `type` says otherwise) that says
+// len_flits, followed by `flits` flits in all (header included); sent once
+// the link is between packets at or after `at_cycle`.
 struct MalformedSpec {
+  fmt::PktType type = fmt::PktType::kData;  // the header's type
   std::uint16_t dst_lid = 0;
   unsigned prio = 0;
   unsigned len_flits = 0;  // the header's field
@@ -65,6 +72,7 @@ struct BulkRxStats {
   std::uint64_t data_flits = 0;  // their flits
   std::uint64_t pfc = 0;         // PFC frames
   std::uint64_t pauses = 0;      // of which paused some priority
+  std::uint64_t mgmt = 0;        // MGMT packets of MGMT_FLITS flits (into the inbox)
   std::uint64_t other = 0;       // anything else (a barrier packet here is misrouted)
   std::uint64_t bad_len = 0;     // DATA packets whose flits differ from their len_flits
 };
@@ -94,6 +102,12 @@ class BulkHost final : public Node {
   // completes).
   void stop_flows();
   void inject_malformed(const MalformedSpec& spec);
+  // A management datagram to `dst` on priority `prio`, sent before any
+  // flow's next packet (FIFO among datagrams).
+  void send_datagram(std::uint16_t dst, const fmt::MgmtMsg& msg, unsigned prio);
+  // The oldest management datagram received (its src_lid and payload).
+  std::optional<std::pair<std::uint16_t, fmt::MgmtMsg>> take_datagram();
+  [[nodiscard]] std::uint64_t datagrams_sent() const { return mgmt_sent_; }
 
   [[nodiscard]] const std::vector<BulkFlowState>& flows() const { return flows_; }
   // Every flow done (count reached, stopped or past stop_cycle), nothing
@@ -131,6 +145,15 @@ class BulkHost final : public Node {
   std::uint64_t paused_cycles_ = 0;
   std::vector<Flit> rx_cur_;
   BulkRxStats rx_;
+  struct Outgoing {
+    std::uint16_t dst = 0;
+    fmt::MgmtMsg msg;
+    unsigned prio = 0;
+  };
+  std::deque<Outgoing> mgmt_out_;
+  std::deque<std::pair<std::uint16_t, fmt::MgmtMsg>> mgmt_in_;
+  std::uint64_t mgmt_sent_ = 0;
+  bool cur_mgmt_ = false;
 };
 
 }  // namespace syncfab::tb::system

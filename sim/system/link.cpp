@@ -29,6 +29,8 @@ const char* to_string(PktKind k) {
       return "COMB_ARRIVE";
     case PktKind::kCombRelease:
       return "COMB_RELEASE";
+    case PktKind::kMgmt:
+      return "MGMT";
     case PktKind::kOther:
       break;
   }
@@ -55,6 +57,8 @@ PktKind kind_of(const Flit& header) {
       return PktKind::kCombArrive;
     case fmt::PktType::kCombRelease:
       return PktKind::kCombRelease;
+    case fmt::PktType::kMgmt:
+      return PktKind::kMgmt;
     default:
       return PktKind::kOther;
   }

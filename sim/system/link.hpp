@@ -36,9 +36,10 @@ enum class PktKind : std::uint8_t {
   kRelease,
   kCombArrive,
   kCombRelease,
+  kMgmt,  // management datagrams (docs/group-protocol.md)
   kOther
 };
-inline constexpr std::size_t kPktKinds = 10;
+inline constexpr std::size_t kPktKinds = 11;
 const char* to_string(PktKind k);
 PktKind kind_of(const Flit& header);
 

@@ -130,9 +130,13 @@ TrafficTotals check_traffic(SystemFabric& sys, const TrafficRules& rules) {
     const DirStats& in = l.to(host.port(0));
     const std::string who = host.name() + ": ";
     TB_CHECK_EQ(out.count(PktKind::kData), host.data_sent()) << who << "DATA out = DATA it sent";
-    TB_CHECK_EQ(non_pfc(out) + out.count(PktKind::kPfc), out.count(PktKind::kData))
-        << who << "a bulk host sends DATA only";
+    TB_CHECK_EQ(non_pfc(out) + out.count(PktKind::kPfc),
+                out.count(PktKind::kData) + out.count(PktKind::kMgmt))
+        << who << "a bulk host sends DATA and management datagrams only";
+    TB_CHECK_EQ(out.count(PktKind::kMgmt), host.datagrams_sent())
+        << who << "MGMT out = datagrams it sent";
     const BulkRxStats& rx = host.received();
+    TB_CHECK_EQ(in.count(PktKind::kMgmt), rx.mgmt) << who << "MGMT in = datagrams it took";
     TB_CHECK_EQ(in.count(PktKind::kData), rx.data) << who << "DATA in = DATA it counted";
     TB_CHECK_EQ(in.count(PktKind::kPfc), rx.pfc) << who << "PFC frames in = frames it counted";
     TB_CHECK_EQ(rx.other, 0U) << who << "a barrier packet reached a bulk host";

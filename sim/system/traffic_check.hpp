@@ -20,12 +20,11 @@
 // - Summed over the NICs, per kind: every NOTIFY, ACK, NACK and ARRIVE a NIC
 //   sent reached a NIC (no barrier packet lost).
 // - Each bulk host (bulk_host.hpp): its outbound link carries DATA packets
-//   only, as many as it sent; its inbound link DATA and PFC frames only, as
-//   many as it counted; the pauses it honoured (NicPauseCheck per priority)
-//   add up to the cycles it counted itself paused. Summed over the hosts,
-//   DATA sent = DATA received + the NICs' strays + the switches' DROP_WRED,
-//   DROP_BUF and DROP_BAD_PKT (every bulk packet delivered or counted where
-//   it was dropped).
+//   and management datagrams only, as many as it sent; its inbound link DATA,
+//   MGMT and PFC frames only, as many as it counted; the pauses it honoured (NicPauseCheck per
+//   priority) add up to the cycles it counted itself paused. Summed over the hosts, DATA sent =
+//   DATA received + the NICs' strays + the switches' DROP_WRED, DROP_BUF and DROP_BAD_PKT (every
+//   bulk packet delivered or counted where it was dropped).
 // - Each switch port: RX (all priorities) = packets other than PFC that came
 //   in on its link (a dropped one included), TX = such packets that left on
 //   it, PAUSE_TX + RESUME_TX = PFC frames that left (exact with one lossless
