@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <iostream>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -124,7 +125,7 @@ std::size_t total_out(const Bench& b) {
 
 }  // namespace
 
-// TABLE 2 and 3 (switch_csr.rdl): children and control read back; an
+// VERSION.MINOR 2; TABLE 2 and 3 (switch_csr.rdl): children and control read back; an
 // unprogrammed control word reads 0; an index past the MFT raises TBL_ERROR;
 // the epoch read is the one the entry waits for now (a root release
 // advances it).
@@ -132,6 +133,7 @@ SYNCFAB_TEST(switch_combine, table_readback) {
   Bench b(ctx);
   co_await b.reset();
   auto& sw = b.sw();
+  TB_CHECK_EQ(hw::Csr(b.dev).read(r::VERSION) & 0xFFFFU, 2U) << "VERSION.MINOR 2: combine tables";
   TB_CHECK_EQ(tbl_read(b, kTblCtrl, 4), 0U) << "unprogrammed";
   tbl_write(b, kTblChildren, 4, 0x6);
   tbl_write(b, kTblCtrl, 4, ctrl_word(true, false, 0, 0xBEEF));
@@ -579,4 +581,169 @@ SYNCFAB_TEST(switch_combine, lossless_priority) {
   TB_CHECK_EQ(b.out[2].size(), kEpochs + data) << "every data packet delivered";
   TB_CHECK_EQ(epoch_of(b, kMlid), 30U + kEpochs);
   check_no_cell_held(b, "lossless");
+}
+
+namespace {
+
+// Section 5 as the random test predicts it, one packet at a time.
+struct RefEntry {
+  bool valid = false;
+  bool root = false;
+  unsigned parent = 0;
+  std::uint32_t children = 0;
+  std::uint32_t mft = 0;  // 0: no MFT entry
+  std::uint16_t epoch = 0;
+  std::uint32_t arrived = 0;
+};
+
+struct RefOut {
+  std::uint32_t mask = 0;
+  bool release = false;
+  bool drop = false;
+};
+
+constexpr RefOut kRefDrop{0, false, true};
+
+std::uint32_t parent_bit(const RefEntry& x) { return x.parent < kPorts ? 1U << x.parent : 0U; }
+
+RefOut ref_arrive(RefEntry& x, unsigned in, std::uint16_t e) {
+  const std::uint32_t bit = 1U << in;
+  const auto prev = static_cast<std::uint16_t>(x.epoch - 1);
+  if ((x.children & bit) == 0 || (e != x.epoch && e != prev)) {
+    return kRefDrop;
+  }
+  if (e == prev) {
+    return RefOut{bit, true, false};  // the child missed release e
+  }
+  if ((x.arrived & bit) != 0) {  // a re-send: climbs while the entry waits
+    return RefOut{x.arrived == x.children && !x.root ? parent_bit(x) : 0U, false, false};
+  }
+  x.arrived |= bit;
+  if (x.arrived != x.children) {
+    return RefOut{};
+  }
+  if (!x.root) {
+    return RefOut{parent_bit(x), false, false};
+  }
+  x.epoch = static_cast<std::uint16_t>(x.epoch + 1);
+  x.arrived = 0;
+  return RefOut{x.children, true, false};
+}
+
+RefOut ref_release(RefEntry& x, unsigned in, std::uint16_t e) {
+  const auto prev = static_cast<std::uint16_t>(x.epoch - 1);
+  const bool advance = e == x.epoch && x.arrived == x.children;
+  if (x.root || in != x.parent || !(advance || e == prev)) {
+    return kRefDrop;
+  }
+  if (advance) {
+    x.epoch = static_cast<std::uint16_t>(x.epoch + 1);
+    x.arrived = 0;
+  }
+  return RefOut{x.children, true, false};
+}
+
+RefOut ref_decide(RefEntry& x, unsigned in, bool arrive, std::uint16_t e) {
+  const std::uint32_t par = parent_bit(x);
+  const bool consistent =
+      x.valid && x.mft != 0 &&
+      (x.root ? x.mft == x.children
+              : par != 0 && (x.children & par) == 0 && x.mft == (x.children | par));
+  if (!consistent) {
+    return kRefDrop;
+  }
+  return arrive ? ref_arrive(x, in, e) : ref_release(x, in, e);
+}
+
+}  // namespace
+
+// Seeded random COMB traffic, one packet at a time, on root, non-root,
+// inconsistent and missing entries (epochs near the wrap), each packet's
+// copies, type, epoch and DROP_NO_ROUTE checked against section 5 as
+// ref_decide reads it; every entry's epoch read back at the end; no cell
+// held. --param packets (default 400).
+SYNCFAB_TEST(switch_combine, random_against_spec) {
+  const auto n = static_cast<unsigned>(ctx.param("packets", 400));
+  std::cout << "  replay: --test switch_combine.random_against_spec --seed " << ctx.seed() << "\n";
+  Bench b(ctx);
+  co_await b.reset();
+  auto& sw = b.sw();
+  auto& rng = ctx.rng();
+  std::uniform_int_distribution<unsigned> u16(0, 0xFFFF);
+  std::array<RefEntry, 6> ref{};
+  // 1: root of all ports; 2: non-root, children 0-2, parent 3; 3: non-root,
+  // children 0 and 2, parent 1; 4: root of 1-2; 5: inconsistent; 6: none.
+  ref[0] = RefEntry{true, true, 0, 0xF, 0xF};
+  ref[1] = RefEntry{true, false, 3, 0x7, 0xF};
+  ref[2] = RefEntry{true, false, 1, 0x5, 0x7};
+  ref[3] = RefEntry{true, true, 0, 0x6, 0x6};
+  ref[4] = RefEntry{true, true, 0, 0x3, 0x7};
+  ref[5] = RefEntry{false, true, 0, 0x3, 0x3};
+  for (unsigned k = 0; k < ref.size(); ++k) {
+    RefEntry& x = ref.at(k);
+    // Half the entries start next to the wrap.
+    x.epoch = static_cast<std::uint16_t>(k % 2 == 0 ? 0xFFFE : u16(rng));
+    const auto mlid = static_cast<std::uint16_t>(fmt::kMlidBase + 1 + k);
+    sw.set_mft(mlid, x.mft);
+    tbl_write(b, kTblChildren, 1 + k, x.children);
+    tbl_write(b, kTblCtrl, 1 + k, ctrl_word(x.valid, x.root, x.parent, x.epoch));
+  }
+  sw.enable(true);
+  std::uniform_int_distribution<unsigned> pick_entry(0, ref.size() - 1);
+  std::uniform_int_distribution<unsigned> pick_port(0, kPorts - 1);
+  std::uniform_int_distribution<unsigned> pick_prio(0, 7);
+  std::uniform_int_distribution<int> pick_delta(-2, 3);
+  std::uniform_int_distribution<unsigned> pct(0, 99);
+  unsigned made = 0;
+  unsigned drops = 0;
+  for (unsigned k = 0; k < n; ++k) {
+    const unsigned ei = pick_entry(rng);
+    RefEntry& x = ref.at(ei);
+    const bool arrive = pct(rng) < 75;
+    // A release mostly from the parent, an arrival mostly from a child.
+    unsigned in = pick_port(rng);
+    if (!arrive && pct(rng) < 70) {
+      in = x.parent;
+    }
+    while (arrive && ((x.children >> in) & 1U) == 0 && pct(rng) < 70) {
+      in = pick_port(rng);
+    }
+    const int v = pick_delta(rng);
+    const int d = v <= 0 ? v : (v == 3 ? 1 : 0);  // -2, -1, 0 (half), +1
+    const auto e = static_cast<std::uint16_t>(x.epoch + d);
+    const auto prio = static_cast<std::uint8_t>(pick_prio(rng));
+    const auto mlid = static_cast<std::uint16_t>(fmt::kMlidBase + 1 + ei);
+    const std::uint32_t drops_before = b.count(in, prio, K::kDropNoRoute);
+    std::array<std::size_t, kPorts> before{};
+    for (unsigned p = 0; p < kPorts; ++p) {
+      before.at(p) = b.out.at(p).size();
+    }
+    const Packet pk = comb(arrive ? kCombArrive : kCombRelease, mlid, e, prio, k);
+    const RefOut want = ref_decide(x, in, arrive, e);
+    b.send(in, pk);
+    co_await b.drain(30);
+    const std::string what = "packet " + std::to_string(k) + " (" +
+                             (arrive ? "arrive" : "release") + " mlid " + std::to_string(mlid) +
+                             " in " + std::to_string(in) + " epoch " + std::to_string(e) + ")";
+    for (unsigned p = 0; p < kPorts; ++p) {
+      const std::size_t got = b.out.at(p).size() - before.at(p);
+      const bool expect = ((want.mask >> p) & 1U) != 0;
+      TB_CHECK_EQ(got, expect ? 1U : 0U) << what << ", port " << p;
+      if (expect) {
+        check_made(b.out.at(p).back(), pk, want.release ? kCombRelease : kCombArrive,
+                   what + ", port " + std::to_string(p));
+        ++made;
+      }
+    }
+    TB_CHECK_EQ(b.count(in, prio, K::kDropNoRoute) - drops_before, want.drop ? 1U : 0U) << what;
+    drops += want.drop ? 1U : 0U;
+  }
+  for (unsigned k = 0; k < ref.size(); ++k) {
+    if (ref.at(k).valid) {
+      TB_CHECK_EQ(epoch_of(b, static_cast<std::uint16_t>(fmt::kMlidBase + 1 + k)), ref.at(k).epoch)
+          << "entry " << 1 + k;
+    }
+  }
+  check_no_cell_held(b, "random");
+  std::cout << "  " << n << " packets: " << made << " copies made, " << drops << " refused\n";
 }
