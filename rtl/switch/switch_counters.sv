@@ -5,10 +5,13 @@
 //
 // Events arrive per port: NumEv single events (ev_kind_i[k] is the kind of
 // event k, its priority comes with it) and NumMaskKinds mask events (the PFC
-// and watchdog events, several priorities at once). Every kind has one
-// source per port, so every event names a different counter in a cycle and
-// each is one indexed increment: the cost per cycle is the events raised,
-// not the NumPorts x NUM_PRIO x kinds counters.
+// and watchdog events, several priorities at once). A single-event kind may
+// have more than one source per port (DROP_NO_ROUTE: the input's lookup and
+// the combine unit): an event adds itself and the earlier events of this
+// cycle that name the same counter, so the last of them writes the sum. Mask
+// kinds differ from every other kind. Each event is one indexed increment:
+// the cost per cycle is the events raised, not the NumPorts x NUM_PRIO x
+// kinds counters.
 
 `include "syncfab_assert.svh"
 
@@ -48,6 +51,18 @@ module switch_counters
     return {prio, kind};
   endfunction
 
+  // 1 + the events before e (this cycle, this port) that name e's counter.
+  function automatic cnt_value_t same_before(logic [NumEv-1:0] ev, prio_t [NumEv-1:0] prio, int e);
+    cnt_value_t n = cnt_value_t'(1);
+    for (int k = 0; k < e; k++) begin
+      if (ev[k] && EvKinds[k] == EvKinds[e] && prio[k] == prio[e]) n = n + cnt_value_t'(1);
+    end
+    return n;
+  endfunction
+  function automatic cnt_value_t sat_add(cnt_value_t v, cnt_value_t inc);
+    return (v > '1 - inc) ? '1 : v + inc;
+  endfunction
+
   // One counter array per port: a port's events only touch its own counters.
   cnt_value_t [NumPorts-1:0] port_value;
   for (genvar n = 0; n < NumPorts; n++) begin : gen_port
@@ -61,9 +76,9 @@ module switch_counters
         cnt_q <= '{default: '0};
       end else begin
         for (int e = 0; e < NumEv; e++) begin
-          if (ev_i[n][e] && cnt_q[index(ev_prio_i[n][e], EvKinds[e])] != '1) begin
-            cnt_q[index(ev_prio_i[n][e], EvKinds[e])] <= cnt_q[index(ev_prio_i[n][e], EvKinds[e])] +
-                cnt_value_t'(1);
+          if (ev_i[n][e]) begin
+            cnt_q[index(ev_prio_i[n][e], EvKinds[e])] <= sat_add(
+                cnt_q[index(ev_prio_i[n][e], EvKinds[e])], same_before(ev_i[n], ev_prio_i[n], e));
           end
         end
         // PFC and watchdog events are rare: one test skips the port's masks.
@@ -85,15 +100,14 @@ module switch_counters
 
   assign value_o = (32'(sel_port_i) < NumPorts) ? port_value[sel_port_i[PortW-1:0]] : '0;
 
-  // Every kind has one source per port: no two events of a port name one
-  // counter in a cycle (an increment would be lost).
+  // A mask kind has one source per port and no single event shares it (its
+  // increment would be lost); single events may share a kind (same_before).
   function automatic bit kinds_distinct();
-    for (int a = 0; a < NumEv + NumMaskKinds; a++) begin
-      for (int b = a + 1; b < NumEv + NumMaskKinds; b++) begin
-        sw_counter_e ka, kb;
-        ka = (a < NumEv) ? EvKinds[a] : MaskKinds[a - NumEv];
-        kb = (b < NumEv) ? EvKinds[b] : MaskKinds[b - NumEv];
-        if (ka == kb) return 1'b0;
+    for (int a = NumEv; a < NumEv + NumMaskKinds; a++) begin
+      for (int b = 0; b < NumEv + NumMaskKinds; b++) begin
+        sw_counter_e kb;
+        kb = (b < NumEv) ? EvKinds[b] : MaskKinds[b-NumEv];
+        if (b != a && MaskKinds[a-NumEv] == kb) return 1'b0;
       end
     end
     return 1'b1;

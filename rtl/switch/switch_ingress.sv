@@ -80,6 +80,12 @@ module switch_ingress
   // Enqueue engine: one copy per cycle
   input  logic                                  copy_valid_i,
   input  copy_t                                 copy_i,  // the copy's queue is its patch's prio
+  // The combine unit's decision on the pending head (a COMB packet), in the
+  // cycle the engine takes it: its copies (none: its cells go now) and the
+  // header they carry
+  input  logic                                  comb_valid_i,
+  input  port_mask_t                            comb_mask_i,
+  input  pkt_hdr_t                              comb_hdr_i,
   // VOQ heads, per output and egress queue
   output logic [NumPorts-1:0][NumPrio-1:0]      voq_valid_o,
   output len_t [NumPorts-1:0][NumPrio-1:0]      voq_len_o,
@@ -184,8 +190,16 @@ module switch_ingress
   logic beat;
   assign beat = rx_valid_i && rx_ready_o;
 
-  logic type_ok, lossless, free_fits, lossy_fits, admit;
-  assign type_ok = hdr.pkt_type inside {PktData, PktNotify, PktAck, PktNack, PktCnp};
+  logic type_ok, comb, route_ok, lossless, free_fits, lossy_fits, admit;
+  assign type_ok = hdr.pkt_type inside {PktData, PktNotify, PktAck, PktNack, PktCnp, PktArrive,
+                                        PktRelease, PktCombArrive, PktCombRelease};
+  // COMB packets are never looked up: the combine unit decides their copies
+  // when the engine takes them (their pending mask and reference count stay
+  // 0 until then).
+  assign comb = hdr.pkt_type inside {PktCombArrive, PktCombRelease};
+  assign route_ok = comb || lk_rsp_i.hit;
+  port_mask_t adm_mask;
+  assign adm_mask = comb ? '0 : lk_rsp_i.mask;
   assign lossless = pfc_en_i[hdr.prio];
   assign free_fits = 32'(free_q) >= 32'(hdr.len_flits);
   assign lossy_fits = (32'(lossy_q) + 32'(hdr.len_flits) <= 32'(lossy_limit_i)) && free_fits;
@@ -238,7 +252,7 @@ module switch_ingress
           // nothing and ends as DROP_BAD_PKT (the count is at least 1).
           if (!enable_i) drop_d = DrDisabled;
           else if (!type_ok) drop_d = DrBad;
-          else if (!lk_rsp_i.hit) drop_d = DrNoRoute;
+          else if (!route_ok) drop_d = DrNoRoute;
           // A lossless packet finds its cells while the peer honours our
           // pauses (the driver's headroom); a peer that does not (its
           // watchdog ignores or has disabled PFC) overruns us: count it.
@@ -251,7 +265,7 @@ module switch_ingress
             alloc = 1'b1;
             cur_slot_d = new_cell;
             prev_cell_d = new_cell;
-            cur_mask_d = lk_rsp_i.mask;
+            cur_mask_d = adm_mask;
             cur_hdr_d = hdr;
             lossy_pkt_d = !lossless;
           end
@@ -326,7 +340,7 @@ module switch_ingress
   logic [$clog2(PendDepth+1)-1:0] pend_count;
 
   assign pend_push = pkt_done;
-  assign pend_wdata = new_slot ? '{slot: new_cell, mask: lk_rsp_i.mask, hdr: hdr}
+  assign pend_wdata = new_slot ? '{slot: new_cell, mask: adm_mask, hdr: hdr}
                                : '{slot: cur_slot_q, mask: cur_mask_q, hdr: cur_hdr_q};
   sync_fifo #(
     .T(pend_t),
@@ -346,8 +360,17 @@ module switch_ingress
 
   // ---------------------------------------------------------------------------
   // Reference counts: a WRED drop and the end of a copy's stream each take
-  // one; the last one returns the packet's cells.
+  // one; the last one returns the packet's cells. A COMB packet gets its
+  // count when the engine takes it (comb_valid_i, the slot of copy_i, which
+  // is the pending head): the number of its copies, less its first copy if
+  // WRED drops that one in the same cycle; with no copy (absorbed or
+  // dropped by the combine unit) its cells go at once, on release a (no
+  // copy is made that cycle, so that path is free).
   // ---------------------------------------------------------------------------
+  logic absorb;
+  ref_t comb_ref;
+  assign absorb = comb_valid_i && comb_mask_i == '0;
+  assign comb_ref = ref_t'($countones(comb_mask_i));
   logic wred_dec, same_slot;
   logic dec_a, dec_b;  // a: the WRED-dropped copy's slot, b: the finished copy's
   ref_t dec_a_n;
@@ -357,10 +380,10 @@ module switch_ingress
   assign dec_a = wred_dec;
   assign dec_b = rd_req_i.last && !same_slot;
   ref_t ref_a, ref_b;  // their counts now
-  assign ref_a = refcnt_q[copy_i.slot];
+  assign ref_a = comb_valid_i ? comb_ref : refcnt_q[copy_i.slot];
   assign ref_b = refcnt_q[rd_req_i.slot];
   assign dec_a_n = same_slot ? ref_t'(2) : ref_t'(1);
-  assign rel_a = dec_a && ref_a == dec_a_n;
+  assign rel_a = (dec_a && ref_a == dec_a_n) || absorb;
   assign rel_b = dec_b && ref_b == ref_t'(1);
   // A bad-length packet's cells written before this cycle; a flit written in
   // the same cycle is never taken from the list.
@@ -490,13 +513,18 @@ module switch_ingress
       slot_len_q[new_cell] <= hdr.len_flits;
       slot_prio_q[new_cell] <= hdr.prio;
       slot_lossy_q[new_cell] <= !lossless;
-      refcnt_q[new_cell] <= ref_t'($countones(lk_rsp_i.mask));
+      refcnt_q[new_cell] <= ref_t'($countones(adm_mask));
     end
     if (take) begin
       slot_ncells_q[rx_slot] <= new_slot ? nflit_t'(1) : slot_ncells_q[cur_slot_q] + nflit_t'(1);
       slot_tail_q[rx_slot] <= new_cell;
     end
     if (dec_a) refcnt_q[copy_i.slot] <= ref_a - dec_a_n;
+    else if (comb_valid_i) refcnt_q[copy_i.slot] <= comb_ref;
+    // The copies of a COMB packet carry the header the combine unit made
+    // (its type and src_lid 0): written into the packet's first cell, which
+    // no output reads before the first copy is queued (next cycle).
+    if (comb_valid_i && !absorb) cell_data_q[copy_i.slot] <= flit_t'(comb_hdr_i);
     if (dec_b) refcnt_q[rd_req_i.slot] <= ref_b - ref_t'(1);
     if (push) copy_patch_q[copy_i.slot][push_port] <= copy_i.patch;
     if (link_copy) copy_next_q[vq_tail_q[push_port][push_q]][push_port] <= copy_i.slot;
@@ -632,6 +660,17 @@ module switch_ingress
   `SF_ASSERT_IMM(a_refcnt_no_underflow_wred, !dec_a || ref_a >= dec_a_n)
   `SF_ASSERT_IMM(a_refcnt_no_underflow_done, !dec_b || ref_b >= ref_t'(1))
   `SF_ASSERT_IMM(a_slot_count, (used_slots_q == '0) == (slot_used_q == '0))
+  // The combine unit's decision is on this input's pending head, a live COMB
+  // packet none of whose copies exists yet; its copies, if any, start now.
+  `SF_ASSERT_IMM(a_comb_on_pend_head,
+                 !comb_valid_i || (pend_valid_o && pend_ready_i == (comb_mask_i == '0 ||
+                                   $onehot(comb_mask_i)) && copy_i.slot == pend_o.slot &&
+                                   slot_used_q[copy_i.slot] &&
+                                   pend_o.hdr.pkt_type inside {PktCombArrive, PktCombRelease} &&
+                                   copy_valid_i == (comb_mask_i != '0) &&
+                                   !(rd_req_i.last && rd_req_i.slot == copy_i.slot)))
+  // An absorbed packet's release is the only release on path a that cycle.
+  `SF_ASSERT_IMM(a_absorb_no_copy, !absorb || !copy_valid_i)
   // A released chain ends at the cell its packet took last.
   `SF_ASSERT_IMM(a_release_chain_len,
                  !rel_c || rel_n[2] == count_q || rel_n[2] == nflit_t'(len_q))

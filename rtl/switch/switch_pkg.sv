@@ -72,6 +72,23 @@ package switch_pkg;
     logic [MaxPorts-1:0]                  mask;
   } mft_data_t;
 
+  // The combine tables (TBL_ADDR.TABLE 2 and 3, docs/group-barrier.md section
+  // 5): the children are a port mask in the low bits (mft_data_t's layout);
+  // the control word packs the parent port, the epoch the entry waits for,
+  // ROOT and VALID.
+  typedef logic [EPOCH_WIDTH-1:0] epoch_t;
+  typedef struct packed {
+    logic                                                          valid;
+    logic                                                          root;
+    logic [$bits(tbl_data_t)-$bits(epoch_t)-$bits(port_num_t)-3:0] rsvd;
+    epoch_t                                                        epoch;
+    port_num_t                                                     parent;
+  } cb_ctrl_data_t;
+  localparam tbl_sel_t TblLft = tbl_sel_t'(0);
+  localparam tbl_sel_t TblMft = tbl_sel_t'(1);
+  localparam tbl_sel_t TblCbChildren = tbl_sel_t'(2);
+  localparam tbl_sel_t TblCbCtrl = tbl_sel_t'(3);
+
   // ---------------------------------------------------------------------------
   // What the blocks exchange
   // ---------------------------------------------------------------------------

@@ -5,7 +5,11 @@
 //
 // A command takes effect at the edge after the TBL_CMD pulse; TBL_RDATA holds
 // the entry from then on, so TBL_STATUS.BUSY is always 0. An index outside
-// its table (or TABLE > 1) has no effect and raises INTR_STATUS.TBL_ERROR.
+// its table has no effect and raises INTR_STATUS.TBL_ERROR. The combine
+// tables (TABLE 2 and 3, one entry per MFT entry) live in switch_combine:
+// this block checks their index, holds what a read of them returns
+// (cb_rdata_i, the entry index_i names) and gives the combine unit the MFT
+// entry of the packet it decides on (cb_mft_*).
 
 `include "syncfab_assert.svh"
 `include "switch_types.svh"
@@ -30,6 +34,11 @@ module switch_tables
   input  logic                       read_i,
   output tbl_data_t                  rdata_o,
   output logic                       error_o,   // one-cycle pulse
+  input  tbl_data_t                  cb_rdata_i,  // combine entry index_i (TABLE 2, 3)
+  // The MFT entry the combine unit reads (index cb_mft_idx_i)
+  input  tbl_index_t                 cb_mft_idx_i,
+  output logic                       cb_mft_valid_o,
+  output port_mask_t                 cb_mft_mask_o,
   // Lookups, one per input port
   input  lid_t [NumPorts-1:0]        lk_dst_i,
   output lk_rsp_t                   lk_rsp_o [NumPorts]
@@ -61,11 +70,12 @@ module switch_tables
   assign lft_wdata = lft_data_t'(wdata_i);
   assign mft_wdata = mft_data_t'(wdata_i);
 
-  logic lft_sel, mft_sel, in_range;
-  assign lft_sel = table_i == tbl_sel_t'(0);
-  assign mft_sel = table_i == tbl_sel_t'(1);
+  logic lft_sel, mft_sel, cb_sel, in_range;
+  assign lft_sel = table_i == TblLft;
+  assign mft_sel = table_i == TblMft;
+  assign cb_sel = table_i == TblCbChildren || table_i == TblCbCtrl;
   assign in_range = (lft_sel && 32'(index_i) < LftEntries) ||
-                    (mft_sel && 32'(index_i) < MftEntries);
+                    ((mft_sel || cb_sel) && 32'(index_i) < MftEntries);
   assign error_o = (write_i || read_i) && !in_range;
 
   always_ff @(posedge clk_i) begin
@@ -90,6 +100,8 @@ module switch_tables
           rdata_q <= lft_valid_q[index_i[LftW-1:0]] ? tbl_data_t'(lft_data_t
 '{valid: 1'b1, rsvd: '0, port: lft_q[index_i[LftW-1:0]].port}
           ) : '0;
+        end else if (cb_sel) begin
+          rdata_q <= cb_rdata_i;
         end else begin
           rdata_q <= mft_valid_q[index_i[MftW-1:0]] ? tbl_data_t'(mft_data_t
 '{valid: 1'b1, rsvd: '0, mask: MaxPorts'(mft_q[index_i[MftW-1:0]].mask)}
@@ -99,6 +111,11 @@ module switch_tables
     end
   end
   assign rdata_o = rdata_q;
+
+  logic [MftW-1:0] cb_idx;
+  assign cb_idx = cb_mft_idx_i[MftW-1:0];
+  assign cb_mft_valid_o = 32'(cb_mft_idx_i) < MftEntries && mft_valid_q[cb_idx];
+  assign cb_mft_mask_o = mft_q[cb_idx].mask;
 
   for (genvar i = 0; i < NumPorts; i++) begin : gen_lookup
     lid_t midx;
@@ -127,6 +144,6 @@ module switch_tables
   end
 
   logic unused_tables;
-  assign unused_tables = ^{lft_wdata.rsvd, mft_wdata.rsvd, mft_wdata.mask, index_i};
+  assign unused_tables = ^{lft_wdata.rsvd, mft_wdata.rsvd, mft_wdata.mask, index_i, cb_mft_idx_i};
 
 endmodule

@@ -12,6 +12,7 @@ switch_pkg.sv
 ../common/apb_checker.sv
 -F wred_ecn.f
 -F switch_tables.f
+-F switch_combine.f
 -F switch_counters.f
 -F switch_ingress.f
 -F switch_egress.f

@@ -4,7 +4,8 @@
 //
 //   rx[i] -> switch_ingress(i): checks, lookup (switch_tables), admission,
 //            cell buffer, VOQ[i][o][q], occupancy -> pfc_tx(i)
-//         -> enqueue engine (here): one copy per cycle, hook-flow remap,
+//         -> enqueue engine (here): switch_combine decides a COMB packet's
+//            copies when the engine takes it; one copy per cycle, hook-flow remap,
 //            WRED/ECN (one wred_ecn) with the (o, q) queue length over all inputs
 //         -> switch_egress(o): pfc_rx/pfc_watchdog, SP+WDRR, input round
 //            robin, copy stream, pause frames between packets -> tx[o]
@@ -148,7 +149,10 @@ module switch_top
   lid_t [NumPorts-1:0] lk_dst;
   lk_rsp_t lk_rsp [NumPorts];
   logic tbl_error;
-  tbl_data_t tbl_rdata;
+  tbl_data_t tbl_rdata, cb_rdata;
+  tbl_index_t cb_mft_idx;
+  logic cb_mft_valid;
+  port_mask_t cb_mft_mask;
 
   switch_tables #(
     .NumPorts(NumPorts),
@@ -164,6 +168,10 @@ module switch_top
     .read_i(hwif_out.TBL_CMD.READ.value),
     .rdata_o(tbl_rdata),
     .error_o(tbl_error),
+    .cb_rdata_i(cb_rdata),
+    .cb_mft_idx_i(cb_mft_idx),
+    .cb_mft_valid_o(cb_mft_valid),
+    .cb_mft_mask_o(cb_mft_mask),
     .lk_dst_i(lk_dst),
     .lk_rsp_o(lk_rsp)
   );
@@ -183,6 +191,10 @@ module switch_top
   pend_t pend [NumPorts];
   logic [NumPorts-1:0] copy_valid;
   copy_t copy;
+  // The combine unit's decision on the packet the engine takes (below).
+  logic [NumPorts-1:0] comb_valid;
+  port_mask_t cb_mask;
+  pkt_hdr_t cb_hdr;
   // [input][output][queue]
   logic [NumPorts-1:0][NumPorts-1:0][NumPrio-1:0] voq_valid;
   len_t [NumPorts-1:0][NumPorts-1:0][NumPrio-1:0] voq_len;
@@ -218,6 +230,9 @@ module switch_top
       .pend_o(pend[i]),
       .copy_valid_i(copy_valid[i]),
       .copy_i(copy),
+      .comb_valid_i(comb_valid[i]),
+      .comb_mask_i(cb_mask),
+      .comb_hdr_i(cb_hdr),
       .voq_valid_o(voq_valid[i]),
       .voq_len_o(voq_len[i]),
       .voq_cells_o(voq_cells[i]),
@@ -282,8 +297,45 @@ module switch_top
 
   assign eng_in = eng_busy_q ? eng_in_q : (pend_any ? pend_pick : eng_rr_q);
   assign eng_active = eng_busy_q || pend_any;
-  assign eng_mask = eng_busy_q ? eng_rem_q : pend[eng_in].mask;
   assign eng_hdr = pend[eng_in].hdr;
+
+  // A COMB_ARRIVE / COMB_RELEASE is decided by the combine unit in the cycle
+  // the engine takes it (docs/switch-datapath.md, "Combine unit"): its
+  // copies replace the pending mask (which is empty), in the same cycle, so
+  // the unit adds no cycle to the packet's way. No copies (absorbed,
+  // dropped): the engine spends that one cycle, makes no copy and pops the
+  // packet, whose cells its input frees.
+  logic eng_comb, cb_drop, eng_copy;
+  assign eng_comb = !eng_busy_q && pend_any &&
+                    eng_hdr.pkt_type inside {PktCombArrive, PktCombRelease};
+  switch_combine #(
+    .NumPorts(NumPorts),
+    .MftEntries(MftEntries)
+  ) u_combine (
+    .clk_i,
+    .rst_ni,
+    .index_i(hwif_out.TBL_ADDR.INDEX.value),
+    .table_i(hwif_out.TBL_ADDR.TABLE.value),
+    .wdata_i(hwif_out.TBL_WDATA.DATA.value),
+    .write_i(hwif_out.TBL_CMD.WRITE.value),
+    .rdata_o(cb_rdata),
+    .mft_idx_o(cb_mft_idx),
+    .mft_valid_i(cb_mft_valid),
+    .mft_mask_i(cb_mft_mask),
+    .req_i(eng_comb),
+    .in_i(eng_in),
+    .hdr_i(eng_hdr),
+    .mask_o(cb_mask),
+    .drop_o(cb_drop),
+    .hdr_o(cb_hdr)
+  );
+  always_comb begin
+    comb_valid = '0;
+    comb_valid[eng_in] = eng_comb;
+  end
+
+  assign eng_mask = eng_busy_q ? eng_rem_q : (eng_comb ? cb_mask : pend[eng_in].mask);
+  assign eng_copy = eng_active && eng_mask_any;
 
   always_comb begin
     eng_rest = eng_mask & ~(NumPorts'(1) << eng_out);
@@ -303,7 +355,7 @@ module switch_top
   ) u_wred (
     .clk_i,
     .rst_ni,
-    .req_i(eng_active),
+    .req_i(eng_copy),
     .qlen_i(qlen),
     .ecn_i(eng_hdr.ecn),
     .lossless_i(pfc_en[eng_out][eng_q] && !pfc_off[eng_out][eng_q]),
@@ -318,7 +370,7 @@ module switch_top
 
   always_comb begin
     copy_valid = '0;
-    copy_valid[eng_in] = eng_active;
+    copy_valid[eng_in] = eng_copy;
     pend_ready = '0;
     pend_ready[eng_in] = eng_active && eng_rest == '0;
     eng_busy_d = eng_active && eng_rest != '0;
@@ -471,8 +523,12 @@ module switch_top
   // Per port: the ingress events at the arrival priority, the egress events
   // at the copy's queue, the enqueue engine's WRED events at its (o, q), and
   // the PFC / watchdog events as priority masks.
-  localparam int unsigned NumEv = 9;
+  // The combine unit's drops are DROP_NO_ROUTE events of their own, at the
+  // packet's input and priority: they meet the input's own DROP_NO_ROUTE
+  // in one cycle (switch_counters adds both).
+  localparam int unsigned NumEv = 10;
   localparam sw_counter_e [NumEv-1:0] EvKinds = {
+    CntDropNoRoute,
     CntEcnMark,
     CntDropWred,
     CntDropWd,
@@ -493,12 +549,15 @@ module switch_top
   prio_mask_t [NumPorts-1:0] ev_wd_detect, ev_wd_recover, ev_wd_disable, ev_pause_tx;
   logic [NumPorts-1:0] ev_drop_bad;
   for (genvar n = 0; n < NumPorts; n++) begin : gen_cnt_ev
-    logic wred_here;
-    assign wred_here = eng_active && eng_out == port_t'(n);
-    assign cnt_ev[n] = {wred_here && wred_mark, wred_here && wred_drop, out_ev[n].drop_wd,
-                        out_ev[n].tx, in_ev[n].drop_buf, in_ev[n].drop_no_route,
-                        in_ev[n].drop_bad, in_ev[n].drop_disabled, in_ev[n].rx};
-    assign cnt_ev_prio[n] = {eng_q, eng_q, out_ev[n].q, out_ev[n].q, {5{in_ev[n].prio}}};
+    logic wred_here, cb_drop_here;
+    assign wred_here = eng_copy && eng_out == port_t'(n);
+    assign cb_drop_here = eng_comb && cb_drop && eng_in == port_t'(n);
+    assign cnt_ev[n] = {cb_drop_here, wred_here && wred_mark, wred_here && wred_drop,
+                        out_ev[n].drop_wd, out_ev[n].tx, in_ev[n].drop_buf,
+                        in_ev[n].drop_no_route, in_ev[n].drop_bad, in_ev[n].drop_disabled,
+                        in_ev[n].rx};
+    assign cnt_ev_prio[n] = {eng_hdr.prio, eng_q, eng_q, out_ev[n].q, out_ev[n].q,
+                             {5{in_ev[n].prio}}};
     assign cnt_mask[n] = {out_ev[n].wd_disable, out_ev[n].wd_recover, out_ev[n].wd_detect,
                           out_ev[n].resume_rx, out_ev[n].pause_rx, out_ev[n].resume_tx,
                           out_ev[n].pause_tx};
@@ -625,10 +684,18 @@ module switch_top
 
   // Immediate forms, implications as `!(a) || (b)` (switch_ingress says why).
   `SF_ASSERT_IMM(a_accept_only_req, (accept & ~offer_valid) == '0)
-  `SF_ASSERT_IMM(a_engine_mask_nonzero, !eng_active || eng_mask_any)
+  // Only a COMB packet taken now may have no copy.
+  `SF_ASSERT_IMM(a_engine_mask_nonzero, !eng_active || eng_mask_any || eng_comb)
   // verilog_format: off
+  // A multicast never goes back to its input; a COMB packet's copies are the
+  // combine unit's (a release goes to every child, the sender included).
   `SF_ASSERT_IMM(a_engine_not_back_mc,
-                 !(eng_active && eng_hdr.dst_lid >= MLID_BASE) || !eng_mask[eng_in])
+                 !(eng_active && eng_hdr.dst_lid >= MLID_BASE &&
+                   !(eng_hdr.pkt_type inside {PktCombArrive, PktCombRelease})) ||
+                 !eng_mask[eng_in])
+  // A COMB packet's copies are exactly the unit's decision, none outside the
+  // MFT entry of its MLID (switch_combine checks the decision against it).
+  `SF_ASSERT_IMM(a_engine_comb_copies, !eng_comb || eng_mask == cb_mask)
   // verilog_format: on
   // One read port per input: two outputs never stream from the same input.
   // (Bitwise, without a branch per output: see above.)
