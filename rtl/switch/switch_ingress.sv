@@ -192,7 +192,7 @@ module switch_ingress
 
   logic type_ok, comb, route_ok, lossless, free_fits, lossy_fits, admit;
   assign type_ok = hdr.pkt_type inside {PktData, PktNotify, PktAck, PktNack, PktCnp, PktArrive,
-                                        PktRelease, PktCombArrive, PktCombRelease};
+                                        PktRelease, PktCombArrive, PktCombRelease, PktMgmt};
   // COMB packets are never looked up: the combine unit decides their copies
   // when the engine takes them (their pending mask and reference count stay
   // 0 until then).
