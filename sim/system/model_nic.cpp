@@ -32,10 +32,10 @@ void ModelNicPort::offer(const LinkFlit* flit) {
 }
 
 std::optional<LinkFlit> ModelNicPort::sent() const {
-  if (!out_.tx) {
+  if (!out_.tx_flit) {
     return std::nullopt;
   }
-  return LinkFlit{out_.tx->bytes(), true};  // the engine sends one-flit packets
+  return LinkFlit{out_.tx_flit->data, out_.tx_flit->last};
 }
 
 ModelNic::ModelNic(TestContext& ctx, const std::string& name)

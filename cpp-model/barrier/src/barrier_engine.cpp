@@ -73,6 +73,11 @@ BarrierEngine::BarrierEngine(const EngineConfig& config, hw::DmaMemory& memory)
     throw std::invalid_argument("engine max_members " + std::to_string(cfg_.max_members) +
                                 " is out of range 1.." + std::to_string(fmt::kMcastMaxMembers));
   }
+  // HW_CFG2.MBOX_DEPTH is 8 bits wide.
+  if (cfg_.mbox_depth == 0 || cfg_.mbox_depth > 255) {
+    throw std::invalid_argument("engine mbox_depth " + std::to_string(cfg_.mbox_depth) +
+                                " is out of range 1..255");
+  }
   static_assert((1U << hw::nic::NET_CFG_TC.width) >= fmt::kNumPrio,
                 "NET_CFG.TC names every priority");
   static_assert(hw::nic::PFC_CFG_ENABLE.width == fmt::kNumPrio,
@@ -109,14 +114,24 @@ std::optional<fmt::PktHdr> BarrierEngine::transmit() {
   if (tx_out_.empty()) {
     return std::nullopt;
   }
-  auto p = tx_out_.front();
+  const fmt::PktHdr p(tx_out_.front().front().data);
+  tx_out_.pop_front();
+  return p;
+}
+
+std::optional<std::vector<LinkFlit>> BarrierEngine::transmit_flits() {
+  if (tx_out_.empty()) {
+    return std::nullopt;
+  }
+  auto p = std::move(tx_out_.front());
   tx_out_.pop_front();
   return p;
 }
 
 bool BarrierEngine::quiescent() const {
   if (!link_in_.empty() || !tx_out_.empty() || tx_hold_ || !resp_q_.empty() || !ready_.empty() ||
-      !retries_.empty() || of_busy_ != 0 || cmpl_busy_ != 0 || timers_armed_ != 0) {
+      !retries_.empty() || of_busy_ != 0 || cmpl_busy_ != 0 || timers_armed_ != 0 ||
+      mbox_tx_busy()) {
     return false;
   }
   if (enable_ && (!hdq_.empty() || sdq_pending())) {
@@ -159,7 +174,11 @@ void BarrierEngine::step() {
     link_in_.pop_front();
   }
   if (out.tx_taken) {
-    tx_out_.push_back(*out.tx);
+    tx_partial_.push_back(*out.tx_flit);
+    if (out.tx_flit->last) {
+      tx_out_.push_back(std::move(tx_partial_));
+      tx_partial_.clear();
+    }
   }
 }
 
@@ -180,11 +199,19 @@ NetOut BarrierEngine::step_link(const NetIn& in) {
   while (!ready_.empty() && !ready_valid(ready_.front())) {
     ready_.pop_front();  // stale: its barrier ended or was reset
   }
-  if (!tx_hold_ && !tx_paused()) {
+  if (mbox_tx_.state == MboxTxState::kPayload) {
+    // The rest of a MGMT packet whose header left: nothing in between.
+    out.tx_flit = mbox_payload_flit();
+    if (in.tx_ready) {
+      out.tx_taken = true;
+      mbox_flit_left();
+    }
+  } else if (!tx_hold_ && !tx_paused()) {
     grant();
   }
-  if (tx_hold_) {
-    out.tx = stamp(tx_hold_->hdr, tx_hold_->resp);
+  if (tx_hold_ && !out.tx_flit) {
+    out.tx = stamp(tx_hold_->hdr, tx_hold_->resp || tx_hold_->mgmt);
+    out.tx_flit = header_flit(*out.tx, !tx_hold_->mgmt);
     if (in.tx_ready) {
       out.tx_taken = true;
       const TxHold h = *tx_hold_;
@@ -266,11 +293,18 @@ void BarrierEngine::rx_flit(const LinkFlit& flit, PfcIn& frame) {
       trace("net.pfc class=" + hex16(frame.class_enable) + q);
       return;
     }
+    case RxState::kMgmt:
+      mbox_rx_flit(flit);
+      return;
     case RxState::kIdle:
       break;
   }
   const fmt::PktHdr h(flit.data);
   const auto type = h.pkt_type();
+  if (type == fmt::PktType::kMgmt) {
+    mbox_rx_flit(flit);  // to the mailbox, whatever its length
+    return;
+  }
   const bool barrier_pkt = type == fmt::PktType::kNotify || type == fmt::PktType::kAck ||
                            type == fmt::PktType::kNack || type == fmt::PktType::kArrive ||
                            type == fmt::PktType::kRelease || type == fmt::PktType::kCombArrive ||
@@ -760,15 +794,17 @@ std::optional<BarrierEngine::Grant> BarrierEngine::arbitrate() const {
       break;
     }
   }
-  const bool have_resp = !resp_q_.empty();
-  if (!have_resp && !send) {
-    return std::nullopt;
+  const std::array<bool, kArbSrcs> want{!resp_q_.empty(), send.has_value(),
+                                        mbox_tx_.state == MboxTxState::kPending};
+  // One header per cycle, round-robin over the sources that wait (§6): SE's
+  // responses, TE's sends, the mailbox.
+  for (unsigned i = 0; i < kArbSrcs; ++i) {
+    const unsigned s = (arb_next_ + i) % kArbSrcs;
+    if (want[s]) {
+      return Grant{static_cast<ArbSrc>(s), s == static_cast<unsigned>(ArbSrc::kSend) ? *send : 0};
+    }
   }
-  // One header per cycle, alternating when both wait (§6).
-  if (have_resp && (!send || arb_resp_first_)) {
-    return Grant{true, 0};
-  }
-  return Grant{false, *send};
+  return std::nullopt;
 }
 
 fmt::PktHdr BarrierEngine::stamp(fmt::PktHdr hdr, bool resp) const {
@@ -781,6 +817,9 @@ fmt::PktHdr BarrierEngine::stamp(fmt::PktHdr hdr, bool resp) const {
 }
 
 std::optional<fmt::PktHdr> BarrierEngine::tx_header() const {
+  if (mbox_tx_.state == MboxTxState::kPayload) {
+    return std::nullopt;  // a MGMT packet's payload flit is shown
+  }
   if (tx_hold_) {
     return stamp(tx_hold_->hdr, tx_hold_->resp);
   }
@@ -791,10 +830,26 @@ std::optional<fmt::PktHdr> BarrierEngine::tx_header() const {
   if (!g) {
     return std::nullopt;
   }
-  if (g->resp) {
-    return stamp(resp_q_.front(), true);
+  switch (g->src) {
+    case ArbSrc::kResp:
+      return stamp(resp_q_.front(), true);
+    case ArbSrc::kMgmt:
+      return stamp(mbox_tx_.hdr, true);
+    case ArbSrc::kSend:
+      break;
   }
   return stamp(ready_packet(ready_[g->index]), false);
+}
+
+std::optional<LinkFlit> BarrierEngine::tx_flit() const {
+  if (mbox_tx_.state == MboxTxState::kPayload) {
+    return mbox_payload_flit();
+  }
+  const auto h = tx_header();
+  if (!h) {
+    return std::nullopt;
+  }
+  return header_flit(*h, h->pkt_type() != fmt::PktType::kMgmt);
 }
 
 void BarrierEngine::grant() {
@@ -802,10 +857,15 @@ void BarrierEngine::grant() {
   if (!g) {
     return;
   }
-  arb_resp_first_ = !g->resp;
-  if (g->resp) {
+  arb_next_ = (static_cast<unsigned>(g->src) + 1) % kArbSrcs;
+  if (g->src == ArbSrc::kResp) {
     tx_hold_ = TxHold{resp_q_.front(), true, false};
     resp_q_.pop_front();
+    return;
+  }
+  if (g->src == ArbSrc::kMgmt) {
+    tx_hold_ = TxHold{mbox_tx_.hdr, false, false, true};
+    mbox_tx_.state = MboxTxState::kShown;
     return;
   }
   // Stale entries ahead of the granted one never leave.
@@ -828,6 +888,10 @@ void BarrierEngine::grant() {
 void BarrierEngine::tx_taken(const TxHold& h) {
   if (h.resp) {
     return;  // counted (NACK_SENT) when SE decided it
+  }
+  if (h.mgmt) {
+    mbox_flit_left();
+    return;
   }
   if (h.hdr.pkt_type() != fmt::PktType::kNotify) {
     group_left(h.hdr, h.retry);
@@ -926,7 +990,8 @@ void BarrierEngine::soft_reset() {
   ready_.clear();
   retries_ = {};
   timers_armed_ = 0;
-  tx_hold_.reset();  // SE and TE withdraw what they showed on tx
+  tx_hold_.reset();  // SE, TE and the mailbox withdraw what they showed on tx
+  mbox_soft_reset();
   cmpl_q_.clear();
   cmpl_busy_ = 0;
   sdq_cons_ = 0;

@@ -39,9 +39,11 @@ std::uint32_t BarrierEngine::status_reg() const {
     active += c.active ? 1U : 0U;
   }
   // BUSY: queued, running or waiting to complete, a response queued or a
-  // header on tx (parked notifications do not count).
+  // barrier header on tx (parked notifications do not count; the mailbox
+  // has its own MBOX_STATUS.TX_BUSY).
   const bool busy = active != 0 || !hdq_.empty() || of_busy_ != 0 || !cmpl_q_.empty() ||
-                    (enable_ && sdq_pending()) || !resp_q_.empty() || tx_hold_.has_value();
+                    (enable_ && sdq_pending()) || !resp_q_.empty() ||
+                    (tx_hold_.has_value() && !tx_hold_->mgmt);
   return nic::STATUS_BUSY.put(busy ? 1 : 0) | nic::STATUS_TX_PAUSED.put(tx_paused() ? 1 : 0) |
          nic::STATUS_ACTIVE_CTX.put(active);
 }
@@ -58,6 +60,9 @@ std::uint32_t BarrierEngine::csr_read(std::uint32_t offset) {
   if (in_window(offset)) {
     return hdq_window_[(offset - nic::kHdqWindowOffset) / 4];
   }
+  if (std::uint32_t v = 0; mbox_csr_read(offset, v)) {
+    return v;
+  }
   switch (offset) {
     case nic::ID.offset:
       return nic::ID_MAGIC.put(nic::kMagic);
@@ -69,7 +74,8 @@ std::uint32_t BarrierEngine::csr_read(std::uint32_t offset) {
              nic::HW_CFG_MAX_ROUNDS.put(fmt::kMaxRounds) |
              nic::HW_CFG_HDQ_DEPTH.put(cfg_.hdq_depth);
     case group_regs::kHwCfg2.offset:
-      return group_regs::kHwCfg2MaxMembers.put(cfg_.max_members);
+      return group_regs::kHwCfg2MaxMembers.put(cfg_.max_members) |
+             nic::HW_CFG2_MBOX_DEPTH.put(cfg_.mbox_depth);
     case group_regs::kGroupTimeout.offset:
       return group_timeout_;
     case group_regs::kGroupRetryLimit.offset:
@@ -136,6 +142,9 @@ void BarrierEngine::csr_write(std::uint32_t offset, std::uint32_t value) {
     hdq_window_[(offset - nic::kHdqWindowOffset) / 4] = value;
     return;
   }
+  if (mbox_csr_write(offset, value)) {
+    return;
+  }
   switch (offset) {
     case nic::SCRATCH.offset:
       scratch_ = value;
@@ -159,7 +168,8 @@ void BarrierEngine::csr_write(std::uint32_t offset, std::uint32_t value) {
       return;
     case nic::INTR_ENABLE.offset:
       intr_enable_ = value & (nic::INTR_ENABLE_DONE.mask | nic::INTR_ENABLE_ERROR.mask |
-                              nic::INTR_ENABLE_HDQ_OVERFLOW.mask | nic::INTR_ENABLE_DMA_ERROR.mask);
+                              nic::INTR_ENABLE_HDQ_OVERFLOW.mask | nic::INTR_ENABLE_DMA_ERROR.mask |
+                              nic::INTR_ENABLE_MGMT_RX.mask);
       return;
     case nic::RETRY_DELAY.offset:
       retry_delay_ = value;
@@ -227,7 +237,8 @@ void BarrierEngine::csr_write(std::uint32_t offset, std::uint32_t value) {
       break;
   }
   // Read-only registers (ID, VERSION, HW_CFG, HW_CFG2, STATUS, SDQ_CONS, CQ_HEAD,
-  // counters) and unmapped offsets: PSLVERR, as the RTL's --err-if-bad-rw.
+  // counters, MBOX_STATUS, MBOX_RX_DATA0..7, MBOX_RX_SRC) and unmapped offsets: PSLVERR, as the
+  // RTL's --err-if-bad-rw.
   bus_error(offset, "write");
 }
 

@@ -71,8 +71,8 @@ void Fabric::step() {
   for (unsigned n = 0; n < nodes_.size(); ++n) {
     auto& e = *nodes_[n].engine;
     e.step();
-    while (auto p = e.transmit()) {
-      const unsigned lid = p->dst_lid();
+    while (auto p = e.transmit_flits()) {
+      const unsigned lid = fmt::PktHdr(p->front().data).dst_lid();
       if (lid == 0 || lid > nodes_.size()) {
         ++unroutable_;
         continue;
@@ -80,7 +80,7 @@ void Fabric::step() {
       const unsigned dst = lid - 1;
       const std::uint64_t lat =
           cfg_.nic_latency + std::uint64_t{torus_.hops(n, dst)} * cfg_.hop_latency;
-      flight_.push(InFlight{now_ + std::max<std::uint64_t>(lat, 1), seq_++, dst, *p});
+      flight_.push(InFlight{now_ + std::max<std::uint64_t>(lat, 1), seq_++, dst, std::move(*p)});
     }
   }
   ++now_;

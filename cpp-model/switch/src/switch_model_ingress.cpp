@@ -25,7 +25,7 @@ std::string hex16(unsigned v) {
 bool forwardable(fmt::PktType t) {
   return t == fmt::PktType::kData || t == fmt::PktType::kNotify || t == fmt::PktType::kAck ||
          t == fmt::PktType::kNack || t == fmt::PktType::kCnp || t == fmt::PktType::kArrive ||
-         t == fmt::PktType::kRelease;
+         t == fmt::PktType::kRelease || t == fmt::PktType::kMgmt;
 }
 
 bool combined(fmt::PktType t) {

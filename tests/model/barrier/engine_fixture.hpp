@@ -108,10 +108,10 @@ class EngineTest : public ::testing::Test {
   }
 
   // One cycle at the link pins: the flit offered (if any) and tx_ready; a
-  // header that leaves is captured like run()'s.
+  // header that leaves is captured like run()'s (a payload flit is not).
   NetOut pins(std::optional<LinkFlit> rx = std::nullopt, bool tx_ready = true) {
     const NetOut o = eng_.step(NetIn{rx, tx_ready});
-    if (o.tx_taken) {
+    if (o.tx_taken && o.tx) {
       out_.push_back(*o.tx);
     }
     return o;

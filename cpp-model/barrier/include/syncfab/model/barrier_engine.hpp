@@ -15,8 +15,9 @@
 //
 // The protocol rules it implements are in docs/barrier-protocol.md (DESIGN
 // §5a plus the decisions the spec left open) and, for the group barriers
-// (MCAST_BARRIER, COMB_BARRIER), docs/group-barrier.md; the RTL follows the
-// same text.
+// (MCAST_BARRIER, COMB_BARRIER), docs/group-barrier.md, and the management
+// mailbox (MGMT packets of MGMT_FLITS flits, the only multi-flit packets the
+// NIC sends) in docs/group-protocol.md §1; the RTL follows the same text.
 #pragma once
 
 #include <array>
@@ -58,6 +59,9 @@ struct EngineConfig {
   // HW_CFG2.MAX_MEMBERS: the largest multicast-release group this NIC can
   // be the root of (one arrival bit per member and context), 1..4096.
   unsigned max_members = 256;
+  // HW_CFG2.MBOX_DEPTH: management datagrams the mailbox's receive FIFO
+  // holds (docs/group-protocol.md §1), 1..255.
+  unsigned mbox_depth = 4;
 };
 
 // Event counters: the counter registers of the NIC's register map, generated
@@ -91,15 +95,20 @@ class BarrierEngine {
 
   // Network side, at the pins (docs/nic/top.md "Interface"). Before a
   // cycle, rx_ready(f) is what rx_ready_o shows if flit f is offered in it,
-  // and tx_header() what tx_valid_o/tx_data_o show (a one-flit packet,
-  // tx_last_o = 1; prio = NET_CFG.TC and a response's src_lid = NODE_LID,
-  // stamped as it leaves). step(in) is that cycle with the link's inputs;
-  // the header shown leaves when in.tx_ready. A header once shown stays
-  // shown until taken (only a soft reset withdraws it); none is first shown
-  // while tx_paused(). std::logic_error if in.rx is given while flits wait
-  // on the queued link below (one link, one feeder).
+  // tx_flit() what tx_valid_o/tx_data_o/tx_last_o show, and tx_header() the
+  // header when that flit is a packet's first (prio = NET_CFG.TC and a
+  // response's or MGMT packet's src_lid = NODE_LID, stamped as it leaves).
+  // Every packet is one flit but a mailbox MGMT packet (MGMT_FLITS): once
+  // its header has left, its payload flits are shown in the following
+  // cycles, nothing else in between (a pause stops only a first flit).
+  // step(in) is that cycle with the link's inputs; the flit shown leaves
+  // when in.tx_ready. A header once shown stays shown until taken (only a
+  // soft reset withdraws it); none is first shown while tx_paused().
+  // std::logic_error if in.rx is given while flits wait on the queued link
+  // below (one link, one feeder).
   [[nodiscard]] bool rx_ready(const LinkFlit& flit) const;
   [[nodiscard]] std::optional<fmt::PktHdr> tx_header() const;
+  [[nodiscard]] std::optional<LinkFlit> tx_flit() const;
   NetOut step(const NetIn& in);
 
   // Network side, queued: the incoming link as a FIFO of flits (the wire:
@@ -107,12 +116,14 @@ class BarrierEngine {
   // rx_ready is low). receive() appends a one-flit packet (a header with
   // `last`) or any flits (a multi-flit packet, a PFC frame: pfc_flits());
   // step() runs a cycle with the head flit and tx_ready as set_tx_ready()
-  // last said (1 from construction); transmit() hands out the headers that
-  // left in those cycles, oldest first.
+  // last said (1 from construction); transmit() hands out the packets whose
+  // last flit left in those cycles, oldest first: transmit() their headers
+  // (a MGMT packet's payload is lost there), transmit_flits() every flit.
   void receive(const fmt::PktHdr& pkt);
   void receive(std::span<const LinkFlit> flits);
   void set_tx_ready(bool ready) noexcept { tx_ready_ = ready; }
   std::optional<fmt::PktHdr> transmit();
+  std::optional<std::vector<LinkFlit>> transmit_flits();
   [[nodiscard]] std::size_t link_backlog() const noexcept { return link_in_.size(); }
 
   // One clock cycle on the queued link.
@@ -138,6 +149,10 @@ class BarrierEngine {
   }
   [[nodiscard]] const EngineConfig& config() const noexcept { return cfg_; }
   [[nodiscard]] const RequestDamq& request_damq() const noexcept { return damq_; }
+  // The management mailbox (docs/group-protocol.md §1): MBOX_STATUS.TX_BUSY
+  // and .RX_LEVEL.
+  [[nodiscard]] bool mbox_tx_busy() const noexcept { return mbox_tx_.state != MboxTxState::kIdle; }
+  [[nodiscard]] std::size_t mbox_rx_level() const noexcept { return mbox_rx_.size(); }
   [[nodiscard]] bool ctx_active(unsigned ctx) const { return ctxs_.at(ctx).active; }
   // A root NIC's group state of one context (docs/group-barrier.md §4): the
   // early-arrival set (or the live one while a root descriptor runs) and
@@ -218,6 +233,21 @@ class BarrierEngine {
     std::size_t index;
     friend bool operator>(const RetryTimer& a, const RetryTimer& b) noexcept { return a.at > b.at; }
   };
+  // The mailbox's send: SEND accepted, its header granted (held on tx),
+  // header left (payload flits follow).
+  enum class MboxTxState : std::uint8_t { kIdle, kPending, kShown, kPayload };
+  static constexpr std::size_t kMboxBytes = fmt::MgmtMsg::kSizeBytes;
+  static constexpr std::size_t kMboxWords = kMboxBytes / 4;
+  struct MboxTx {
+    MboxTxState state = MboxTxState::kIdle;
+    fmt::PktHdr hdr;
+    std::array<std::uint8_t, kMboxBytes> payload{};
+    unsigned next = 0;  // kPayload: the flit shown (1 .. MGMT_FLITS - 1)
+  };
+  struct MboxDatagram {
+    std::uint16_t src = 0;
+    std::array<std::uint8_t, kMboxBytes> payload{};
+  };
   // TE's ready sends: a NOTIFY (ctx.sends[index]) or a group send, in one
   // order (docs/barrier-protocol.md §6, §12).
   enum class ReadyKind : std::uint8_t { kNotify, kArrival, kRelease, kReleaseResend };
@@ -234,15 +264,19 @@ class BarrierEngine {
     fmt::PktHdr hdr;
     bool resp = false;   // an ACK/NACK from SE's response queue (else a NOTIFY)
     bool retry = false;  // a NOTIFY re-sent after a NACK
+    bool mgmt = false;   // the mailbox's MGMT header
   };
-  // What the arbiter would grant now: SE's head response, or the ready send
-  // at ready_[index].
+  // The network arbiter's sources, in the order of its rotation.
+  enum class ArbSrc : std::uint8_t { kResp, kSend, kMgmt };
+  static constexpr unsigned kArbSrcs = 3;
+  // What the arbiter would grant now: SE's head response, the ready send at
+  // ready_[index], or the mailbox's packet.
   struct Grant {
-    bool resp = false;
+    ArbSrc src = ArbSrc::kResp;
     std::size_t index = 0;
   };
   // The rx demux's state between a packet's first and last flit.
-  enum class RxState : std::uint8_t { kIdle, kDrop, kPfc };
+  enum class RxState : std::uint8_t { kIdle, kDrop, kPfc, kMgmt };
   // A well-formed PFC frame whose last flit was taken this cycle.
   struct PfcIn {
     bool valid = false;
@@ -296,6 +330,15 @@ class BarrierEngine {
   void group_granted(const ReadySend& r);
   void group_left(const fmt::PktHdr& hdr, bool retry);
   void check_ok_completion(unsigned ctx) const;
+  // The management mailbox (mailbox.cpp).
+  [[nodiscard]] bool mbox_csr_read(std::uint32_t offset, std::uint32_t& value) const;
+  [[nodiscard]] bool mbox_csr_write(std::uint32_t offset, std::uint32_t value);
+  void mbox_send();
+  [[nodiscard]] LinkFlit mbox_payload_flit() const;
+  void mbox_flit_left();
+  void mbox_rx_flit(const LinkFlit& flit);
+  void mbox_rx_end();
+  void mbox_soft_reset();
 
   EngineConfig cfg_;
   hw::DmaMemory* mem_;
@@ -336,17 +379,27 @@ class BarrierEngine {
   std::deque<fmt::PktHdr> resp_q_;  // ACK/NACK waiting for the network arbiter
   std::deque<ReadySend> ready_;     // notifications waiting for the network arbiter
   std::priority_queue<RetryTimer, std::vector<RetryTimer>, std::greater<>> retries_;
-  bool arb_resp_first_ = true;
+  unsigned arb_next_ = 0;          // the source the arbiter looks at first (ArbSrc)
   std::optional<TxHold> tx_hold_;  // shown on tx, not yet taken
   unsigned timers_armed_ = 0;      // contexts whose GROUP_TIMEOUT runs
 
+  // The management mailbox.
+  std::array<std::uint32_t, kMboxWords> mbox_tx_data_{};  // MBOX_TX_DATA0..7
+  std::uint16_t mbox_tx_dst_ = 0;                         // MBOX_TX_CTRL.DST_LID
+  MboxTx mbox_tx_;
+  std::deque<MboxDatagram> mbox_rx_;
+
   // The link (not touched by a soft reset or CTRL.ENABLE).
-  std::deque<LinkFlit> link_in_;  // the queued link's incoming flits
-  bool tx_ready_ = true;          // the queued link's tx_ready
-  std::deque<fmt::PktHdr> tx_out_;
+  std::deque<LinkFlit> link_in_;              // the queued link's incoming flits
+  bool tx_ready_ = true;                      // the queued link's tx_ready
+  std::deque<std::vector<LinkFlit>> tx_out_;  // packets whose last flit left
+  std::vector<LinkFlit> tx_partial_;          // the flits of one still leaving
   RxState rx_state_ = RxState::kIdle;
-  unsigned rx_flits_ = 0;  // flits of the PFC frame taken so far
-  fmt::PfcFrame rx_pfc_;   // the PFC frame being taken
+  unsigned rx_flits_ = 0;                           // flits of the PFC frame taken so far
+  fmt::PfcFrame rx_pfc_;                            // the PFC frame being taken
+  unsigned rx_mgmt_flits_ = 0;                      // flits of the MGMT packet taken so far
+  fmt::PktHdr rx_mgmt_hdr_;                         // its header
+  std::array<std::uint8_t, kMboxBytes> rx_mgmt_{};  // its payload
   PfcRx pfc_;
   std::deque<PendingCompletion> cmpl_q_;
   unsigned cmpl_busy_ = 0;

@@ -1,7 +1,8 @@
 // The NIC's network link as the golden model sees it (docs/nic/top.md
 // "Interface"): one FLIT_BITS flit per cycle each way, `last` on a packet's
 // final flit, valid/ready. What arrives is any packet, PFC frames included;
-// what the engine sends is one-flit NOTIFY, ACK and NACK packets.
+// what the engine sends is one-flit barrier packets and the mailbox's MGMT
+// packets (MGMT_FLITS flits, never interleaved with another packet).
 #pragma once
 
 #include <array>
@@ -31,9 +32,10 @@ struct NetIn {
 
 // What happened on the link pins in that cycle.
 struct NetOut {
-  bool rx_taken = false;          // rx_valid_i && rx_ready_o
-  std::optional<fmt::PktHdr> tx;  // tx_valid_o with tx_data_o (tx_last_o = 1: one flit)
-  bool tx_taken = false;          // tx_valid_o && tx_ready_i: the header left
+  bool rx_taken = false;            // rx_valid_i && rx_ready_o
+  std::optional<fmt::PktHdr> tx;    // tx_data_o when the flit shown is a packet's header
+  std::optional<LinkFlit> tx_flit;  // tx_valid_o with tx_data_o, tx_last_o (every flit)
+  bool tx_taken = false;            // tx_valid_o && tx_ready_i: the flit shown left
 };
 
 // A packet header as one flit (`last`: a one-flit packet).

@@ -92,7 +92,7 @@ class Fabric {
     std::uint64_t at;
     std::uint64_t seq;  // FIFO among packets due in the same cycle
     unsigned dst;
-    fmt::PktHdr pkt;
+    std::vector<LinkFlit> pkt;  // every flit (a MGMT packet has MGMT_FLITS)
     friend bool operator>(const InFlight& a, const InFlight& b) noexcept {
       return a.at != b.at ? a.at > b.at : a.seq > b.seq;
     }
