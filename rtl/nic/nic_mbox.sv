@@ -95,9 +95,10 @@ module nic_mbox
       tx_flit_q <= '0;
       tx_dst_q  <= dst_lid_i;
       tx_msg_q  <= tx_words_i;
-    end else if (soft_reset_i && tx_flit_q == 2'd0) begin
-      // A send whose header has not left is abandoned; one under way
-      // finishes (a packet is never cut on the link).
+    end else if (soft_reset_i && tx_flit_q == 2'd0 && !tx_fire) begin
+      // A send whose header has not left is abandoned; one under way,
+      // including one whose header leaves in the reset's cycle, finishes
+      // (a packet is never cut on the link).
       tx_busy_q <= 1'b0;
     end else if (tx_fire) begin
       tx_busy_q <= tx_flit_q != 2'(MGMT_FLITS - 1);

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <random>
@@ -363,6 +364,27 @@ SYNCFAB_TEST(nic_top_mbox, soft_reset) {
   check_sent(b.net.mgmt_sent().at(0), 0x0346, kTcReset, w, "after reset");
   deliver(b, mgmt_packet(0x0601, kOwnLid, 3, 3, w), "receive after reset");
   check_head(b, Datagram{0x0601, w}, "after reset");
+
+  // A send whose header has left finishes whole across a soft reset: the
+  // header is taken, the first payload flit held, then the reset.
+  const Words w2 = random_words(rng);
+  write_tx(b, w2);
+  b.net.hold_tx(true);
+  send(b, 0x0347);
+  run_until(
+      b, [&] { return b.net.waiting().has_value(); }, 50, "MGMT header shown");
+  b.net.hold_tx(false);
+  run_until(
+      b, [&] { return !b.net.waiting().has_value(); }, 50, "MGMT header taken");
+  b.net.hold_tx(true);
+  csr.write(nic::CTRL, {{nic::CTRL_SOFT_RESET, 1}});
+  TB_CHECK(tx_busy(b)) << "TX_BUSY: a send under way survives the soft reset";
+  b.net.hold_tx(false);
+  wait_tx_idle(b, "the send under way finishes");
+  b.idle_cycles(10);
+  TB_CHECK_EQ(b.net.mgmt_sent().size(), 2U) << "the packet under the reset left whole";
+  check_sent(b.net.mgmt_sent().at(1), 0x0347, kTcReset, w2, "across the reset");
+  check_counts(b, {2, 3, 0}, "end");
 }
 
 // Datagrams flow both ways while a dissemination barrier runs (tx
@@ -424,8 +446,10 @@ SYNCFAB_TEST(nic_top_mbox, with_barrier) {
 // --param steps=N. Replay: the runner's --seed (+trace writes an FST).
 SYNCFAB_TEST(nic_top_mbox, random) {
   auto& rng = ctx.rng();
-  std::cout << "nic_top_mbox.random: seed " << ctx.seed() << " (replay: <this binary> --test "
-            << ctx.full_name() << " --seed " << ctx.seed() << " [+trace for an FST])\n";
+  std::cout << "nic_top_mbox.random: seed " << ctx.seed()
+            << "; replay: " << std::filesystem::read_symlink("/proc/self/exe").string()
+            << " --test " << ctx.full_name() << " --seed " << ctx.seed()
+            << " (add +trace for an FST)\n";
   Knobs k;
   k.tx_stall = 0.25;
   k.rx_gap = 0.25;
@@ -437,6 +461,10 @@ SYNCFAB_TEST(nic_top_mbox, random) {
   Counts want{0, 0, 0};
   std::vector<std::pair<std::uint16_t, Words>> sent_ref;
   hw::Csr csr(b.dev);
+  // Pauses of the engine's priority land at random, some inside a MGMT
+  // packet on tx (which must finish: a pause acts between packets).
+  csr.write(nic::PFC_CFG, {{nic::PFC_CFG_ENABLE, 0xFF}, {nic::PFC_CFG_CYC_PER_QUANTUM, 1}});
+  unsigned pauses = 0;
   for (unsigned s = 0; s < steps; ++s) {
     const std::string what = "step " + std::to_string(s);
     const unsigned r = pct(rng);
@@ -504,6 +532,12 @@ SYNCFAB_TEST(nic_top_mbox, random) {
       const bool hold = pct(rng) < 40;
       b.net.hold_tx(hold);
       write_tx(b, tw);
+      if (pct(rng) < 30) {
+        const auto q = static_cast<std::uint16_t>(1 + rng() % 40);
+        b.net.inject(pfc_packet(pfc_frame(static_cast<std::uint8_t>(1U << kTcReset), q)),
+                     rng() % 8);
+        ++pauses;
+      }
       send(b, tdst);
       if (hold) {
         write_tx(b, random_words(rng));
@@ -515,8 +549,32 @@ SYNCFAB_TEST(nic_top_mbox, random) {
       sent_ref.emplace_back(tdst, tw);
       ++want.sent;
     } else if (r < 88) {
+      // A soft reset, sometimes with a send just written: abandoned if its
+      // header had not left, else it leaves whole (the bench checks that).
+      const bool with_send = pct(rng) < 50;
+      const std::size_t before = b.net.mgmt_sent().size();
+      const Words tw = random_words(rng);
+      const auto tdst = static_cast<std::uint16_t>(1 + rng() % 0xBFFF);
+      if (with_send) {
+        b.net.allow_withdraw(true);
+        b.net.hold_tx(pct(rng) < 50);
+        write_tx(b, tw);
+        send(b, tdst);
+        b.idle_cycles(rng() % 4);
+      }
       csr.write(nic::CTRL, {{nic::CTRL_SOFT_RESET, 1}});
       ref.clear();
+      if (with_send) {
+        b.net.hold_tx(false);
+        wait_tx_idle(b, "send beside a soft reset");
+        b.idle_cycles(4);
+        b.net.allow_withdraw(false);
+        TB_CHECK(b.net.mgmt_sent().size() <= before + 1) << what << ": one send at most";
+        if (b.net.mgmt_sent().size() == before + 1) {
+          sent_ref.emplace_back(tdst, tw);
+          ++want.sent;
+        }
+      }
     } else {
       b.idle_cycles(1 + rng() % 20);
     }
@@ -530,6 +588,7 @@ SYNCFAB_TEST(nic_top_mbox, random) {
     check_sent(b.net.mgmt_sent().at(i), sent_ref.at(i).first, kTcReset, sent_ref.at(i).second,
                "random send " + std::to_string(i));
   }
+  TB_CHECK_EQ(b.dev.read32(NIC_OFF(CNT_PFC_RX)), pauses) << "CNT_PFC_RX";
   std::cout << "nic_top_mbox.random: " << steps << " steps, " << want.sent << " sent, " << want.recv
-            << " received, " << want.drop << " dropped\n";
+            << " received, " << want.drop << " dropped, " << pauses << " pauses\n";
 }
