@@ -14,6 +14,7 @@ nic_se.sv
 nic_te.sv
 nic_of.sv
 nic_ge.sv
+nic_mbox.sv
 nic_cq.sv
 -F ../switch/pfc_rx.f  // the switch's pfc_rx, reused for the link's pause frames
 nic_top.sv

@@ -45,6 +45,9 @@ module nic_top
   // Largest multicast-release group this NIC can be the root of
   // (HW_CFG2.MAX_MEMBERS; docs/nic/ge.md).
   parameter int unsigned MaxMembers    = MaxMembersDefault,
+  // Datagrams the management mailbox's receive FIFO holds (HW_CFG2.MBOX_DEPTH;
+  // docs/nic/mbox.md).
+  parameter int unsigned MboxDepth     = 4,
   localparam int unsigned AddrW = NIC_CSR_REG_TOP_MIN_ADDR_WIDTH
 ) (
   input  logic              clk_i,
@@ -64,7 +67,8 @@ module nic_top
   output logic              intr_o,
 
   // Network: the link, one flit per cycle, `last` on a packet's final flit
-  // (docs/nic/top.md "Interface"). Every packet sent is one flit.
+  // (docs/nic/top.md "Interface"). Every packet sent is one flit except the
+  // mailbox's MGMT packets (MGMT_FLITS flits, never interleaved).
   input  logic              rx_valid_i,
   output logic              rx_ready_o,
   input  flit_t             rx_data_i,
@@ -200,6 +204,15 @@ module nic_top
   logic [NumCtx-1:0] ge_ctx_active;
   logic ge_evt_arrive_sent, ge_evt_arrive_recv, ge_evt_release_sent, ge_evt_release_recv;
   logic ge_evt_retry, ge_evt_dup, ge_evt_drop, ge_busy;
+
+  // Management mailbox
+  logic mb_tx_valid, mb_tx_ready, mb_tx_last, mb_tx_started, mb_tx_busy;
+  flit_t mb_tx_data;
+  logic mb_rx_valid, mb_rx_first;
+  logic [7:0][31:0] mb_tx_words, mb_rx_words;
+  lid_t mb_rx_src;
+  logic [7:0] mb_rx_level;
+  logic mb_evt_sent, mb_evt_recv, mb_evt_drop;
 
   // Record merge (TE and the group engine onto the completion unit's port)
   logic rec_valid, rec_ready, rec_idx;
@@ -387,6 +400,48 @@ module nic_top
     .busy_o             (ge_busy)
   );
 
+  // The mailbox runs whatever CTRL.ENABLE (docs/group-protocol.md §1).
+  assign mb_tx_words = {
+    hwif_out.MBOX_TX_DATA7.WORD.value,
+    hwif_out.MBOX_TX_DATA6.WORD.value,
+    hwif_out.MBOX_TX_DATA5.WORD.value,
+    hwif_out.MBOX_TX_DATA4.WORD.value,
+    hwif_out.MBOX_TX_DATA3.WORD.value,
+    hwif_out.MBOX_TX_DATA2.WORD.value,
+    hwif_out.MBOX_TX_DATA1.WORD.value,
+    hwif_out.MBOX_TX_DATA0.WORD.value
+  };
+
+  nic_mbox #(
+    .MboxDepth(MboxDepth)
+  ) mbox (
+    .clk_i,
+    .rst_ni,
+    .own_lid_i      (own_lid),
+    .tc_i           (tc),
+    .soft_reset_i   (soft_reset),
+    .send_i         (hwif_out.MBOX_TX_CTRL.SEND.value),
+    .dst_lid_i      (hwif_out.MBOX_TX_CTRL.DST_LID.value),
+    .tx_words_i     (mb_tx_words),
+    .tx_busy_o      (mb_tx_busy),
+    .tx_valid_o     (mb_tx_valid),
+    .tx_ready_i     (mb_tx_ready),
+    .tx_data_o      (mb_tx_data),
+    .tx_last_o      (mb_tx_last),
+    .tx_started_o   (mb_tx_started),
+    .rx_valid_i     (mb_rx_valid),
+    .rx_first_i     (mb_rx_first),
+    .rx_last_i      (rx_last_i),
+    .rx_data_i      (rx_data_i),
+    .pop_i          (hwif_out.MBOX_RX_POP.POP.value),
+    .rx_head_words_o(mb_rx_words),
+    .rx_head_src_o  (mb_rx_src),
+    .rx_level_o     (mb_rx_level),
+    .evt_sent_o     (mb_evt_sent),
+    .evt_recv_o     (mb_evt_recv),
+    .evt_drop_o     (mb_evt_drop)
+  );
+
   // SE/TE and the group engine never run the same context (OF activates an
   // idle one only), so CTX_BUSY and STATUS.ACTIVE_CTX read the union.
   assign ctx_busy = ctx_active | ge_ctx_active;
@@ -459,7 +514,8 @@ module nic_top
   typedef enum logic [1:0] {
     RxHead,
     RxPfc,
-    RxDrop
+    RxDrop,
+    RxMgmt  // inside a MGMT packet: every flit to the mailbox
   } rx_state_e;
 
   rx_state_e rx_state_q, rx_state_d;
@@ -471,7 +527,7 @@ module nic_top
   assign rx_pfc_head = pfc_frame_t'({{(PFC_FRAME_BITS - FLIT_BITS) {1'b0}}, rx_data_i});
   assign rx_pfc_tail = pfc_frame_t'({rx_data_i, {(PFC_FRAME_BITS - FLIT_BITS) {1'b0}}});
 
-  logic rx_head, rx_is_notify, rx_is_resp, rx_is_group, rx_fire, net_drop, pfc_valid;
+  logic rx_head, rx_is_notify, rx_is_resp, rx_is_group, rx_is_mgmt, rx_fire, net_drop, pfc_valid;
 
   assign rx_head       = rx_state_q == RxHead;
   // Only a one-flit NOTIFY or ACK/NACK is the engine's: SE or TE take it.
@@ -485,6 +541,11 @@ module nic_top
   assign rx_is_group   = rx_head && rx_last_i &&
                          (rx_hdr.pkt_type == PktArrive || rx_hdr.pkt_type == PktRelease ||
                           rx_hdr.pkt_type == PktCombRelease);
+  // A MGMT packet of any length, flit by flit, to the mailbox, which judges
+  // it at its last flit (docs/nic/mbox.md).
+  assign rx_is_mgmt    = (rx_head && rx_hdr.pkt_type == PktMgmt) || rx_state_q == RxMgmt;
+  assign mb_rx_valid   = rx_valid_i && rx_is_mgmt;
+  assign mb_rx_first   = rx_head;
   assign se_rx_valid   = rx_valid_i && rx_is_notify;
   assign te_resp_valid = rx_valid_i && rx_is_resp;
   assign ge_rx_valid   = rx_valid_i && rx_is_group;
@@ -504,7 +565,11 @@ module nic_top
     if (rx_fire) begin
       unique case (rx_state_q)
         RxHead: begin
-          if (!rx_is_notify && !rx_is_resp && !rx_is_group) begin
+          if (rx_is_mgmt) begin
+            if (!rx_last_i) begin
+              rx_state_d = RxMgmt;
+            end
+          end else if (!rx_is_notify && !rx_is_resp && !rx_is_group) begin
             if (rx_last_i) begin
               // a one-flit packet not for SE, TE or the group engine, or a one-flit PFC frame
               net_drop = 1'b1;
@@ -525,6 +590,11 @@ module nic_top
         RxDrop: begin
           if (rx_last_i) begin
             net_drop   = 1'b1;
+            rx_state_d = RxHead;
+          end
+        end
+        RxMgmt: begin
+          if (rx_last_i) begin
             rx_state_d = RxHead;
           end
         end
@@ -585,36 +655,47 @@ module nic_top
   assign tx_paused = pfc_stop[tc];
 
   // =========================================================================
-  // Network arbiter: SE's responses (0), TE's NOTIFYs (1), the group engine's sends (2)
+  // Network arbiter: SE's responses (0), TE's NOTIFYs (1), the group engine's
+  // sends (2), the mailbox's MGMT packets (3)
   // =========================================================================
-  // A header shown and not taken stays on tx until it is (valid/ready):
-  // stream_arbiter holds the grant on it, unless the source withdraws it
-  // (only a soft reset does that). While paused the sources are not shown,
-  // except the one whose header was shown and not taken at the last edge: it
-  // stays and leaves when taken (a pause acts between packets).
-  logic [2:0] net_valid, net_ready, net_gnt_unused;
+  // The arbiter chooses packets: it sees a packet's first flit only. A header
+  // shown and not taken stays on tx until it is (valid/ready): stream_arbiter
+  // holds the grant on it, unless the source withdraws it (only a soft reset
+  // does that). Once a MGMT header has left (tx_in_pkt_q), the link belongs
+  // to the mailbox until its last flit has left: the arbiter is shown nothing
+  // and the payload flits go straight to tx, so no packet's flits are
+  // interleaved with another's and a pause cannot cut a packet. While paused
+  // the sources are not shown, except the one whose header was shown and not
+  // taken at the last edge: it stays and leaves when taken (a pause acts
+  // between packets).
+  logic [3:0] net_valid, net_ready, net_gnt_unused;
   logic [1:0] net_idx;  // the source shown
   logic [1:0] tx_held_idx_q;  // the source shown and not taken at the last edge
-  logic tx_fire;
+  logic net_shown, net_take, tx_fire;
   logic tx_held_q;  // a header shown and not taken at the last edge
+  logic tx_in_pkt_q;  // a MGMT header has left, its last flit has not
   pkt_hdr_t tx_hdr;
 
   always_comb begin
-    net_valid = {ge_tx_valid, te_tx_valid, se_resp_valid};
-    if (tx_paused) begin
-      net_valid &= tx_held_q ? (3'b001 << tx_held_idx_q) : 3'b000;
+    net_valid = {mb_tx_valid, ge_tx_valid, te_tx_valid, se_resp_valid};
+    if (tx_in_pkt_q) begin
+      net_valid = '0;
+    end else if (tx_paused) begin
+      net_valid &= tx_held_q ? (4'b0001 << tx_held_idx_q) : 4'b0000;
     end
   end
 
+  assign net_take = tx_ready_i && !tx_in_pkt_q;
+
   stream_arbiter #(
-    .NumReq(3)
+    .NumReq(4)
   ) u_net_arb (
     .clk_i,
     .rst_ni,
     .valid_i(net_valid),
     .ready_o(net_ready),
-    .valid_o(tx_valid_o),
-    .ready_i(tx_ready_i),
+    .valid_o(net_shown),
+    .ready_i(net_take),
     .gnt_o  (net_gnt_unused),
     .idx_o  (net_idx)
   );
@@ -623,27 +704,35 @@ module nic_top
     if (!rst_ni) begin
       tx_held_q     <= 1'b0;
       tx_held_idx_q <= '0;
+      tx_in_pkt_q   <= 1'b0;
     end else begin
-      tx_held_q     <= tx_valid_o && !tx_ready_i;
+      tx_held_q     <= net_shown && !tx_ready_i;
       tx_held_idx_q <= net_idx;
+      if (mb_tx_valid && mb_tx_ready) begin
+        tx_in_pkt_q <= !mb_tx_last;
+      end
     end
   end
 
-  // Every packet is one flit on the engine's priority, stamped as it leaves.
+  // Every header leaves on the engine's priority, stamped as it leaves; the
+  // mailbox's payload flits are not headers.
   always_comb begin
     unique case (net_idx)
       2'd1:    tx_hdr = te_tx_hdr;
       2'd2:    tx_hdr = ge_tx_hdr;
+      2'd3:    tx_hdr = pkt_hdr_t'(mb_tx_data);
       default: tx_hdr = se_resp_hdr;
     endcase
     tx_hdr.prio = tc;
   end
-  assign tx_data_o     = flit_t'(tx_hdr);
-  assign tx_last_o     = 1'b1;
+  assign tx_valid_o    = tx_in_pkt_q ? mb_tx_valid : net_shown;
+  assign tx_data_o     = tx_in_pkt_q ? mb_tx_data : flit_t'(tx_hdr);
+  assign tx_last_o     = tx_in_pkt_q ? mb_tx_last : (net_idx != 2'd3);
   assign tx_fire       = tx_valid_o && tx_ready_i;
   assign se_resp_ready = net_ready[0];
   assign te_tx_ready   = net_ready[1];
   assign ge_tx_ready   = net_ready[2];
+  assign mb_tx_ready   = tx_in_pkt_q ? tx_ready_i : net_ready[3];
 
   // =========================================================================
   // Memory-access arbiter: OF's reads (0) and the completion unit's writes (1)
@@ -711,10 +800,12 @@ module nic_top
   // engine's rx drop, never two since one header is taken per cycle, and the
   // group engine's discarded arrival set, which falls in an activation's
   // cycle, when the group engine takes no header). incrwidth = 3 in
-  // nic_csr.rdl. CNT_DUP: SE's (a header or its drain) and the group
-  // engine's, incrwidth = 2.
+  // nic_csr.rdl. The mailbox's verdict is one more packet's (at a MGMT
+  // packet's last flit; one packet ends per cycle), so it falls with none of
+  // the three and the sum stays within 4. CNT_DUP: SE's (a header or its
+  // drain) and the group engine's, incrwidth = 2.
   assign drop_incr = 3'(se_evt_drop) + 3'(te_evt_drop) + 3'(te_evt_stray) + 3'(net_drop) +
-                     3'(ge_evt_drop);
+                     3'(ge_evt_drop) + 3'(mb_evt_drop);
   assign dup_incr  = 2'(se_evt_dup) + 2'(ge_evt_dup);
 
   always_comb begin
@@ -744,6 +835,18 @@ module nic_top
     hwif_in.HW_CFG.MAX_ROUNDS.next      = 8'(MAX_ROUNDS);
     hwif_in.HW_CFG.HDQ_DEPTH.next       = 8'(HdqDepth);
     hwif_in.HW_CFG2.MAX_MEMBERS.next    = 16'(MaxMembers);
+    hwif_in.HW_CFG2.MBOX_DEPTH.next     = 8'(MboxDepth);
+    hwif_in.MBOX_STATUS.TX_BUSY.next    = mb_tx_busy;
+    hwif_in.MBOX_STATUS.RX_LEVEL.next   = mb_rx_level;
+    hwif_in.MBOX_RX_DATA0.WORD.next     = mb_rx_words[0];
+    hwif_in.MBOX_RX_DATA1.WORD.next     = mb_rx_words[1];
+    hwif_in.MBOX_RX_DATA2.WORD.next     = mb_rx_words[2];
+    hwif_in.MBOX_RX_DATA3.WORD.next     = mb_rx_words[3];
+    hwif_in.MBOX_RX_DATA4.WORD.next     = mb_rx_words[4];
+    hwif_in.MBOX_RX_DATA5.WORD.next     = mb_rx_words[5];
+    hwif_in.MBOX_RX_DATA6.WORD.next     = mb_rx_words[6];
+    hwif_in.MBOX_RX_DATA7.WORD.next     = mb_rx_words[7];
+    hwif_in.MBOX_RX_SRC.SRC_LID.next    = mb_rx_src;
     hwif_in.STATUS.BUSY.next            = busy;
     hwif_in.STATUS.RESETTING.next       = soft_reset || se_flush_busy;
     hwif_in.STATUS.TX_PAUSED.next       = tx_paused;
@@ -779,6 +882,9 @@ module nic_top
     hwif_in.CNT_GROUP_RETRY.COUNT.incr  = ge_evt_retry;
     hwif_in.CNT_PFC_RX.COUNT.incr       = pfc_valid;
     hwif_in.CNT_PAUSE_RX.COUNT.incr     = pfc_evt_xoff[tc];
+    hwif_in.CNT_MGMT_SENT.COUNT.incr    = mb_evt_sent;
+    hwif_in.CNT_MGMT_RECV.COUNT.incr    = mb_evt_recv;
+    hwif_in.INTR_STATUS.MGMT_RX.next    = mb_evt_recv;
   end
 
   // Debug / trace names of §9 with no port of their own.
@@ -789,7 +895,7 @@ module nic_top
                           hwif_out.CTRL.CNT_CLEAR.value, hwif_out.SDQ_PROD.INDEX.swmod,
                           hwif_out.CQ_TAIL.INDEX.swmod,
                           hwif_out.INTR_STATUS.intr, pfc_xoff, pfc_evt_xon, rx_pfc_head,
-                          rx_pfc_tail};
+                          rx_pfc_tail, mb_tx_started};
 
   // =========================================================================
   // Rules of the top
@@ -819,6 +925,28 @@ module nic_top
   logic     unused_chk_tx_hdr;
   assign chk_tx_hdr        = pkt_hdr_t'(tx_data_o);
   assign unused_chk_tx_hdr = ^chk_tx_hdr;
+
+  // The tx stream read apart from the arbiter: inside a packet (a first flit
+  // without last left), its len_flits and the flits that left.
+  logic chk_tx_in_pkt_q;
+  logic [PKT_HDR_LEN_FLITS_W-1:0] chk_tx_len_q, chk_tx_flits_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      chk_tx_in_pkt_q <= 1'b0;
+      chk_tx_len_q    <= '0;
+      chk_tx_flits_q  <= '0;
+    end else if (tx_valid_o && tx_ready_i) begin
+      if (tx_last_o) begin
+        chk_tx_in_pkt_q <= 1'b0;
+      end else if (!chk_tx_in_pkt_q) begin
+        chk_tx_in_pkt_q <= 1'b1;
+        chk_tx_len_q    <= chk_tx_hdr.len_flits;
+        chk_tx_flits_q  <= PKT_HDR_LEN_FLITS_W'(1);
+      end else begin
+        chk_tx_flits_q <= chk_tx_flits_q + PKT_HDR_LEN_FLITS_W'(1);
+      end
+    end
+  end
 
   // The rx stream read again, apart from the demux, for its rules: inside a
   // packet (a first flit without last was taken), that first flit's type and
@@ -852,9 +980,14 @@ module nic_top
   // verilog_format: off
   `NIC_ASSERT_IMP(a_rx_one_destination, rx_fire,
                   rx_last_i ? $onehot({se_rx_valid && se_rx_ready, te_resp_valid && te_resp_ready,
-                                       ge_rx_valid && ge_rx_ready, pfc_valid, net_drop})
+                                       ge_rx_valid && ge_rx_ready, pfc_valid, net_drop,
+                                       mb_evt_recv || mb_evt_drop})
                             : !(se_rx_valid || te_resp_valid || ge_rx_valid || pfc_valid ||
-                                net_drop))
+                                net_drop || mb_evt_recv || mb_evt_drop))
+  // Every flit of a MGMT packet, and only those, reaches the mailbox.
+  `NIC_ASSERT_IMP(a_rx_mgmt_to_mbox, rx_valid_i,
+                  mb_rx_valid == (chk_in_pkt_q ? chk_type_q == PktMgmt
+                                               : rx_hdr.pkt_type == PktMgmt))
   // SE and TE get one-flit packets of their types only, at a packet's start.
   `NIC_ASSERT_IMP(a_rx_notify_to_se, se_rx_valid,
                   !chk_in_pkt_q && rx_last_i && rx_hdr.pkt_type == PktNotify)
@@ -877,7 +1010,8 @@ module nic_top
                                     chk_len_q == PKT_HDR_LEN_FLITS_W'(2))
                                 : !(rx_hdr.pkt_type inside {PktNotify, PktAck, PktNack,
                                                             PktArrive, PktRelease,
-                                                            PktCombRelease})))
+                                                            PktCombRelease})) &&
+                  (chk_in_pkt_q ? chk_type_q != PktMgmt : rx_hdr.pkt_type != PktMgmt))
   // A header shown on tx stays, unchanged, until taken (a soft reset may
   // withdraw what SE or TE hold; NODE_LID (SE's responses) and NET_CFG.TC
   // (every header) are stamped as the header leaves, so software rewriting
@@ -886,14 +1020,29 @@ module nic_top
                   tx_valid_o && (tx_data_o == tx_data_prev_q || own_lid != own_lid_prev_q ||
                                  tc != tc_prev_q))
   // One packet per cycle, from one source; nothing granted that is not asked.
-  `NIC_ASSERT_IMP(a_tx_one_source, tx_fire, $onehot({se_resp_ready, te_tx_ready, ge_tx_ready}))
-  // Every packet sent is one flit: last, and a header that says so.
-  `NIC_ASSERT_IMP(a_tx_one_flit, tx_valid_o,
+  `NIC_ASSERT_IMP(a_tx_one_source, tx_fire,
+                  $onehot({se_resp_ready, te_tx_ready, ge_tx_ready, mb_tx_ready}))
+  // Every packet sent other than the mailbox's is one flit: last, and a
+  // header that says so; a MGMT header says MGMT_FLITS and is not last.
+  `NIC_ASSERT_IMP(a_tx_one_flit,
+                  tx_valid_o && !chk_tx_in_pkt_q && chk_tx_hdr.pkt_type != PktMgmt,
                   tx_last_o && chk_tx_hdr.len_flits == PKT_HDR_LEN_FLITS_W'(1))
-  `NIC_ASSERT_IMP(a_tx_prio_is_tc, tx_valid_o, chk_tx_hdr.prio == tc)
-  // While the engine's priority is paused, the only packet on tx is one that
-  // was shown before and not taken: no packet starts during a pause.
-  `NIC_ASSERT_IMP(a_no_tx_start_while_paused, tx_valid_o && pfc_stop[tc],
+  `NIC_ASSERT_IMP(a_tx_mgmt_header,
+                  tx_valid_o && !chk_tx_in_pkt_q && chk_tx_hdr.pkt_type == PktMgmt,
+                  !tx_last_o && chk_tx_hdr.len_flits == PKT_HDR_LEN_FLITS_W'(MGMT_FLITS))
+  // A packet's flits leave together: inside a packet only the mailbox is on
+  // tx (nothing is shown to the arbiter), and the last flit is the
+  // header's len_flits-th.
+  `NIC_ASSERT_IMP(a_tx_no_interleave, chk_tx_in_pkt_q && tx_valid_o,
+                  net_valid == '0 && tx_data_o == mb_tx_data && mb_tx_ready == tx_ready_i)
+  `NIC_ASSERT_IMP(a_tx_payload_follows, chk_tx_in_pkt_q, tx_valid_o)
+  `NIC_ASSERT_IMP(a_tx_len_matches, tx_fire && chk_tx_in_pkt_q,
+                  tx_last_o == (32'(chk_tx_flits_q) + 1 == 32'(chk_tx_len_q)))
+  `NIC_ASSERT_IMP(a_tx_prio_is_tc, tx_valid_o && !chk_tx_in_pkt_q, chk_tx_hdr.prio == tc)
+  // While the engine's priority is paused, the only packet starting on tx is
+  // one that was shown before and not taken: no packet starts during a
+  // pause (a packet already started finishes).
+  `NIC_ASSERT_IMP(a_no_tx_start_while_paused, tx_valid_o && pfc_stop[tc] && !chk_tx_in_pkt_q,
                   tx_waiting_prev_q && (tx_data_o == tx_data_prev_q ||
                                         own_lid != own_lid_prev_q || tc != tc_prev_q))
   // Memory: a request held until taken, one response per request, in order.
@@ -909,10 +1058,11 @@ module nic_top
   // set discard falls in an activation's cycle, when it takes no header. The
   // sums fit the 3-bit and 2-bit increments.
   `NIC_ASSERT_ONEHOT0(a_drop_sources_fit,
-                      {net_drop, te_evt_stray, ge_evt_drop && ge_rx_valid && ge_rx_ready})
+                      {net_drop, te_evt_stray, ge_evt_drop && ge_rx_valid && ge_rx_ready,
+                       mb_evt_drop})
   `NIC_ASSERT(a_drop_sum_fits,
               32'(se_evt_drop) + 32'(te_evt_drop) + 32'(te_evt_stray) +
-              32'(net_drop) + 32'(ge_evt_drop) <= 4)
+              32'(net_drop) + 32'(ge_evt_drop) + 32'(mb_evt_drop) <= 4)
   `NIC_ASSERT_IMP(a_ge_drop_one_cause, ge_evt_drop, !(act_ge_valid && act_ge_ready) ||
                                                      !(ge_rx_valid && ge_rx_ready))
   // A record reaches the completion unit from one source at a time.

@@ -296,29 +296,64 @@ Task<> NetworkBfm::run() {
     }
     if (dut_.tx_valid_o != 0) {
       const Flit f = read_flit(dut_.tx_data_o);
-      const PktHdr h = hdr_of(f);
-      TB_CHECK(dut_.tx_last_o != 0) << "every packet the engine sends is one flit (tx_last_o)";
-      TB_CHECK_EQ(h.len_flits(), 1U) << "one-flit packets only";
-      TB_CHECK_EQ(h.prio(), tc_) << "prio = NET_CFG.TC on every packet";
-      if (tx_wait_ && f != tx_wait_flit_) {
-        TB_CHECK(allow_withdraw_) << "a header shown at cycle " << tx_wait_->shown
-                                  << " changed before it was taken";
+      const bool last = dut_.tx_last_o != 0;
+      if (flit_waiting_ && f != tx_wait_flit_) {
+        TB_CHECK(allow_withdraw_ && tx_pkt_.empty())
+            << "a flit shown at cycle " << flit_shown_ << " changed before it was taken";
         tx_wait_.reset();
+        flit_waiting_ = false;
       }
-      if (!tx_wait_) {
-        tx_wait_ = Sent{now, 0, h};
+      if (!flit_waiting_) {
+        flit_waiting_ = true;
+        flit_shown_ = now;
         tx_wait_flit_ = f;
+        if (tx_pkt_.empty()) {
+          // A header: MGMT packets are the mailbox's MGMT_FLITS flits, every
+          // other packet one flit.
+          const PktHdr h = hdr_of(f);
+          TB_CHECK_EQ(h.prio(), tc_) << "prio = NET_CFG.TC on every packet";
+          if (h.pkt_type() == PktType::kMgmt) {
+            TB_CHECK(!last) << "a MGMT header with tx_last_o";
+            TB_CHECK_EQ(h.len_flits(), fmt::kMgmtFlits) << "MGMT len_flits";
+          } else {
+            TB_CHECK(last) << "every packet but MGMT is one flit (tx_last_o)";
+            TB_CHECK_EQ(h.len_flits(), 1U) << "one-flit packets only";
+          }
+          tx_wait_ = Sent{now, 0, h};
+        } else {
+          TB_CHECK_EQ(last, tx_pkt_.size() + 1 == fmt::kMgmtFlits)
+              << "tx_last_o on flit " << tx_pkt_.size() << " of a MGMT packet";
+        }
       }
       if (dut_.tx_ready_i != 0) {
-        tx_wait_->taken = now;
-        sent_.push_back(*tx_wait_);
-        tx_wait_.reset();
-        world_.transmitted(h, now);
+        flit_waiting_ = false;
+        if (tx_pkt_.empty()) {
+          tx_wait_->taken = now;
+          sent_.push_back(*tx_wait_);
+          const PktHdr h = tx_wait_->hdr;
+          tx_wait_.reset();
+          if (last) {
+            world_.transmitted(h, now);
+          } else {
+            tx_pkt_ = {f};
+            tx_pkt_shown_ = sent_.back().shown;
+          }
+        } else {
+          tx_pkt_.push_back(f);
+          if (last) {
+            mgmt_sent_.push_back(MgmtSent{tx_pkt_shown_, now, tx_pkt_});
+            tx_pkt_.clear();
+          }
+        }
       }
-    } else if (tx_wait_) {
-      TB_CHECK(allow_withdraw_) << "a header shown at cycle " << tx_wait_->shown
-                                << " was withdrawn before it was taken";
-      tx_wait_.reset();
+    } else {
+      TB_CHECK(tx_pkt_.empty()) << "a bubble on tx inside a MGMT packet (cycle " << now << ")";
+      if (flit_waiting_) {
+        TB_CHECK(allow_withdraw_) << "a header shown at cycle " << flit_shown_
+                                  << " was withdrawn before it was taken";
+        tx_wait_.reset();
+        flit_waiting_ = false;
+      }
     }
     co_await RisingEdge(clk_);
   }

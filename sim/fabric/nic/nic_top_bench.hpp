@@ -252,6 +252,15 @@ class NetworkBfm {
     fmt::PktHdr hdr;
   };
   [[nodiscard]] const std::vector<Sent>& sent() const { return sent_; }
+  // Every MGMT packet the engine sent (its header is also in sent()): the
+  // cycle its header was first shown, the cycle its last flit was taken, and
+  // its flits. The peers never see these.
+  struct MgmtSent {
+    std::uint64_t shown = 0;
+    std::uint64_t last_taken = 0;
+    Packet flits;
+  };
+  [[nodiscard]] const std::vector<MgmtSent>& mgmt_sent() const { return mgmt_sent_; }
   // The header shown on tx now and not taken yet, if any: (first shown, header).
   [[nodiscard]] const std::optional<Sent>& waiting() const { return tx_wait_; }
   // The priority every packet must carry (NET_CFG.TC as the test set it).
@@ -281,8 +290,13 @@ class NetworkBfm {
   bool rx_shown_ = false;  // rx_valid_i this cycle
   Cur rx_cur_;
   std::vector<Sent> sent_;
-  std::optional<Sent> tx_wait_;
+  std::optional<Sent> tx_wait_;  // the header shown and not taken
+  bool flit_waiting_ = false;    // a flit (header or payload) shown and not taken
+  std::uint64_t flit_shown_ = 0;
   Flit tx_wait_flit_{};
+  Packet tx_pkt_;  // the MGMT packet leaving: the flits taken so far
+  std::uint64_t tx_pkt_shown_ = 0;
+  std::vector<MgmtSent> mgmt_sent_;
   unsigned tc_ = kTcReset;
   bool hold_tx_ = false;
   bool allow_withdraw_ = false;

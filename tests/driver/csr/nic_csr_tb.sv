@@ -29,6 +29,8 @@ module nic_csr_tb
   input  logic [7:0]                                hw_cfg_k_max_i,
   input  logic [7:0]                                hw_cfg_max_rounds_i,
   input  logic [7:0]                                hw_cfg_hdq_depth_i,
+  input  logic [15:0]                               hw_cfg2_max_members_i,
+  input  logic [7:0]                                hw_cfg2_mbox_depth_i,
   input  logic                                      status_busy_i,
   input  logic                                      status_resetting_i,
   input  logic                                      status_tx_paused_i,
@@ -37,12 +39,15 @@ module nic_csr_tb
   input  logic [15:0]                               cq_head_i,
   input  logic [7:0]                                hdq_level_i,
   input  logic                                      hdq_full_i,
-  // Interrupt cause set pulses: {DMA_ERROR, HDQ_OVERFLOW, ERROR, DONE}
-  input  logic [3:0]                                intr_set_i,
-  // Counter increments: {PAUSE_RX, PFC_RX, DUP, DROP, ERROR, COMPLETION,
-  // RETRY, NACK_RECV, NACK_SENT, NOTIF_RECV, NOTIF_SENT} (bit 0 =
-  // CNT_NOTIF_SENT, register order)
-  input  logic [10:0]                               cnt_incr_i,
+  input  logic                                      mbox_status_tx_busy_i,
+  input  logic [7:0]                                mbox_status_rx_level_i,
+  input  logic [7:0][31:0]                          mbox_rx_data_i,  // MBOX_RX_DATA0 at index 0
+  input  logic [15:0]                               mbox_rx_src_i,
+  // Interrupt cause set pulses: {MGMT_RX, DMA_ERROR, HDQ_OVERFLOW, ERROR, DONE}
+  input  logic [4:0]                                intr_set_i,
+  // Counter increments, bit i = the i-th counter in register order (bit 0 =
+  // CNT_NOTIF_SENT ... bit 17 = CNT_MGMT_RECV; nic_csr_counters.hpp)
+  input  logic [17:0]                               cnt_incr_i,
 
   // Software-written fields
   output logic                                      ctrl_enable_o,
@@ -50,6 +55,13 @@ module nic_csr_tb
   output logic                                      ctrl_cnt_clear_o,
   output logic [31:0]                               retry_delay_o,
   output logic [15:0]                               retry_limit_o,
+  output logic [15:0]                               node_lid_o,
+  output logic [31:0]                               group_timeout_o,
+  output logic [15:0]                               group_retry_limit_o,
+  output logic [7:0][31:0]                          mbox_tx_data_o,  // MBOX_TX_DATA0 at index 0
+  output logic [15:0]                               mbox_tx_dst_lid_o,
+  output logic                                      mbox_tx_send_o,
+  output logic                                      mbox_rx_pop_o,
   output logic [2:0]                                net_cfg_tc_o,
   output logic [7:0]                                pfc_cfg_enable_o,
   output logic [7:0]                                pfc_cfg_cyc_per_quantum_o,
@@ -78,6 +90,19 @@ module nic_csr_tb
     hwif_in.HW_CFG.K_MAX.next         = hw_cfg_k_max_i;
     hwif_in.HW_CFG.MAX_ROUNDS.next    = hw_cfg_max_rounds_i;
     hwif_in.HW_CFG.HDQ_DEPTH.next     = hw_cfg_hdq_depth_i;
+    hwif_in.HW_CFG2.MAX_MEMBERS.next  = hw_cfg2_max_members_i;
+    hwif_in.HW_CFG2.MBOX_DEPTH.next   = hw_cfg2_mbox_depth_i;
+    hwif_in.MBOX_STATUS.TX_BUSY.next  = mbox_status_tx_busy_i;
+    hwif_in.MBOX_STATUS.RX_LEVEL.next = mbox_status_rx_level_i;
+    hwif_in.MBOX_RX_DATA0.WORD.next   = mbox_rx_data_i[0];
+    hwif_in.MBOX_RX_DATA1.WORD.next   = mbox_rx_data_i[1];
+    hwif_in.MBOX_RX_DATA2.WORD.next   = mbox_rx_data_i[2];
+    hwif_in.MBOX_RX_DATA3.WORD.next   = mbox_rx_data_i[3];
+    hwif_in.MBOX_RX_DATA4.WORD.next   = mbox_rx_data_i[4];
+    hwif_in.MBOX_RX_DATA5.WORD.next   = mbox_rx_data_i[5];
+    hwif_in.MBOX_RX_DATA6.WORD.next   = mbox_rx_data_i[6];
+    hwif_in.MBOX_RX_DATA7.WORD.next   = mbox_rx_data_i[7];
+    hwif_in.MBOX_RX_SRC.SRC_LID.next  = mbox_rx_src_i;
     hwif_in.STATUS.BUSY.next          = status_busy_i;
     hwif_in.STATUS.RESETTING.next     = status_resetting_i;
     hwif_in.STATUS.TX_PAUSED.next     = status_tx_paused_i;
@@ -90,6 +115,7 @@ module nic_csr_tb
     hwif_in.INTR_STATUS.ERROR.next        = intr_set_i[1];
     hwif_in.INTR_STATUS.HDQ_OVERFLOW.next = intr_set_i[2];
     hwif_in.INTR_STATUS.DMA_ERROR.next    = intr_set_i[3];
+    hwif_in.INTR_STATUS.MGMT_RX.next      = intr_set_i[4];
     hwif_in.CNT_NOTIF_SENT.COUNT.incr = cnt_incr_i[0];
     hwif_in.CNT_NOTIF_RECV.COUNT.incr = cnt_incr_i[1];
     hwif_in.CNT_NACK_SENT.COUNT.incr  = cnt_incr_i[2];
@@ -103,6 +129,13 @@ module nic_csr_tb
     hwif_in.CNT_DUP.COUNT.incrvalue   = 2'd1;  // incrwidth 2 (MINOR 4): one per strobe here
     hwif_in.CNT_PFC_RX.COUNT.incr     = cnt_incr_i[9];
     hwif_in.CNT_PAUSE_RX.COUNT.incr   = cnt_incr_i[10];
+    hwif_in.CNT_ARRIVE_SENT.COUNT.incr  = cnt_incr_i[11];
+    hwif_in.CNT_ARRIVE_RECV.COUNT.incr  = cnt_incr_i[12];
+    hwif_in.CNT_RELEASE_SENT.COUNT.incr = cnt_incr_i[13];
+    hwif_in.CNT_RELEASE_RECV.COUNT.incr = cnt_incr_i[14];
+    hwif_in.CNT_GROUP_RETRY.COUNT.incr  = cnt_incr_i[15];
+    hwif_in.CNT_MGMT_SENT.COUNT.incr    = cnt_incr_i[16];
+    hwif_in.CNT_MGMT_RECV.COUNT.incr    = cnt_incr_i[17];
   end
 
   nic_csr u_nic_csr (
@@ -129,6 +162,16 @@ module nic_csr_tb
   assign ctrl_cnt_clear_o  = hwif_out.CTRL.CNT_CLEAR.value;
   assign retry_delay_o     = hwif_out.RETRY_DELAY.CYCLES.value;
   assign retry_limit_o     = hwif_out.RETRY_LIMIT.LIMIT.value;
+  assign node_lid_o        = hwif_out.NODE_LID.LID.value;
+  assign group_timeout_o   = hwif_out.GROUP_TIMEOUT.CYCLES.value;
+  assign group_retry_limit_o = hwif_out.GROUP_RETRY_LIMIT.LIMIT.value;
+  assign mbox_tx_data_o    = {hwif_out.MBOX_TX_DATA7.WORD.value, hwif_out.MBOX_TX_DATA6.WORD.value,
+                              hwif_out.MBOX_TX_DATA5.WORD.value, hwif_out.MBOX_TX_DATA4.WORD.value,
+                              hwif_out.MBOX_TX_DATA3.WORD.value, hwif_out.MBOX_TX_DATA2.WORD.value,
+                              hwif_out.MBOX_TX_DATA1.WORD.value, hwif_out.MBOX_TX_DATA0.WORD.value};
+  assign mbox_tx_dst_lid_o = hwif_out.MBOX_TX_CTRL.DST_LID.value;
+  assign mbox_tx_send_o    = hwif_out.MBOX_TX_CTRL.SEND.value;
+  assign mbox_rx_pop_o     = hwif_out.MBOX_RX_POP.POP.value;
   assign net_cfg_tc_o      = hwif_out.NET_CFG.TC.value;
   assign pfc_cfg_enable_o  = hwif_out.PFC_CFG.ENABLE.value;
   assign pfc_cfg_cyc_per_quantum_o = hwif_out.PFC_CFG.CYC_PER_QUANTUM.value;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <random>
@@ -32,10 +33,41 @@ namespace {
 constexpr SimTime kClkPeriod = 10'000;      // 100 MHz
 constexpr std::uint32_t kCsrWindow = 4096;  // regblock --addr-width 12 (rtl/nic/CMakeLists.txt)
 
+// The mailbox's registers (VERSION.MINOR 5), from the generated C header
+// like nic_regs.hpp's (which does not name them).
+#define CSR_TB_REG(R) \
+  constexpr nic::Reg R { static_cast<std::uint32_t>(offsetof(nic_csr_t, R)), #R }
+#define CSR_TB_FIELD(R, F)                                                             \
+  constexpr nic::Field R##_##F {                                                       \
+    R, static_cast<std::uint32_t>(NIC_CSR__##R##__##F##_bm), NIC_CSR__##R##__##F##_bp, \
+        NIC_CSR__##R##__##F##_bw, #R "." #F                                            \
+  }
+using nic::HW_CFG2;
+using nic::INTR_ENABLE;
+using nic::INTR_STATUS;
+CSR_TB_FIELD(INTR_STATUS, MGMT_RX);
+CSR_TB_FIELD(INTR_ENABLE, MGMT_RX);
+CSR_TB_FIELD(HW_CFG2, MBOX_DEPTH);
+CSR_TB_REG(MBOX_TX_DATA0);
+CSR_TB_REG(MBOX_TX_CTRL);
+CSR_TB_FIELD(MBOX_TX_CTRL, DST_LID);
+CSR_TB_FIELD(MBOX_TX_CTRL, SEND);
+CSR_TB_REG(MBOX_STATUS);
+CSR_TB_FIELD(MBOX_STATUS, TX_BUSY);
+CSR_TB_FIELD(MBOX_STATUS, RX_LEVEL);
+CSR_TB_REG(MBOX_RX_DATA0);
+CSR_TB_REG(MBOX_RX_SRC);
+CSR_TB_FIELD(MBOX_RX_SRC, SRC_LID);
+CSR_TB_REG(MBOX_RX_POP);
+CSR_TB_FIELD(MBOX_RX_POP, POP);
+constexpr unsigned kMboxWords = 8;  // MBOX_TX_DATA0..7, MBOX_RX_DATA0..7: 4 bytes apart
+nic::Reg mbox_tx_data(unsigned i) { return {MBOX_TX_DATA0.offset + 4 * i, "MBOX_TX_DATAi"}; }
+nic::Reg mbox_rx_data(unsigned i) { return {MBOX_RX_DATA0.offset + 4 * i, "MBOX_RX_DATAi"}; }
+
 // Interrupt cause bit positions on intr_set_i, in INTR_STATUS field order.
-constexpr std::array<nic::Field, 4> kCauses = {nic::INTR_STATUS_DONE, nic::INTR_STATUS_ERROR,
+constexpr std::array<nic::Field, 5> kCauses = {nic::INTR_STATUS_DONE, nic::INTR_STATUS_ERROR,
                                                nic::INTR_STATUS_HDQ_OVERFLOW,
-                                               nic::INTR_STATUS_DMA_ERROR};
+                                               nic::INTR_STATUS_DMA_ERROR, INTR_STATUS_MGMT_RX};
 
 std::uint32_t cause_set_bit(const nic::Field& f) {
   for (std::size_t i = 0; i < kCauses.size(); ++i) {
@@ -59,6 +91,14 @@ class Bench {
     dut.hw_cfg_k_max_i = 0;
     dut.hw_cfg_max_rounds_i = 0;
     dut.hw_cfg_hdq_depth_i = 0;
+    dut.hw_cfg2_max_members_i = 0;
+    dut.hw_cfg2_mbox_depth_i = 0;
+    dut.mbox_status_tx_busy_i = 0;
+    dut.mbox_status_rx_level_i = 0;
+    for (unsigned i = 0; i < kMboxWords; ++i) {
+      dut.mbox_rx_data_i[i] = 0;
+    }
+    dut.mbox_rx_src_i = 0;
     dut.status_busy_i = 0;
     dut.status_resetting_i = 0;
     dut.status_tx_paused_i = 0;
@@ -116,9 +156,15 @@ std::vector<RwReg> rw_registers() {
       {nic::SCRATCH, nic::SCRATCH_VALUE.mask},
       {nic::CTRL, nic::CTRL_ENABLE.mask},
       {nic::INTR_ENABLE, nic::INTR_ENABLE_DONE.mask | nic::INTR_ENABLE_ERROR.mask |
-                             nic::INTR_ENABLE_HDQ_OVERFLOW.mask | nic::INTR_ENABLE_DMA_ERROR.mask},
+                             nic::INTR_ENABLE_HDQ_OVERFLOW.mask | nic::INTR_ENABLE_DMA_ERROR.mask |
+                             INTR_ENABLE_MGMT_RX.mask},
+      {nic::NODE_LID, nic::NODE_LID_LID.mask},
       {nic::RETRY_DELAY, nic::RETRY_DELAY_CYCLES.mask},
       {nic::RETRY_LIMIT, nic::RETRY_LIMIT_LIMIT.mask},
+      {nic::GROUP_TIMEOUT, nic::GROUP_TIMEOUT_CYCLES.mask},
+      {nic::GROUP_RETRY_LIMIT, nic::GROUP_RETRY_LIMIT_LIMIT.mask},
+      // SEND is a pulse and reads 0.
+      {MBOX_TX_CTRL, MBOX_TX_CTRL_DST_LID.mask},
       {nic::NET_CFG, nic::NET_CFG_TC.mask},
       {nic::PFC_CFG, nic::PFC_CFG_ENABLE.mask | nic::PFC_CFG_CYC_PER_QUANTUM.mask},
       {nic::SDQ_BASE_LO, nic::SDQ_BASE_LO_ADDR.mask},
@@ -130,6 +176,9 @@ std::vector<RwReg> rw_registers() {
       {nic::CQ_SIZE, nic::CQ_SIZE_ENTRIES.mask},
       {nic::CQ_TAIL, nic::CQ_TAIL_INDEX.mask},
   };
+  for (unsigned i = 0; i < kMboxWords; ++i) {
+    regs.push_back({mbox_tx_data(i), 0xFFFFFFFFU});
+  }
   for (std::size_t w = 0; w < nic::kHdqWindowWords; ++w) {
     regs.push_back(
         {{static_cast<std::uint32_t>(nic::kHdqWindowOffset + 4 * w), "HDQ_WINDOW"}, 0xFFFFFFFFU});
@@ -164,6 +213,11 @@ SYNCFAB_TEST(csr, reset_values) {
       {nic::INTR_ENABLE, 0},
       {nic::RETRY_DELAY, NIC_CSR__RETRY_DELAY__CYCLES_reset},
       {nic::RETRY_LIMIT, NIC_CSR__RETRY_LIMIT__LIMIT_reset},
+      {nic::NODE_LID, NIC_CSR__NODE_LID__LID_reset},
+      {nic::GROUP_TIMEOUT, NIC_CSR__GROUP_TIMEOUT__CYCLES_reset},
+      {nic::GROUP_RETRY_LIMIT, NIC_CSR__GROUP_RETRY_LIMIT__LIMIT_reset},
+      {MBOX_TX_CTRL, NIC_CSR__MBOX_TX_CTRL__DST_LID_reset},
+      {MBOX_RX_POP, 0},
       {nic::NET_CFG, nic::NET_CFG_TC.put(NIC_CSR__NET_CFG__TC_reset)},
       {nic::PFC_CFG, nic::PFC_CFG_ENABLE.put(NIC_CSR__PFC_CFG__ENABLE_reset) |
                          nic::PFC_CFG_CYC_PER_QUANTUM.put(NIC_CSR__PFC_CFG__CYC_PER_QUANTUM_reset)},
@@ -180,6 +234,13 @@ SYNCFAB_TEST(csr, reset_values) {
   TB_CHECK_EQ(b.dut.pfc_cfg_enable_o, NIC_CSR__PFC_CFG__ENABLE_reset);
   TB_CHECK_EQ(b.dut.pfc_cfg_cyc_per_quantum_o, NIC_CSR__PFC_CFG__CYC_PER_QUANTUM_reset);
   TB_CHECK_EQ(b.dut.intr_o, 0U);
+  TB_CHECK_EQ(b.dut.group_timeout_o, NIC_CSR__GROUP_TIMEOUT__CYCLES_reset);
+  TB_CHECK_EQ(b.dut.mbox_tx_send_o, 0U);
+  TB_CHECK_EQ(b.dut.mbox_rx_pop_o, 0U);
+  for (unsigned i = 0; i < kMboxWords; ++i) {
+    TB_CHECK_EQ(co_await b.read(mbox_tx_data(i)), NIC_CSR__MBOX_TX_DATA0__WORD_reset)
+        << "MBOX_TX_DATA" << i;
+  }
   for (const nic::Reg& c : nic::kCounters) {
     TB_CHECK_EQ(co_await b.read(c), 0U) << c.name;
   }
@@ -231,6 +292,13 @@ SYNCFAB_TEST(csr, rw_random) {
   TB_CHECK_EQ(b.dut.pfc_cfg_cyc_per_quantum_o,
               nic::PFC_CFG_CYC_PER_QUANTUM.get(model[nic::PFC_CFG.offset]));
   TB_CHECK_EQ(b.dut.ctrl_enable_o, model[nic::CTRL.offset] & nic::CTRL_ENABLE.mask);
+  TB_CHECK_EQ(b.dut.node_lid_o, model[nic::NODE_LID.offset]);
+  TB_CHECK_EQ(b.dut.group_timeout_o, model[nic::GROUP_TIMEOUT.offset]);
+  TB_CHECK_EQ(b.dut.group_retry_limit_o, model[nic::GROUP_RETRY_LIMIT.offset]);
+  TB_CHECK_EQ(b.dut.mbox_tx_dst_lid_o, MBOX_TX_CTRL_DST_LID.get(model[MBOX_TX_CTRL.offset]));
+  for (unsigned i = 0; i < kMboxWords; ++i) {
+    TB_CHECK_EQ(b.dut.mbox_tx_data_o[i], model[mbox_tx_data(i).offset]) << "mbox_tx_data_o " << i;
+  }
   for (std::size_t w = 0; w < nic::kHdqWindowWords; ++w) {
     const auto off = static_cast<std::uint32_t>(nic::kHdqWindowOffset + 4 * w);
     TB_CHECK_EQ(b.dut.hdq_window_o[w], model[off]) << "hdq_window_o word " << w;
@@ -259,6 +327,14 @@ SYNCFAB_TEST(csr, ro_ignore_writes) {
     b.dut.cq_head_i = half();
     b.dut.hdq_level_i = byte();
     b.dut.hdq_full_i = rng() & 1U;
+    b.dut.hw_cfg2_max_members_i = half();
+    b.dut.hw_cfg2_mbox_depth_i = byte();
+    b.dut.mbox_status_tx_busy_i = rng() & 1U;
+    b.dut.mbox_status_rx_level_i = byte();
+    for (unsigned i = 0; i < kMboxWords; ++i) {
+      b.dut.mbox_rx_data_i[i] = static_cast<std::uint32_t>(rng());
+    }
+    b.dut.mbox_rx_src_i = half();
 
     const std::vector<std::pair<nic::Reg, std::uint32_t>> ro = {
         {nic::ID, nic::ID_MAGIC.put(nic::kMagic)},
@@ -274,11 +350,22 @@ SYNCFAB_TEST(csr, ro_ignore_writes) {
                           nic::STATUS_ACTIVE_CTX.put(b.dut.status_active_ctx_i)},
         {nic::SDQ_CONS, nic::SDQ_CONS_INDEX.put(b.dut.sdq_cons_i)},
         {nic::CQ_HEAD, nic::CQ_HEAD_INDEX.put(b.dut.cq_head_i)},
+        {nic::HW_CFG2, nic::HW_CFG2_MAX_MEMBERS.put(b.dut.hw_cfg2_max_members_i) |
+                           HW_CFG2_MBOX_DEPTH.put(b.dut.hw_cfg2_mbox_depth_i)},
+        {MBOX_STATUS, MBOX_STATUS_TX_BUSY.put(b.dut.mbox_status_tx_busy_i) |
+                          MBOX_STATUS_RX_LEVEL.put(b.dut.mbox_status_rx_level_i)},
+        {MBOX_RX_SRC, MBOX_RX_SRC_SRC_LID.put(b.dut.mbox_rx_src_i)},
         {nic::CNT_NOTIF_SENT, 0},
         {nic::CNT_DUP, 0},
         {nic::CNT_PAUSE_RX, 0},
+        {nic::CNT_GROUP_RETRY, 0},
+        {nic::kCounters.back(), 0},
     };
-    for (const auto& [reg, expect] : ro) {
+    std::vector<std::pair<nic::Reg, std::uint32_t>> ro_all = ro;
+    for (unsigned i = 0; i < kMboxWords; ++i) {
+      ro_all.emplace_back(mbox_rx_data(i), b.dut.mbox_rx_data_i[i]);
+    }
+    for (const auto& [reg, expect] : ro_all) {
       TB_CHECK_EQ(co_await b.read(reg), expect) << reg.name << " before the write";
       const ApbResult w = co_await b.apb.write(reg.offset, static_cast<std::uint32_t>(rng()));
       TB_CHECK(w.error) << "write to read-only " << reg.name << " did not answer PSLVERR";
@@ -346,7 +433,7 @@ SYNCFAB_TEST(csr, intr_w1c) {
     const std::uint32_t expect = raced.mask;  // DONE was cleared unless it was raced
     TB_CHECK_EQ(co_await b.read(nic::INTR_STATUS), expect)
         << "hardware set of " << raced.name << " during a W1C write";
-    co_await b.write(nic::INTR_STATUS, 0xF);
+    co_await b.write(nic::INTR_STATUS, 0x1F);
   }
 }
 
@@ -364,17 +451,20 @@ SYNCFAB_TEST(csr, pulses_one_cycle) {
     unsigned longest = 0;  // longest run of consecutive high cycles
     unsigned run = 0;
   };
-  std::array<Pulse, 5> pulses = {{{"hdq_post_o", &b.dut.hdq_post_o},
-                                  {"sdq_doorbell_o", &b.dut.sdq_doorbell_o},
-                                  {"cq_tail_written_o", &b.dut.cq_tail_written_o},
-                                  {"ctrl_soft_reset_o", &b.dut.ctrl_soft_reset_o},
-                                  {"ctrl_cnt_clear_o", &b.dut.ctrl_cnt_clear_o}}};
+  constexpr std::size_t kPulses = 7;
+  std::array<Pulse, kPulses> pulses = {{{"hdq_post_o", &b.dut.hdq_post_o},
+                                        {"sdq_doorbell_o", &b.dut.sdq_doorbell_o},
+                                        {"cq_tail_written_o", &b.dut.cq_tail_written_o},
+                                        {"ctrl_soft_reset_o", &b.dut.ctrl_soft_reset_o},
+                                        {"ctrl_cnt_clear_o", &b.dut.ctrl_cnt_clear_o},
+                                        {"mbox_tx_send_o", &b.dut.mbox_tx_send_o},
+                                        {"mbox_rx_pop_o", &b.dut.mbox_rx_pop_o}}};
   bool stop = false;
   std::vector<std::uint32_t> window_at_post;  // hdq_window_o word 0 at each post pulse
   std::vector<std::uint32_t> prod_after_doorbell;
   bool doorbell_prev = false;
   TaskHandle mon = ctx.sim().start_soon(
-      [](Bench& bb, std::array<Pulse, 5>& ps, bool& stop_, std::vector<std::uint32_t>& win,
+      [](Bench& bb, std::array<Pulse, kPulses>& ps, bool& stop_, std::vector<std::uint32_t>& win,
          std::vector<std::uint32_t>& prod, bool& db_prev) -> Task<> {
         while (!stop_) {
           co_await ReadOnly();
@@ -401,11 +491,11 @@ SYNCFAB_TEST(csr, pulses_one_cycle) {
       }(b, pulses, stop, window_at_post, prod_after_doorbell, doorbell_prev),
       "pulse monitor");
 
-  std::array<unsigned, 5> writes{};
+  std::array<unsigned, kPulses> writes{};
   std::vector<std::uint32_t> posted_word0, rung;
   const auto ops = ctx.param("ops", 60);
   for (std::int64_t op = 0; op < ops; ++op) {
-    switch (rng() % 6) {
+    switch (rng() % 8) {
       case 0: {  // a descriptor word 0, then post it
         const auto word0 = static_cast<std::uint32_t>(rng());
         co_await b.apb.write(nic::kHdqWindowOffset, word0);
@@ -433,10 +523,21 @@ SYNCFAB_TEST(csr, pulses_one_cycle) {
         co_await b.write(nic::CTRL, nic::CTRL_CNT_CLEAR.mask);
         ++writes[4];
         break;
+      case 5:
+        co_await b.write(MBOX_TX_CTRL,
+                         MBOX_TX_CTRL_SEND.mask | static_cast<std::uint32_t>(rng() & 0xFFFFU));
+        ++writes[5];
+        break;
+      case 6:
+        co_await b.write(MBOX_RX_POP, MBOX_RX_POP_POP.mask);
+        ++writes[6];
+        break;
       default:  // writes that must not pulse anything
         co_await b.write(nic::HDQ_POST, 0);
         co_await b.write(nic::CTRL, nic::CTRL_ENABLE.mask);
         co_await b.write(nic::SCRATCH, static_cast<std::uint32_t>(rng()));
+        co_await b.write(MBOX_TX_CTRL, static_cast<std::uint32_t>(rng() & 0xFFFFU));
+        co_await b.write(MBOX_RX_POP, 0);
         break;
     }
     // Back-to-back accesses sometimes, idle gaps other times.
@@ -465,7 +566,7 @@ SYNCFAB_TEST(csr, counters) {
   const auto cycles = ctx.param("cycles", 500);
   for (std::int64_t c = 0; c < cycles; ++c) {
     const auto bits = static_cast<std::uint32_t>(rng() & ((1U << expect.size()) - 1U));
-    b.dut.cnt_incr_i = static_cast<SData>(bits);
+    b.dut.cnt_incr_i = static_cast<IData>(bits);
     for (std::size_t i = 0; i < expect.size(); ++i) {
       expect[i] += (bits >> i) & 1U;
     }
@@ -490,14 +591,17 @@ SYNCFAB_TEST(csr, unmapped_pslverr) {
   const auto scratch = static_cast<std::uint32_t>(rng());
   co_await b.write(nic::SCRATCH, scratch);
   const auto end = static_cast<std::uint32_t>(nic::kBlockBytes);
-  const std::vector<std::uint32_t> holes = {nic::STATUS.offset + 4,
-                                            nic::INTR_ENABLE.offset + 4,
+  const std::vector<std::uint32_t> holes = {nic::INTR_ENABLE.offset + 4,
                                             nic::INTR_ENABLE.offset + 8,
-                                            nic::SDQ_CONS.offset + 4,
+                                            nic::GROUP_RETRY_LIMIT.offset + 4,
                                             nic::CQ_TAIL.offset + 4,
                                             nic::HDQ_POST.offset + 4,
                                             nic::CNT_NOTIF_SENT.offset - 4,
-                                            nic::CNT_PAUSE_RX.offset + 4,
+                                            nic::kCounters.back().offset + 4,
+                                            MBOX_TX_DATA0.offset - 4,
+                                            MBOX_STATUS.offset + 4,
+                                            MBOX_RX_DATA0.offset - 4,
+                                            MBOX_RX_POP.offset + 4,
                                             nic::kHdqWindowOffset - 4,
                                             end,
                                             end + 4,
@@ -532,7 +636,7 @@ SYNCFAB_TEST(csr, rtl_device_identity) {
   TB_CHECK_EQ(b.dut.sdq_base_o, 0x0000'00AB'CDEF'0040ULL);
 
   // Refused accesses become BusError naming the offset.
-  for (const std::uint32_t bad : {nic::STATUS.offset + 4, kCsrWindow, 2U}) {
+  for (const std::uint32_t bad : {nic::INTR_ENABLE.offset + 4, kCsrWindow, 2U}) {
     std::string msg;
     try {
       static_cast<void>(dev.read32(bad));
