@@ -200,7 +200,7 @@ BarrierResult run_barriers(SystemFabric& sys, const BarrierRun& run, std::mt1993
   res.bound = 200 +
               rounds * (3 * res.one_way + 2ULL * sys.retry_delay() + 2ULL * p +
                         4 * links * run.pause_cycles) +
-              2 * res.one_way;
+              2 * res.one_way + run.fault_cycles;
 
   for (unsigned b = 0; b < run.barriers; ++b) {
     const std::uint16_t epoch = hosts[0].epochs[b];

@@ -52,6 +52,9 @@ struct BarrierRun {
   // previous one; `skew` is not used. The latency of a barrier is then the
   // network's and the NICs' alone, the same measure on RTL and model.
   bool common_start = false;
+  // Cycles the run's faults may add to the liveness bound (a packet lost on
+  // purpose and recovered by a re-send after GROUP_TIMEOUT).
+  std::uint64_t fault_cycles = 0;
   std::optional<GroupRun> group = std::nullopt;  // set: a group barrier on its members; k unused
 };
 

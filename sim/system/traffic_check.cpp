@@ -21,6 +21,16 @@ std::uint64_t non_pfc(const DirStats& d) {
   return n;
 }
 
+// The packets of a direction that reached its receiver (those lost on the
+// wire taken out).
+DirStats reached(const DirStats& d) {
+  DirStats r = d;
+  for (std::size_t k = 0; k < kPktKinds; ++k) {
+    r.packets.at(k) -= d.lost.at(k);
+  }
+  return r;
+}
+
 void check_dir(const DirStats& d, const std::string& what, bool losses) {
   TB_CHECK_EQ(d.flits_out + d.lost_flits, d.flits_in) << what << ": flits taken + lost = sent";
   TB_CHECK(losses || d.lost_flits == 0) << what << ": " << d.lost_flits << " flits lost";
@@ -50,42 +60,55 @@ TrafficTotals check_traffic(SystemFabric& sys, const TrafficRules& rules) {
     const fabric::Counters c = fabric::read_counters(n.device());
     const Link& l = sys.nic_link(r);
     const DirStats& out = l.from(n.port(0));
-    const DirStats& in = l.to(n.port(0));
+    const DirStats in = reached(l.to(n.port(0)));
     const std::string who = n.name() + ": ";
     // A DATA packet (a bulk host's, sent to a NIC's LID) is a stray for the
     // NIC: dropped, CNT_DROP, no response (docs/barrier-protocol.md §4).
     const std::uint64_t strays = in.count(PktKind::kData);
     TB_CHECK(c.drop >= strays) << who << "CNT_DROP " << c.drop << " below the " << strays
                                << " DATA packet(s) it took";
-    // Group-barrier packets it took that completed nothing (duplicates and
-    // drops, docs/group-barrier.md sections 3 and 4): counted in CNT_DUP or
-    // CNT_DROP, never answered.
+    // Management datagrams: those its mailbox did not take were dropped
+    // (CNT_DROP, docs/group-protocol.md section 1).
+    TB_CHECK_EQ(out.count(PktKind::kMgmt), c.mgmt_sent) << who << "MGMT out = CNT_MGMT_SENT";
+    TB_CHECK(in.count(PktKind::kMgmt) >= c.mgmt_recv)
+        << who << "CNT_MGMT_RECV above the MGMT packets it took";
+    const std::uint64_t mgmt_dropped = in.count(PktKind::kMgmt) - c.mgmt_recv;
+    // Group-barrier packets it took that completed nothing (docs/group-
+    // barrier.md sections 3 and 4): duplicates (CNT_DUP), drops (CNT_DROP),
+    // or ARRIVEs of a released epoch a root answered with a RELEASE
+    // (CNT_RELEASE_SENT, together with the multicast releases).
     const std::uint64_t group_in = in.count(PktKind::kArrive) + in.count(PktKind::kRelease) +
                                    in.count(PktKind::kCombRelease) + in.count(PktKind::kCombArrive);
     const std::uint64_t group_taken = std::uint64_t{c.arrive_recv} + c.release_recv;
     TB_CHECK(group_in >= group_taken) << who << "CNT_ARRIVE_RECV + CNT_RELEASE_RECV " << group_taken
                                       << " above the " << group_in << " group packets it took";
     const std::uint64_t group_other = group_in - group_taken;
-    TB_CHECK(c.drop + c.dup >= strays + group_other)
-        << who << "CNT_DROP + CNT_DUP below the strays and unused group packets it took";
     TB_CHECK_EQ(out.count(PktKind::kArrive) + out.count(PktKind::kCombArrive), c.arrive_sent)
         << who << "ARRIVEs + COMB_ARRIVEs out = CNT_ARRIVE_SENT";
     TB_CHECK_EQ(out.count(PktKind::kRelease), c.release_sent)
         << who << "RELEASEs out = CNT_RELEASE_SENT";
     TB_CHECK_EQ(out.count(PktKind::kCombRelease) + in.count(PktKind::kCombArrive), 0U)
         << who << "COMB_RELEASEs are made by switches and COMB_ARRIVEs taken by them";
-    // NOTIFYs taken as duplicates or dropped, every one ACKed.
-    const std::uint64_t notify_dup_drop = std::uint64_t{c.dup} + c.drop - strays - group_other;
-    TB_CHECK_EQ(out.count(PktKind::kNotify), c.sent) << who << "NOTIFYs out = CNT_NOTIF_SENT";
-    TB_CHECK_EQ(out.count(PktKind::kNack), c.nack_sent) << who << "NACKs out = CNT_NACK_SENT";
-    TB_CHECK_EQ(out.count(PktKind::kAck), std::uint64_t{c.recv} + notify_dup_drop)
-        << who << "ACKs out = CNT_NOTIF_RECV + CNT_DUP + CNT_DROP - DATA in - unused group packets";
     TB_CHECK_EQ(out.count(PktKind::kPfc) + out.count(PktKind::kData), 0U)
         << who << "a NIC sends no PFC frame and no data packet";
+    // Every NOTIFY it took was answered: ACKed (taken, a duplicate or a
+    // drop) or NACKed.
+    TB_CHECK(out.count(PktKind::kAck) >= c.recv) << who << "ACKs out below CNT_NOTIF_RECV";
+    const std::uint64_t notify_dup_drop = out.count(PktKind::kAck) - c.recv;
+    TB_CHECK_EQ(out.count(PktKind::kNotify), c.sent) << who << "NOTIFYs out = CNT_NOTIF_SENT";
+    TB_CHECK_EQ(out.count(PktKind::kNack), c.nack_sent) << who << "NACKs out = CNT_NACK_SENT";
     TB_CHECK_EQ(in.count(PktKind::kNotify), std::uint64_t{c.recv} + c.nack_sent + notify_dup_drop)
-        << who
-        << "NOTIFYs in = CNT_NOTIF_RECV + CNT_NACK_SENT + CNT_DUP + CNT_DROP - DATA in - unused "
-           "group packets";
+        << who << "NOTIFYs in = CNT_NOTIF_RECV + CNT_NACK_SENT + (ACKs out - CNT_NOTIF_RECV)";
+    // CNT_DUP + CNT_DROP: the NOTIFYs ACKed without being taken, the strays,
+    // the dropped datagrams and the unused group packets, of which up to
+    // CNT_RELEASE_SENT were answered by a RELEASE instead.
+    const std::uint64_t dup_drop = std::uint64_t{c.dup} + c.drop;
+    const std::uint64_t most = notify_dup_drop + strays + mgmt_dropped + group_other;
+    TB_CHECK(dup_drop <= most && dup_drop + c.release_sent >= most)
+        << who << "CNT_DUP " << c.dup << " + CNT_DROP " << c.drop << " against " << notify_dup_drop
+        << " NOTIFYs ACKed untaken, " << strays << " strays, " << mgmt_dropped
+        << " MGMT dropped and " << group_other << " unused group packets (" << c.release_sent
+        << " RELEASEs sent)";
     TB_CHECK_EQ(in.count(PktKind::kAck) + in.count(PktKind::kNack), c.sent)
         << who << "ACKs + NACKs in = CNT_NOTIF_SENT (every NOTIFY answered once)";
     TB_CHECK_EQ(in.count(PktKind::kNack), c.nack_recv) << who << "NACKs in = CNT_NACK_RECV";
@@ -187,7 +210,12 @@ TrafficTotals check_traffic(SystemFabric& sys, const TrafficRules& rules) {
       }
       const DirStats& in = l->to(sw.port(p));
       const DirStats& out = l->from(sw.port(p));
-      TB_CHECK_EQ(rx, non_pfc(in)) << who << "RX = packets in on its link (PFC frames aside)";
+      std::uint64_t lost_in = 0;  // lost on the wire: never reached the port
+      for (std::size_t k = 0; k < kPktKinds; ++k) {
+        lost_in += k == static_cast<std::size_t>(PktKind::kPfc) ? 0 : in.lost.at(k);
+      }
+      TB_CHECK_EQ(rx, non_pfc(in) - lost_in)
+          << who << "RX = packets in on its link that reached it (PFC frames aside)";
       TB_CHECK_EQ(tx, non_pfc(out)) << who << "TX = packets out on its link (PFC frames aside)";
       TB_CHECK_EQ(pfc_tx, out.count(PktKind::kPfc))
           << who << "PAUSE_TX + RESUME_TX = PFC frames out on its link";

@@ -82,7 +82,7 @@ Counters read_counters(hw::Device& d) {
       c.read(nic::CNT_ERROR),       c.read(nic::CNT_DROP),         c.read(nic::CNT_DUP),
       c.read(nic::CNT_PFC_RX),      c.read(nic::CNT_PAUSE_RX),     c.read(nic::CNT_ARRIVE_SENT),
       c.read(nic::CNT_ARRIVE_RECV), c.read(nic::CNT_RELEASE_SENT), c.read(nic::CNT_RELEASE_RECV),
-      c.read(nic::CNT_GROUP_RETRY)};
+      c.read(nic::CNT_GROUP_RETRY), c.read(nic::CNT_MGMT_SENT),    c.read(nic::CNT_MGMT_RECV)};
 }
 
 ScenarioResult run_scenario(Fabric& fab, const Scenario& sc, std::mt19937_64& rng) {

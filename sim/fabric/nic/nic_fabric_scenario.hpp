@@ -85,6 +85,8 @@ struct Counters {
   // Group barriers (docs/group-barrier.md).
   std::uint32_t arrive_sent = 0, arrive_recv = 0, release_sent = 0, release_recv = 0,
                 group_retry = 0;
+  // The management mailbox (docs/group-protocol.md).
+  std::uint32_t mgmt_sent = 0, mgmt_recv = 0;
   Counters operator-(const Counters& o) const {
     return {sent - o.sent,
             recv - o.recv,
@@ -101,10 +103,12 @@ struct Counters {
             arrive_recv - o.arrive_recv,
             release_sent - o.release_sent,
             release_recv - o.release_recv,
-            group_retry - o.group_retry};
+            group_retry - o.group_retry,
+            mgmt_sent - o.mgmt_sent,
+            mgmt_recv - o.mgmt_recv};
   }
 };
-// CNT_NOTIF_SENT .. CNT_GROUP_RETRY over the device's CSRs.
+// CNT_NOTIF_SENT .. CNT_MGMT_RECV over the device's CSRs.
 Counters read_counters(hw::Device& d);
 
 // Driver options of every node (retry delay as the scenario's): the one-NIC

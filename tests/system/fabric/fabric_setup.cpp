@@ -60,9 +60,10 @@ void route_and_program(TestContext& ctx, SystemFabric& sys) {
 
 void print_run(const std::string& name, const BarrierRun& run, const BarrierResult& r) {
   std::cout << name << " ctx " << run.ctx << " k=" << run.k << ": " << run.barriers
-            << " barrier(s), " << r.sends_per_barrier << " NOTIFYs each, " << r.cycles
-            << " cycles; longest one-way " << r.one_way << " cycles, worst completion " << r.worst
-            << " cycles after the last post (bound " << r.bound << ")\n";
+            << " barrier(s), " << r.sends_per_barrier << (run.group ? " arrivals" : " NOTIFYs")
+            << " each, " << r.cycles << " cycles; longest one-way " << r.one_way
+            << " cycles, worst completion " << r.worst << " cycles after the last post (bound "
+            << r.bound << ")\n";
   for (std::size_t b = 0; b < r.epochs.size(); ++b) {
     std::cout << "  epoch " << r.epochs[b] << ": last post " << r.last_post[b]
               << " -> last completion " << r.last_done[b] << " (" << r.last_done[b] - r.last_post[b]
