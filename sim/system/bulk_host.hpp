@@ -51,12 +51,12 @@ class BulkHostPort final : public Port {
 // len_flits, followed by `flits` flits in all (header included); sent once
 // the link is between packets at or after `at_cycle`.
 struct MalformedSpec {
-  fmt::PktType type = fmt::PktType::kData;  // the header's type
   std::uint16_t dst_lid = 0;
   unsigned prio = 0;
   unsigned len_flits = 0;  // the header's field
   unsigned flits = 1;      // what is sent, >= 1, != len_flits
   std::uint64_t at_cycle = 0;
+  fmt::PktType type = fmt::PktType::kData;  // the header's type
 };
 
 struct BulkFlowState {

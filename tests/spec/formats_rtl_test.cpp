@@ -73,7 +73,8 @@ class Probes {
              {"flow_label", m.flow_label_o},
              {"ctx", m.ctx_o},
              {"epoch", m.epoch_o},
-             {"round", m.round_o}},
+             {"round", m.round_o},
+             {"member", m.member_o}},
             {{"pkt_type", one_hot_name(m.pkt_type_is_o, kPktTypes)},
              {"ecn", one_hot_name(m.ecn_is_o, {"NOT_ECT", "ECT1", "ECT0", "CE"})}}};
   }
@@ -135,7 +136,11 @@ class Probes {
                        {"num_rounds", m.num_rounds_o},
                        {"fanout_k", m.fanout_k_o},
                        {"cmpl_addr", m.cmpl_addr_o},
-                       {"cmpl_value", m.cmpl_value_o}});
+                       {"cmpl_value", m.cmpl_value_o},
+                       {"mlid", m.mlid_o},
+                       {"root_lid", m.root_lid_o},
+                       {"member", m.member_o},
+                       {"members", m.members_o}});
     out.names["opcode"] = one_hot_name(m.opcode_is_o, {"BARRIER"});
     return out;
   }

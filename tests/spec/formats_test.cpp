@@ -65,7 +65,8 @@ FieldValues read(const PktHdr& h) {
           {"flow_label", h.flow_label()},
           {"ctx", h.ctx()},
           {"epoch", h.epoch()},
-          {"round", h.round()}};
+          {"round", h.round()},
+          {"member", h.member()}};
 }
 EnumNames names(const PktHdr& h) {
   return {{"pkt_type", std::string(to_string(h.pkt_type()))},
@@ -83,7 +84,8 @@ PktHdr build_pkt_hdr(const FieldValues& f) {
       .set_flow_label(as<std::uint32_t>(f, "flow_label"))
       .set_ctx(as<std::uint8_t>(f, "ctx"))
       .set_epoch(as<std::uint16_t>(f, "epoch"))
-      .set_round(as<std::uint8_t>(f, "round"));
+      .set_round(as<std::uint8_t>(f, "round"))
+      .set_member(as<std::uint16_t>(f, "member"));
   return h;
 }
 
@@ -140,7 +142,11 @@ FieldValues read(const BarrierDesc& d) {
                   {"num_rounds", d.num_rounds()},
                   {"fanout_k", d.fanout_k()},
                   {"cmpl_addr", d.cmpl_addr()},
-                  {"cmpl_value", d.cmpl_value()}};
+                  {"cmpl_value", d.cmpl_value()},
+                  {"mlid", d.mlid()},
+                  {"root_lid", d.root_lid()},
+                  {"member", d.member()},
+                  {"members", d.members()}};
   for (std::size_t r = 0; r < BarrierDesc::kRoundCount; ++r) {
     const std::string round = at("round", r) + ".";
     for (std::size_t m = 0; m < BarrierRound::kDstLidCount; ++m) {
@@ -165,7 +171,11 @@ BarrierDesc build_barrier_desc(const FieldValues& f) {
       .set_num_rounds(as<std::uint8_t>(f, "num_rounds"))
       .set_fanout_k(as<std::uint8_t>(f, "fanout_k"))
       .set_cmpl_addr(as<std::uint64_t>(f, "cmpl_addr"))
-      .set_cmpl_value(as<std::uint64_t>(f, "cmpl_value"));
+      .set_cmpl_value(as<std::uint64_t>(f, "cmpl_value"))
+      .set_mlid(as<std::uint16_t>(f, "mlid"))
+      .set_root_lid(as<std::uint16_t>(f, "root_lid"))
+      .set_member(as<std::uint16_t>(f, "member"))
+      .set_members(as<std::uint16_t>(f, "members"));
   // Even rounds through the flattened setters, odd rounds as a BarrierRound
   // record, so both ways of writing the schedule are covered.
   for (std::size_t r = 0; r < BarrierDesc::kRoundCount; ++r) {
@@ -346,7 +356,7 @@ TEST(FormatAccessors, SettingAFieldKeepsReservedAndNeighbouringBits) {
   h.set_prio(7);  // byte 6 holds prio [50:48], ecn [52:51], dscp [58:53] low bits
   want[6] = static_cast<std::uint8_t>((want[6] & ~0x07U) | 0x07U);
   EXPECT_EQ(h.bytes(), want);
-  h.set_flow_label(0xFFFFF);  // [83:64]; [87:84] is reserved and already set
+  h.set_flow_label(0xFFFFF);  // [83:64]; member [95:84] is already set
   want[8] = 0xFF;
   want[9] = 0xFF;
   want[10] = 0xFF;

@@ -239,7 +239,7 @@ def test_real_spec_has_the_contracts_limits():
     assert spec.constants["LID_WIDTH"].value == 16
     sizes = {name: f.size_bytes for name, f in spec.formats.items()}
     assert sizes == {"barrier_round": 16, "barrier_desc": 352, "cq_entry": 16, "pkt_hdr": 16,
-                     "pfc_frame": 32}
+                     "mgmt_msg": 32, "pfc_frame": 32}
 
 
 if __name__ == "__main__":

@@ -19,6 +19,10 @@ module fmt_barrier_desc_probe
   output logic [7:0]                    fanout_k_o,
   output logic [63:0]                   cmpl_addr_o,
   output logic [63:0]                   cmpl_value_o,
+  output logic [LID_WIDTH-1:0]          mlid_o,
+  output logic [LID_WIDTH-1:0]          root_lid_o,
+  output logic [15:0]                   member_o,
+  output logic [15:0]                   members_o,
   output logic [LID_WIDTH-1:0]          dst_lid_o,
   output logic [LID_WIDTH-1:0]          src_lid_o,
   // {BARRIER}
@@ -41,6 +45,10 @@ module fmt_barrier_desc_probe
   assign fanout_k_o        = desc.fanout_k;
   assign cmpl_addr_o       = desc.cmpl_addr;
   assign cmpl_value_o      = desc.cmpl_value;
+  assign mlid_o            = desc.mlid;
+  assign root_lid_o        = desc.root_lid;
+  assign member_o          = desc.member;
+  assign members_o         = desc.members;
   assign dst_lid_o         = rnd.dst_lid[slot_i];
   assign src_lid_o         = rnd.src_lid[slot_i];
 

@@ -18,6 +18,7 @@ module fmt_pkt_hdr_probe
   output logic [CTX_WIDTH-1:0]    ctx_o,
   output logic [EPOCH_WIDTH-1:0]  epoch_o,
   output logic [7:0]              round_o,
+  output logic [11:0]             member_o,
   // {PFC, CNP, NACK, ACK, NOTIFY, DATA}
   output logic [5:0]              pkt_type_is_o,
   // {CE, ECT0, ECT1, NOT_ECT}
@@ -37,6 +38,7 @@ module fmt_pkt_hdr_probe
   assign ctx_o        = hdr.ctx;
   assign epoch_o      = hdr.epoch;
   assign round_o      = hdr.round;
+  assign member_o     = hdr.member;
 
   assign pkt_type_is_o = {hdr.pkt_type == PktPfc,  hdr.pkt_type == PktCnp,
                           hdr.pkt_type == PktNack, hdr.pkt_type == PktAck,
