@@ -6,6 +6,7 @@
 #include <string>
 
 #include <syncfab/hw/errors.hpp>
+#include <syncfab/hw/hex.hpp>
 #include <syncfab/hw/nic_regs.hpp>
 
 #include "syncfab/model/nic_group_regs.hpp"
@@ -13,12 +14,6 @@
 namespace syncfab::model {
 
 namespace {
-
-std::string hex16(std::uint16_t v) {
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "0x%04x", v);
-  return buf;
-}
 
 fmt::PktHdr make_pkt(fmt::PktType type, std::uint16_t src, std::uint16_t dst, std::uint8_t ctx,
                      std::uint16_t epoch, std::uint8_t round) {
@@ -50,7 +45,7 @@ BarrierEngine::BarrierEngine(const EngineConfig& config, hw::DmaMemory& memory)
       damq_(config.num_ctx, std::max(config.req_damq_entries, 1U)),
       pfc_(PfcRxParams{fmt::kNumPrio, hw::nic::PFC_CFG_CYC_PER_QUANTUM.width}) {
   if (cfg_.lid == fmt::kLidNone || cfg_.lid >= fmt::kMlidBase) {
-    throw std::invalid_argument("engine LID " + hex16(cfg_.lid) + " is not a unicast LID");
+    throw std::invalid_argument("engine LID " + hw::hex16(cfg_.lid) + " is not a unicast LID");
   }
   // HW_CFG.NUM_CTX is 8 bits wide.
   if (cfg_.num_ctx == 0 || cfg_.num_ctx > 255) {
@@ -149,7 +144,7 @@ void BarrierEngine::run(std::uint64_t n) {
 
 void BarrierEngine::skip(std::uint64_t n) {
   if (!quiescent()) {
-    throw std::logic_error("BarrierEngine::skip: the engine at LID " + hex16(cfg_.lid) +
+    throw std::logic_error("BarrierEngine::skip: the engine at LID " + hw::hex16(cfg_.lid) +
                            " has work pending at cycle " + std::to_string(cycle_));
   }
   // The pause timers run on: n cycles without a frame (a timer at 0 stays 0).
@@ -290,7 +285,7 @@ void BarrierEngine::rx_flit(const LinkFlit& flit, PfcIn& frame) {
           q += " q" + std::to_string(p) + "=" + std::to_string(frame.quanta[p]);
         }
       }
-      trace("net.pfc class=" + hex16(frame.class_enable) + q);
+      trace("net.pfc class=" + hw::hex16(frame.class_enable) + q);
       return;
     }
     case RxState::kMgmt:
@@ -328,8 +323,8 @@ void BarrierEngine::rx_flit(const LinkFlit& flit, PfcIn& frame) {
   // DATA, CNP, an unknown type, a NOTIFY/ACK/NACK of more than one flit:
   // consumed, counted once at the packet's last flit.
   if (flit.last) {
-    net_drop("type=" + std::to_string(static_cast<unsigned>(type)) + " src=" + hex16(h.src_lid()) +
-             " dst=" + hex16(h.dst_lid()));
+    net_drop("type=" + std::to_string(static_cast<unsigned>(type)) +
+             " src=" + hw::hex16(h.src_lid()) + " dst=" + hw::hex16(h.dst_lid()));
   } else {
     rx_state_ = RxState::kDrop;
   }
@@ -368,7 +363,7 @@ void BarrierEngine::process_rx(const fmt::PktHdr& pkt) {
       // A COMB_ARRIVE is for the switches' combine units (§6).
       count(Counter::kDrop);
       trace("net.drop type=" + std::to_string(static_cast<unsigned>(type)) +
-            " src=" + hex16(pkt.src_lid()) + " dst=" + hex16(pkt.dst_lid()));
+            " src=" + hw::hex16(pkt.src_lid()) + " dst=" + hw::hex16(pkt.dst_lid()));
       return;
     }
     on_release(pkt);  // to this node or to a group: checked there
@@ -381,7 +376,7 @@ void BarrierEngine::process_rx(const fmt::PktHdr& pkt) {
     // than its one flit, or is another node's, is dropped unanswered.
     count(Counter::kDrop);
     trace("net.drop type=" + std::to_string(static_cast<unsigned>(type)) +
-          " src=" + hex16(pkt.src_lid()) + " dst=" + hex16(pkt.dst_lid()));
+          " src=" + hw::hex16(pkt.src_lid()) + " dst=" + hw::hex16(pkt.dst_lid()));
     return;
   }
   if (type == fmt::PktType::kNotify) {
@@ -417,7 +412,7 @@ void BarrierEngine::on_notify(const fmt::PktHdr& n) {
   const unsigned ctx = n.ctx();
   const std::uint16_t ep = n.epoch();
   const std::string what = "se.notify ctx=" + std::to_string(ctx) + " ep=" + std::to_string(ep) +
-                           " r=" + std::to_string(n.round()) + " src=" + hex16(n.src_lid());
+                           " r=" + std::to_string(n.round()) + " src=" + hw::hex16(n.src_lid());
   if (!enable_) {
     respond(n, fmt::PktType::kNack);
     trace(what + " -> NACK (disabled)");
@@ -487,7 +482,7 @@ void BarrierEngine::on_response(const fmt::PktHdr& p, bool ack) {
   const unsigned ctx = p.ctx();
   const std::string what = std::string(ack ? "te.ack" : "te.nack") + " ctx=" + std::to_string(ctx) +
                            " ep=" + std::to_string(p.epoch()) + " r=" + std::to_string(p.round()) +
-                           " from=" + hex16(p.src_lid());
+                           " from=" + hw::hex16(p.src_lid());
   Send* s = nullptr;
   std::size_t index = 0;
   if (ctx < cfg_.num_ctx && ctxs_[ctx].active && ctxs_[ctx].epoch == p.epoch()) {
@@ -748,16 +743,17 @@ void BarrierEngine::activate(const fmt::BarrierDesc& d) {
     if (n.epoch == c.epoch) {
       if (!mark_received(c, n.src, n.round)) {
         count(Counter::kDrop);
-        trace("damq.drop ctx=" + std::to_string(ctx) + " src=" + hex16(n.src) + " (not expected)");
+        trace("damq.drop ctx=" + std::to_string(ctx) + " src=" + hw::hex16(n.src) +
+              " (not expected)");
       } else {
         trace("damq.take ctx=" + std::to_string(ctx) + " r=" + std::to_string(n.round) +
-              " src=" + hex16(n.src));
+              " src=" + hw::hex16(n.src));
       }
       return true;
     }
     if (serial_newer(c.epoch, n.epoch)) {
       count(Counter::kDrop);
-      trace("damq.drop ctx=" + std::to_string(ctx) + " src=" + hex16(n.src) + " (stale epoch)");
+      trace("damq.drop ctx=" + std::to_string(ctx) + " src=" + hw::hex16(n.src) + " (stale epoch)");
       return true;
     }
     return false;
@@ -904,7 +900,7 @@ void BarrierEngine::tx_taken(const TxHold& h) {
     count(Counter::kRetry);
   }
   trace("te.send ctx=" + std::to_string(h.hdr.ctx()) + " ep=" + std::to_string(h.hdr.epoch()) +
-        " r=" + std::to_string(h.hdr.round()) + " dst=" + hex16(h.hdr.dst_lid()) +
+        " r=" + std::to_string(h.hdr.round()) + " dst=" + hw::hex16(h.hdr.dst_lid()) +
         (h.retry ? " retry" : ""));
 }
 

@@ -8,17 +8,13 @@
 #include <stdexcept>
 #include <string>
 
+#include <syncfab/hw/hex.hpp>
+
 #include "syncfab/model/barrier_engine.hpp"
 
 namespace syncfab::model {
 
 namespace {
-
-std::string hex16(std::uint16_t v) {
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "0x%04x", v);
-  return buf;
-}
 
 std::string ctx_ep(unsigned ctx, std::uint16_t epoch) {
   return "ctx=" + std::to_string(ctx) + " ep=" + std::to_string(epoch);
@@ -91,7 +87,7 @@ void BarrierEngine::activate_group(const fmt::BarrierDesc& d) {
   const unsigned p = d.members();
   trace("of.activate " + ctx_ep(ctx, c.epoch) + " op=" + std::string(fmt::to_string(d.opcode())) +
         " member=" + std::to_string(d.member()) + " members=" + std::to_string(p) +
-        " mlid=" + hex16(d.mlid()));
+        " mlid=" + hw::hex16(d.mlid()));
   if (p == 1) {
     finish(ctx, fmt::CqStatus::kOk, fmt::ErrCode::kNone);  // a group of one sends nothing
     return;
@@ -136,7 +132,7 @@ void BarrierEngine::root_release(unsigned ctx) {
   c.released_valid = true;
   c.released_epoch = c.epoch;
   ready_.push_back(ReadySend{ctx, c.epoch, 0, ReadyKind::kRelease, 0});
-  trace("ge.release_ready " + ctx_ep(ctx, c.epoch) + " mlid=" + hex16(c.desc.mlid()));
+  trace("ge.release_ready " + ctx_ep(ctx, c.epoch) + " mlid=" + hw::hex16(c.desc.mlid()));
 }
 
 // An ARRIVE to this NIC's LID (docs/group-barrier.md §4, rules 1-6).
@@ -144,8 +140,8 @@ void BarrierEngine::on_arrive(const fmt::PktHdr& pkt) {
   const unsigned ctx = pkt.ctx();
   const std::uint16_t ep = pkt.epoch();
   const unsigned m = pkt.member();
-  const std::string what =
-      "ge.arrive " + ctx_ep(ctx, ep) + " m=" + std::to_string(m) + " src=" + hex16(pkt.src_lid());
+  const std::string what = "ge.arrive " + ctx_ep(ctx, ep) + " m=" + std::to_string(m) +
+                           " src=" + hw::hex16(pkt.src_lid());
   const auto drop = [&](const char* why) {
     count(Counter::kDrop);
     trace(what + " -> drop (" + why + ")");
@@ -214,7 +210,8 @@ void BarrierEngine::on_release(const fmt::PktHdr& pkt) {
   const std::uint16_t ep = pkt.epoch();
   const std::uint16_t dst = pkt.dst_lid();
   const std::string what = std::string(plain ? "ge.release " : "ge.comb_release ") +
-                           ctx_ep(ctx, ep) + " dst=" + hex16(dst) + " src=" + hex16(pkt.src_lid());
+                           ctx_ep(ctx, ep) + " dst=" + hw::hex16(dst) +
+                           " src=" + hw::hex16(pkt.src_lid());
   const bool to_me = plain && dst == cfg_.lid;
   if (dst < fmt::kMlidBase && !to_me) {
     count(Counter::kDrop);
@@ -317,7 +314,7 @@ void BarrierEngine::group_left(const fmt::PktHdr& h, bool retry) {
     if (retry) {
       count(Counter::kGroupRetry);
     }
-    trace("ge.arrive_send " + ctx_ep(ctx, ep) + " dst=" + hex16(h.dst_lid()) +
+    trace("ge.arrive_send " + ctx_ep(ctx, ep) + " dst=" + hw::hex16(h.dst_lid()) +
           " m=" + std::to_string(h.member()) + (retry ? " retry" : ""));
     const bool member = c.role == GroupRole::kMcastMember || c.role == GroupRole::kCombMember;
     if (c.active && member && c.epoch == ep && c.arrival == GroupSendState::kInFlight) {
@@ -331,7 +328,7 @@ void BarrierEngine::group_left(const fmt::PktHdr& h, bool retry) {
     return;
   }
   count(Counter::kReleaseSent);
-  trace("ge.release_send " + ctx_ep(ctx, ep) + " dst=" + hex16(h.dst_lid()));
+  trace("ge.release_send " + ctx_ep(ctx, ep) + " dst=" + hw::hex16(h.dst_lid()));
   if (h.dst_lid() >= fmt::kMlidBase && c.active && c.role == GroupRole::kRoot && c.epoch == ep &&
       c.release == GroupSendState::kInFlight) {
     c.release = GroupSendState::kLeft;
@@ -346,7 +343,7 @@ void BarrierEngine::check_ok_completion(unsigned ctx) const {
   if (c.role == GroupRole::kNone || c.desc.members() == 1) {
     return;
   }
-  const std::string who = "NIC " + hex16(cfg_.lid) + " " + ctx_ep(ctx, c.epoch);
+  const std::string who = "NIC " + hw::hex16(cfg_.lid) + " " + ctx_ep(ctx, c.epoch);
   if (c.role == GroupRole::kRoot && c.set_count + 1 != c.desc.members()) {
     throw std::logic_error("group barrier safety: root " + who + " completes OK with " +
                            std::to_string(c.set_count) + " arrivals of " +

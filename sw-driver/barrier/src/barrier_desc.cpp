@@ -1,27 +1,19 @@
 #include "syncfab/driver/barrier_desc.hpp"
 
-#include "syncfab/driver/group_desc.hpp"
-
 #include <algorithm>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "syncfab/driver/group_desc.hpp"
+#include "syncfab/hw/hex.hpp"
+
 namespace syncfab::driver {
 
 static_assert(fmt::BarrierDesc::kSizeBytes % 4 == 0, "descriptor is a whole number of words");
 
 namespace {
-
-std::string hex16(std::uint16_t v) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string s = "0x0000";
-  for (int i = 0; i < 4; ++i) {
-    s[static_cast<std::size_t>(5 - i)] = kDigits[(v >> (4 * i)) & 0xFU];
-  }
-  return s;
-}
 
 void check_completion(const BarrierCompletion& c) {
   if (c.write && (c.addr == 0 || c.addr % 8 != 0)) {
@@ -39,14 +31,15 @@ void check_lids(std::span<const std::uint16_t> lids, std::uint32_t size) {
   std::vector<std::uint16_t> sorted(lids.begin(), lids.end());
   for (std::size_t r = 0; r < lids.size(); ++r) {
     if (lids[r] == fmt::kLidNone || lids[r] >= fmt::kMlidBase) {
-      throw std::invalid_argument("LID " + hex16(lids[r]) + " of rank " + std::to_string(r) +
-                                  " is not a unicast LID (1.." + hex16(fmt::kMlidBase - 1) + ")");
+      throw std::invalid_argument("LID " + hw::hex16(lids[r]) + " of rank " + std::to_string(r) +
+                                  " is not a unicast LID (1.." + hw::hex16(fmt::kMlidBase - 1) +
+                                  ")");
     }
   }
   std::sort(sorted.begin(), sorted.end());
   const auto dup = std::adjacent_find(sorted.begin(), sorted.end());
   if (dup != sorted.end()) {
-    throw std::invalid_argument("LID " + hex16(*dup) + " is given to two ranks");
+    throw std::invalid_argument("LID " + hw::hex16(*dup) + " is given to two ranks");
   }
 }
 
@@ -168,11 +161,11 @@ std::optional<DescFault> validate_barrier_desc(const fmt::BarrierDesc& desc,
         if (lid >= fmt::kMlidBase) {
           return DescFault{E::kBadLid, "descriptor round " + std::to_string(r) + " " + what +
                                            " slot " + std::to_string(i) + " holds multicast LID " +
-                                           hex16(lid) + " (BAD_LID)"};
+                                           hw::hex16(lid) + " (BAD_LID)"};
         }
         if (std::find(seen.begin(), seen.end(), lid) != seen.end()) {
           return DescFault{E::kBadLid, "descriptor round " + std::to_string(r) + " lists " + what +
-                                           " LID " + hex16(lid) + " twice (BAD_LID)"};
+                                           " LID " + hw::hex16(lid) + " twice (BAD_LID)"};
         }
         seen.push_back(lid);
       }

@@ -3,20 +3,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "syncfab/hw/hex.hpp"
+
 namespace syncfab::driver {
 
 namespace {
 
 bool is_mcast(fmt::Opcode op) { return op == fmt::Opcode::kMcastBarrier; }
-
-std::string lid_text(std::uint16_t lid) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string s = "0x0000";
-  for (int i = 0; i < 4; ++i) {
-    s[static_cast<std::size_t>(5 - i)] = kDigits[(lid >> (4 * i)) & 0xFU];
-  }
-  return s;
-}
 
 }  // namespace
 
@@ -42,12 +35,12 @@ std::optional<DescFault> validate_group_fields(const fmt::BarrierDesc& desc, uns
   using E = fmt::ErrCode;
   const bool mcast = is_mcast(desc.opcode());
   if (desc.mlid() < fmt::kMlidBase) {
-    return DescFault{E::kBadLid, "descriptor mlid " + lid_text(desc.mlid()) +
+    return DescFault{E::kBadLid, "descriptor mlid " + hw::hex16(desc.mlid()) +
                                      " is not a multicast LID (BAD_LID)"};
   }
   if (mcast && desc.member() != 0 &&
       (desc.root_lid() == fmt::kLidNone || desc.root_lid() >= fmt::kMlidBase)) {
-    return DescFault{E::kBadLid, "descriptor root_lid " + lid_text(desc.root_lid()) +
+    return DescFault{E::kBadLid, "descriptor root_lid " + hw::hex16(desc.root_lid()) +
                                      " is not a unicast LID (BAD_LID)"};
   }
   if (desc.members() == 0 || desc.member() >= desc.members()) {
