@@ -229,7 +229,7 @@ void lost_packet(TestContext& ctx, Backend b, Kind kind, PktKind lose) {
   }
   std::mt19937_64 rng(ctx.seed());
   BarrierRun run = group_run(g, i, kind, 3, 100, false);
-  run.fault_cycles = 2 * kGroupTimeout;  // the re-send, and the release it brings
+  run.fault_cycles = 2 * std::uint64_t{kGroupTimeout};  // the re-send, and the release it brings
   const BarrierResult r = run_barriers(sys, run, rng);
   print_run(
       std::string(driver::to_string(kind)) + " losing one " + to_string(lose) + " on " + where, run,

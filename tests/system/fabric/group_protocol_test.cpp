@@ -137,7 +137,7 @@ BarrierResult barriers_on(Rig& rig, const Joined& j, Kind kind, unsigned ctx, un
   run.skew = 100;
   run.limit = kLimit;
   run.group = GroupRun{kind, t.mlid, j.members, c0.first_epoch(j.handles[0])};
-  const BarrierResult r = run_barriers(*rig.sys, run, rng);
+  BarrierResult r = run_barriers(*rig.sys, run, rng);
   print_run(std::string(driver::to_string(kind)) + " on MLID " + sm::hex_lid(t.mlid), run, r);
   return r;
 }
@@ -196,6 +196,7 @@ void groups_then_barriers(TestContext& ctx, Backend b) {
   // Leaves: member 0 of group 2 first, then the rest; the tables go.
   const driver::GroupTarget t2 = rig.clients[m2[0]]->target(g2.handles[0], Kind::kSwitchCombined);
   std::vector<std::pair<unsigned, unsigned>> leaves;
+  leaves.reserve(m2.size());
   for (const unsigned n : m2) {
     leaves.emplace_back(n, rig.clients[n]->leave({0xFF12, 2}));
   }

@@ -82,7 +82,7 @@ class GroupClient {
   };
   unsigned start(fmt::MgmtMsg msg);
   void take(const Datagram& d);
-  const Request& request(unsigned handle) const;
+  [[nodiscard]] const Request& request(unsigned handle) const;
 
   Mailbox mailbox_;
   std::uint16_t agent_;
