@@ -168,6 +168,13 @@ const Link* SystemFabric::switch_link(unsigned s, unsigned port) const {
   return slot ? links_.at(*slot).get() : nullptr;
 }
 
+Link& SystemFabric::nic_link(unsigned rank) { return *links_.at(*nic_link_.at(rank)); }
+
+Link* SystemFabric::switch_link(unsigned s, unsigned port) {
+  const auto& slot = switch_link_.at(s).at(port);
+  return slot ? links_.at(*slot).get() : nullptr;
+}
+
 Clock& SystemFabric::clk() {
   if (!switches_.empty()) {
     return switches_.front()->clk();

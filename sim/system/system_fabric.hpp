@@ -89,6 +89,9 @@ class SystemFabric {
   // The link on NIC `rank`'s port / on switch s's port p (none: unconnected).
   [[nodiscard]] const Link& nic_link(unsigned rank) const;
   [[nodiscard]] const Link* switch_link(unsigned s, unsigned port) const;
+  // The same links to act on (Link::fail, Link::drop_next).
+  [[nodiscard]] Link& nic_link(unsigned rank);
+  [[nodiscard]] Link* switch_link(unsigned s, unsigned port);
 
   // Per NIC (rank order, after start()): the PFC pauses it had to honour.
   [[nodiscard]] const std::vector<NicPauseCheck>& pause_checks() const { return pause_checks_; }

@@ -178,11 +178,8 @@ Link& link_between(SystemFabric& sys, sm::SwitchIdx from, sm::NodeId child) {
   const sm::NodeId node = smf.switch_node(from);
   for (int p = 1; p <= smf.num_ports(node); ++p) {
     if (smf.peer(node, static_cast<sm::PortNum>(p)).node == child) {
-      const Link* l = sys.switch_link(from, static_cast<unsigned>(p - 1));
-      for (const auto& owned : sys.links()) {
-        if (owned.get() == l) {
-          return *owned;
-        }
+      if (Link* l = sys.switch_link(from, static_cast<unsigned>(p - 1))) {
+        return *l;
       }
     }
   }
@@ -202,12 +199,7 @@ void lost_packet(TestContext& ctx, Backend b, Kind kind, PktKind lose) {
   if (lose == PktKind::kArrive || lose == PktKind::kCombArrive) {
     // Member 5's arrival, on its own link.
     const unsigned nic = g.members[i][5];
-    const Link& l = sys.nic_link(nic);
-    for (const auto& owned : sys.links()) {
-      if (owned.get() == &l) {
-        owned->drop_next(sys.nic(nic).port(0), lose);
-      }
-    }
+    sys.nic_link(nic).drop_next(sys.nic(nic).port(0), lose);
     where = sys.nic(nic).name() + "'s link";
   } else {
     // The release on its way down from the root switch to one leaf; for a

@@ -161,16 +161,11 @@ void groups_then_barriers(TestContext& ctx, Backend b) {
   // Group 2: six NICs across the leaves; NIC 3's first datagram (its JOIN)
   // is lost on its link, and member 2's READY on the way to it.
   const std::vector<unsigned> m2{3, 0, 9, 12, 6, 14};
-  for (const auto& l : rig.sys->links()) {
-    if (l.get() == &rig.sys->nic_link(3)) {
-      l->drop_next(rig.sys->nic(3).port(0), PktKind::kMgmt);
-    }
-    if (l.get() == &rig.sys->nic_link(m2[2])) {
-      // The direction into the NIC: drop from the switch's end.
-      Port& sw_end = l->a().port == &rig.sys->nic(m2[2]).port(0) ? *l->b().port : *l->a().port;
-      l->drop_next(sw_end, PktKind::kMgmt);
-    }
-  }
+  rig.sys->nic_link(3).drop_next(rig.sys->nic(3).port(0), PktKind::kMgmt);
+  Link& to_m2 = rig.sys->nic_link(m2[2]);
+  // The direction into the NIC: drop from the switch's end.
+  Port& sw_end = to_m2.a().port == &rig.sys->nic(m2[2]).port(0) ? *to_m2.b().port : *to_m2.a().port;
+  to_m2.drop_next(sw_end, PktKind::kMgmt);
   const Joined g2 = join_all(rig, 2, m2, iota(6), 0);
   // A duplicated join: NIC 0 sends a second JOIN for group 2 (a new
   // request); the agent answers it as a duplicate with READY.
