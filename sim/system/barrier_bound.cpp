@@ -59,7 +59,7 @@ std::uint64_t group_bound(const sm::Fabric& smf, std::span<const sm::NodeId> mem
     }
   }
   const std::uint64_t links = hops + 2;
-  return links * link_delay + (links - 1) * kSwitchForward;
+  return kNicInject + links * link_delay + (links - 1) * kSwitchForward + kNicEject;
 }
 
 }  // namespace syncfab::tb::system

@@ -19,6 +19,14 @@ namespace syncfab::tb::system {
 // (docs/switch-datapath.md "RTL and model timing").
 inline constexpr std::uint64_t kSwitchForward = 3;
 
+// A NIC's least times at the two ends of a group barrier
+// (docs/nic/ge.md "Behaviour and timing"): an HDQ post written in cycle p
+// puts its ARRIVE on the link from p + 5 (injection); a RELEASE taken in
+// cycle r has its CQ entry written in r + 5 (ejection).
+// tests/rtl/nic/nic_top_group_test.cpp asserts both on the verilated NIC.
+inline constexpr std::uint64_t kNicInject = 5;
+inline constexpr std::uint64_t kNicEject = 5;
+
 // Cycles from the common post to the last NIC's last round, at fan-out k
 // across every end node of `smf` (rank order: a fabric whose every HCA is a
 // NIC, no bulk hosts), every link `link_delay`
@@ -28,8 +36,9 @@ std::uint64_t barrier_bound(const sm::Fabric& smf, std::uint64_t link_delay, uns
 // The physical bound of any barrier of a group (DESIGN section 5c): the
 // longest wire time between two of its members (end nodes of `smf`), on a
 // shortest path, every link `link_delay` cycles and every switch its least
-// forwarding time -- the last member's arrival must at least reach the
-// farthest member. 0 for fewer than two members.
+// forwarding time, plus one NIC injection and one ejection -- the last
+// member's post must at least reach the farthest member's CQ. 0 for fewer
+// than two members.
 std::uint64_t group_bound(const sm::Fabric& smf, std::span<const sm::NodeId> members,
                           std::uint64_t link_delay);
 

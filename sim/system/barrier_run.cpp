@@ -51,7 +51,14 @@ drv::ContextConfig context_of(const SystemFabric& sys, const BarrierRun& run,
                               std::span<const unsigned> ranks, unsigned r) {
   const auto n = static_cast<std::uint32_t>(ranks.size());
   if (!run.group) {
-    return {run.ctx, r, n, run.k, sys.nic_lids()};
+    std::vector<std::uint16_t> lids;
+    lids.reserve(n);
+    for (const unsigned nic : ranks) {
+      lids.push_back(sys.nic_lids()[nic]);
+    }
+    drv::ContextConfig c(run.ctx, r, n, run.k, std::move(lids));
+    c.first_epoch = run.first_epoch;
+    return c;
   }
   const GroupRun& g = *run.group;
   drv::ContextConfig c(run.ctx, r, n, 1, {});
@@ -66,6 +73,12 @@ std::vector<unsigned> ranks_of(const SystemFabric& sys, const BarrierRun& run) {
       TB_CHECK(m < sys.nic_count()) << "group member NIC " << m << " of " << sys.nic_count();
     }
     return run.group->members;
+  }
+  if (!run.members.empty()) {
+    for (const unsigned m : run.members) {
+      TB_CHECK(m < sys.nic_count()) << "barrier member NIC " << m << " of " << sys.nic_count();
+    }
+    return run.members;
   }
   std::vector<unsigned> all(sys.nic_count());
   for (unsigned r = 0; r < all.size(); ++r) {
@@ -105,6 +118,9 @@ BarrierResult run_barriers(SystemFabric& sys, const BarrierRun& run, std::mt1993
     order[r] = r;
   }
   const auto path = [&](unsigned r, const Host& h) {
+    if (run.submit == SubmitMode::kHdq) {
+      return drv::SubmitPath::kHdq;
+    }
     return (r + h.next) % 2 == 0 ? drv::SubmitPath::kHdq : drv::SubmitPath::kSdq;
   };
   const auto check_limit = [&] {

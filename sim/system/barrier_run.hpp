@@ -2,13 +2,11 @@
 // BarrierRun::group), issued as a host does it: each
 // NIC's unchanged driver opens a context over the SM's LIDs (rank r = NIC r),
 // arrives (the descriptor of its k-way dissemination schedule, HDQ and SDQ in
-// turn) at a seeded random moment and polls its CQ; the next barrier is
-// posted once the node has collected the previous one. Checked on every
-// barrier: one CQ entry per NIC, status OK, the expected epoch (the first
-// epoch + the barrier's index, the same at every NIC), none before the last
-// node's post (safety), each NIC's within a bound of the last post computed
-// from the fabric (liveness; BarrierResult::bound), the whole run within
-// `limit` cycles.
+// turn or HDQ only: BarrierRun::submit) at a seeded random moment and polls its CQ; the next
+// barrier is posted once the node has collected the previous one. Checked on every barrier: one CQ
+// entry per NIC, status OK, the expected epoch (the first epoch + the barrier's index, the same at
+// every NIC), none before the last node's post (safety), each NIC's within a bound of the last post
+// computed from the fabric (liveness; BarrierResult::bound), the whole run within `limit` cycles.
 #pragma once
 
 #include <cstdint>
@@ -28,10 +26,16 @@ struct GroupRun {
   std::uint16_t mlid = 0;
   // NIC indices; member i is members[i], and the multicast-release root is
   // members[0].
-  std::vector<unsigned> members;
+  std::vector<unsigned> members{};
   // The first barrier's epoch: the one the group's combine entries wait for.
   std::uint16_t first_epoch = 1;
 };
+
+// How the hosts post their descriptors: HDQ and SDQ in turn (each node
+// starts on the path its rank's parity picks, so both paths run in every
+// barrier), or every one through the HDQ (the least time from post to
+// packet: the latency studies' setting).
+enum class SubmitMode { kAlternate, kHdq };
 
 struct BarrierRun {
   unsigned ctx = 0;
@@ -56,6 +60,12 @@ struct BarrierRun {
   // purpose and recovered by a re-send after GROUP_TIMEOUT).
   std::uint64_t fault_cycles = 0;
   std::optional<GroupRun> group = std::nullopt;  // set: a group barrier on its members; k unused
+  SubmitMode submit = SubmitMode::kAlternate;
+  // Without `group`: the NICs of the dissemination barrier, rank r = NIC
+  // members[r]; empty: every NIC, rank r = NIC r. Its first epoch is
+  // `first_epoch` (none: the driver's choice for a fresh context).
+  std::vector<unsigned> members{};
+  std::optional<std::uint16_t> first_epoch = std::nullopt;
 };
 
 struct BarrierResult {

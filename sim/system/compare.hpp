@@ -3,7 +3,8 @@
 // leaves and compare() asserts the two agree (throws TestFailure naming the
 // node, link or counter). The rules (docs/system-fabric.md, "The golden
 // fabric"):
-//  - per NIC, its completion records in order: context, epoch, status, error;
+//  - per NIC and context, its completion records in order: epoch, status,
+//    error (contexts that run at once interleave by timing);
 //  - per directed link, ACKs exact; NOTIFYs and NACKs exact when neither run
 //    saw a NACK, otherwise within the larger run's NACK total (a NACK is a
 //    timing outcome: a full request DAMQ; each one adds one NACK and one

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <random>
 
@@ -53,9 +54,22 @@ double mean_latency(const BarrierResult& b) {
 // so each NIC's epochs on the context only count up.
 constexpr unsigned kGroupCtx = 0;
 
-std::uint16_t group_first_epoch(std::size_t kind_index, std::size_t groups, std::size_t g,
-                                unsigned barriers) {
-  return static_cast<std::uint16_t>(1 + (kind_index * groups + g) * barriers);
+std::uint16_t group_first_epoch(const FlowOptions& opts, std::size_t kind_index, std::size_t groups,
+                                std::size_t g) {
+  if (opts.concurrent != 0) {
+    return static_cast<std::uint16_t>(1 + kind_index * opts.concurrent);
+  }
+  return static_cast<std::uint16_t>(1 + (kind_index * groups + g) * opts.barriers);
+}
+
+// The value below which `q` of the sorted values lie (nearest rank).
+double quantile(std::vector<std::uint64_t> v, double q) {
+  if (v.empty()) {
+    return 0;
+  }
+  std::sort(v.begin(), v.end());
+  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(v.size())));
+  return static_cast<double>(v[std::max<std::size_t>(rank, 1) - 1]);
 }
 
 void append(BarrierResult& all, const BarrierResult& r) {
@@ -93,6 +107,11 @@ std::vector<std::vector<unsigned>> group_members(const SystemFabric& sys,
 
 FlowResult run_flow(TestContext& ctx, const sm::Fabric& smf, const SystemRouting& routing,
                     const FlowOptions& opts, const std::string& label) {
+  if (opts.concurrent != 0 && !opts.ks.empty()) {
+    throw std::invalid_argument(label + ": concurrent group barriers take every context; " +
+                                std::to_string(opts.ks.size()) +
+                                " dissemination fan-out(s) asked for as well (run them apart)");
+  }
   FlowResult res;
   res.label = label;
   StepTimer t(res, nullptr);
@@ -124,7 +143,7 @@ FlowResult run_flow(TestContext& ctx, const sm::Fabric& smf, const SystemRouting
     if (opts.group_kinds[i] == driver::GroupBarrierKind::kSwitchCombined) {
       std::vector<std::uint16_t> epochs;
       for (std::size_t g = 0; g < groups; ++g) {
-        epochs.push_back(group_first_epoch(i, groups, g, opts.barriers));
+        epochs.push_back(group_first_epoch(opts, i, groups, g));
       }
       res.combine_entries += program_combine(sys, routing.groups.groups, routing.trees, epochs);
     }
@@ -135,6 +154,12 @@ FlowResult run_flow(TestContext& ctx, const sm::Fabric& smf, const SystemRouting
   // The same draws on every backend: the host sweeps' order.
   std::mt19937_64 rng(ctx.seed());
   BarrierResult all;
+  const std::vector<std::vector<unsigned>> members =
+      opts.group_kinds.empty() && !opts.disseminate_groups ? std::vector<std::vector<unsigned>>{}
+                                                           : group_members(sys, routing);
+  if (opts.disseminate_groups && members.empty()) {
+    throw std::invalid_argument(label + ": dissemination on the groups, but there are none");
+  }
   for (const unsigned k : opts.ks) {
     BarrierRun run;
     run.ctx = k;  // one context per fan-out (the driver refuses one the NIC lacks)
@@ -143,21 +168,78 @@ FlowResult run_flow(TestContext& ctx, const sm::Fabric& smf, const SystemRouting
     run.limit = opts.limit;
     run.pause_cycles = pause;
     run.common_start = true;
-    BarrierResult r = run_barriers(sys, run, rng);
+    run.submit = opts.submit;
+    BarrierResult r;
+    for (std::size_t g = 0; g < (opts.disseminate_groups ? members.size() : 1); ++g) {
+      if (opts.disseminate_groups) {
+        run.members = members[g];
+        run.first_epoch = static_cast<std::uint16_t>(1 + g * opts.barriers);
+      }
+      const BarrierResult one = run_barriers(sys, run, rng);
+      append(r, one);
+      r.sends_per_barrier += one.sends_per_barrier;
+      r.cycles += one.cycles;
+    }
     res.latency.push_back(mean_latency(r));
     append(all, r);
     res.per_k.push_back(std::move(r));
   }
-  const std::vector<std::vector<unsigned>> members =
-      opts.group_kinds.empty() ? std::vector<std::vector<unsigned>>{} : group_members(sys, routing);
+  std::uint64_t concurrent_arrivals = 0;
   std::uint64_t min_delay = ~std::uint64_t{0};
   for (const auto& l : sys.links()) {
     min_delay = std::min<std::uint64_t>(min_delay, l->delay());
   }
+  const std::vector<unsigned> ctxs = opts.concurrent != 0
+                                         ? group_contexts(members, kConcurrentCtx, kConcurrentCtxs)
+                                         : std::vector<unsigned>{};
   for (std::size_t ki = 0; ki < opts.group_kinds.size(); ++ki) {
     const driver::GroupBarrierKind kind = opts.group_kinds[ki];
     GroupFlowResult gr;
     gr.kind = kind;
+    if (opts.concurrent != 0) {
+      ConcurrentRun run;
+      run.barriers = opts.concurrent;
+      run.limit = opts.limit * opts.concurrent;
+      for (std::size_t g = 0; g < members.size(); ++g) {
+        run.groups.push_back(ConcurrentGroup{GroupRun{kind, routing.trees[g].mlid, members[g],
+                                                      group_first_epoch(opts, ki, groups, g)},
+                                             ctxs[g]});
+      }
+      ConcurrentResult r = run_concurrent(sys, run, rng);
+      std::vector<std::uint64_t> every;
+      for (std::size_t g = 0; g < members.size(); ++g) {
+        double sum = 0;
+        for (const std::uint64_t l : r.latency[g]) {
+          sum += static_cast<double>(l);
+          every.push_back(l);
+        }
+        const double lat = sum / static_cast<double>(r.latency[g].size());
+        const std::uint64_t bound = group_bound(smf, routing.groups.groups[g].members, min_delay);
+        gr.latency.push_back(lat);
+        gr.bound.push_back(bound);
+        const double over = bound == 0 ? 0 : lat / static_cast<double>(bound);
+        gr.mean_over_bound += over / static_cast<double>(members.size());
+        gr.max_over_bound = std::max(gr.max_over_bound, over);
+      }
+      double sum = 0;
+      for (const std::uint64_t l : every) {
+        sum += static_cast<double>(l);
+      }
+      gr.mean_latency = sum / static_cast<double>(every.size());
+      gr.p99 = quantile(every, 0.99);
+      gr.per_kcycle = r.cycles == 0 ? 0
+                                    : 1000.0 * static_cast<double>(every.size()) /
+                                          static_cast<double>(r.cycles);
+      BarrierResult b;
+      b.last_post = r.post;
+      b.last_posted = r.post;
+      b.last_done = r.done;
+      append(all, b);
+      concurrent_arrivals += r.arrivals;
+      gr.concurrent = std::move(r);
+      res.groups.push_back(std::move(gr));
+      continue;
+    }
     for (std::size_t g = 0; g < members.size(); ++g) {
       BarrierRun run;
       run.ctx = kGroupCtx;
@@ -165,8 +247,9 @@ FlowResult run_flow(TestContext& ctx, const sm::Fabric& smf, const SystemRouting
       run.limit = opts.limit;
       run.pause_cycles = pause;
       run.common_start = true;
-      run.group = GroupRun{kind, routing.trees[g].mlid, members[g],
-                           group_first_epoch(ki, groups, g, opts.barriers)};
+      run.submit = opts.submit;
+      run.group =
+          GroupRun{kind, routing.trees[g].mlid, members[g], group_first_epoch(opts, ki, groups, g)};
       BarrierResult r = run_barriers(sys, run, rng);
       const double lat = mean_latency(r);
       const std::uint64_t bound = group_bound(smf, routing.groups.groups[g].members, min_delay);
@@ -196,7 +279,7 @@ FlowResult run_flow(TestContext& ctx, const sm::Fabric& smf, const SystemRouting
   }
   TB_CHECK_EQ(res.traffic.notify - res.traffic.retries, sends)
       << label << ": NOTIFYs sent = the schedules' sends";
-  std::uint64_t arrivals = 0;
+  std::uint64_t arrivals = concurrent_arrivals;
   for (const GroupFlowResult& gr : res.groups) {
     for (const BarrierResult& r : gr.per_group) {
       arrivals += r.sends_per_barrier * opts.barriers;

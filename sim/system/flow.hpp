@@ -8,11 +8,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "barrier_run.hpp"
 #include "compare.hpp"
+#include "concurrent_run.hpp"
 #include "routing.hpp"
 #include "syncfab/driver/group_desc.hpp"
 #include "system_fabric.hpp"
@@ -33,7 +35,21 @@ struct FlowOptions {
   // * barriers (its combine entries are programmed with it), so a NIC in
   // several groups only counts up on the context.
   std::vector<driver::GroupBarrierKind> group_kinds;
+  SubmitMode submit = SubmitMode::kAlternate;  // every run's (BarrierRun::submit)
+  // Each kind of group barrier on every group at once, this many back to
+  // back per group (concurrent_run.hpp), instead of one group after another;
+  // 0: off. Kind i starts at epoch 1 + i * concurrent on every group's
+  // context (contexts kConcurrentCtx.., one per group a NIC is in: every
+  // context of the system's NICs, so no dissemination fan-outs with it).
+  unsigned concurrent = 0;
+  // Dissemination on every group's members (one run per group and fan-out,
+  // group g from epoch 1 + g * barriers) instead of across every NIC.
+  bool disseminate_groups = false;
 };
+
+// The contexts of concurrent group barriers: the system NICs' all.
+inline constexpr unsigned kConcurrentCtx = 0;
+inline constexpr unsigned kConcurrentCtxs = 4;
 
 // One kind of group barrier over every group of the run.
 struct GroupFlowResult {
@@ -44,6 +60,12 @@ struct GroupFlowResult {
   double mean_latency = 0;               // over the groups
   double mean_over_bound = 0;            // mean over the groups of latency / bound
   double max_over_bound = 0;
+  // FlowOptions::concurrent: every barrier instance's latency (group's last
+  // completion - its last post) is in `concurrent`; `latency` is then each
+  // group's mean over its barriers.
+  std::optional<ConcurrentResult> concurrent;
+  double p99 = 0;         // over every barrier instance of every group
+  double per_kcycle = 0;  // barriers completed (all groups) per 1000 cycles
 };
 
 struct FlowStep {

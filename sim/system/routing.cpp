@@ -38,9 +38,15 @@ void route_groups(const sm::Fabric& smf, const sm::MinHop& mh, const RoutingOpti
   }
   sm::PatternSpec ps = sm::parse_pattern(opts.groups);
   ps.seed = opts.seed;
+  ps.placement = opts.placement;
   r.groups = sm::make_groups(smf, ps);
   sm::McLoad load(smf);
   r.trees = sm::find_mc_engine(r.mc).route_all(mh, r.groups.groups, load);
+  sm::McLoad all(smf);
+  for (const sm::McTree& t : r.trees) {
+    all.add(t);
+  }
+  r.efi = all.stats();
   for (std::size_t g = 0; g < r.trees.size(); ++g) {
     const std::string why = sm::check_tree(mh, r.groups.groups[g], r.trees[g]);
     if (!why.empty()) {

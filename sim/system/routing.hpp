@@ -22,7 +22,8 @@ struct RoutingOptions {
   std::string unicast;                           // empty: sm::default_unicast of the fabric
   std::string mc = "FULB-MC";                    // empty: no multicast groups
   std::string groups = "random:count=8,size=5";  // sm::parse_pattern text
-  std::uint64_t seed = 1;                        // of a random pattern
+  std::uint64_t seed = 1;                        // of a random pattern, of unaware placement
+  sm::Placement placement = sm::Placement::kAware;
 };
 
 struct SystemRouting {
@@ -31,6 +32,7 @@ struct SystemRouting {
   sm::UnicastRouting uc;
   sm::GroupSet groups;
   std::vector<sm::McTree> trees;  // per group
+  sm::McLoad::Stats efi;          // of the trees together
 };
 
 // Throws std::invalid_argument naming the engine, the pattern, the switch
