@@ -238,6 +238,11 @@ int run(int argc, char** argv) {
   } else {
     (void)sm::find_mc_engine(o.mc);  // names the unknown engine
   }
+  if ((o.disseminate_groups || !o.group_barriers.empty()) && o.mc.empty()) {
+    throw std::invalid_argument(std::string(o.disseminate_groups ? "--disseminate-groups"
+                                                                 : "--group-barrier") +
+                                ": needs multicast groups, and --mc is none");
+  }
   if (!o.unicast.empty() && !sm::is_unicast_engine(o.unicast)) {
     throw std::invalid_argument("--unicast: unknown engine '" + o.unicast +
                                 "' (known: " + sm::unicast_engine_names() + ")");
@@ -378,7 +383,7 @@ int run(int argc, char** argv) {
           const double ml = m != nullptr ? m->latency[gi] : 0;
           csv << name << ',' << gi << ',' << routing.groups.groups[gi].members.size() << ','
               << smf.hca_count() << ',' << smf.switch_count() << ",,2," << o.barriers << ','
-              << g.latency[gi] << ',' << ml << ',' << (ml > 0 ? g.latency[gi] / ml : 0) << ','
+              << g.latency[gi] << ',' << ml << ',' << (ml > 0 && o.concurrent == 0 ? std::to_string(g.latency[gi] / ml) : std::string()) << ','
               << g.bound[gi] << ','
               << (g.bound[gi] > 0 ? g.latency[gi] / static_cast<double>(g.bound[gi]) : 0) << ','
               << o.concurrent << ',' << g.p99 << ',' << (m != nullptr ? m->p99 : 0) << ','

@@ -93,6 +93,27 @@ def check_pfc(tool: str) -> None:
         fail("PFC run: no PFC frame crossed the links, or no agreement", r)
 
 
+def check_concurrent(tool: str, work: pathlib.Path) -> None:
+    # Every row and column group of a 4 x 8 grid at once, 5 barriers back to
+    # back each, both kinds; RTL and golden fabric do the same barriers.
+    table = work / "concurrent.csv"
+    r = run(tool, "--fabric", "fattree:ports=8,levels=2", "--groups", "grid2d:4x8", "--mc",
+            "MINIHOP-MC", "--group-barrier", "comb,mcast", "--concurrent", "5", "--compare",
+            "--seed", "2", "--csv", str(table))
+    if r.returncode != 0 or "golden fabric agree (completions per context" not in r.stdout:
+        fail(f"concurrent run: exit {r.returncode}", r)
+    rows = list(csv.DictReader(table.open()))
+    if sorted({row["barrier"] for row in rows}) != ["comb", "mcast"] or len(rows) != 24:
+        fail(f"concurrent CSV: {len(rows)} rows, want 12 groups x 2 kinds")
+    for row in rows:
+        if row["concurrent"] != "5" or row["mc"] != "MINIHOP-MC" or int(row["efi_max"]) < 1:
+            fail(f"concurrent CSV row: {row}")
+        for lat, p99, rate in (("latency", "p99", "per_kcycle"),
+                               ("model_latency", "model_p99", "model_per_kcycle")):
+            if not (float(row["bound"]) <= float(row[lat]) <= float(row[p99])) or float(row[rate]) <= 0:
+                fail(f"concurrent CSV row: bound <= mean <= p99 and a rate > 0 expected: {row}")
+
+
 def check_refused(tool: str, work: pathlib.Path) -> None:
     net = work / "unconnected.net"
     net.write_text("Switch 8 \"sw\"\n[1] \"h0\"[1]\n\nCa 1 \"h0\"\n[1] \"sw\"[1]\n\nCa 1 \"h1\"\n")
@@ -104,6 +125,10 @@ def check_refused(tool: str, work: pathlib.Path) -> None:
         (["--k", "0"], "fan-out 0"),
         (["--net", str(work / "missing.net")], "missing.net"),
         (["--fabric", "fattree:ports=4,levels=2", "--net", str(net)], "give one"),
+        (["--concurrent", "3"], "--concurrent 3"),
+        (["--concurrent", "3", "--group-barrier", "comb", "--k", "1"], "fan-out"),
+        (["--disseminate-groups", "--mc", "none"], "--disseminate-groups"),
+        (["--group-barrier", "comb", "--mc", "none"], "--group-barrier"),
     ]
     for args, named in cases:
         r = run(tool, *args)
@@ -124,6 +149,7 @@ def main() -> int:
     check_refused(a.tool, a.work)
     check_flow(a.tool, a.work)
     check_pfc(a.tool)
+    check_concurrent(a.tool, a.work)
     print("PASS")
     return 0
 
