@@ -5,7 +5,7 @@ CMAKE_FLAGS ?=
 PY      := .venv/bin/python
 CTEST   := ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-.PHONY: all deps configure build run test regress lint waves bench bench-sim bench-route bench-barrier bench-system docs format clean help
+.PHONY: all deps configure build run test regress lint waves bench bench-sim bench-route bench-barrier bench-system bench-collective docs format clean help
 
 all: build
 
@@ -20,6 +20,7 @@ help:
 	@echo "make bench-route  the routing benchmark alone, into docs/bench-route.{md,csv,png}"
 	@echo "make bench-barrier  NIC barrier latency on the verilated fabric, into docs/bench-barrier.{md,csv,png}"
 	@echo "make bench-system  the system flow timed (32 and 128 NICs), latencies RTL vs model vs bound, into docs/bench-system.{md,csv}"
+	@echo "make bench-collective  group barriers against the physical bound (RTL p = 8..128, event-driven golden fabric to 100,000 nodes) and under concurrency, into docs/bench-collective*.{md,csv,png}"
 	@echo "make format     rewrite SystemVerilog (verible) and C++ (clang-format) in the checked-in style"
 	@echo "make docs       format and register references into $(BUILD)/docs"
 	@echo "make deps       install the pinned toolchain (scripts/toolchain.txt)"
@@ -77,6 +78,11 @@ bench-barrier: build
 
 bench-system: build
 	@$(PY) scripts/bench_system.py --build $(BUILD)
+
+# Debian's python3 (python3-matplotlib, scripts/toolchain.txt): the venv
+# has no system site packages, and this script needs nothing else.
+bench-collective: build
+	@/usr/bin/python3 scripts/bench_collective.py --build $(BUILD)
 
 docs: build
 	@cmake --build $(BUILD) --target docs
