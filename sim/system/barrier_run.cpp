@@ -105,7 +105,8 @@ BarrierResult run_barriers(SystemFabric& sys, const BarrierRun& run, std::mt1993
     order[r] = r;
   }
   const auto path = [&](unsigned r, const Host& h) {
-    return (r + h.next) % 2 == 0 ? drv::SubmitPath::kHdq : drv::SubmitPath::kSdq;
+    return run.submit == SubmitMode::kHdq || (r + h.next) % 2 == 0 ? drv::SubmitPath::kHdq
+                                                                   : drv::SubmitPath::kSdq;
   };
   const auto check_limit = [&] {
     TB_CHECK(sys.cycle() < start + run.limit)

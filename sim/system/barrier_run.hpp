@@ -33,6 +33,10 @@ struct GroupRun {
   std::uint16_t first_epoch = 1;
 };
 
+// How the hosts submit descriptors: HDQ and SDQ in turn (rank + barrier
+// even: HDQ), or every one through the HDQ (no SDQ fetch in the latency).
+enum class SubmitMode { kAlternate, kHdq };
+
 struct BarrierRun {
   unsigned ctx = 0;
   unsigned k = 1;                 // fan-out of the dissemination schedule
@@ -56,6 +60,7 @@ struct BarrierRun {
   // purpose and recovered by a re-send after GROUP_TIMEOUT).
   std::uint64_t fault_cycles = 0;
   std::optional<GroupRun> group = std::nullopt;  // set: a group barrier on its members; k unused
+  SubmitMode submit = SubmitMode::kAlternate;
 };
 
 struct BarrierResult {

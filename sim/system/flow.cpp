@@ -143,6 +143,7 @@ FlowResult run_flow(TestContext& ctx, const sm::Fabric& smf, const SystemRouting
     run.limit = opts.limit;
     run.pause_cycles = pause;
     run.common_start = true;
+    run.submit = opts.submit;
     BarrierResult r = run_barriers(sys, run, rng);
     res.latency.push_back(mean_latency(r));
     append(all, r);
@@ -165,6 +166,7 @@ FlowResult run_flow(TestContext& ctx, const sm::Fabric& smf, const SystemRouting
       run.limit = opts.limit;
       run.pause_cycles = pause;
       run.common_start = true;
+      run.submit = opts.submit;
       run.group = GroupRun{kind, routing.trees[g].mlid, members[g],
                            group_first_epoch(ki, groups, g, opts.barriers)};
       BarrierResult r = run_barriers(sys, run, rng);

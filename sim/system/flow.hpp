@@ -33,6 +33,7 @@ struct FlowOptions {
   // * barriers (its combine entries are programmed with it), so a NIC in
   // several groups only counts up on the context.
   std::vector<driver::GroupBarrierKind> group_kinds;
+  SubmitMode submit = SubmitMode::kAlternate;  // every run's (BarrierRun::submit)
 };
 
 // One kind of group barrier over every group of the run.

@@ -1,0 +1,128 @@
+#include "syncfab/model/collective/network.hpp"
+
+#include <deque>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace syncfab::model::collective {
+
+namespace {
+
+constexpr std::uint16_t kFar = std::numeric_limits<std::uint16_t>::max();
+
+std::string where(unsigned sw, unsigned port) {
+  return "switch " + std::to_string(sw) + " port " + std::to_string(port);
+}
+
+}  // namespace
+
+Network::Network(const Topology& topo)
+    : ports_(topo.switch_ports), node_sw_(topo.nodes.size()), node_port_(topo.nodes.size()) {
+  offset_.reserve(ports_.size());
+  std::uint32_t next = 0;
+  for (const unsigned p : ports_) {
+    offset_.push_back(next);
+    next += p + 1;  // port 0 is the switch's own; kept so slot() needs no subtraction
+  }
+  node_base_ = next;
+  far_.resize(next + topo.nodes.size());
+  peer_sw_.assign(next, kNone);
+  const auto check_port = [&](unsigned sw, unsigned port) {
+    if (sw >= ports_.size() || port == 0 || port > ports_[sw]) {
+      throw std::invalid_argument("topology: no " + where(sw, port));
+    }
+    if (far_[slot(sw, port)].node != kNone || far_[slot(sw, port)].sw != kNone) {
+      throw std::invalid_argument("topology: " + where(sw, port) + " linked twice");
+    }
+  };
+  for (const auto& l : topo.links) {
+    check_port(l.a, l.port_a);
+    check_port(l.b, l.port_b);
+    far_[slot(l.a, l.port_a)] = Far{l.b, l.port_b, kNone, l.delay};
+    far_[slot(l.b, l.port_b)] = Far{l.a, l.port_a, kNone, l.delay};
+    peer_sw_[slot(l.a, l.port_a)] = l.b;
+    peer_sw_[slot(l.b, l.port_b)] = l.a;
+  }
+  for (std::size_t n = 0; n < topo.nodes.size(); ++n) {
+    const auto& e = topo.nodes[n];
+    check_port(e.sw, e.port);
+    far_[slot(e.sw, e.port)] = Far{kNone, 0, static_cast<std::uint32_t>(n), e.delay};
+    far_[node_base_ + n] = Far{e.sw, e.port, kNone, e.delay};
+    node_sw_[n] = e.sw;
+    node_port_[n] = e.port;
+  }
+  dist_.resize(ports_.size());
+}
+
+const std::vector<std::uint16_t>& Network::distances(unsigned to_sw) {
+  auto& d = dist_[to_sw];
+  if (d) {
+    return *d;
+  }
+  d = std::make_unique<std::vector<std::uint16_t>>(ports_.size(), kFar);
+  auto& dist = *d;
+  // Links are symmetric, so distances to to_sw are distances from it.
+  std::vector<std::uint32_t> queue;
+  queue.reserve(ports_.size());
+  dist[to_sw] = 0;
+  queue.push_back(to_sw);
+  for (std::size_t head = 0; head < queue.size(); ++head) {
+    const std::uint32_t s = queue[head];
+    const std::uint32_t base = offset_[s];
+    for (unsigned p = 1; p <= ports_[s]; ++p) {
+      const std::uint32_t q = peer_sw_[base + p];
+      if (q != kNone && dist[q] == kFar) {
+        dist[q] = static_cast<std::uint16_t>(dist[s] + 1);
+        queue.push_back(q);
+      }
+    }
+  }
+  ++searched_;
+  return dist;
+}
+
+unsigned Network::route(unsigned sw, unsigned dst, std::uint64_t& spread) {
+  const unsigned to_sw = node_sw_[dst];
+  if (to_sw == sw) {
+    return node_port_[dst];
+  }
+  const auto& dist = distances(to_sw);
+  if (dist[sw] == kFar) {
+    throw std::runtime_error("route: switch " + std::to_string(sw) + " does not reach switch " +
+                             std::to_string(to_sw) + " (end node " + std::to_string(dst) + ")");
+  }
+  const std::uint32_t base = offset_[sw];
+  const std::uint16_t want = dist[sw] - 1;
+  unsigned count = 0;
+  for (unsigned p = 1; p <= ports_[sw]; ++p) {
+    const std::uint32_t q = peer_sw_[base + p];
+    count += (q != kNone && dist[q] == want) ? 1U : 0U;
+  }
+  auto pick = static_cast<unsigned>((dst / spread) % count);
+  // Past every end node's index the quotient is 0 for good: stop growing.
+  if (count > 1 && spread <= node_sw_.size()) {
+    spread *= count;
+  }
+  for (unsigned p = 1; p <= ports_[sw]; ++p) {
+    const std::uint32_t q = peer_sw_[base + p];
+    if (q != kNone && dist[q] == want) {
+      if (pick == 0) {
+        return p;
+      }
+      --pick;
+    }
+  }
+  return 0;  // not reached: count > 0 when dist[sw] is finite and non-zero
+}
+
+unsigned Network::hops(unsigned from_sw, unsigned to_sw) {
+  const auto& dist = distances(to_sw);
+  if (dist[from_sw] == kFar) {
+    throw std::runtime_error("hops: switch " + std::to_string(from_sw) + " does not reach switch " +
+                             std::to_string(to_sw));
+  }
+  return dist[from_sw];
+}
+
+}  // namespace syncfab::model::collective
