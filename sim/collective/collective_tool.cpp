@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <fstream>
@@ -58,7 +59,7 @@ std::size_t parse_p(const std::string& text, std::size_t nodes) {
 
 std::uint64_t percentile(std::vector<std::uint64_t> v, double q) {
   std::sort(v.begin(), v.end());
-  const auto i = static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5);
+  const auto i = static_cast<std::size_t>(std::lround(q * static_cast<double>(v.size() - 1)));
   return v[std::min(i, v.size() - 1)];
 }
 
@@ -150,9 +151,7 @@ int run(const Options& o) {
   return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int cli(int argc, char** argv) {
   Options o;
   CLI::App app{
       "syncfab-collective: barriers of each kind on p end nodes of a fabric, on the event-driven "
@@ -172,10 +171,17 @@ int main(int argc, char** argv) {
   app.add_option("--barriers", o.barriers, "barriers back to back per group (concurrent mode)")
       ->check(CLI::PositiveNumber);
   CLI11_PARSE(app, argc, argv);
+  return run(o);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
   try {
-    return run(o);
+    return cli(argc, argv);
   } catch (const std::exception& e) {
-    std::cerr << "syncfab-collective: " << e.what() << "\n";
+    std::fflush(stdout);
+    std::fprintf(stderr, "syncfab-collective: %s\n", e.what());
     return 1;
   }
 }

@@ -427,7 +427,7 @@ class Sim {
 
   // --- NICs and hosts -----------------------------------------------------
 
-  unsigned rank_of(const GroupState& gs, unsigned node) const {
+  [[nodiscard]] unsigned rank_of(const GroupState& gs, unsigned node) const {
     const auto it = std::lower_bound(gs.rank_of.begin(), gs.rank_of.end(),
                                      std::pair<unsigned, unsigned>{node, 0});
     if (it == gs.rank_of.end() || it->first != node) {

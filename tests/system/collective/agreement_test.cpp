@@ -26,12 +26,17 @@ namespace cm = syncfab::model::collective;
 namespace {
 
 // Event model / cycle fabric; the measured ratios are in
-// docs/collective-model.md.
-constexpr double kBandLo = 0.9;
-constexpr double kBandHi = 1.1;
+// docs/collective-model.md. The group barriers agree to the cycle (seeds
+// 1-10); dissemination's many crossing packets meet the switches' round
+// robins and the SM's routes, which the event model reads its own way.
+constexpr double kGroupLo = 0.99;
+constexpr double kGroupHi = 1.01;
+constexpr double kDissLo = 0.9;
+constexpr double kDissHi = 1.1;
 constexpr unsigned kDelay = 4;
 
 struct Row {
+  bool group = false;
   std::string what;
   double cycle = 0;
   double event = 0;
@@ -76,11 +81,11 @@ void agree(TestContext& ctx, const std::string& spec) {
     g.spec = {cm::BarrierKind::kDissemination, fo.ks[i]};
     g.members = all;
     const auto r = cm::run_barrier(in.network(), g);
-    rows.push_back({"diss" + std::to_string(fo.ks[i]) + " all", cyc.latency[i],
+    rows.push_back({false, "diss" + std::to_string(fo.ks[i]) + " all", cyc.latency[i],
                     static_cast<double>(r.latency)});
   }
-  for (std::size_t ki = 0; ki < cyc.groups.size(); ++ki) {
-    const bool comb = cyc.groups[ki].kind == driver::GroupBarrierKind::kSwitchCombined;
+  for (const GroupFlowResult& kind : cyc.groups) {
+    const bool comb = kind.kind == driver::GroupBarrierKind::kSwitchCombined;
     for (std::size_t gi = 0; gi < routing.groups.groups.size(); ++gi) {
       const sm::Group& sg = routing.groups.groups[gi];
       cm::Group g;
@@ -91,8 +96,8 @@ void agree(TestContext& ctx, const std::string& spec) {
       g.tree = in.tree_of(sg, routing.trees[gi]);
       const auto r = cm::run_barrier(in.network(), g);
       rows.push_back(
-          {std::string(comb ? "comb" : "mcast") + " " + std::to_string(sg.members.size()),
-           cyc.groups[ki].latency[gi], static_cast<double>(r.latency)});
+          {true, std::string(comb ? "comb" : "mcast") + " " + std::to_string(sg.members.size()),
+           kind.latency[gi], static_cast<double>(r.latency)});
     }
   }
   for (const Row& r : rows) {
@@ -102,9 +107,11 @@ void agree(TestContext& ctx, const std::string& spec) {
   }
   for (const Row& r : rows) {
     const double ratio = r.event / r.cycle;
-    TB_CHECK(ratio >= kBandLo && ratio <= kBandHi)
+    const double lo = r.group ? kGroupLo : kDissLo;
+    const double hi = r.group ? kGroupHi : kDissHi;
+    TB_CHECK(ratio >= lo && ratio <= hi)
         << spec << " " << r.what << ": event " << r.event << " / cycle " << r.cycle << " = "
-        << ratio << " outside [" << kBandLo << ", " << kBandHi << "]";
+        << ratio << " outside [" << lo << ", " << hi << "]";
   }
 }
 
