@@ -99,11 +99,17 @@ int run(const Options& o) {
         cm::Group grp;
         grp.spec = spec;
         grp.members = draw_members(in.nodes(), p, o.seed + g);
-        if ((spec.kind == cm::BarrierKind::kComb || spec.kind == cm::BarrierKind::kMcast) &&
-            p > 1) {
-          grp.tree = in.tree(o.mc, grp.members);
-        }
         groups.push_back(std::move(grp));
+      }
+      if ((spec.kind == cm::BarrierKind::kComb || spec.kind == cm::BarrierKind::kMcast) && p > 1) {
+        std::vector<std::vector<unsigned>> sets;
+        for (const cm::Group& g : groups) {
+          sets.push_back(g.members);
+        }
+        std::vector<cm::GroupTree> trees = in.trees(o.mc, sets);
+        for (std::size_t g = 0; g < groups.size(); ++g) {
+          groups[g].tree = std::move(trees[g]);
+        }
       }
       const std::uint64_t bound = in.bound(groups.front().members, timing);
       const auto b1 = Clock::now();

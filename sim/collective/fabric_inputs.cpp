@@ -66,16 +66,30 @@ const sm::MinHop& FabricInputs::minhop() {
 }
 
 cm::GroupTree FabricInputs::tree(const std::string& mc, const std::vector<unsigned>& members) {
-  sm::Group g;
-  g.mlid = next_mlid_++;
-  for (const unsigned m : members) {
-    g.members.push_back(fabric_.hcas()[m]);
+  return trees(mc, {members}).front();
+}
+
+std::vector<cm::GroupTree> FabricInputs::trees(
+    const std::string& mc, const std::vector<std::vector<unsigned>>& member_sets) {
+  std::vector<sm::Group> groups;
+  for (const auto& members : member_sets) {
+    sm::Group g;
+    g.mlid = next_mlid_;
+    next_mlid_ = next_mlid_ == sm::kLastMulticastLid ? fmt::kMlidBase : next_mlid_ + 1U;
+    for (const unsigned m : members) {
+      g.members.push_back(fabric_.hcas()[m]);
+    }
+    std::sort(g.members.begin(), g.members.end());
+    groups.push_back(std::move(g));
   }
-  std::sort(g.members.begin(), g.members.end());
   sm::McLoad load(fabric_);
-  const std::vector<sm::Group> one{g};
-  const std::vector<sm::McTree> trees = sm::find_mc_engine(mc).route_all(minhop(), one, load);
-  return tree_of(g, trees.front());
+  const std::vector<sm::McTree> routed = sm::find_mc_engine(mc).route_all(minhop(), groups, load);
+  std::vector<cm::GroupTree> out;
+  out.reserve(routed.size());
+  for (std::size_t i = 0; i < routed.size(); ++i) {
+    out.push_back(tree_of(groups[i], routed[i]));
+  }
+  return out;
 }
 
 cm::GroupTree FabricInputs::tree_of(const sm::Group& group, const sm::McTree& tree) const {

@@ -46,6 +46,11 @@ class FabricInputs {
   // switch. std::invalid_argument naming the engine or the tree's fault.
   cm::GroupTree tree(const std::string& mc, const std::vector<unsigned>& members);
 
+  // The trees of several groups routed together, as the SM routes a group
+  // set (each tree sees the load of the ones before it).
+  std::vector<cm::GroupTree> trees(const std::string& mc,
+                                   const std::vector<std::vector<unsigned>>& member_sets);
+
   // An SM tree as a GroupTree (sm::combine_tree: std::invalid_argument when
   // it is not a tree spanning the group from its root).
   [[nodiscard]] cm::GroupTree tree_of(const sm::Group& group, const sm::McTree& tree) const;
@@ -64,7 +69,7 @@ class FabricInputs {
   std::uint32_t delay_;
   std::unique_ptr<cm::Network> net_;
   std::unique_ptr<sm::MinHop> mh_;
-  sm::Lid next_mlid_ = 0xC000;
+  sm::Lid next_mlid_ = fmt::kMlidBase;
   std::vector<std::uint32_t> node_of_;  // by sm::NodeId
 };
 

@@ -517,6 +517,7 @@ class Sim {
         ack.kind = PacketKind::kAck;
         ack.src = rank;
         ack.dst = e.pkt.src;
+        ack.spread = 1;
         send_from(rank, gs, e.t + t_.ack_turnaround, ack);
         ++gs.recv[(std::size_t{ep & 1U} * gs.p + rank) * gs.rounds + e.pkt.round];
         if (current) {

@@ -1,6 +1,7 @@
 #include "syncfab/model/collective/network.hpp"
 
-#include <deque>
+#include <algorithm>
+#include <bit>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -56,30 +57,70 @@ Network::Network(const Topology& topo)
 }
 
 const std::vector<std::uint16_t>& Network::distances(unsigned to_sw) {
-  auto& d = dist_[to_sw];
-  if (d) {
-    return *d;
+  if (!dist_[to_sw]) {
+    search_batch(to_sw - to_sw % 64);
   }
-  d = std::make_unique<std::vector<std::uint16_t>>(ports_.size(), kFar);
-  auto& dist = *d;
-  // Links are symmetric, so distances to to_sw are distances from it.
-  std::vector<std::uint32_t> queue;
-  queue.reserve(ports_.size());
-  dist[to_sw] = 0;
-  queue.push_back(to_sw);
-  for (std::size_t head = 0; head < queue.size(); ++head) {
-    const std::uint32_t s = queue[head];
-    const std::uint32_t base = offset_[s];
-    for (unsigned p = 1; p <= ports_[s]; ++p) {
-      const std::uint32_t q = peer_sw_[base + p];
-      if (q != kNone && dist[q] == kFar) {
-        dist[q] = static_cast<std::uint16_t>(dist[s] + 1);
-        queue.push_back(q);
+  return *dist_[to_sw];
+}
+
+// Breadth-first searches from 64 switches at once, one bit per search in a
+// word per switch (links are symmetric: distances from a switch are
+// distances to it). A 101,306-node fat tree (6,845 switches) needs 107
+// batches instead of 6,845 searches.
+void Network::search_batch(unsigned first) {
+  const std::size_t n = ports_.size();
+  const unsigned count = static_cast<unsigned>(std::min<std::size_t>(64, n - first));
+  if (adj_off_.empty()) {
+    adj_off_.reserve(n + 1);
+    for (std::size_t s = 0; s < n; ++s) {
+      adj_off_.push_back(static_cast<std::uint32_t>(adj_.size()));
+      for (unsigned p = 1; p <= ports_[s]; ++p) {
+        const std::uint32_t q = peer_sw_[offset_[s] + p];
+        if (q != kNone) {
+          adj_.push_back(q);
+        }
       }
     }
+    adj_off_.push_back(static_cast<std::uint32_t>(adj_.size()));
   }
-  ++searched_;
-  return dist;
+  std::vector<std::uint64_t> seen(n, 0);
+  std::vector<std::uint64_t> frontier(n, 0);
+  std::vector<std::uint64_t> next(n, 0);
+  for (unsigned i = 0; i < count; ++i) {
+    dist_[first + i] = std::make_unique<std::vector<std::uint16_t>>(n, kFar);
+    (*dist_[first + i])[first + i] = 0;
+    seen[first + i] = std::uint64_t{1} << i;
+    frontier[first + i] = std::uint64_t{1} << i;
+  }
+  for (std::uint16_t level = 1;; ++level) {
+    std::fill(next.begin(), next.end(), 0);
+    for (std::size_t s = 0; s < n; ++s) {
+      if (frontier[s] != 0) {
+        for (std::uint32_t e = adj_off_[s]; e < adj_off_[s + 1]; ++e) {
+          next[adj_[e]] |= frontier[s];
+        }
+      }
+    }
+    bool any = false;
+    for (std::size_t q = 0; q < n; ++q) {
+      std::uint64_t fresh = next[q] & ~seen[q];
+      frontier[q] = fresh;
+      if (fresh == 0) {
+        continue;
+      }
+      any = true;
+      seen[q] |= fresh;
+      while (fresh != 0) {
+        const int i = std::countr_zero(fresh);
+        fresh &= fresh - 1;
+        (*dist_[first + static_cast<unsigned>(i)])[q] = level;
+      }
+    }
+    if (!any) {
+      break;
+    }
+  }
+  searched_ += count;
 }
 
 unsigned Network::route(unsigned sw, unsigned dst, std::uint64_t& spread) {

@@ -31,8 +31,8 @@ namespace {
 // robins and the SM's routes, which the event model reads its own way.
 constexpr double kGroupLo = 0.99;
 constexpr double kGroupHi = 1.01;
-constexpr double kDissLo = 0.9;
-constexpr double kDissHi = 1.1;
+constexpr double kDissLo = 0.94;
+constexpr double kDissHi = 1.06;
 constexpr unsigned kDelay = 4;
 
 struct Row {

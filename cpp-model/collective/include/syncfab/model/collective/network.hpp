@@ -1,7 +1,7 @@
 // A Topology compiled for the event loop: every directed link numbered, what
 // each switch port reaches, and the model's own unicast routing (shortest
-// paths over the switch graph, one breadth-first search per destination
-// switch, computed when first needed and kept).
+// paths over the switch graph: breadth-first searches from the destination
+// switches, 64 at a time, computed when first needed and kept).
 #pragma once
 
 #include <cstdint>
@@ -54,11 +54,12 @@ class Network {
   // Switch-to-switch hops on a shortest path (0 on the same switch).
   [[nodiscard]] unsigned hops(unsigned from_sw, unsigned to_sw);
 
-  // Destination switches whose search has run (the cache's size).
+  // Destination switches whose distances are known (the cache's size).
   [[nodiscard]] std::size_t searched() const { return searched_; }
 
  private:
   const std::vector<std::uint16_t>& distances(unsigned to_sw);
+  void search_batch(unsigned first);
 
   std::vector<unsigned> ports_;
   std::vector<std::uint32_t> offset_;  // slot(sw, 0) = offset_[sw]
@@ -69,6 +70,8 @@ class Network {
   std::vector<std::uint32_t> node_port_;
   std::vector<std::unique_ptr<std::vector<std::uint16_t>>> dist_;  // by destination switch
   std::size_t searched_ = 0;
+  std::vector<std::uint32_t> adj_off_;  // switch-to-switch neighbours, built on the first search
+  std::vector<std::uint32_t> adj_;
 };
 
 }  // namespace syncfab::model::collective
