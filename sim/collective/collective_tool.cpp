@@ -103,6 +103,7 @@ int run(const Options& o) {
       }
       if ((spec.kind == cm::BarrierKind::kComb || spec.kind == cm::BarrierKind::kMcast) && p > 1) {
         std::vector<std::vector<unsigned>> sets;
+        sets.reserve(groups.size());
         for (const cm::Group& g : groups) {
           sets.push_back(g.members);
         }
