@@ -1,9 +1,11 @@
 // The model's pending events, earliest first; events of one cycle in the
-// order they were scheduled, so every run is deterministic.
+// order they were pushed, so every run is deterministic.
 #pragma once
 
 #include <cstdint>
 #include <queue>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "syncfab/model/collective/inputs.hpp"
@@ -38,26 +40,62 @@ struct Event {
   Packet pkt;
 };
 
+// A bucket per cycle over the next kHorizon cycles (a ring), a heap for the
+// events further ahead: events of one cycle leave in the order they were
+// pushed, as a heap on (cycle, order pushed) would give them, without its
+// log-time moves. A far event moves into its bucket as soon as its cycle is
+// within the horizon, before any event of that cycle can be pushed straight
+// into the bucket, so the order holds.
 class EventQueue {
  public:
+  EventQueue() : ring_(kHorizon) {}
+
   void push(Event e) {
+    if (e.t < now_) {
+      throw std::logic_error("event queue: an event for cycle " + std::to_string(e.t) +
+                             " pushed in cycle " + std::to_string(now_));
+    }
     e.seq = next_++;
-    heap_.push(e);
+    ++size_;
+    if (e.t < now_ + kHorizon) {
+      ring_[e.t % kHorizon].push_back(e);
+    } else {
+      far_.push(e);
+    }
   }
+
+  // The earliest event; the queue must not be empty.
   Event pop() {
-    Event e = heap_.top();
-    heap_.pop();
-    return e;
+    for (;;) {
+      std::vector<Event>& b = ring_[now_ % kHorizon];
+      if (head_ < b.size()) {
+        --size_;
+        return b[head_++];
+      }
+      b.clear();
+      head_ = 0;
+      ++now_;
+      while (!far_.empty() && far_.top().t < now_ + kHorizon) {
+        ring_[far_.top().t % kHorizon].push_back(far_.top());
+        far_.pop();
+      }
+    }
   }
-  [[nodiscard]] bool empty() const { return heap_.empty(); }
+
+  [[nodiscard]] bool empty() const { return size_ == 0; }
 
  private:
+  static constexpr Cycle kHorizon = 4096;
   struct Later {
     bool operator()(const Event& x, const Event& y) const {
       return x.t != y.t ? x.t > y.t : x.seq > y.seq;
     }
   };
-  std::priority_queue<Event, std::vector<Event>, Later> heap_;
+  std::vector<std::vector<Event>> ring_;
+  std::priority_queue<Event, std::vector<Event>, Later> far_;
+  Cycle now_ = 0;
+  std::size_t head_ = 0;
+  std::size_t size_ = 0;
   std::uint64_t next_ = 0;
 };
 

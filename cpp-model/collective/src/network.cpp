@@ -78,6 +78,7 @@ void Network::search_batch(unsigned first) {
         const std::uint32_t q = peer_sw_[offset_[s] + p];
         if (q != kNone) {
           adj_.push_back(q);
+          adj_port_.push_back(p);
         }
       }
     }
@@ -133,23 +134,22 @@ unsigned Network::route(unsigned sw, unsigned dst, std::uint64_t& spread) {
     throw std::runtime_error("route: switch " + std::to_string(sw) + " does not reach switch " +
                              std::to_string(to_sw) + " (end node " + std::to_string(dst) + ")");
   }
-  const std::uint32_t base = offset_[sw];
   const std::uint16_t want = dist[sw] - 1;
+  const std::uint32_t lo = adj_off_[sw];
+  const std::uint32_t hi = adj_off_[sw + 1];
   unsigned count = 0;
-  for (unsigned p = 1; p <= ports_[sw]; ++p) {
-    const std::uint32_t q = peer_sw_[base + p];
-    count += (q != kNone && dist[q] == want) ? 1U : 0U;
+  for (std::uint32_t e = lo; e < hi; ++e) {
+    count += dist[adj_[e]] == want ? 1U : 0U;
   }
   auto pick = static_cast<unsigned>((dst / spread) % count);
   // Past every end node's index the quotient is 0 for good: stop growing.
   if (count > 1 && spread <= node_sw_.size()) {
     spread *= count;
   }
-  for (unsigned p = 1; p <= ports_[sw]; ++p) {
-    const std::uint32_t q = peer_sw_[base + p];
-    if (q != kNone && dist[q] == want) {
+  for (std::uint32_t e = lo; e < hi; ++e) {
+    if (dist[adj_[e]] == want) {
       if (pick == 0) {
-        return p;
+        return adj_port_[e];
       }
       --pick;
     }

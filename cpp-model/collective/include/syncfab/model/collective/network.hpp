@@ -70,8 +70,9 @@ class Network {
   std::vector<std::uint32_t> node_port_;
   std::vector<std::unique_ptr<std::vector<std::uint16_t>>> dist_;  // by destination switch
   std::size_t searched_ = 0;
-  std::vector<std::uint32_t> adj_off_;  // switch-to-switch neighbours, built on the first search
-  std::vector<std::uint32_t> adj_;
+  std::vector<std::uint32_t> adj_off_;   // switch-to-switch neighbours, built on the first search
+  std::vector<std::uint32_t> adj_;       // in port order
+  std::vector<std::uint32_t> adj_port_;  // the port each adj_ entry leaves by
 };
 
 }  // namespace syncfab::model::collective
