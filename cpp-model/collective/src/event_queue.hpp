@@ -72,7 +72,13 @@ class EventQueue {
         --size_;
         return b[head_++];
       }
-      b.clear();
+      // A busy cycle's bucket (a common start: every member at once) gives
+      // its memory back rather than holding it in every bucket it visits.
+      if (b.capacity() > kKeep) {
+        std::vector<Event>().swap(b);
+      } else {
+        b.clear();
+      }
       head_ = 0;
       ++now_;
       while (!far_.empty() && far_.top().t < now_ + kHorizon) {
@@ -86,6 +92,7 @@ class EventQueue {
 
  private:
   static constexpr Cycle kHorizon = 4096;
+  static constexpr std::size_t kKeep = 256;
   struct Later {
     bool operator()(const Event& x, const Event& y) const {
       return x.t != y.t ? x.t > y.t : x.seq > y.seq;
