@@ -151,6 +151,25 @@ TEST(CollectiveModel, ConcurrentBarriersBackToBack) {
   EXPECT_EQ(r.end, 69U);
 }
 
+TEST(CollectiveModel, AMemberInTwoGroups) {
+  // End node 1 is in both groups, one context each; they share its link,
+  // the switch's engine and its completion unit, so each barrier takes at
+  // least CombOnOneSwitch's 23 cycles and every one completes.
+  cm::Network net(one_switch(3));
+  const std::vector<cm::Group> groups{group(cm::BarrierKind::kComb, {0, 1}, root_only({1, 2})),
+                                      group(cm::BarrierKind::kComb, {1, 2}, root_only({2, 3}))};
+  const auto r = cm::run_concurrent(net, groups, 4);
+  ASSERT_EQ(r.latency.size(), 2U);
+  for (const auto& g : r.latency) {
+    ASSERT_EQ(g.size(), 4U);
+    for (const cm::Cycle c : g) {
+      EXPECT_GE(c, 23U);
+      EXPECT_LE(c, 40U);
+    }
+  }
+  EXPECT_EQ(r.traffic.sent[static_cast<std::size_t>(cm::PacketKind::kCombArrive)], 16U);
+}
+
 TEST(CollectiveModel, SafetyNamesGroupEpochAndMember) {
   // Member 1's switch (1) hangs off the root by port 3 -> 0:1, but the
   // root's children name only member 0's port: the root releases on member
