@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""syncfab-collective: a small run prints its rows, and bad input (an unknown
+"""syncfab-collective: a small run prints its rows, a concurrent one its
+barriers per cycle, and bad input (an unknown
 kind, p larger than the fabric, an empty member set, a p that is no number)
 exits nonzero with a message naming the value."""
 
@@ -25,6 +26,11 @@ def main() -> int:
     if ok.returncode != 0 or ok.stdout.count("fattree:ports=8,levels=2 ") < 8:
         failures.append(f"good run: status {ok.returncode}\n{ok.stdout}{ok.stderr}")
 
+    conc = run(tool, "--fabric", "fattree:ports=8,levels=2", "--p", "8", "--kinds", "comb,diss2",
+               "--groups", "3", "--barriers", "4")
+    if conc.returncode != 0 or conc.stdout.count("12 barriers in") != 2:
+        failures.append(f"concurrent run: status {conc.returncode}\n{conc.stdout}{conc.stderr}")
+
     bad = [
         (["--kinds", "comb,bogus"], "'bogus'"),
         (["--p", "33"], "p = 33"),
@@ -39,7 +45,7 @@ def main() -> int:
                             f"wanted {want!r}")
     for f in failures:
         print("FAIL:", f)
-    print(f"{len(bad) + 1 - len(failures)} of {len(bad) + 1} cases pass")
+    print(f"{len(bad) + 2 - len(failures)} of {len(bad) + 2} cases pass")
     return 1 if failures else 0
 
 
