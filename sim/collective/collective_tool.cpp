@@ -17,12 +17,16 @@
 
 #include "fabric_inputs.hpp"
 #include "large_fat_tree.hpp"
+#include "syncfab/fmt/formats.hpp"
 
 namespace {
 
 using namespace syncfab;
 using namespace syncfab::tb::collective;
 using Clock = std::chrono::steady_clock;
+
+// docs/group-barrier.md section 2: a multicast-release group's limit.
+constexpr std::size_t kMcastMaxMembers = fmt::kMcastMaxMembers;
 
 struct Options {
   std::string fabric = "fattree:ports=8,levels=2";
@@ -147,6 +151,12 @@ int run(const Options& o) {
                   kind.c_str(), static_cast<unsigned long long>(latency),
                   static_cast<unsigned long long>(bound), ratio, seconds(b0, b1), seconds(b1, b2),
                   static_cast<unsigned long long>(events));
+      if (spec.kind == cm::BarrierKind::kMcast && p > kMcastMaxMembers) {
+        std::printf(
+            "  (mcast with %zu members: BAD_MEMBERS on the hardware, at most %zu; the model "
+            "runs it to show the root link's cost)\n",
+            p, kMcastMaxMembers);
+      }
       std::fflush(stdout);
       if (csv) {
         csv << '"' << o.fabric << "\"," << p << ',' << kind << ',' << count << ',' << o.barriers
