@@ -36,6 +36,7 @@ struct Options {
   unsigned delay = 4;
   std::uint64_t seed = 1;
   std::string csv;
+  std::string timing = "golden";
   unsigned groups = 0;  // concurrent mode: this many groups of p at once
   unsigned barriers = 1;
 };
@@ -72,6 +73,7 @@ int run(const Options& o) {
   for (const std::string& k : o.kinds) {
     specs.push_back(cm::parse_barrier_kind(k));
   }
+  const cm::Timing timing = cm::parse_timing(o.timing);
   const auto t0 = Clock::now();
   const sm::Fabric fabric = make_any_fabric(o.fabric);
   FabricInputs in(fabric, o.delay);
@@ -91,7 +93,6 @@ int run(const Options& o) {
     }
     csv << "fabric,p,kind,groups,barriers,latency,p99,bound,ratio,build_s,sim_s,events\n";
   }
-  const cm::Timing timing;
   std::printf("%-28s %7s %-6s %9s %9s %7s %9s %9s %10s\n", "fabric", "p", "kind", "latency",
               "bound", "ratio", "build s", "sim s", "events");
   for (const std::size_t p : ps) {
@@ -183,6 +184,9 @@ int cli(int argc, char** argv) {
   app.add_option("--delay", o.delay, "cycles on every link")->check(CLI::PositiveNumber);
   app.add_option("--seed", o.seed, "seed of the member draw");
   app.add_option("--csv", o.csv, "write one row per (p, kind) as CSV");
+  app.add_option("--timing", o.timing,
+                 "cycle figures: golden (the golden models') or rtl (the verilated NIC's and "
+                 "switch's)");
   app.add_option("--groups", o.groups,
                  "concurrent mode: this many groups of p members (seed, seed + 1, ...) at once");
   app.add_option("--barriers", o.barriers, "barriers back to back per group (concurrent mode)")

@@ -55,6 +55,27 @@ BarrierSpec parse_barrier_kind(std::string_view text) {
                               "' (comb, mcast, diss1 .. diss4, sw1 .. sw4)");
 }
 
+Timing Timing::rtl() {
+  Timing t;
+  t.nic_inject = 5;       // docs/nic/ge.md: HDQ post to ARRIVE on the link
+  t.root_turnaround = 2;  // docs/nic/ge.md: last ARRIVE taken to RELEASE taken
+  t.engine_absorbed = 1;  // docs/switch-datapath.md "Combine unit"
+  // Measured on the RTL fabric: injection plus ejection is 12 cycles.
+  t.nic_eject = 7;
+  t.root_eject = 7;
+  return t;
+}
+
+Timing parse_timing(std::string_view text) {
+  if (text == "golden") {
+    return Timing::golden();
+  }
+  if (text == "rtl") {
+    return Timing::rtl();
+  }
+  throw std::invalid_argument("unknown timing '" + std::string(text) + "' (golden, rtl)");
+}
+
 std::string to_string(const BarrierSpec& spec) {
   switch (spec.kind) {
     case BarrierKind::kComb:

@@ -36,6 +36,7 @@ def main() -> int:
         (["--p", "33"], "p = 33"),
         (["--p", "0"], "p = 0"),
         (["--p", "many"], "'many'"),
+        (["--timing", "fast"], "'fast'"),
         (["--mc", "NO-SUCH-MC", "--kinds", "comb", "--p", "8"], "NO-SUCH-MC"),
     ]
     for args, want in bad:

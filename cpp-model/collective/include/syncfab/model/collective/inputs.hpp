@@ -95,7 +95,15 @@ struct Timing {
   // to the link, nic_eject from the link to the host's memory).
   std::uint32_t o_send = 18;
   std::uint32_t o_poll = 9;
+
+  // The defaults are the golden models' (the cycle golden fabric's); rtl()
+  // the verilated NIC's and switch's (docs/collective-model.md "Timing").
+  static Timing golden() { return {}; }
+  static Timing rtl();
 };
+
+// "golden" or "rtl"; std::invalid_argument naming the text.
+Timing parse_timing(std::string_view text);
 
 enum class BarrierKind : std::uint8_t { kComb, kMcast, kDissemination, kSoftware };
 
