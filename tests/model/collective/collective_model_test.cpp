@@ -216,6 +216,9 @@ TEST(CollectiveModel, Schedule) {
 TEST(CollectiveModel, Kinds) {
   EXPECT_EQ(cm::to_string(cm::parse_barrier_kind("diss3")), "diss3");
   EXPECT_EQ(cm::parse_barrier_kind("sw2").kind, cm::BarrierKind::kSoftware);
+  EXPECT_EQ(cm::parse_timing("rtl").nic_inject, 5U);
+  EXPECT_EQ(cm::parse_timing("golden").nic_inject, 3U);
+  EXPECT_THROW((void)cm::parse_timing("fast"), std::invalid_argument);
   try {
     (void)cm::parse_barrier_kind("diss9");
     FAIL();
