@@ -329,9 +329,9 @@ class Sim {
     q_.push(r);
   }
 
-  // The switch's enqueue engine takes one copy per cycle (a packet without a
-  // copy one cycle) in the order packets completed; a copy enqueued in
-  // cycle c may leave from c + switch_forward.
+  // The switch's enqueue engine takes one copy per cycle (an absorbed
+  // packet engine_absorbed cycles) in the order packets completed; a copy
+  // enqueued in cycle c may leave from c + switch_forward.
   void at_switch(const Event& e) {
     const unsigned sw = e.a;
     const unsigned in = e.b;
