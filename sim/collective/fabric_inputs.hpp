@@ -1,0 +1,81 @@
+// The event-driven golden fabric's inputs (cpp-model/collective) from the
+// subnet manager's view: an sm::Fabric as a Topology (end node i = the
+// fabric's i-th HCA, switch s = SwitchIdx s, the same port numbers), and a
+// group's multicast tree, computed by one of the SM's engines and read as a
+// combine tree by sm::combine_tree as the system fabric programs it
+// (sim/system/combine_program.cpp), as a GroupTree.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "syncfab/model/collective/collective_model.hpp"
+#include "syncfab/model/collective/inputs.hpp"
+#include "syncfab/sm/fabric.hpp"
+#include "syncfab/sm/groups.hpp"
+#include "syncfab/sm/minhop.hpp"
+#include "syncfab/sm/multicast.hpp"
+
+namespace syncfab::tb::collective {
+
+namespace cm = syncfab::model::collective;
+
+// Every link `delay` cycles. std::invalid_argument naming an HCA that hangs
+// off no switch.
+cm::Topology to_topology(const sm::Fabric& fabric, std::uint32_t delay);
+
+// The fabric as the model sees it, with what the adapter needs to map back.
+class FabricInputs {
+ public:
+  FabricInputs(const sm::Fabric& fabric, std::uint32_t delay);
+
+  [[nodiscard]] const sm::Fabric& fabric() const { return fabric_; }
+  [[nodiscard]] cm::Network& network() { return *net_; }
+  [[nodiscard]] std::size_t nodes() const { return fabric_.hca_count(); }
+  [[nodiscard]] std::uint32_t delay() const { return delay_; }
+
+  // The switch-to-switch distances, built on first use (the multicast
+  // engines and the bound need them).
+  const sm::MinHop& minhop();
+
+  // The multicast tree of engine `mc` (sm::mc_engines() name) over the
+  // members (end-node indices), as a GroupTree; its root is the tree's root
+  // switch. std::invalid_argument naming the engine or the tree's fault.
+  cm::GroupTree tree(const std::string& mc, const std::vector<unsigned>& members);
+
+  // The trees of several groups routed together, as the SM routes a group
+  // set (each tree sees the load of the ones before it).
+  std::vector<cm::GroupTree> trees(const std::string& mc,
+                                   const std::vector<std::vector<unsigned>>& member_sets);
+
+  // An SM tree as a GroupTree (sm::combine_tree: std::invalid_argument when
+  // it is not a tree spanning the group from its root).
+  [[nodiscard]] cm::GroupTree tree_of(const sm::Group& group, const sm::McTree& tree) const;
+
+  // The end-node index of an HCA (its place in fabric().hcas()).
+  [[nodiscard]] unsigned node_of(sm::NodeId hca) const;
+
+  // The physical bound of a barrier over the members: the longest
+  // member-to-member shortest path, (switch hops + 2) links x delay +
+  // (links - 1) x switch forwarding, plus the NIC's post-to-link 5 and
+  // link-to-CQ 5 (docs/nic/ge.md).
+  std::uint64_t bound(const std::vector<unsigned>& members, const cm::Timing& t);
+
+ private:
+  const sm::Fabric& fabric_;
+  std::uint32_t delay_;
+  std::unique_ptr<cm::Network> net_;
+  std::unique_ptr<sm::MinHop> mh_;
+  sm::Lid next_mlid_ = fmt::kMlidBase;
+  std::vector<std::uint32_t> node_of_;  // by sm::NodeId
+};
+
+// p distinct end nodes of `nodes` drawn with the seed, sorted (member 0, the
+// multicast-release root, is the lowest). std::invalid_argument naming p when
+// it is 0 or larger than the fabric.
+std::vector<unsigned> draw_members(std::size_t nodes, std::size_t p, std::uint64_t seed);
+
+}  // namespace syncfab::tb::collective
