@@ -239,9 +239,9 @@ int run(int argc, char** argv) {
     (void)sm::find_mc_engine(o.mc);  // names the unknown engine
   }
   if ((o.disseminate_groups || !o.group_barriers.empty()) && o.mc.empty()) {
-    throw std::invalid_argument(std::string(o.disseminate_groups ? "--disseminate-groups"
-                                                                 : "--group-barrier") +
-                                ": needs multicast groups, and --mc is none");
+    throw std::invalid_argument(
+        std::string(o.disseminate_groups ? "--disseminate-groups" : "--group-barrier") +
+        ": needs multicast groups, and --mc is none");
   }
   if (!o.unicast.empty() && !sm::is_unicast_engine(o.unicast)) {
     throw std::invalid_argument("--unicast: unknown engine '" + o.unicast +
@@ -317,7 +317,8 @@ int run(int argc, char** argv) {
         throw std::runtime_error("--csv: cannot write " + o.csv);
       }
       csv << "barrier,group,members,nics,switches,k,rounds,barriers,latency,model_latency,ratio,"
-             "bound,over_bound,concurrent,p99,model_p99,per_kcycle,model_per_kcycle,mc,efi_max\n";
+             "bound,over_bound,concurrent,p99,model_p99,per_kcycle,model_per_kcycle,mc,efi_max,"
+             "efi_mean\n";
     }
     for (std::size_t i = 0; i < o.ks.size(); ++i) {
       const unsigned k = o.ks[i];
@@ -337,7 +338,7 @@ int run(int argc, char** argv) {
         csv << "dissemination," << (o.disseminate_groups ? "all" : "") << ',' << members << ','
             << smf.hca_count() << ',' << smf.switch_count() << ',' << k << ',' << rounds << ','
             << o.barriers << ',' << lat << ',' << model_lat << ',' << r << ',' << bounds[i] << ','
-            << over << ",0,,,,,,\n";
+            << over << ",0,,,,,,,\n";
       }
     }
     if (!a.flow.groups.empty()) {
@@ -383,12 +384,13 @@ int run(int argc, char** argv) {
           const double ml = m != nullptr ? m->latency[gi] : 0;
           csv << name << ',' << gi << ',' << routing.groups.groups[gi].members.size() << ','
               << smf.hca_count() << ',' << smf.switch_count() << ",,2," << o.barriers << ','
-              << g.latency[gi] << ',' << ml << ',' << (ml > 0 && o.concurrent == 0 ? std::to_string(g.latency[gi] / ml) : std::string()) << ','
-              << g.bound[gi] << ','
+              << g.latency[gi] << ',' << ml << ','
+              << (ml > 0 && o.concurrent == 0 ? std::to_string(g.latency[gi] / ml) : std::string())
+              << ',' << g.bound[gi] << ','
               << (g.bound[gi] > 0 ? g.latency[gi] / static_cast<double>(g.bound[gi]) : 0) << ','
               << o.concurrent << ',' << g.p99 << ',' << (m != nullptr ? m->p99 : 0) << ','
               << g.per_kcycle << ',' << (m != nullptr ? m->per_kcycle : 0) << ',' << routing.mc
-              << ',' << routing.efi.max_all_links << '\n';
+              << ',' << routing.efi.max_all_links << ',' << routing.efi.mean_all_links << '\n';
         }
       }
     }
