@@ -13,6 +13,17 @@
 // packet reads one entry, by index, and the MFT entry of the same index
 // (switch_tables): no scan of the table.
 //
+// Partners. The children of a group often arrive together; taking their
+// arrivals one per engine cycle would decide the last one c - 1 cycles late.
+// So when the engine's packet is a new arrival of the entry's epoch, the
+// other inputs whose pending head is a one-flit COMB_ARRIVE of the same MLID
+// and epoch (part_i, one header compare per input in switch_top) and whose
+// port is a child not yet arrived are absorbed with it, in the same
+// read-modify-write: their ports join the arrivals, they are popped and make
+// no copy. If they complete the children, the engine's packet is the one
+// emitted, as if it had come last. Any other pending head waits for its own
+// engine cycle.
+//
 // A table write takes effect at the edge after the TBL_CMD pulse, as in
 // switch_tables (which checks the index and holds TBL_RDATA); a write of the
 // control word to the entry a packet updates in the same cycle wins over the
@@ -50,6 +61,10 @@ module switch_combine
   input  logic       req_i,
   input  port_t      in_i,
   input  pkt_hdr_t   hdr_i,
+  // Inputs whose pending head is a one-flit COMB_ARRIVE with hdr_i's dst_lid
+  // and epoch (in_i's own bit ignored), and those of them absorbed now
+  input  port_mask_t part_i,
+  output port_mask_t absorb_o,
   // Its copies (none: absorbed or dropped), DROP_NO_ROUTE, the emitted header
   output port_mask_t mask_o,
   output logic       drop_o,
@@ -113,7 +128,8 @@ module switch_combine
   logic in_range;
   cb_e_t ent;
   port_mask_t children, in_bit, par_bit, a_new;
-  logic parent_ok, consistent, is_arrive, e_cur, e_prev, in_is_parent;
+  port_mask_t partners;  // absorbed with the packet if it is taken now
+  logic parent_ok, consistent, is_arrive, e_cur, e_prev, in_is_parent, fresh;
   assign mlid_off = hdr_i.dst_lid - MLID_BASE;
   assign idx = mlid_off[MftW-1:0];
   assign in_range = hdr_i.dst_lid >= MLID_BASE && 32'(mlid_off) < MftEntries;
@@ -132,7 +148,12 @@ module switch_combine
   assign is_arrive = hdr_i.pkt_type == PktCombArrive;
   assign e_cur = hdr_i.epoch == ent.epoch;
   assign e_prev = hdr_i.epoch == ent.epoch - epoch_t'(1);
-  assign a_new = ent.arrived | in_bit;
+  // A new arrival of the current epoch from a child: the entry takes it.
+  assign fresh = consistent && is_arrive && (children & in_bit) != '0 && e_cur &&
+                 !ent.arrived[in_i];
+  assign partners = fresh ? part_i & children & ~ent.arrived & ~in_bit : '0;
+  assign absorb_o = req_i ? partners : '0;
+  assign a_new = ent.arrived | in_bit | partners;
 
   logic upd, rel;  // the entry changes; the packet emitted is a COMB_RELEASE
   epoch_t upd_epoch;
@@ -224,7 +245,8 @@ module switch_combine
   // ---------------------------------------------------------------------------
   // verilog_format: off
   // A COMB_RELEASE made from an arrival of the current epoch: only by a root
-  // entry whose arrivals (this one included) equal its children.
+  // entry whose arrivals (this one and its partners included) equal its
+  // children.
   `SF_ASSERT_IMM(a_cb_release_made_by_full_root,
                  !(req_i && is_arrive && rel && e_cur) || (ent.root && a_new == children))
   // Any other release answering an arrival re-sends the previous epoch on the
@@ -236,17 +258,28 @@ module switch_combine
   `SF_ASSERT_IMM(a_cb_release_fwd_from_parent,
                  !(req_i && !is_arrive && mask_o != '0) ||
                  (!ent.root && in_is_parent && ((e_cur && ent.arrived == children) || e_prev)))
-  // A COMB_ARRIVE leaves only towards the parent of a non-root, all children in.
+  // A COMB_ARRIVE leaves only towards the parent of a non-root, all children
+  // in (those already arrived, the packet and its partners).
   `SF_ASSERT_IMM(a_cb_arrive_up_when_full,
                  !(req_i && !rel && mask_o != '0) ||
                  (!ent.root && mask_o == par_bit && upd_arrived == children))
-  // The arrivals are children: the entry read and the value written.
+  // The arrivals are children: the entry read and the value written (the
+  // partners' ports included).
   `SF_ASSERT_IMM(a_cb_arrived_in_children,
                  !(req_i && consistent) ||
                  ((ent.arrived & ~children) == '0 && (upd_arrived & ~children) == '0))
   // No copy of a COMB packet goes to a port outside the MFT mask.
   `SF_ASSERT_IMM(a_cb_copies_in_mft, !req_i || (mask_o & ~mft_mask_i) == '0)
-  `SF_ASSERT_IMM(a_cb_drop_no_copy, !(req_i && drop_o) || (mask_o == '0 && !upd))
+  `SF_ASSERT_IMM(a_cb_drop_no_copy,
+                 !(req_i && drop_o) || (mask_o == '0 && !upd && absorb_o == '0))
+  // A partner is absorbed only with a COMB_ARRIVE of its MLID and epoch (the
+  // current one) that the entry takes now, only from a child not yet
+  // arrived, never from the packet's own input.
+  `SF_ASSERT_IMM(a_cb_partner_match,
+                 absorb_o == '0 ||
+                 (req_i && is_arrive && consistent && e_cur && upd && (absorb_o & ~part_i) == '0 &&
+                  (absorb_o & ~children) == '0 && (absorb_o & ent.arrived) == '0 &&
+                  !absorb_o[in_i]))
   `SF_ASSERT_IMM(a_cb_comb_only, !req_i || hdr_i.pkt_type inside {PktCombArrive, PktCombRelease})
   // verilog_format: on
 

@@ -86,6 +86,10 @@ module switch_ingress
   input  logic                                  comb_valid_i,
   input  port_mask_t                            comb_mask_i,
   input  pkt_hdr_t                              comb_hdr_i,
+  // The pending head (a one-flit COMB_ARRIVE) is absorbed as the partner of
+  // the COMB_ARRIVE the engine takes at another input: popped (pend_ready_i),
+  // no copy, its cells go now
+  input  logic                                  comb_absorb_i,
   // VOQ heads, per output and egress queue
   output logic [NumPorts-1:0][NumPrio-1:0]      voq_valid_o,
   output len_t [NumPorts-1:0][NumPrio-1:0]      voq_len_o,
@@ -365,11 +369,16 @@ module switch_ingress
   // is the pending head): the number of its copies, less its first copy if
   // WRED drops that one in the same cycle; with no copy (absorbed or
   // dropped by the combine unit) its cells go at once, on release a (no
-  // copy is made that cycle, so that path is free).
+  // copy is made that cycle, so that path is free). An absorbed partner
+  // (comb_absorb_i) goes the same way: the engine's copy, if any, is at
+  // another input, so path a is free here too; its slot is the pending head's
+  // rather than copy_i's (which names the engine's packet).
   // ---------------------------------------------------------------------------
   logic absorb;
   ref_t comb_ref;
-  assign absorb = comb_valid_i && comb_mask_i == '0;
+  cell_t slot_a;  // the slot on path a
+  assign absorb = (comb_valid_i && comb_mask_i == '0) || comb_absorb_i;
+  assign slot_a = comb_absorb_i ? pend_o.slot : copy_i.slot;
   assign comb_ref = ref_t'($countones(comb_mask_i));
   logic wred_dec, same_slot;
   logic dec_a, dec_b;  // a: the WRED-dropped copy's slot, b: the finished copy's
@@ -404,10 +413,10 @@ module switch_ingress
   logic   [2:0] rel_lossy;
   logic [2:0] rel;
   assign rel = {rel_c, rel_b, rel_a};
-  assign rel_head[0] = copy_i.slot;
+  assign rel_head[0] = slot_a;
   assign rel_head[1] = rd_req_i.slot;
   assign rel_head[2] = cur_slot_q;
-  assign rel_tail[0] = slot_tail_q[copy_i.slot];
+  assign rel_tail[0] = slot_tail_q[slot_a];
   assign rel_tail[1] = slot_tail_q[rd_req_i.slot];
   assign rel_tail[2] = prev_cell_q;
   for (genvar k = 0; k < 3; k++) begin : gen_rel
@@ -524,7 +533,7 @@ module switch_ingress
     // The copies of a COMB packet carry the header the combine unit made
     // (its type and src_lid 0): written into the packet's first cell, which
     // no output reads before the first copy is queued (next cycle).
-    if (comb_valid_i && !absorb) cell_data_q[copy_i.slot] <= flit_t'(comb_hdr_i);
+    if (comb_valid_i && comb_mask_i != '0) cell_data_q[copy_i.slot] <= flit_t'(comb_hdr_i);
     if (dec_b) refcnt_q[rd_req_i.slot] <= ref_b - ref_t'(1);
     if (push) copy_patch_q[copy_i.slot][push_port] <= copy_i.patch;
     if (link_copy) copy_next_q[vq_tail_q[push_port][push_q]][push_port] <= copy_i.slot;
@@ -578,7 +587,7 @@ module switch_ingress
       occ_q <= occ_d;
       lossy_q <= lossy_d;
       // Live slots: the new one (unless freed at once), minus the released.
-      if (rel_a) slot_used_q[copy_i.slot] <= 1'b0;
+      if (rel_a) slot_used_q[slot_a] <= 1'b0;
       if (rel_b) slot_used_q[rd_req_i.slot] <= 1'b0;
       if (rel_c) slot_used_q[cur_slot_q] <= 1'b0;
       if (new_slot && !bad_free) slot_used_q[new_cell] <= 1'b1;
@@ -662,6 +671,7 @@ module switch_ingress
   `SF_ASSERT_IMM(a_slot_count, (used_slots_q == '0) == (slot_used_q == '0))
   // The combine unit's decision is on this input's pending head, a live COMB
   // packet none of whose copies exists yet; its copies, if any, start now.
+  // Its partners, absorbed with it, are other inputs' heads (below).
   `SF_ASSERT_IMM(a_comb_on_pend_head,
                  !comb_valid_i || (pend_valid_o && pend_ready_i == (comb_mask_i == '0 ||
                                    $onehot(comb_mask_i)) && copy_i.slot == pend_o.slot &&
@@ -669,8 +679,18 @@ module switch_ingress
                                    pend_o.hdr.pkt_type inside {PktCombArrive, PktCombRelease} &&
                                    copy_valid_i == (comb_mask_i != '0) &&
                                    !(rd_req_i.last && rd_req_i.slot == copy_i.slot)))
-  // An absorbed packet's release is the only release on path a that cycle.
+  // An absorbed packet's release is the only release on path a that cycle:
+  // the engine's packet absorbed here, or a partner of the engine's packet
+  // at another input.
   `SF_ASSERT_IMM(a_absorb_no_copy, !absorb || !copy_valid_i)
+  // A partner is this input's pending head, a live one-flit COMB_ARRIVE with
+  // no copy being read, popped now; the engine takes no packet here.
+  `SF_ASSERT_IMM(a_comb_partner_on_pend_head,
+                 !comb_absorb_i || (pend_valid_o && pend_ready_i && !comb_valid_i &&
+                                    pend_o.hdr.pkt_type == PktCombArrive &&
+                                    pend_o.hdr.len_flits == len_t'(1) &&
+                                    slot_used_q[pend_o.slot] && refcnt_q[pend_o.slot] == '0 &&
+                                    !(rd_req_i.last && rd_req_i.slot == pend_o.slot)))
   // A released chain ends at the cell its packet took last.
   `SF_ASSERT_IMM(a_release_chain_len,
                  !rel_c || rel_n[2] == count_q || rel_n[2] == nflit_t'(len_q))

@@ -193,7 +193,7 @@ module switch_top
   copy_t copy;
   // The combine unit's decision on the packet the engine takes (below).
   logic [NumPorts-1:0] comb_valid;
-  port_mask_t cb_mask;
+  port_mask_t cb_mask, cb_part, cb_absorb;
   pkt_hdr_t cb_hdr;
   // [input][output][queue]
   logic [NumPorts-1:0][NumPorts-1:0][NumPrio-1:0] voq_valid;
@@ -233,6 +233,7 @@ module switch_top
       .comb_valid_i(comb_valid[i]),
       .comb_mask_i(cb_mask),
       .comb_hdr_i(cb_hdr),
+      .comb_absorb_i(cb_absorb[i]),
       .voq_valid_o(voq_valid[i]),
       .voq_len_o(voq_len[i]),
       .voq_cells_o(voq_cells[i]),
@@ -304,7 +305,11 @@ module switch_top
   // copies replace the pending mask (which is empty), in the same cycle, so
   // the unit adds no cycle to the packet's way. No copies (absorbed,
   // dropped): the engine spends that one cycle, makes no copy and pops the
-  // packet, whose cells its input frees.
+  // packet, whose cells its input frees. The partners the unit absorbs with
+  // a COMB_ARRIVE (the same group's arrivals pending at other inputs) are
+  // popped in that same cycle and their inputs free their cells: arrivals
+  // that come together are decided together, as the golden model's free
+  // absorb does.
   logic eng_comb, cb_drop, eng_copy;
   assign eng_comb = !eng_busy_q && pend_any &&
                     eng_hdr.pkt_type inside {PktCombArrive, PktCombRelease};
@@ -325,6 +330,8 @@ module switch_top
     .req_i(eng_comb),
     .in_i(eng_in),
     .hdr_i(eng_hdr),
+    .part_i(cb_part),
+    .absorb_o(cb_absorb),
     .mask_o(cb_mask),
     .drop_o(cb_drop),
     .hdr_o(cb_hdr)
@@ -332,6 +339,22 @@ module switch_top
   always_comb begin
     comb_valid = '0;
     comb_valid[eng_in] = eng_comb;
+  end
+  // One compare per input against the engine's header: a pending one-flit
+  // COMB_ARRIVE of the same MLID and epoch (the unit checks the rest). The
+  // pending FIFO holds complete packets only.
+  for (genvar j = 0; j < NumPorts; j++) begin : gen_cb_part
+    assign cb_part[j] = pend_valid[j] && pend[j].hdr.pkt_type == PktCombArrive &&
+                        pend[j].hdr.len_flits == len_t'(1) &&
+                        pend[j].hdr.dst_lid == eng_hdr.dst_lid &&
+                        pend[j].hdr.epoch == eng_hdr.epoch;
+    // An absorbed partner is a pending one-flit COMB_ARRIVE of the engine's
+    // packet's MLID and epoch.
+    `SF_ASSERT_IMM(a_cb_partner_same_group,
+                   !cb_absorb[j] || (pend_valid[j] && pend[j].hdr.pkt_type == PktCombArrive &&
+                                     pend[j].hdr.len_flits == len_t'(1) &&
+                                     pend[j].hdr.dst_lid == eng_hdr.dst_lid &&
+                                     pend[j].hdr.epoch == eng_hdr.epoch))
   end
 
   assign eng_mask = eng_busy_q ? eng_rem_q : (eng_comb ? cb_mask : pend[eng_in].mask);
@@ -371,7 +394,7 @@ module switch_top
   always_comb begin
     copy_valid = '0;
     copy_valid[eng_in] = eng_copy;
-    pend_ready = '0;
+    pend_ready = cb_absorb;
     pend_ready[eng_in] = eng_active && eng_rest == '0;
     eng_busy_d = eng_active && eng_rest != '0;
     eng_in_d = eng_in;
@@ -696,6 +719,13 @@ module switch_top
   // A COMB packet's copies are exactly the unit's decision, none outside the
   // MFT entry of its MLID (switch_combine checks the decision against it).
   `SF_ASSERT_IMM(a_engine_comb_copies, !eng_comb || eng_mask == cb_mask)
+  // Partners are absorbed only in a cycle the engine takes a COMB_ARRIVE, at
+  // other inputs, and never make a copy (the one copy of the cycle, if any,
+  // is the engine's packet's, at its input).
+  `SF_ASSERT_IMM(a_cb_absorb_with_arrive,
+                 cb_absorb == '0 || (eng_comb && eng_hdr.pkt_type == PktCombArrive &&
+                                     !cb_absorb[eng_in] && (cb_absorb & ~pend_valid) == '0))
+  `SF_ASSERT_IMM(a_cb_partner_no_copy, (cb_absorb & (copy_valid | comb_valid)) == '0)
   // verilog_format: on
   // One read port per input: two outputs never stream from the same input.
   // (Bitwise, without a branch per output: see above.)

@@ -6,10 +6,12 @@
 #include <Vswitch_top.h>
 #include <Vswitch_top___024root.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <iostream>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -529,6 +531,195 @@ SYNCFAB_TEST(switch_combine, arrive_release_forwarded) {
   std::cout << "switch_combine.arrive_release_forwarded: last rx flit to first tx flit: multicast "
             << mc_lat << " cycles, COMB release " << cb_lat << " cycles\n";
   TB_CHECK_EQ(cb_lat, mc_lat) << "the combine unit adds no cycle";
+}
+
+namespace {
+
+// The packet counters (RX .. ECN_MARK) of every port at `prio`.
+std::vector<std::uint32_t> packet_counters(Bench& b, unsigned prio) {
+  std::vector<std::uint32_t> c;
+  for (unsigned p = 0; p < kPorts; ++p) {
+    for (unsigned k = 0; k <= static_cast<unsigned>(K::kEcnMark); ++k) {
+      c.push_back(b.count(p, prio, static_cast<K>(k)));
+    }
+  }
+  return c;
+}
+
+// The packet sent among `sent` whose flow label `got` carries.
+const Packet& sent_by_flow(const std::vector<Packet>& sent, const RxPacket& got) {
+  const std::uint32_t flow = parse(got.flits.at(0)).flow;
+  for (const Packet& p : sent) {
+    if (parse(p.at(0)).flow == flow) {
+      return p;
+    }
+  }
+  throw std::runtime_error("no packet sent with flow label " + std::to_string(flow));
+}
+
+}  // namespace
+
+// The children's arrivals of one group that reach the switch in the same
+// cycle are decided in one engine cycle (docs/switch-datapath.md, "Combine
+// unit", partners): the arrival up (non-root) and the first release copy
+// (root) leave when a lone arrival's would, 3 cycles after the last flit in
+// on an idle switch, made from one of the arrivals; every packet counter
+// moves as it does when the same arrivals come one at a time.
+SYNCFAB_TEST(switch_combine, simultaneous_arrivals) {
+  Bench b(ctx);
+  co_await b.reset();
+  auto& sw = b.sw();
+  constexpr unsigned kPrio = 2;
+  constexpr std::uint16_t kLoneUp = 0xC001;    // non-root, child 0, parent 3
+  constexpr std::uint16_t kLoneRoot = 0xC002;  // root, child 1
+  constexpr std::uint16_t kUp = 0xC003;        // non-root, children 0-2, parent 3
+  constexpr std::uint16_t kRoot = 0xC004;      // root, children 0-3
+  constexpr std::uint16_t kUpSeq = 0xC005;     // as kUp and kRoot, one at a time
+  constexpr std::uint16_t kRootSeq = 0xC006;
+  program_group(b, kLoneUp, 0x1, false, 3, 1);
+  program_group(b, kLoneRoot, 0x2, true, 0, 1);
+  program_group(b, kUp, 0x7, false, 3, 1);
+  program_group(b, kRoot, 0xF, true, 0, 1);
+  program_group(b, kUpSeq, 0x7, false, 3, 1);
+  program_group(b, kRootSeq, 0xF, true, 0, 1);
+  sw.enable(true);
+  b.send(0, comb(kCombArrive, kLoneUp, 1, kPrio, 1));
+  co_await b.drain();
+  TB_CHECK_EQ(b.out[3].size(), 1U);
+  const std::uint64_t lone_up = b.out[3][0].first_cycle - b.rx_last_cycle[0].back();
+  TB_CHECK_EQ(lone_up, 3U) << "a lone arrival up";
+  b.send(1, comb(kCombArrive, kLoneRoot, 1, kPrio, 2));
+  co_await b.drain();
+  TB_CHECK_EQ(b.out[1].size(), 1U);
+  const std::uint64_t lone_root = b.out[1][0].first_cycle - b.rx_last_cycle[1].back();
+  TB_CHECK_EQ(lone_root, 3U) << "a lone arrival's release";
+  const std::vector<std::uint32_t> c0 = packet_counters(b, kPrio);
+
+  // Three children of a non-root in one cycle: one arrival up.
+  std::vector<Packet> up;
+  for (unsigned p = 0; p < 3; ++p) {
+    up.push_back(comb(kCombArrive, kUp, 1, kPrio, 10 + p));
+    b.send(p, up.back());
+  }
+  co_await b.drain();
+  TB_CHECK_EQ(b.rx_last_cycle[0].back(), b.rx_last_cycle[2].back()) << "in the same cycle";
+  TB_CHECK_EQ(b.rx_last_cycle[1].back(), b.rx_last_cycle[2].back()) << "in the same cycle";
+  TB_CHECK_EQ(b.out[3].size(), 2U) << "one arrival up for the three";
+  check_made(b.out[3][1], sent_by_flow(up, b.out[3][1]), kCombArrive, "arrival up");
+  TB_CHECK_EQ(b.out[3][1].first_cycle - b.rx_last_cycle[0].back(), lone_up)
+      << "decided as a lone arrival";
+  TB_CHECK_EQ(epoch_of(b, kUp), 1U);
+
+  // Four children of a root in one cycle: a release to each.
+  std::vector<Packet> root;
+  for (unsigned p = 0; p < kPorts; ++p) {
+    root.push_back(comb(kCombArrive, kRoot, 1, kPrio, 20 + p));
+    b.send(p, root.back());
+  }
+  co_await b.drain();
+  std::uint64_t first = ~std::uint64_t{0};
+  for (unsigned p = 0; p < kPorts; ++p) {
+    TB_CHECK_EQ(b.rx_last_cycle[p].back(), b.rx_last_cycle[0].back()) << "in the same cycle";
+    TB_CHECK(!b.out[p].empty()) << "port " << p;
+    const RxPacket& got = b.out[p].back();
+    check_made(got, sent_by_flow(root, got), kCombRelease, "release on " + std::to_string(p));
+    TB_CHECK_EQ(parse(got.flits.at(0)).flow, parse(b.out[0].back().flits.at(0)).flow)
+        << "every copy made from the same arrival";
+    first = std::min(first, got.first_cycle);
+  }
+  TB_CHECK_EQ(first - b.rx_last_cycle[0].back(), lone_root) << "first release copy";
+  TB_CHECK_EQ(epoch_of(b, kRoot), 2U);
+  const std::vector<std::uint32_t> c1 = packet_counters(b, kPrio);
+
+  // The same arrivals one at a time, on entries of the same shape.
+  for (unsigned p = 0; p < 3; ++p) {
+    b.send(p, comb(kCombArrive, kUpSeq, 1, kPrio, 30 + p));
+    co_await b.drain(30);
+  }
+  for (unsigned p = 0; p < kPorts; ++p) {
+    b.send(p, comb(kCombArrive, kRootSeq, 1, kPrio, 40 + p));
+    co_await b.drain(30);
+  }
+  co_await b.drain();
+  const std::vector<std::uint32_t> c2 = packet_counters(b, kPrio);
+  for (std::size_t k = 0; k < c0.size(); ++k) {
+    TB_CHECK_EQ(c1[k] - c0[k], c2[k] - c1[k])
+        << "counter kind " << k % (static_cast<unsigned>(K::kEcnMark) + 1) << " of port "
+        << k / (static_cast<unsigned>(K::kEcnMark) + 1) << ": together vs one at a time";
+  }
+  TB_CHECK_EQ(epoch_of(b, kRootSeq), 2U);
+  check_no_cell_held(b, "simultaneous arrivals");
+}
+
+// Only the right pending heads are absorbed with the engine's arrival: a
+// duplicate, an arrival of another MLID and an E - 1 re-send pending in the
+// same cycle each get their own decision, as one at a time.
+SYNCFAB_TEST(switch_combine, partners_mixed) {
+  Bench b(ctx);
+  co_await b.reset();
+  auto& sw = b.sw();
+  constexpr unsigned kPrio = 5;
+  constexpr std::uint16_t kUp = 0xC001;     // non-root, children 0-2, parent 3
+  constexpr std::uint16_t kRoot = 0xC002;   // root, children 0-3
+  constexpr std::uint16_t kOther = 0xC003;  // root, child 2
+  program_group(b, kUp, 0x7, false, 3, 5);
+  program_group(b, kRoot, 0xF, true, 0, 8);
+  program_group(b, kOther, 0x4, true, 0, 8);
+  sw.enable(true);
+  // Port 0 in; then, in one cycle, port 0 again (a duplicate) and ports 1
+  // and 2. The engine's round robin starts at port 1 (after port 0's
+  // packet): port 1 is taken with port 2 as its partner and goes up; the
+  // duplicate, not a partner, comes next, finds the entry waiting for its
+  // release and climbs again (absorbed with the others, it would not).
+  b.send(0, comb(kCombArrive, kUp, 5, kPrio, 1));
+  co_await b.drain();
+  TB_CHECK_EQ(total_out(b), 0U);
+  const Packet dup = comb(kCombArrive, kUp, 5, kPrio, 2);
+  const std::vector<Packet> fresh{comb(kCombArrive, kUp, 5, kPrio, 3),
+                                  comb(kCombArrive, kUp, 5, kPrio, 4)};
+  b.send(0, dup);
+  b.send(1, fresh[0]);
+  b.send(2, fresh[1]);
+  co_await b.drain();
+  TB_CHECK_EQ(b.rx_last_cycle[0].back(), b.rx_last_cycle[1].back()) << "in the same cycle";
+  TB_CHECK_EQ(b.out[3].size(), 2U) << "the arrival up and the duplicate's re-send";
+  check_made(b.out[3][0], sent_by_flow(fresh, b.out[3][0]), kCombArrive, "arrival up");
+  check_made(b.out[3][1], dup, kCombArrive, "duplicate climbs again");
+  TB_CHECK_EQ(total_out(b), 2U);
+
+  // Root: ports 0 and 1 arrive for epoch 8, port 2 for another MLID, port 3
+  // re-sends epoch 7, all in one cycle. Ports 0 and 1 are in; port 2 gets
+  // the other group's release; port 3 gets release 7 again, on its port only.
+  const Packet other = comb(kCombArrive, kOther, 8, kPrio, 10);
+  const Packet late = comb(kCombArrive, kRoot, 7, kPrio, 11);
+  b.send(0, comb(kCombArrive, kRoot, 8, kPrio, 12));
+  b.send(1, comb(kCombArrive, kRoot, 8, kPrio, 13));
+  b.send(2, other);
+  b.send(3, late);
+  co_await b.drain();
+  TB_CHECK_EQ(b.rx_last_cycle[2].back(), b.rx_last_cycle[3].back()) << "in the same cycle";
+  TB_CHECK_EQ(b.out[2].size(), 1U);
+  check_made(b.out[2][0], other, kCombRelease, "the other group's release");
+  TB_CHECK_EQ(b.out[3].size(), 3U);
+  check_made(b.out[3][2], late, kCombRelease, "release 7 re-sent");
+  TB_CHECK_EQ(total_out(b), 4U);
+  TB_CHECK_EQ(epoch_of(b, kRoot), 8U) << "ports 2 and 3 not in yet";
+  TB_CHECK_EQ(epoch_of(b, kOther), 9U);
+  b.send(2, comb(kCombArrive, kRoot, 8, kPrio, 14));
+  co_await b.drain();
+  TB_CHECK_EQ(total_out(b), 4U) << "port 3 still missing";
+  const Packet last = comb(kCombArrive, kRoot, 8, kPrio, 15);
+  b.send(3, last);
+  co_await b.drain();
+  for (unsigned p = 0; p < kPorts; ++p) {
+    check_made(b.out[p].back(), last, kCombRelease, "release 8 on " + std::to_string(p));
+  }
+  TB_CHECK_EQ(total_out(b), 8U);
+  TB_CHECK_EQ(epoch_of(b, kRoot), 9U);
+  for (unsigned p = 0; p < kPorts; ++p) {
+    TB_CHECK_EQ(b.count(p, kPrio, K::kDropNoRoute), 0U) << "port " << p;
+  }
+  check_no_cell_held(b, "mixed partners");
 }
 
 // A lossless priority (PFC on every port) carries a switch-combined barrier
