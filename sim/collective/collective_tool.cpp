@@ -81,7 +81,7 @@ int run(const Options& o) {
   std::vector<std::size_t> ps;
   for (const std::string& p : o.p) {
     ps.push_back(parse_p(p, in.nodes()));
-    (void)draw_members(in.nodes(), ps.back(), o.seed);  // bad p fails before any run
+    (void)draw_members(in, ps.back(), o.seed);  // bad p fails before any run
   }
   std::printf("%s: %zu end nodes, %zu switches, built in %.3f s\n", o.fabric.c_str(), in.nodes(),
               fabric.switch_count(), fabric_s);
@@ -103,7 +103,7 @@ int run(const Options& o) {
       for (unsigned g = 0; g < count; ++g) {
         cm::Group grp;
         grp.spec = spec;
-        grp.members = draw_members(in.nodes(), p, o.seed + g);
+        grp.members = draw_members(in, p, o.seed + g);
         groups.push_back(std::move(grp));
       }
       if ((spec.kind == cm::BarrierKind::kComb || spec.kind == cm::BarrierKind::kMcast) && p > 1) {

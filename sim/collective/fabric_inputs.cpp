@@ -1,7 +1,6 @@
 #include "fabric_inputs.hpp"
 
 #include <algorithm>
-#include <numeric>
 #include <stdexcept>
 
 #include "syncfab/sm/combine.hpp"
@@ -127,27 +126,26 @@ std::uint64_t FabricInputs::bound(const std::vector<unsigned>& members, const cm
   return links * delay_ + (links - 1) * t.switch_forward + kNicInject + kNicEject;
 }
 
-std::vector<unsigned> draw_members(std::size_t nodes, std::size_t p, std::uint64_t seed) {
+std::vector<unsigned> draw_members(const FabricInputs& in, std::size_t p, std::uint64_t seed) {
   if (p == 0) {
     throw std::invalid_argument("p = 0: an empty member set");
   }
-  if (p > nodes) {
+  if (p > in.nodes()) {
     throw std::invalid_argument("p = " + std::to_string(p) + " is larger than the fabric's " +
-                                std::to_string(nodes) + " end nodes");
+                                std::to_string(in.nodes()) + " end nodes");
   }
-  std::vector<unsigned> all(nodes);
-  std::iota(all.begin(), all.end(), 0U);
-  if (p < nodes) {
-    std::mt19937_64 rng(seed);
-    // A partial Fisher-Yates shuffle: the first p are the draw.
-    for (std::size_t i = 0; i < p; ++i) {
-      std::uniform_int_distribution<std::size_t> pick(i, nodes - 1);
-      std::swap(all[i], all[pick(rng)]);
-    }
-    all.resize(p);
+  sm::PatternSpec ps;
+  ps.kind = sm::PatternSpec::Kind::kRandom;
+  ps.count = 1;
+  ps.size = static_cast<int>(p);
+  ps.seed = seed;
+  const sm::GroupSet gs = sm::make_groups(in.fabric(), ps);
+  std::vector<unsigned> out;
+  out.reserve(p);
+  for (const sm::NodeId n : gs.groups.front().members) {
+    out.push_back(in.node_of(n));
   }
-  std::sort(all.begin(), all.end());
-  return all;
+  return out;
 }
 
 }  // namespace syncfab::tb::collective

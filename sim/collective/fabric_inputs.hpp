@@ -73,9 +73,11 @@ class FabricInputs {
   std::vector<std::uint32_t> node_of_;  // by sm::NodeId
 };
 
-// p distinct end nodes of `nodes` drawn with the seed, sorted (member 0, the
-// multicast-release root, is the lowest). std::invalid_argument naming p when
-// it is 0 or larger than the fabric.
-std::vector<unsigned> draw_members(std::size_t nodes, std::size_t p, std::uint64_t seed);
+// p distinct end nodes drawn with the seed: the group syncfab-fabric's
+// pattern random:count=1,size=p makes with the same seed (sm::make_groups),
+// in its member order (member 0 is the multicast-release root), so both
+// tools run the same group. std::invalid_argument naming p when it is 0 or
+// larger than the fabric.
+std::vector<unsigned> draw_members(const FabricInputs& in, std::size_t p, std::uint64_t seed);
 
 }  // namespace syncfab::tb::collective

@@ -308,3 +308,29 @@ SYNCFAB_TEST(group_protocol, bad_length_datagram_dropped) {
   TB_CHECK(rig.clients[2]->state(h) == driver::RequestState::kDone) << rig.clients[2]->describe(h);
   co_return;
 }
+
+// An SM whose MLID range holds one MLID: the second group's join is refused
+// MLID_EXHAUSTED over the fabric (the member's client reports it, nothing
+// is programmed for it), and the first group keeps running barriers.
+SYNCFAB_TEST(group_protocol, join_beyond_mlid_space_refused) {
+  sm::McgConfig pc;
+  pc.first_mlid = fmt::kMlidBase;
+  pc.last_mlid = fmt::kMlidBase;
+  Rig rig(ctx, Backend::kRtl, pc);
+  const Joined j = join_all(rig, 8, {0, 5, 10}, {0, 1, 2}, 0);
+  const std::size_t written = rig.agent->programmer().entries_written();
+  const unsigned h = rig.clients[3]->join({0xFF12, 9}, 2, 0, 1);
+  rig.run_until([&] { return rig.clients[3]->state(h) != driver::RequestState::kPending; },
+                "the join beyond the MLID space");
+  TB_CHECK(rig.clients[3]->state(h) == driver::RequestState::kRefused)
+      << rig.clients[3]->describe(h);
+  TB_CHECK(rig.clients[3]->answer(h)->status() == fmt::MgmtStatus::kMlidExhausted)
+      << rig.clients[3]->describe(h);
+  std::cout << rig.sys->nic(3).name() << ": " << rig.clients[3]->describe(h) << "\n";
+  TB_CHECK_EQ(rig.agent->programmer().entries_written(), written)
+      << "nothing programmed for the refused group";
+  std::mt19937_64 rng(ctx.seed());
+  (void)barriers_on(rig, j, Kind::kSwitchCombined, 0, 2, rng);
+  (void)barriers_on(rig, j, Kind::kMulticastRelease, 1, 2, rng);
+  co_return;
+}
