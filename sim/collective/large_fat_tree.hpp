@@ -1,7 +1,7 @@
-// The subnet manager's k-port n-tree (sm::make_fat_tree's wiring) without
-// LIDs, for fabrics past the unicast LID space (49,151 LIDs): the latency
-// study's 101,306-node fattree of 74 ports, 3 levels. The event-driven model
-// and the multicast engines need switch indices and ports, not LIDs.
+// The subnet manager's k-port n-tree (sm::make_fat_tree) without LIDs, for
+// fabrics past the unicast LID space (49,151 LIDs): the latency study's
+// 101,306-node fat tree of 74 ports, 3 levels. The event-driven model and
+// the multicast engines need switch indices and ports, not LIDs.
 #pragma once
 
 #include <string>

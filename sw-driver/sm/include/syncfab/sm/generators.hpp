@@ -14,6 +14,9 @@ namespace syncfab::sm {
 struct FatTreeSpec {
   int ports = 40;
   int levels = 3;
+  // false: no LIDs, for fabrics past the unicast LID space that tools route
+  // by switch index (the event-driven golden fabric at 100,000 end nodes).
+  bool lids = true;
 };
 Fabric make_fat_tree(const FatTreeSpec& spec);
 
