@@ -285,7 +285,7 @@ int run(int argc, char** argv) {
     // Across every NIC: the schedule's own bound (the wires of its rounds);
     // on the groups: the groups' physical bound, the group barriers' own.
     std::vector<std::uint64_t> bounds;
-    std::uint32_t members = static_cast<std::uint32_t>(smf.hca_count());
+    auto members = static_cast<std::uint32_t>(smf.hca_count());
     if (o.disseminate_groups) {
       std::uint64_t sum = 0;
       for (const sm::Group& g : routing.groups.groups) {
