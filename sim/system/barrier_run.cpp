@@ -16,24 +16,8 @@ namespace drv = syncfab::driver;
 
 namespace {
 
-constexpr std::uint64_t kPollStep = 4;  // cycles between two host polling sweeps
 // The NIC's own pipeline, rx to tx (the NIC fabric's bound counts the same).
 constexpr std::uint64_t kNicPipeline = 16;
-
-// Links on the longest shortest path between two NICs (bulk hosts aside).
-std::uint64_t longest_nic_path(const SystemFabric& sys) {
-  const sm::Fabric& smf = sys.sm();
-  const sm::MinHop mh(smf);
-  std::uint64_t worst = 0;
-  for (unsigned a = 0; a < sys.nic_count(); ++a) {
-    for (unsigned b = 0; b < sys.nic_count(); ++b) {
-      worst = std::max<std::uint64_t>(
-          worst,
-          mh.distance(smf.attach_switch(sys.nic_hca(a)), smf.attach_switch(sys.nic_hca(b))) + 2U);
-    }
-  }
-  return worst;
-}
 
 struct Host {
   drv::BarrierContext bc;
@@ -88,6 +72,25 @@ std::vector<unsigned> ranks_of(const SystemFabric& sys, const BarrierRun& run) {
 }
 
 }  // namespace
+
+std::uint64_t longest_nic_path(const SystemFabric& sys) {
+  const sm::Fabric& smf = sys.sm();
+  const sm::MinHop mh(smf);
+  std::vector<sm::SwitchIdx> at;
+  at.reserve(sys.nic_count());
+  for (unsigned a = 0; a < sys.nic_count(); ++a) {
+    at.push_back(smf.attach_switch(sys.nic_hca(a)));
+  }
+  std::sort(at.begin(), at.end());
+  at.erase(std::unique(at.begin(), at.end()), at.end());
+  std::uint64_t worst = 0;
+  for (const sm::SwitchIdx a : at) {
+    for (const sm::SwitchIdx b : at) {
+      worst = std::max<std::uint64_t>(worst, mh.distance(a, b) + 2U);
+    }
+  }
+  return worst;
+}
 
 BarrierResult run_barriers(SystemFabric& sys, const BarrierRun& run, std::mt19937_64& rng) {
   const std::vector<unsigned> ranks = ranks_of(sys, run);

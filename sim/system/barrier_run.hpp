@@ -82,6 +82,13 @@ struct BarrierResult {
   std::uint64_t worst = 0;               // largest (CQ entry - last post) seen
 };
 
+// Cycles between two host polling sweeps (the harness's hosts).
+inline constexpr std::uint64_t kPollStep = 4;
+
+// Links on the longest shortest path between two NICs of `sys` (bulk hosts
+// aside): NIC to switch, the switches' hops, switch to NIC.
+std::uint64_t longest_nic_path(const SystemFabric& sys);
+
 // Throws TestFailure on any violation.
 BarrierResult run_barriers(SystemFabric& sys, const BarrierRun& run, std::mt19937_64& rng);
 

@@ -8,15 +8,12 @@
 
 #include "barrier_bound.hpp"
 #include "syncfab/driver/nic.hpp"
-#include "syncfab/sm/minhop.hpp"
 
 namespace syncfab::tb::system {
 
 namespace drv = syncfab::driver;
 
 namespace {
-
-constexpr std::uint64_t kPollStep = 4;  // cycles between two host polling sweeps
 
 struct Host {
   unsigned group = 0;
@@ -27,25 +24,6 @@ struct Host {
   std::vector<std::uint64_t> posts;
   std::vector<std::uint16_t> epochs;
 };
-
-// Links on the longest shortest path between two NICs.
-std::uint64_t longest_nic_path(const SystemFabric& sys) {
-  const sm::Fabric& smf = sys.sm();
-  const sm::MinHop mh(smf);
-  std::vector<sm::SwitchIdx> at;
-  for (unsigned a = 0; a < sys.nic_count(); ++a) {
-    at.push_back(smf.attach_switch(sys.nic_hca(a)));
-  }
-  std::sort(at.begin(), at.end());
-  at.erase(std::unique(at.begin(), at.end()), at.end());
-  std::uint64_t worst = 0;
-  for (const sm::SwitchIdx a : at) {
-    for (const sm::SwitchIdx b : at) {
-      worst = std::max<std::uint64_t>(worst, mh.distance(a, b) + 2U);
-    }
-  }
-  return worst;
-}
 
 }  // namespace
 
