@@ -329,8 +329,9 @@ class Sim {
     q_.push(r);
   }
 
-  // The switch's enqueue engine takes one copy per cycle (an absorbed
-  // packet engine_absorbed cycles) in the order packets completed; a copy
+  // The switch's enqueue engine spends engine_per_packet cycles on a
+  // packet plus engine_per_copy per copy (an absorbed packet
+  // engine_absorbed cycles), packets in the order they completed; a copy
   // enqueued in cycle c may leave from c + switch_forward.
   void at_switch(const Event& e) {
     const unsigned sw = e.a;
@@ -364,7 +365,8 @@ class Sim {
     }
     const Cycle first = std::max(e.t, engine_free_[sw]);
     const auto n = static_cast<Cycle>(copies_.size());
-    engine_free_[sw] = first + (n == 0 ? t_.engine_absorbed : n * t_.engine_per_copy);
+    engine_free_[sw] =
+        first + (n == 0 ? t_.engine_absorbed : t_.engine_per_packet + n * t_.engine_per_copy);
     for (std::size_t i = 0; i < copies_.size(); ++i) {
       send(net_.slot(sw, copies_[i]), first + i * t_.engine_per_copy + t_.switch_forward + extra,
            out);

@@ -232,6 +232,9 @@ void SwitchModel::enqueue_cycle() {
   unsigned done = 0;
   for (;;) {
     if (!enq_.busy) {
+      if (params_.enqueue_by_packet && budget != 0 && done == budget) {
+        return;
+      }
       // Unlimited: inputs ascending (every packet goes this cycle anyway);
       // limited: round robin, starting after the input served last.
       const unsigned first = budget == 0 ? 0 : enq_.in + 1;
@@ -272,13 +275,14 @@ void SwitchModel::enqueue_cycle() {
     if (enq_.next_out == n) {
       in_[enq_.in].complete.pop_front();
       enq_.busy = false;
+      done += params_.enqueue_by_packet ? 1U : 0U;
       continue;
     }
-    if (budget != 0 && done == budget) {
+    if (!params_.enqueue_by_packet && budget != 0 && done == budget) {
       return;
     }
     enqueue_copy(enq_.next_out++);
-    ++done;
+    done += params_.enqueue_by_packet ? 0U : 1U;
   }
 }
 

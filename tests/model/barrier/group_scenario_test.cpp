@@ -203,6 +203,7 @@ SwitchModelParams switch_params(bool rtl_timing) {
     // The co-simulation's alignment with the RTL (docs/switch-datapath.md).
     p.fwd_latency = 3;
     p.enqueue_per_cycle = 1;
+    p.enqueue_by_packet = true;
     p.shared_wred = true;
   }
   return p;

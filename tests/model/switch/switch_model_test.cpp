@@ -204,6 +204,95 @@ TEST(SwitchModelParams, OneCopyEnqueuedPerCycle) {
   }
 }
 
+// enqueue_per_cycle 1 with enqueue_by_packet (the RTL's engine): one packet
+// per cycle with all its copies. The same traffic as above: the four
+// unicast packets still leave in 3, 4, 5, 6 (one packet a cycle); input 0's
+// multicast copies are all enqueued in 10 and input 1's packet in 11, so it
+// leaves in 14; input 0's copies still stream one after the other from its
+// one read port (13, 14, 15 on outputs 1, 2, 3).
+TEST(SwitchModelParams, OnePacketEnqueuedPerCycle) {
+  SwitchModelParams p = small_switch();
+  p.fwd_latency = 3;
+  p.enqueue_per_cycle = 1;
+  p.enqueue_by_packet = true;
+  SwitchModel m(p);
+  driver::Switch sw(m.csr());
+  sw.enable(true);
+  for (unsigned d = 0; d < 4; ++d) {
+    sw.set_lft(static_cast<std::uint16_t>(5 + d), (d + 1) % 4);
+  }
+  sw.set_mft(0xC001, 0b1110);
+  for (unsigned in = 0; in < 4; ++in) {
+    m.receive(in, make_packet({.dst = static_cast<std::uint16_t>(5 + in)}), 0);
+  }
+  m.receive(0, make_packet({.dst = 0xC001, .flow = 9}), 10);
+  m.receive(1, make_packet({.dst = 8, .flow = 4}), 10);
+  ASSERT_TRUE(m.run_until_idle(100));
+  std::vector<std::uint64_t> first;
+  for (unsigned in = 0; in < 4; ++in) {
+    const auto& log = m.transmitted((in + 1) % 4);
+    ASSERT_EQ(log.size(), 2U);
+    first.push_back(log[0].first_cycle);
+  }
+  EXPECT_EQ(first, (std::vector<std::uint64_t>{3, 4, 5, 6}));
+  EXPECT_EQ(m.transmitted(1)[1].first_cycle, 13U);
+  EXPECT_EQ(m.transmitted(2)[1].first_cycle, 14U);
+  EXPECT_EQ(m.transmitted(3)[1].first_cycle, 15U);
+  EXPECT_EQ(m.transmitted(0)[1].first_cycle, 14U);
+  EXPECT_TRUE(m.violations().empty());
+}
+
+// By packet or by copy, the WRED decisions are the same: the shared LFSR
+// steps once per copy in increasing output order either way, and with every
+// output stalled a copy's queue length is the cells enqueued before it.
+// Multicast packets from two inputs to three outputs, WRED on every queue
+// they use: the marked copies (packet, output) must be the same set.
+TEST(SwitchModelParams, EnqueueByPacketDecidesAsByCopy) {
+  std::array<std::vector<std::pair<std::uint64_t, unsigned>>, 2> marked;
+  for (const bool by_packet : {false, true}) {
+    SwitchModelParams p = small_switch();
+    p.enqueue_per_cycle = 1;
+    p.enqueue_by_packet = by_packet;
+    p.shared_wred = true;
+    SwitchModel m(p);
+    driver::Switch sw(m.csr());
+    sw.enable(true);
+    sw.set_mft(0xC001, 0b1110);
+    sw.set_mft(0xC002, 0b1101);
+    for (unsigned o = 0; o < 4; ++o) {
+      sw.configure_wred(o, 0, driver::WredQueue{true, 0, 40, 128});
+      m.set_tx_stalled(o, true);
+    }
+    for (std::uint64_t c = 0; c < 12; ++c) {
+      m.receive(0,
+                make_packet(
+                    {.dst = 0xC001, .ecn = fmt::Ecn::kEct0, .flow = static_cast<std::uint32_t>(c)}),
+                2 * c);
+      m.receive(1,
+                make_packet(
+                    {.dst = 0xC002, .ecn = fmt::Ecn::kEct0, .flow = static_cast<std::uint32_t>(c)}),
+                2 * c);
+    }
+    m.run(100);
+    for (unsigned o = 0; o < 4; ++o) {
+      m.set_tx_stalled(o, false);
+    }
+    ASSERT_TRUE(m.run_until_idle(500)) << by_packet;
+    for (unsigned o = 0; o < 4; ++o) {
+      for (const TxPacket& t : m.transmitted(o)) {
+        if (t.header().ecn() == fmt::Ecn::kCe) {
+          marked.at(by_packet ? 1 : 0).emplace_back(t.pkt_id, o);
+        }
+      }
+    }
+    EXPECT_TRUE(m.violations().empty());
+  }
+  std::ranges::sort(marked[0]);
+  std::ranges::sort(marked[1]);
+  EXPECT_FALSE(marked[0].empty());
+  EXPECT_EQ(marked[0], marked[1]);
+}
+
 // With the copies of a multicast packet enqueued one a cycle, a copy can
 // leave before its siblings are enqueued (fwd_latency 1: the copy to output
 // 1, enqueued in 0, leaves in 1; the copy to output 3 is enqueued in 2): the

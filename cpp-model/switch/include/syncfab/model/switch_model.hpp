@@ -69,6 +69,10 @@ struct SwitchModelParams {
   // output order. 0: every packet's copies in the cycle its last flit
   // arrives, inputs ascending.
   unsigned enqueue_per_cycle = 0;
+  // true: enqueue_per_cycle counts packets, each enqueued with all its
+  // copies in one cycle (decided in increasing output order, as back to
+  // back); false: it counts copies.
+  bool enqueue_by_packet = false;
 };
 
 // One copy as it left an output.

@@ -64,11 +64,13 @@ std::string_view to_string(PacketKind k);
 // Cycle figures; docs/collective-model.md says where each default comes from.
 struct Timing {
   // Switch: the last flit of a packet taken in cycle t, its first copy may
-  // leave from t + switch_forward (engine idle); the switch enqueues
-  // engine_per_copy cycles per copy, engine_absorbed for a packet the
-  // combine unit absorbs; the combine unit adds `combine` cycles to the
-  // copies it emits.
+  // leave from t + switch_forward (engine idle); the switch's engine
+  // spends engine_per_packet cycles on a packet plus engine_per_copy per
+  // copy (the i-th copy is enqueued i × engine_per_copy after the first),
+  // engine_absorbed on a packet the combine unit absorbs; the combine unit
+  // adds `combine` cycles to the copies it emits.
   std::uint32_t switch_forward = 3;
+  std::uint32_t engine_per_packet = 0;
   std::uint32_t engine_per_copy = 1;
   std::uint32_t engine_absorbed = 0;
   std::uint32_t combine = 0;
