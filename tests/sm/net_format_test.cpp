@@ -207,12 +207,6 @@ TEST(NetFormat, RejectsDuplicates) {
     EXPECT_NE(msg.find("duplicate node id \"a\" (first at line 1)"), std::string::npos) << msg;
   }
   {
-    const auto [msg, line] = error_of(
-        "Switch 4 \"S-1\" # \"leaf\"\n\nSwitch 4 \"S-2\" # \"leaf\" base port 0 lid 2 lmc 0\n");
-    EXPECT_EQ(line, 3u);
-    EXPECT_NE(msg.find("duplicate node name \"leaf\""), std::string::npos) << msg;
-  }
-  {
     const auto [msg, line] = error_of("Switch 4 \"a\"\n[1] \"b\"[1]\n[1] \"b\"[2]\n");
     EXPECT_EQ(line, 3u);
     EXPECT_NE(msg.find("listed twice"), std::string::npos) << msg;
@@ -234,6 +228,65 @@ TEST(NetFormat, RejectsGarbage) {
   EXPECT_NE(error_of("include \"x\"\n").first.find("not supported"), std::string::npos);
   EXPECT_NE(error_of("hello\n").first.find("unrecognised line"), std::string::npos);
   EXPECT_THROW(read_net_file("/nonexistent/fabric.net"), InputError);
+}
+
+}  // namespace
+}  // namespace syncfab::sm
+
+namespace syncfab::sm {
+namespace {
+
+// Descriptions are labels: real fabrics repeat them. A repeated one names
+// each node with its id appended; a unique one is the node's name. Both
+// resolve, as do ids and GUIDs; a repeated description alone does not.
+TEST(NetFormat, RepeatedDescriptionsAreLabels) {
+  const Fabric f = parse(
+      "switchguid=0x10\nSwitch 4 \"S-1\" # \"leaf\"\n[1] \"H-a\"[1]\n\n"
+      "switchguid=0x20\nSwitch 4 \"S-2\" # \"leaf\" base port 0 lid 2 lmc 0\n[1] \"H-b\"[1]\n\n"
+      "Ca 1 \"H-a\" # \"host a\"\n[1] \"S-1\"[1]\n\nCa 1 \"H-b\"\n[1] \"S-2\"[1]\n");
+  const NodeId s1 = f.resolve("S-1"), s2 = f.resolve("S-2");
+  EXPECT_EQ(f.name(s1), "leaf (S-1)");
+  EXPECT_EQ(f.name(s2), "leaf (S-2)");
+  EXPECT_EQ(f.description(s1), "leaf");
+  EXPECT_EQ(f.id(s2), "S-2");
+  EXPECT_EQ(f.find("leaf (S-2)"), s2);
+  EXPECT_EQ(f.find("0x20"), s2);
+  EXPECT_EQ(f.find("leaf"), std::nullopt);
+  EXPECT_EQ(f.name(f.resolve("host a")), "host a");
+  EXPECT_EQ(f.name(f.resolve("H-b")), "H-b");  // no description: its id
+  try {
+    (void)f.resolve("leaf");
+    ADD_FAILURE() << "a shared description resolved";
+  } catch (const FabricError& e) {
+    EXPECT_NE(std::string(e.what()).find("\"leaf\" is shared by 2 nodes (S-1, S-2)"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW((void)f.resolve("nope"), FabricError);
+}
+
+// ibnetdiscover -g: chassis lines, "[ext N]" front-panel labels on both
+// ends, tabs; a router is refused by its id.
+TEST(NetFormat, ChassisGroupingAndExtPorts) {
+  const Fabric f = parse(
+      "Chassis 1 (guid 0x5442ba00003000)\n\n# Spine Nodes\n\nvendid=0x8f1\ndevid=0x5a31\n"
+      "sysimgguid=0x5442ba00003000\t\t# Chassis 1\n"
+      "switchguid=0x5442b900003000(5442b900003000)\t# ISR9288 Spine 1 Chip 1\n"
+      "Switch\t24 \"S-005442b900003000\"\t\t# \"SFB Voltaire\" base port 0 lid 10 lmc 0\n"
+      "[3][ext 7]\t\"H-0008f10403960558\"[1](8f10403960559) \t\t# \"h1\" lid 4 4xSDR\n"
+      "\nNon-Chassis Nodes\n\nHostname: x\ncaguid=0x8f10403960558\n"
+      "Ca\t2 \"H-0008f10403960558\"\t\t# \"h1\"\n"
+      "[1](8f10403960559) \t\"S-005442b900003000\"[3][ext 7]\t\t# lid 4 lmc 0 \"SFB\" lid 10 "
+      "4xSDR\n");
+  const NodeId sw = f.resolve("SFB Voltaire");
+  const NodeId h = f.resolve("h1");
+  EXPECT_EQ(f.peer(sw, 3), (PortPeer{h, 1}));
+  EXPECT_EQ(f.guid(sw), 0x5442b900003000U);
+  EXPECT_EQ(f.lid(h, 1), 4);
+  const auto [msg, line] =
+      error_of("Switch 4 \"a\"\n\nrtguid=0x10\nRt\t2 \"R-0000000000000010\"\t\t# \"gw\"\n");
+  EXPECT_EQ(line, 4u);
+  EXPECT_NE(msg.find("router node \"R-0000000000000010\""), std::string::npos) << msg;
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cstdio>
 
 #include "syncfab/sm/errors.hpp"
@@ -14,16 +15,17 @@ std::string port_text(const Fabric& f, NodeId n, int p) {
 }
 }  // namespace
 
-NodeId Fabric::add_node(NodeType type, std::string name, int num_ports, std::uint64_t guid) {
+NodeId Fabric::add_node(NodeType type, std::string name, int num_ports, std::uint64_t guid,
+                        std::string description) {
   if (num_ports < 1 || num_ports > kMaxPorts) {
     throw FabricError("node \"" + name + "\": " + std::to_string(num_ports) +
                       " ports (must be 1.." + std::to_string(kMaxPorts) + ")");
   }
   if (name.empty()) {
-    throw FabricError("node with an empty name");
+    throw FabricError("node with an empty id");
   }
-  if (by_name_.count(name) != 0) {
-    throw FabricError("duplicate node name \"" + name + "\"");
+  if (by_id_.count(name) != 0) {
+    throw FabricError("duplicate node id \"" + name + "\"");
   }
   const bool sw = type == NodeType::kSwitch;
   if (guid == 0) {
@@ -34,7 +36,7 @@ NodeId Fabric::add_node(NodeType type, std::string name, int num_ports, std::uin
     guid = next;
   }
   if (by_guid_.count(guid) != 0) {
-    throw FabricError("node \"" + name + "\": GUID already used by \"" + name_[by_guid_[guid]] +
+    throw FabricError("node \"" + name + "\": GUID already used by \"" + id_[by_guid_[guid]] +
                       "\"");
   }
   // Keep the automatic sequence clear of explicit GUIDs and of HCA port GUIDs.
@@ -45,9 +47,15 @@ NodeId Fabric::add_node(NodeType type, std::string name, int num_ports, std::uin
   }
   const auto id = static_cast<NodeId>(type_.size());
   type_.push_back(type);
-  by_name_.emplace(name, id);
+  by_id_.emplace(name, id);
   by_guid_.emplace(guid, id);
-  name_.push_back(std::move(name));
+  label_.push_back(description.empty() ? name : description);
+  id_.push_back(std::move(name));
+  if (!description.empty()) {
+    by_desc_[description].push_back(id);
+    relabel(description);
+  }
+  desc_.push_back(std::move(description));
   guid_.push_back(guid);
   port_offset_.push_back(port_offset_.back() + static_cast<std::uint32_t>(num_ports) + 1);
   peer_.resize(port_offset_.back());
@@ -156,12 +164,60 @@ void Fabric::assign_lids() {
   }
 }
 
-std::optional<NodeId> Fabric::find(std::string_view name) const {
-  auto it = by_name_.find(std::string(name));
-  if (it == by_name_.end()) {
-    return std::nullopt;
+void Fabric::relabel(const std::string& description) {
+  const std::vector<NodeId>& same = by_desc_.at(description);
+  for (const NodeId n : same) {
+    label_[n] = same.size() == 1 ? description : description + " (" + id_[n] + ")";
   }
-  return it->second;
+}
+
+std::optional<NodeId> Fabric::find(std::string_view text) const {
+  const std::string key(text);
+  if (const auto it = by_id_.find(key); it != by_id_.end()) {
+    return it->second;
+  }
+  if (const auto it = by_desc_.find(key); it != by_desc_.end()) {
+    return it->second.size() == 1 ? std::optional<NodeId>(it->second.front()) : std::nullopt;
+  }
+  // "description (id)", the name() of a node whose description repeats.
+  if (const auto open = key.rfind(" ("); open != std::string::npos && key.back() == ')') {
+    const auto it = by_id_.find(key.substr(open + 2, key.size() - open - 3));
+    if (it != by_id_.end() && label_[it->second] == key) {
+      return it->second;
+    }
+  }
+  if (key.size() > 2 && key[0] == '0' && (key[1] == 'x' || key[1] == 'X')) {
+    std::uint64_t v = 0;
+    const char* b = key.data() + 2;
+    const char* e = key.data() + key.size();
+    const auto [p, ec] = std::from_chars(b, e, v, 16);
+    if (ec == std::errc{} && p == e) {
+      if (const auto it = by_guid_.find(v); it != by_guid_.end()) {
+        return it->second;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+NodeId Fabric::resolve(std::string_view text) const {
+  if (const auto n = find(text)) {
+    return *n;
+  }
+  const auto it = by_desc_.find(std::string(text));
+  if (it == by_desc_.end()) {
+    throw FabricError("unknown node \"" + std::string(text) + "\"");
+  }
+  std::string ids;
+  for (std::size_t i = 0; i < it->second.size() && i < 4; ++i) {
+    ids += (i == 0 ? "" : ", ") + id_[it->second[i]];
+  }
+  if (it->second.size() > 4) {
+    ids += ", ...";
+  }
+  throw FabricError("node description \"" + std::string(text) + "\" is shared by " +
+                    std::to_string(it->second.size()) + " nodes (" + ids +
+                    "): name one by its id or GUID");
 }
 
 SwitchIdx Fabric::attach_switch(NodeId n) const {

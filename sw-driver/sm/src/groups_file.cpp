@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <fstream>
 #include <istream>
+#include <optional>
 #include <ostream>
 #include <stdexcept>
 #include <unordered_map>
@@ -89,9 +90,11 @@ GroupSet read_groups(std::istream& in, const std::string& file_name, const Fabri
       first = 1;
     }
     for (std::size_t i = first; i < tok.size(); ++i) {
-      const auto n = fabric.find(tok[i]);
-      if (!n) {
-        fail(line, "unknown node \"" + tok[i] + "\"");
+      std::optional<NodeId> n;
+      try {
+        n = fabric.resolve(tok[i]);
+      } catch (const FabricError& e) {
+        fail(line, e.what());
       }
       if (std::find(g.members.begin(), g.members.end(), *n) != g.members.end()) {
         fail(line, "node \"" + tok[i] + "\" listed twice in one group");

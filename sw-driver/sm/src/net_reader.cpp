@@ -26,7 +26,7 @@ struct Record {
   NodeType type = NodeType::kSwitch;
   int ports = 0;
   std::string id;
-  std::string name;
+  std::string description;  // the NodeDescription of the header's comment, if any
   std::uint64_t guid = 0;
   Lid lid = 0;
   std::size_t line = 0;
@@ -136,14 +136,16 @@ class Parser {
     if (starts_with(s, "caguid") || starts_with(s, "hcaguids")) {
       return parse_guid(s, next_ca_guid_);
     }
-    for (std::string_view ignored :
-         {"vendid", "devid", "sysimgguid", "Non-Chassis Nodes", "Chassis", "width", "speed"}) {
+    // Chassis grouping (ibnetdiscover -g): "Chassis N (guid ..)" and
+    // "Hostname: .." lines; the chassis' switches and CAs follow as usual.
+    for (std::string_view ignored : {"vendid", "devid", "sysimgguid", "Non-Chassis Nodes",
+                                     "Chassis", "Hostname:", "width", "speed", "rtguid"}) {
       if (starts_with(s, ignored)) {
         return;
       }
     }
-    if (starts_with(s, "Rt") || starts_with(s, "rtguid")) {
-      fail("router nodes are not supported");
+    if (starts_with(s, "Rt")) {
+      return parse_router(s.substr(2));
     }
     for (std::string_view unsupported : {"include", "module", "do"}) {
       if (starts_with(s, unsupported)) {
@@ -151,6 +153,22 @@ class Parser {
       }
     }
     fail("unrecognised line \"" + std::string(s.substr(0, 40)) + "\"");
+  }
+
+  // A router joins subnets; this subnet manager routes one subnet, and a
+  // router is neither a switch it can program nor an end node it can route
+  // to. Refused with its id so the user can cut it (and its links) out.
+  [[noreturn]] void parse_router(std::string_view s) {
+    s = trim(s);
+    number(s);
+    std::string id = "?";
+    s = trim(s);
+    if (!s.empty() && s.front() == '"') {
+      id = quoted(s, "node id");
+    }
+    fail("router node \"" + id +
+         "\": routers are not supported (a route stays inside one subnet); remove the router "
+         "and the port lines that name it");
   }
 
   void parse_guid(std::string_view s, std::uint64_t& next) {
@@ -177,13 +195,12 @@ class Parser {
     r.type = type;
     r.ports = static_cast<int>(*ports);
     r.id = quoted(s, "node id");
-    r.name = r.id;
     r.line = line_;
     const auto hash = s.find('#');
     if (hash != std::string_view::npos) {
       std::string_view c = trim(s.substr(hash + 1));
       if (!c.empty() && c.front() == '"') {
-        r.name = quoted(c, "node description");
+        r.description = quoted(c, "node description");
       }
       if (type == NodeType::kSwitch) {
         r.lid = lid_after(c).value_or(0);
@@ -200,10 +217,6 @@ class Parser {
       fail("duplicate node id \"" + r.id + "\" (first at line " +
            std::to_string(records_[ids_[r.id]].line) + ")");
     }
-    if (!names_.emplace(r.name, records_.size()).second) {
-      fail("duplicate node name \"" + r.name + "\" (first at line " +
-           std::to_string(records_[names_[r.name]].line) + ")");
-    }
     records_.push_back(std::move(r));
     current_ = &records_.back();
   }
@@ -219,6 +232,7 @@ class Parser {
       fail("bad port number in \"[...]\"");
     }
     s.remove_prefix(1);
+    skip_ext_port(s);
     if (*p < 1 || *p > static_cast<unsigned>(r.ports)) {
       fail("port " + std::to_string(*p) + " out of range: \"" + r.id + "\" has ports 1.." +
            std::to_string(r.ports));
@@ -259,6 +273,15 @@ class Parser {
     r.port_lines.push_back(std::move(pl));
   }
 
+  // ibnetdiscover -g prints a chassis port's front-panel number after the
+  // port, "[3][ext 7]": a label, not a port.
+  static void skip_ext_port(std::string_view& s) {
+    if (starts_with(s, "[ext")) {
+      const auto close = s.find(']');
+      s.remove_prefix(close == std::string_view::npos ? s.size() : close + 1);
+    }
+  }
+
   const PortLine* find_port(const Record& r, int port) const {
     for (const PortLine& pl : r.port_lines) {
       if (pl.port == port) {
@@ -272,7 +295,7 @@ class Parser {
     Fabric f;
     for (const Record& r : records_) {
       try {
-        f.add_node(r.type, r.name, r.ports, r.guid);
+        f.add_node(r.type, r.id, r.ports, r.guid, r.description);
       } catch (const FabricError& e) {
         fail(r.line, e.what());
       }
@@ -344,7 +367,6 @@ class Parser {
   std::vector<Record> records_;  // reserve-free: current_ is re-taken after push_back
   Record* current_ = nullptr;
   std::unordered_map<std::string, std::size_t> ids_;
-  std::unordered_map<std::string, std::size_t> names_;
   std::uint64_t next_switch_guid_ = 0x200000;
   std::uint64_t next_ca_guid_ = 0x100000;
 };

@@ -16,6 +16,12 @@ std::string hex(std::uint64_t v, bool pad) {
   return buf;
 }
 
+// A generated node has no description: its name travels as one, so that it
+// is the node's name again when the file is read back.
+const std::string& description(const Fabric& f, NodeId n) {
+  return f.description(n).empty() ? f.id(n) : f.description(n);
+}
+
 std::string node_id(const Fabric& f, NodeId n) {
   return (f.is_switch(n) ? "S-" : "H-") + hex(f.guid(n), true);
 }
@@ -30,11 +36,11 @@ void write_net(std::ostream& out, const Fabric& f) {
     out << "\nvendid=0x0\ndevid=0x0\nsysimgguid=0x" << g << "\n";
     if (f.is_switch(n)) {
       out << "switchguid=0x" << g << "(" << g << ")\n";
-      out << "Switch\t" << f.num_ports(n) << " \"" << node_id(f, n) << "\"\t\t# \"" << f.name(n)
-          << "\" base port 0 lid " << f.lid(n) << " lmc 0\n";
+      out << "Switch\t" << f.num_ports(n) << " \"" << node_id(f, n) << "\"\t\t# \""
+          << description(f, n) << "\" base port 0 lid " << f.lid(n) << " lmc 0\n";
     } else {
       out << "caguid=0x" << g << "\n";
-      out << "Ca\t" << f.num_ports(n) << " \"" << node_id(f, n) << "\"\t\t# \"" << f.name(n)
+      out << "Ca\t" << f.num_ports(n) << " \"" << node_id(f, n) << "\"\t\t# \"" << description(f, n)
           << "\"\n";
     }
     for (int pi = 1; pi <= f.num_ports(n); ++pi) {
@@ -55,7 +61,7 @@ void write_net(std::ostream& out, const Fabric& f) {
       if (!f.is_switch(n)) {
         out << "lid " << f.lid(n, p) << " lmc 0 ";
       }
-      out << "\"" << f.name(o.node) << "\" lid " << f.lid(o.node, o.port) << " 4xQDR\n";
+      out << "\"" << description(f, o.node) << "\" lid " << f.lid(o.node, o.port) << " 4xQDR\n";
     }
   }
 }

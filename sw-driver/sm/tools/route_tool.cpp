@@ -545,9 +545,11 @@ int main_impl(int argc, char** argv) {
                                      "build the groups from a pattern: grid2d:RxC, grid3d:XxYxZ, "
                                      "random:count=N,size=M")
                           ->option_text("SPEC");
-  auto* groups_opt = app.add_option("--groups", o.groups_file,
-                                    "read the groups from a groups.txt file (MLID column optional)")
-                         ->option_text("FILE");
+  auto* groups_opt =
+      app.add_option("--groups", o.groups_file,
+                     "read the groups from a groups.txt file (MLID column optional; a member by "
+                     "node id, GUID 0x.., or a description only it has)")
+          ->option_text("FILE");
   pattern_opt->excludes(groups_opt);
   app.add_option("--ppn", o.ppn, "processes per node for --pattern (the paper uses 1 and 4)")
       ->check(CLI::PositiveNumber)

@@ -51,8 +51,12 @@ struct LidOwner {
 class Fabric {
  public:
   // guid 0 picks the next free one in ibsim's style (switches from 0x200000,
-  // HCAs from 0x100000 reserving one GUID per port). Names must be unique.
-  NodeId add_node(NodeType type, std::string name, int num_ports, std::uint64_t guid = 0);
+  // HCAs from 0x100000 reserving one GUID per port). The id identifies the
+  // node and must be unique (ibnetdiscover's "S-<guid>", an ibsim name, a
+  // generator's name); the description is a label that may repeat (real
+  // fabrics give every switch of one model the same NodeDescription).
+  NodeId add_node(NodeType type, std::string id, int num_ports, std::uint64_t guid = 0,
+                  std::string description = {});
   // Links are symmetric: both ends are set. Throws FabricError if a port is out
   // of range or already used, or a port is 0.
   void connect(NodeId a, PortNum pa, NodeId b, PortNum pb);
@@ -75,7 +79,12 @@ class Fabric {
   std::size_t hca_count() const { return hcas_.size(); }
   NodeType type(NodeId n) const { return type_[n]; }
   bool is_switch(NodeId n) const { return type_[n] == NodeType::kSwitch; }
-  const std::string& name(NodeId n) const { return name_[n]; }
+  // What outputs and messages call the node: its description where that is
+  // unique in the fabric, "description (id)" where it repeats, the id when
+  // it has none.
+  const std::string& name(NodeId n) const { return label_[n]; }
+  const std::string& id(NodeId n) const { return id_[n]; }
+  const std::string& description(NodeId n) const { return desc_[n]; }
   std::uint64_t guid(NodeId n) const { return guid_[n]; }
   // Switch ports share the node GUID; HCA port p has node GUID + p (ibsim).
   std::uint64_t port_guid(NodeId n, PortNum p) const {
@@ -88,7 +97,12 @@ class Fabric {
   // A dense index over every (node, port) slot, for per-port arrays.
   std::size_t port_slot(NodeId n, PortNum p) const { return port_offset_[n] + p; }
   std::size_t port_slot_count() const { return peer_.size(); }
-  std::optional<NodeId> find(std::string_view name) const;
+  // A node named by its id, its name(), a description only it has, or its
+  // node GUID ("0x..." hex); nullopt if none or if a description repeats.
+  std::optional<NodeId> find(std::string_view text) const;
+  // As find(), but throws FabricError saying why: no such node, or a
+  // description several nodes share (listing their ids).
+  NodeId resolve(std::string_view text) const;
 
   // Switches and HCAs in creation order (generators create end nodes in rank
   // order: consecutive end nodes sit on neighbouring switches).
@@ -111,7 +125,11 @@ class Fabric {
 
  private:
   std::vector<NodeType> type_;
-  std::vector<std::string> name_;
+  void relabel(const std::string& description);
+
+  std::vector<std::string> id_;
+  std::vector<std::string> desc_;
+  std::vector<std::string> label_;
   std::vector<std::uint64_t> guid_;
   std::vector<std::uint32_t> port_offset_{0};  // node n's slots: [off[n], off[n+1])
   std::vector<PortPeer> peer_;
@@ -120,7 +138,8 @@ class Fabric {
   std::vector<NodeId> switches_;
   std::vector<NodeId> hcas_;
   std::vector<SwitchIdx> switch_idx_;
-  std::unordered_map<std::string, NodeId> by_name_;
+  std::unordered_map<std::string, NodeId> by_id_;
+  std::unordered_map<std::string, std::vector<NodeId>> by_desc_;
   std::unordered_map<std::uint64_t, NodeId> by_guid_;
   std::uint64_t next_switch_guid_ = 0x200000;
   std::uint64_t next_hca_guid_ = 0x100000;
