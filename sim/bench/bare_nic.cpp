@@ -46,7 +46,13 @@ int run(int argc, char** argv) {
   bench::BareOptions bo;
   bo.cycles = 1'000'000;
   bench::add_bare_options(app, bo);
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help exits 0; a bad command line is bad input, with this tool's code
+    // for it (not CLI11's 105-style codes).
+    return app.exit(e) == 0 ? 0 : 1;
+  }
 
   VerilatedContext vc;
   vc.randReset(2);

@@ -290,7 +290,13 @@ int run(int argc, char** argv) {
       ->delimiter(',');
   app.add_option("--sweep-csv", o.sweep_csv, "where the software sweep goes (no RTL runs)");
   app.add_flag("--sweep-only", o.sweep_only, "write the sweep and stop (no RTL, no model)");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help exits 0; a bad command line is bad input, with this tool's code
+    // for it (not CLI11's 105-style codes).
+    return app.exit(e) == 0 ? 0 : 1;
+  }
   for (const unsigned k : o.ks) {
     if (k == 0) {
       throw std::invalid_argument("--k: fan-out 0");

@@ -182,7 +182,7 @@ int cli(int argc, char** argv) {
       ->delimiter(',');
   app.add_option("--mc", o.mc, "multicast engine of the group trees (sm::mc_engines())");
   app.add_option("--delay", o.delay, "cycles on every link")->check(CLI::PositiveNumber);
-  app.add_option("--seed", o.seed, "seed of the member draw");
+  app.add_option("--seed", o.seed, "seed of the member draw")->check(CLI::NonNegativeNumber);
   app.add_option("--csv", o.csv, "write one row per (p, kind) as CSV");
   app.add_option("--timing", o.timing,
                  "cycle figures: golden (the golden models') or rtl (the verilated NIC's and "
@@ -191,7 +191,13 @@ int cli(int argc, char** argv) {
                  "concurrent mode: this many groups of p members (seed, seed + 1, ...) at once");
   app.add_option("--barriers", o.barriers, "barriers back to back per group (concurrent mode)")
       ->check(CLI::PositiveNumber);
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help exits 0; a bad command line is bad input, with this tool's code
+    // for it (not CLI11's 105-style codes).
+    return app.exit(e) == 0 ? 0 : 1;
+  }
   return run(o);
 }
 

@@ -189,7 +189,8 @@ int run(int argc, char** argv) {
   app.add_option("--barriers", o.barriers, "barriers per fan-out")->check(CLI::PositiveNumber);
   app.add_option("--delay", o.delay, "cycles on every link")->check(CLI::PositiveNumber);
   app.add_flag("--pfc", o.pfc, "the barrier priority lossless on every switch port");
-  app.add_option("--seed", o.seed, "seed (groups, host sweeps, BFMs)");
+  app.add_option("--seed", o.seed, "seed (groups, host sweeps, BFMs)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--trace", o.trace,
                  "folder for an FST of the first run (the first NIC, its leaf switch and one "
                  "spine above it, when verilated) and a GTKWave save file that opens on them");
@@ -216,7 +217,13 @@ int run(int argc, char** argv) {
                  "--seed)")
       ->check(CLI::IsMember({"aware", "unaware"}));
   app.add_option("--csv", o.csv, "write one row per fan-out and per group barrier as CSV");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help exits 0; a bad command line is bad input, with this tool's code
+    // for it (not CLI11's 105-style codes).
+    return app.exit(e) == 0 ? 0 : 1;
+  }
   if (!o.net.empty() && app.count("--fabric") != 0) {
     throw std::invalid_argument("--fabric and --net: give one");
   }

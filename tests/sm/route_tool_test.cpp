@@ -595,6 +595,82 @@ TEST_F(RouteToolTest, RealDumpsRouteEndToEnd) {
       "node description \"SwitchIB Mellanox Technologies\" is shared by 6 nodes");
 }
 
+// What a mutation run against the tool found, each kept as a regression:
+// a root as --out hung; a grid whose rank count wraps past 2^64 overflowed
+// the group builder (or made zero groups); a node described like an MLID
+// silently took the MLID column; a control character in a description
+// broke the tool's own groups.txt; command-line errors exited with the
+// parser library's codes; --seed -1 wrapped; an empty net file, a folder as
+// --net and a disconnected fabric named no file; a huge token was echoed
+// whole and control characters raw.
+TEST_F(RouteToolTest, MutationFindingsAreRefusedClearly) {
+  const std::vector<std::string> ft{"--fabric", "fattree:ports=4,levels=2"};
+  auto with = [](std::vector<std::string> a, const std::vector<std::string>& more) {
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+  };
+  for (const char* root : {"/", "//"}) {
+    const RunResult r = run(with(ft, {"--pattern", "grid2d:2x2", "--out", root, "-q"}));
+    EXPECT_EQ(r.status, 1) << root;
+    EXPECT_NE(r.err.find("name the output folder itself"), std::string::npos) << r.err;
+  }
+  expect_refused(with(ft, {"--pattern", "grid3d:823996703x1066043567x21"}),
+                 "the grid 823996703x1066043567x21 needs more processes than the fabric's 8");
+  expect_refused(with(ft, {"--pattern", "grid3d:1073741824x1073741824x16"}),
+                 "needs more processes than the fabric's 8");
+
+  const fs::path net = write("mlid.net",
+                             "Switch 4 \"S1\"\n[1] \"H1\"[1]\n[2] \"H2\"[1]\n[3] \"H3\"[1]\n\n"
+                             "Ca 1 \"H1\" # \"0xc001\"\n[1] \"S1\"[1]\n\n"
+                             "Ca 1 \"H2\"\n[1] \"S1\"[2]\n\nCa 1 \"H3\"\n[1] \"S1\"[3]\n");
+  // Unquoted, the first word is the MLID; quoted, the node.
+  const fs::path quoted = write("q.groups", "\"0xc001\" H2 H3\n0xc001 H2 H3 H1\n");
+  const fs::path out = dir_ / "mlid-out";
+  RunResult r =
+      run({"--net", net.string(), "--groups", quoted.string(), "--out", out.string(), "-q"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  // The quoted first word was the node; MLID 0xc001 went to the second line.
+  EXPECT_EQ(slurp(out / "groups.txt"), "0xc000 \"0xc001\" H2 H3\n0xc001 \"0xc001\" H2 H3\n");
+  r = run({"--net", (out / "fabric.net").string(), "--groups", (out / "groups.txt").string(),
+           "--out", (dir_ / "again").string(), "-q"});
+  EXPECT_EQ(r.status, 0) << r.err;
+
+  const fs::path cr = write("cr.net",
+                            "Switch 4 \"S1\" # \"leaf\r1\"\n[1] \"H1\"[1]\n\n"
+                            "Ca 1 \"H1\"\n[1] \"S1\"[1]\n");
+  expect_refused({"--net", cr.string(), "--pattern", "grid2d:1x1"},
+                 cr.string() + R"(:1: control character in node description "leaf\r1")");
+
+  const fs::path empty = write("empty.net", "");
+  expect_refused({"--net", empty.string(), "--pattern", "grid2d:2x2"},
+                 empty.string() + ": no Switch or Ca line");
+  expect_refused({"--net", dir_.string(), "--pattern", "grid2d:2x2"},
+                 dir_.string() + ": is a folder, not a net file");
+  expect_refused({"--net", (dir_ / "nope.net").string(), "--pattern", "grid2d:2x2"},
+                 (dir_ / "nope.net").string() + ": cannot open net file");
+  const fs::path split =
+      write("split.net",
+            "Switch 4 \"S1\"\n[1] \"H1\"[1]\n\nSwitch 4 \"S2\"\n[1] \"H2\"[1]\n\n"
+            "Hca 1 \"H1\"\n[1] \"S1\"[1]\n\nHca 1 \"H2\"\n[1] \"S2\"[1]\n");
+  expect_refused({"--net", split.string(), "--pattern", "grid2d:1x2"},
+                 split.string() + ": disconnected fabric");
+
+  const std::string huge(70000, 'z');
+  const RunResult big = run(with(ft, {"--pattern", "grid2d:2x2", "--mc-algorithm", huge + "\x01",
+                                      "--out", (dir_ / "big").string(), "-q"}));
+  EXPECT_EQ(big.status, 1);
+  EXPECT_LT(big.err.size(), 400U) << big.err.size();
+  EXPECT_NE(big.err.find("... (70001 bytes)"), std::string::npos) << big.err.substr(0, 300);
+
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{"--no-such-flag"}, with(ft, {"--ppn", "0"}),
+        with(ft, {"--pattern", "grid2d:2x2", "--seed", "-1", "--out", (dir_ / "s").string()})}) {
+    const RunResult u = run(bad);
+    EXPECT_EQ(u.status, 1) << bad.front() << ": " << u.err;
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "s"));
+}
+
 TEST_F(RouteToolTest, CheckFailureIsReportedWithNonZeroExit) {
   // MINHOP on a torus has credit loops; --credit-check always makes that a failure.
   const fs::path out = dir_ / "loops";

@@ -42,7 +42,13 @@ int run(int argc, char** argv) {
   app.add_option("--o-poll", o_poll, "software: host cycles to notice one message");
   app.add_option("--ghz", ghz, "clock for the ns columns");
   app.add_option("--k", fanouts, "fan-outs");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help exits 0; a bad command line is bad input, with this tool's code
+    // for it (not CLI11's 105-style codes).
+    return app.exit(e) == 0 ? 0 : 2;
+  }
 
   std::printf(
       "Clock %.2f GHz; hop %u cycles; NIC %u cycles; software o_send %u, o_poll %u "

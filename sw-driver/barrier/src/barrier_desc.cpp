@@ -109,8 +109,12 @@ fmt::BarrierDesc encode_barrier_desc(const BarrierSchedule& schedule,
 
 std::optional<DescFault> validate_barrier_desc(const fmt::BarrierDesc& desc,
                                                const DescLimits& limits) {
-  const unsigned max_rounds = limits.max_rounds != 0 ? limits.max_rounds : fmt::kMaxRounds;
-  const unsigned k_max = limits.k_max != 0 ? limits.k_max : fmt::kKMax;
+  // A device limit past the format's cannot let a descriptor name slots or
+  // rounds its image does not hold: the format bounds both.
+  const unsigned max_rounds = std::min<unsigned>(
+      limits.max_rounds != 0 ? limits.max_rounds : fmt::kMaxRounds, fmt::kMaxRounds);
+  const unsigned k_max =
+      std::min<unsigned>(limits.k_max != 0 ? limits.k_max : fmt::kKMax, fmt::kKMax);
   using E = fmt::ErrCode;
   const bool group = group_of(desc).has_value();
   if (desc.opcode() != fmt::Opcode::kBarrier && !group) {

@@ -118,7 +118,13 @@ int run(int argc, char** argv) {
   enc->add_option("--write-addr", write_addr, "completion write address (8-byte aligned)");
   enc->add_option("--write-value", write_value, "completion write value")->capture_default_str();
   enc->add_flag("--words", words, "print 32-bit words (HDQ window order) instead of bytes");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help exits 0; a bad command line is bad input, with this tool's code
+    // for it (not CLI11's 105-style codes).
+    return app.exit(e) == 0 ? 0 : 2;
+  }
 
   if (*enc) {
     try {

@@ -206,7 +206,7 @@ NodeId Fabric::resolve(std::string_view text) const {
   }
   const auto it = by_desc_.find(std::string(text));
   if (it == by_desc_.end()) {
-    throw FabricError("unknown node \"" + std::string(text) + "\"");
+    throw FabricError("unknown node \"" + printable(text) + "\"");
   }
   std::string ids;
   for (std::size_t i = 0; i < it->second.size() && i < 4; ++i) {
@@ -215,7 +215,7 @@ NodeId Fabric::resolve(std::string_view text) const {
   if (it->second.size() > 4) {
     ids += ", ...";
   }
-  throw FabricError("node description \"" + std::string(text) + "\" is shared by " +
+  throw FabricError("node description \"" + printable(text) + "\" is shared by " +
                     std::to_string(it->second.size()) + " nodes (" + ids +
                     "): name one by its id or GUID");
 }

@@ -83,6 +83,16 @@ GroupSet make_groups(const Fabric& fabric, const PatternSpec& s) {
         throw FabricError("grid dimensions must be at least 1");
       }
       dim[d] = static_cast<std::size_t>(s.dims[d]);
+      // Checked before multiplying: a product past the fabric's processes
+      // must not wrap into a small one.
+      if (dim[d] > b.processes() / total) {
+        std::string shape;
+        for (int e = 0; e < nd; ++e) {
+          shape += (e == 0 ? "" : "x") + std::to_string(s.dims[e]);
+        }
+        throw FabricError("the grid " + shape + " needs more processes than the fabric's " +
+                          std::to_string(b.processes()));
+      }
       total *= dim[d];
     }
     need_ranks(total, b.processes(), "the grid");
@@ -135,7 +145,7 @@ PatternSpec parse_pattern(std::string_view text) {
     int x = 0;
     const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
     if (ec != std::errc{} || p != v.data() + v.size() || x < 1) {
-      throw FabricError("pattern \"" + std::string(text) + "\": \"" + std::string(v) +
+      throw FabricError("pattern \"" + printable(text) + "\": \"" + printable(v) +
                         "\" is not a positive integer");
     }
     return x;
@@ -147,7 +157,7 @@ PatternSpec parse_pattern(std::string_view text) {
     for (int d = 0; d < nd; ++d) {
       const auto x = rest.find('x');
       if ((d < nd - 1) == (x == std::string_view::npos)) {
-        throw FabricError("pattern \"" + std::string(text) + "\": expected " +
+        throw FabricError("pattern \"" + printable(text) + "\": expected " +
                           (nd == 2 ? "ROWSxCOLS" : "XxYxZ"));
       }
       s.dims[d] = to_int(rest.substr(0, x));
@@ -165,12 +175,12 @@ PatternSpec parse_pattern(std::string_view text) {
       const auto eq = item.find('=');
       const std::string_view key = item.substr(0, eq);
       if (eq == std::string_view::npos || (key != "count" && key != "size")) {
-        throw FabricError("pattern \"" + std::string(text) + "\": expected count=N,size=M");
+        throw FabricError("pattern \"" + printable(text) + "\": expected count=N,size=M");
       }
       (key == "count" ? s.count : s.size) = to_int(item.substr(eq + 1));
     }
     if (s.count == 0 || s.size == 0) {
-      throw FabricError("pattern \"" + std::string(text) + "\": needs count= and size=");
+      throw FabricError("pattern \"" + printable(text) + "\": needs count= and size=");
     }
     return s;
   }

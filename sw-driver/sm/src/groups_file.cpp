@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <istream>
 #include <optional>
@@ -15,10 +16,15 @@ namespace syncfab::sm {
 
 namespace {
 
+struct Token {
+  std::string text;
+  bool quoted = false;  // a quoted word is always a node, never the MLID
+};
+
 // Whitespace-separated words; a word in double quotes may hold spaces (node
 // descriptions such as "node018 HCA-1"); '#' outside quotes starts a comment.
-std::vector<std::string> tokens(const std::string& raw) {
-  std::vector<std::string> out;
+std::vector<Token> tokens(const std::string& raw) {
+  std::vector<Token> out;
   std::size_t i = 0;
   while (i < raw.size()) {
     const char c = raw[i];
@@ -31,11 +37,11 @@ std::vector<std::string> tokens(const std::string& raw) {
       if (end == std::string::npos) {
         throw std::invalid_argument("unterminated quoted name");
       }
-      out.push_back(raw.substr(i + 1, end - i - 1));
+      out.push_back({raw.substr(i + 1, end - i - 1), true});
       i = end + 1;
     } else {
       const auto end = raw.find_first_of(" \t\r#", i);
-      out.push_back(raw.substr(i, end == std::string::npos ? std::string::npos : end - i));
+      out.push_back({raw.substr(i, end == std::string::npos ? std::string::npos : end - i), false});
       i = end == std::string::npos ? raw.size() : end;
     }
   }
@@ -43,8 +49,27 @@ std::vector<std::string> tokens(const std::string& raw) {
 }
 
 bool needs_quotes(const std::string& name) {
-  return name.find_first_of(" \t#\"") != std::string::npos || name.rfind("0x", 0) == 0 ||
-         name.rfind("0X", 0) == 0;
+  for (const char c : name) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == ' ' || c == '#' || c == '"' || c == 0x7F) {
+      return true;
+    }
+  }
+  return name.rfind("0x", 0) == 0 || name.rfind("0X", 0) == 0;
+}
+
+// The value of an unquoted "0x..." word, if it is one.
+std::optional<std::uint64_t> hex_word(const Token& t) {
+  if (t.quoted || t.text.size() < 3 || t.text[0] != '0' || (t.text[1] != 'x' && t.text[1] != 'X')) {
+    return std::nullopt;
+  }
+  std::uint64_t v = 0;
+  const char* b = t.text.data() + 2;
+  const char* e = t.text.data() + t.text.size();
+  const auto [p, ec] = std::from_chars(b, e, v, 16);
+  if (ec != std::errc{} || p != e) {
+    return std::nullopt;
+  }
+  return v;
 }
 
 }  // namespace
@@ -59,7 +84,7 @@ GroupSet read_groups(std::istream& in, const std::string& file_name, const Fabri
   };
   while (std::getline(in, raw)) {
     ++line;
-    std::vector<std::string> tok;
+    std::vector<Token> tok;
     try {
       tok = tokens(raw);
     } catch (const std::invalid_argument& e) {
@@ -70,34 +95,36 @@ GroupSet read_groups(std::istream& in, const std::string& file_name, const Fabri
     }
     Group g;
     std::size_t first = 0;
-    // An MLID column is a 0x... token that is not a node name.
-    if ((tok[0].rfind("0x", 0) == 0 || tok[0].rfind("0X", 0) == 0) && !fabric.find(tok[0])) {
-      unsigned v = 0;
-      const char* b = tok[0].data() + 2;
-      const char* e = tok[0].data() + tok[0].size();
-      const auto [p, ec] = std::from_chars(b, e, v, 16);
-      if (ec != std::errc{} || p != e || b == e) {
-        fail(line, "bad MLID \"" + tok[0] + "\"");
+    // The MLID column: an unquoted first word 0x... in the multicast range,
+    // always (a node GUID is larger; a node whose name looks like an MLID is
+    // named in quotes, as write_groups does).
+    const std::optional<std::uint64_t> hex = hex_word(tok[0]);
+    const bool in_range = hex && *hex >= fmt::kMlidBase && *hex <= kLastMulticastLid;
+    if (tok[0].text.size() > 1 && !tok[0].quoted && tok[0].text[0] == '0' &&
+        (tok[0].text[1] == 'x' || tok[0].text[1] == 'X') && !in_range &&
+        !fabric.find(tok[0].text)) {
+      if (!hex) {
+        fail(line, "bad MLID \"" + printable(tok[0].text) + "\"");
       }
-      if (v < fmt::kMlidBase || v > kLastMulticastLid) {
-        fail(line, "MLID " + tok[0] + " outside the multicast range " + hex_lid(fmt::kMlidBase) +
-                       ".." + hex_lid(kLastMulticastLid));
-      }
-      g.mlid = static_cast<Lid>(v);
+      fail(line, "MLID " + printable(tok[0].text) + " outside the multicast range " +
+                     hex_lid(fmt::kMlidBase) + ".." + hex_lid(kLastMulticastLid));
+    }
+    if (in_range) {
+      g.mlid = static_cast<Lid>(*hex);
       if (const auto [it, fresh] = mlid_line.emplace(g.mlid, line); !fresh) {
-        fail(line, "MLID " + tok[0] + " already used at line " + std::to_string(it->second));
+        fail(line, "MLID " + tok[0].text + " already used at line " + std::to_string(it->second));
       }
       first = 1;
     }
     for (std::size_t i = first; i < tok.size(); ++i) {
       std::optional<NodeId> n;
       try {
-        n = fabric.resolve(tok[i]);
+        n = fabric.resolve(tok[i].text);
       } catch (const FabricError& e) {
         fail(line, e.what());
       }
       if (std::find(g.members.begin(), g.members.end(), *n) != g.members.end()) {
-        fail(line, "node \"" + tok[i] + "\" listed twice in one group");
+        fail(line, "node \"" + printable(tok[i].text) + "\" listed twice in one group");
       }
       g.members.push_back(*n);
     }
@@ -130,6 +157,10 @@ GroupSet read_groups(std::istream& in, const std::string& file_name, const Fabri
 }
 
 GroupSet read_groups_file(const std::string& path, const Fabric& fabric) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw InputError(path, 0, "is a folder, not a groups file");
+  }
   std::ifstream in(path);
   if (!in) {
     throw InputError(path, 0, "cannot open groups file");

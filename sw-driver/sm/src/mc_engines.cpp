@@ -3,6 +3,8 @@
 #include <array>
 #include <stdexcept>
 
+#include "syncfab/sm/errors.hpp"
+
 namespace syncfab::sm {
 
 namespace {
@@ -73,7 +75,7 @@ const McEngine& find_mc_engine(std::string_view name) {
     known += known.empty() ? "" : ", ";
     known += e.name;
   }
-  throw std::invalid_argument("unknown multicast engine '" + std::string(name) +
+  throw std::invalid_argument("unknown multicast engine '" + printable(name) +
                               "' (known: " + known + ")");
 }
 

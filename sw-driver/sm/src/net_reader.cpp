@@ -1,5 +1,6 @@
 #include <cctype>
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <istream>
 #include <optional>
@@ -92,6 +93,12 @@ class Parser {
     if (v.empty()) {
       fail(std::string("empty ") + what);
     }
+    // A name travels into groups files, dumps and messages, one per line.
+    for (const char c : v) {
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) {
+        fail(std::string("control character in ") + what + " \"" + printable(v) + "\"");
+      }
+    }
     return v;
   }
 
@@ -152,7 +159,7 @@ class Parser {
         fail("the ibsim directive \"" + std::string(unsupported) + "\" is not supported");
       }
     }
-    fail("unrecognised line \"" + std::string(s.substr(0, 40)) + "\"");
+    fail("unrecognised line \"" + printable(s, 40) + "\"");
   }
 
   // A router joins subnets; this subnet manager routes one subnet, and a
@@ -214,7 +221,7 @@ class Parser {
       next_ca_guid_ += static_cast<std::uint64_t>(r.ports) + 1;
     }
     if (!ids_.emplace(r.id, records_.size()).second) {
-      fail("duplicate node id \"" + r.id + "\" (first at line " +
+      fail("duplicate node id \"" + printable(r.id) + "\" (first at line " +
            std::to_string(records_[ids_[r.id]].line) + ")");
     }
     records_.push_back(std::move(r));
@@ -234,15 +241,15 @@ class Parser {
     s.remove_prefix(1);
     skip_ext_port(s);
     if (*p < 1 || *p > static_cast<unsigned>(r.ports)) {
-      fail("port " + std::to_string(*p) + " out of range: \"" + r.id + "\" has ports 1.." +
-           std::to_string(r.ports));
+      fail("port " + std::to_string(*p) + " out of range: \"" + printable(r.id) +
+           "\" has ports 1.." + std::to_string(r.ports));
     }
     PortLine pl;
     pl.port = static_cast<int>(*p);
     pl.line = line_;
     for (const PortLine& o : r.port_lines) {
       if (o.port == pl.port) {
-        fail("port " + std::to_string(pl.port) + " of \"" + r.id +
+        fail("port " + std::to_string(pl.port) + " of \"" + printable(r.id) +
              "\" listed twice (first at line " + std::to_string(o.line) + ")");
       }
     }
@@ -292,6 +299,9 @@ class Parser {
   }
 
   Fabric build() {
+    if (records_.empty()) {
+      fail(0, "no Switch or Ca line: not a net file, or an empty one");
+    }
     Fabric f;
     for (const Record& r : records_) {
       try {
@@ -305,26 +315,27 @@ class Parser {
       for (const PortLine& pl : r.port_lines) {
         const auto it = ids_.find(pl.peer_id);
         if (it == ids_.end()) {
-          fail(pl.line, "unknown node \"" + pl.peer_id + "\" on port " + std::to_string(pl.port) +
-                            " of \"" + r.id + "\"");
+          fail(pl.line, "unknown node \"" + printable(pl.peer_id) + "\" on port " +
+                            std::to_string(pl.port) + " of \"" + printable(r.id) + "\"");
         }
         const Record& o = records_[it->second];
         if (pl.peer_port > o.ports) {
-          fail(pl.line, "peer port " + std::to_string(pl.peer_port) + " out of range: \"" + o.id +
-                            "\" has ports 1.." + std::to_string(o.ports));
+          fail(pl.line, "peer port " + std::to_string(pl.peer_port) + " out of range: \"" +
+                            printable(o.id) + "\" has ports 1.." + std::to_string(o.ports));
         }
         const PortLine* back = find_port(o, pl.peer_port);
         if (back == nullptr) {
-          fail(pl.line, "asymmetric link: \"" + r.id + "\"[" + std::to_string(pl.port) + "] -> \"" +
-                            o.id + "\"[" + std::to_string(pl.peer_port) + "], but \"" + o.id +
-                            "\" lists nothing on port " + std::to_string(pl.peer_port));
+          fail(pl.line, "asymmetric link: \"" + printable(r.id) + "\"[" + std::to_string(pl.port) +
+                            "] -> \"" + o.id + "\"[" + std::to_string(pl.peer_port) + "], but \"" +
+                            printable(o.id) + "\" lists nothing on port " +
+                            std::to_string(pl.peer_port));
         }
         if (back->peer_id != r.id || back->peer_port != pl.port) {
-          fail(pl.line, "asymmetric link: \"" + r.id + "\"[" + std::to_string(pl.port) + "] -> \"" +
-                            o.id + "\"[" + std::to_string(pl.peer_port) + "], but \"" + o.id +
-                            "\"[" + std::to_string(pl.peer_port) + "] -> \"" + back->peer_id +
-                            "\"[" + std::to_string(back->peer_port) + "] (line " +
-                            std::to_string(back->line) + ")");
+          fail(pl.line, "asymmetric link: \"" + printable(r.id) + "\"[" + std::to_string(pl.port) +
+                            "] -> \"" + o.id + "\"[" + std::to_string(pl.peer_port) + "], but \"" +
+                            printable(o.id) + "\"[" + std::to_string(pl.peer_port) + "] -> \"" +
+                            printable(back->peer_id) + "\"[" + std::to_string(back->peer_port) +
+                            "] (line " + std::to_string(back->line) + ")");
         }
         const auto a = static_cast<NodeId>(i);
         const auto b = static_cast<NodeId>(it->second);
@@ -378,6 +389,10 @@ Fabric read_net(std::istream& in, const std::string& file_name) {
 }
 
 Fabric read_net_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw InputError(path, 0, "is a folder, not a net file");
+  }
   std::ifstream in(path);
   if (!in) {
     throw InputError(path, 0, "cannot open net file");

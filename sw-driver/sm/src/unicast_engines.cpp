@@ -97,7 +97,7 @@ void route_unicast(std::string_view name, const MinHop& mh, UnicastRouting& r) {
     r.lft.emplace(std::move(lash.lft));
     r.promises_acyclic = true;
   } else {
-    throw std::invalid_argument("unknown unicast engine '" + std::string(name) +
+    throw std::invalid_argument("unknown unicast engine '" + printable(name) +
                                 "' (known: " + unicast_engine_names() + ")");
   }
 }

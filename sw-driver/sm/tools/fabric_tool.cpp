@@ -25,7 +25,13 @@ int run(int argc, char** argv) {
   hops->add_option("net", net, "net file")->required()->check(CLI::ExistingFile);
   auto* info = app.add_subcommand("info", "read a net file and print its size");
   info->add_option("net", net, "net file")->required()->check(CLI::ExistingFile);
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help exits 0; a bad command line is bad input, with this tool's code
+    // for it (not CLI11's 105-style codes).
+    return app.exit(e) == 0 ? 0 : 1;
+  }
   try {
     if (*gen) {
       write_net_file(out, make_fabric(spec));

@@ -107,7 +107,13 @@ int run(int argc, char** argv) {
   bool root_bench = false;
   app.add_flag("--root-bench", root_bench,
                "time root selection alone (full scan vs RootIndex) instead of the engines");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help exits 0; a bad command line is bad input, with this tool's code
+    // for it (not CLI11's 105-style codes).
+    return app.exit(e) == 0 ? 0 : 1;
+  }
   std::vector<Case> cases;
   for (std::size_t i = 0; i + 2 < raw.size(); i += 3) {
     cases.push_back({raw[i], raw[i + 1], std::stoi(raw[i + 2])});

@@ -71,12 +71,15 @@ class StagedOutput {
       throw UsageError("--out: empty path");
     }
     target_ = fs::path(out);
-    while (!target_.empty() && !target_.has_filename()) {
-      target_ = target_.parent_path();  // "dir/" -> "dir"
+    // "dir/" -> "dir"; a root ("/", "//") has no relative part and stops
+    // here (its parent_path() is itself).
+    while (target_.has_relative_path() && !target_.has_filename()) {
+      target_ = target_.parent_path();
     }
     const std::string leaf = target_.filename().string();
     if (leaf.empty() || leaf == "." || leaf == "..") {
-      throw UsageError("--out '" + out + "': name the output folder itself, not '.' or '..'");
+      throw UsageError("--out '" + out +
+                       "': name the output folder itself, not '.', '..' or a root");
     }
     parent_ = target_.has_parent_path() ? target_.parent_path() : fs::path(".");
     std::error_code ec;
@@ -326,7 +329,12 @@ int run(const Options& o, const std::string& command_line) {
   // Fabric.
   auto t0 = Clock::now();
   Fabric fabric = o.net_file.empty() ? make_fabric(o.fabric_spec) : read_net_file(o.net_file);
-  fabric.ensure_connected();
+  try {
+    fabric.ensure_connected();
+  } catch (const FabricError& e) {
+    throw FabricError((o.net_file.empty() ? "--fabric " + o.fabric_spec : o.net_file) + ": " +
+                      e.what());
+  }
   const double fabric_s = since(t0);
   log("fabric: " + std::to_string(fabric.switch_count()) + " switches, " +
       std::to_string(fabric.hca_count()) + " end nodes");
@@ -569,6 +577,7 @@ int main_impl(int argc, char** argv) {
                  "below)")
       ->option_text("NAME");
   app.add_option("--seed", o.seed, "seed of unaware placement and random groups")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   app.add_option("--out", o.out, "output folder (created; must not exist or be empty)")
       ->option_text("DIR")
@@ -586,7 +595,8 @@ int main_impl(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help exits 0; a bad command line is bad input (exit 1, as documented).
+    return app.exit(e) == 0 ? 0 : kExitError;
   }
   if (o.fabric_spec.empty() && o.net_file.empty()) {
     throw UsageError("give the fabric: --fabric SPEC or --net FILE (see --help)");

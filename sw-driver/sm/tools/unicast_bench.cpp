@@ -70,7 +70,13 @@ int run(int argc, char** argv) {
                  "generator specs (default: the 16,000 fat tree and 24,000 torus)");
   bool lash = false;
   app.add_flag("--lash", lash, "also LASH (switches^2 paths: fabrics of a few hundred switches)");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help exits 0; a bad command line is bad input, with this tool's code
+    // for it (not CLI11's 105-style codes).
+    return app.exit(e) == 0 ? 0 : 1;
+  }
   for (const std::string& spec : specs) {
     const Fabric f = make_fabric(spec);
     const bool torus = spec.rfind("torus", 0) == 0;

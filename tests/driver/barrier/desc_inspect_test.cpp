@@ -168,6 +168,28 @@ TEST(DescInspect, DeviceLimitsBelowTheFormat) {
   EXPECT_EQ(validate_barrier_desc(d, DescLimits{0, 0, 2})->code, fmt::ErrCode::kBadRounds);
 }
 
+// Device limits past the format's (a user's --k-max 8 or --max-rounds 30)
+// do not let a descriptor's fanout_k or num_rounds reach past its image:
+// the format's bounds hold, and the image is still inspected field by field.
+TEST(DescInspect, DeviceLimitsAboveTheFormatKeepTheFormatsBounds) {
+  auto d = good_desc();
+  d.set_fanout_k(static_cast<std::uint8_t>(fmt::kKMax + 1));
+  const DescLimits wide{0, 2 * fmt::kKMax, 0};
+  const auto fault = validate_barrier_desc(d, wide);
+  ASSERT_TRUE(fault.has_value());
+  EXPECT_EQ(fault->code, fmt::ErrCode::kBadFanout);
+  EXPECT_NE(fault->message.find("1.." + std::to_string(fmt::kKMax)), std::string::npos)
+      << fault->message;
+  const ImageReport rep = inspect_image(ImageKind::kDesc, bytes_of(d), wide);
+  EXPECT_FALSE(rep.fields.empty());
+  EXPECT_EQ(rep.errors.size(), 1U);
+  auto r = good_desc();
+  r.set_num_rounds(static_cast<std::uint8_t>(fmt::kMaxRounds + 5));
+  EXPECT_EQ(validate_barrier_desc(r, DescLimits{0, 0, fmt::kMaxRounds + 10})->code,
+            fmt::ErrCode::kBadRounds);
+  EXPECT_FALSE(inspect_image(ImageKind::kDesc, bytes_of(r), DescLimits{0, 0, 30}).fields.empty());
+}
+
 TEST(DescInspect, CompletionEntryRules) {
   auto check = [](fmt::CqStatus s, fmt::ErrCode e) {
     fmt::CqEntry c;
