@@ -24,10 +24,19 @@
 
 namespace syncfab::tb::switch_top_bench {
 
+// The shape of the model the test links: the 4-port build (vl_switch_top),
+// or with SF_SWITCH_TOP8 defined the 8-port one (vl_switch_top8).
+#ifdef SF_SWITCH_TOP8
+constexpr unsigned kPorts = 8;
+constexpr unsigned kBufCells = 256;
+constexpr unsigned kLftEntries = 1024;
+constexpr unsigned kMftEntries = 256;
+#else
 constexpr unsigned kPorts = 4;
 constexpr unsigned kBufCells = 128;
 constexpr unsigned kLftEntries = 64;
 constexpr unsigned kMftEntries = 16;
+#endif
 constexpr SimTime kPeriod = 10'000;  // 10 ns
 constexpr std::uint32_t kCsrWindow = 4096;
 
