@@ -68,8 +68,8 @@ constexpr unsigned kQlenBits = 16;
 
 void probe_enqueue(const Vswitch_top& dut, std::uint64_t cycle, std::vector<EnqEvent>& out) {
   const Vswitch_top___024root& r = *dut.rootp;
-  static_assert(sizeof(r.switch_top__DOT__eng_q) * 8 >= kPorts * kQBits);
-  static_assert(sizeof(r.switch_top__DOT__qlen) * 8 >= kPorts * kQlenBits);
+  static_assert(sizeof(r.switch_top__DOT__eng_q) * 8 >= std::size_t{kPorts} * kQBits);
+  static_assert(sizeof(r.switch_top__DOT__qlen) * 8 >= std::size_t{kPorts} * kQlenBits);
   if (r.switch_top__DOT__eng_active == 0) {
     return;
   }
@@ -430,6 +430,7 @@ RunLog run_model(const Setup& setup, const Stimulus& stim, const RunLog& rtl,
   mp.egress_gap = timing.egress_gap;
   mp.starts_per_cycle = timing.starts_per_cycle;
   mp.enqueue_per_cycle = timing.enqueue_per_cycle;
+  mp.enqueue_by_packet = true;
   mp.shared_wred = true;
   model::SwitchModel m(mp);
   ModelEnqLog enq;

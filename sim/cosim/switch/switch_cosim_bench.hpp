@@ -189,8 +189,9 @@ struct ModelTiming {
   unsigned egress_gap = 0;
   // The RTL accepts any number of outputs per cycle (one per input).
   unsigned starts_per_cycle = 0;
-  // One copy enqueued per cycle for the switch (docs/switch-datapath.md
-  // "Enqueue", rate).
+  // One packet enqueued per cycle for the switch, with all its copies
+  // (docs/switch-datapath.md "Enqueue", rate; run_model sets the model's
+  // enqueue_by_packet).
   unsigned enqueue_per_cycle = 1;
 };
 

@@ -1,7 +1,8 @@
 // The bench of the whole-switch tests (switch_top_test.cpp,
-// switch_combine_test.cpp): switch_top (Vswitch_top, the 4-port build of
-// rtl/switch/CMakeLists.txt) under the unchanged switch driver on RtlDevice,
-// a BFM per port, and the header helpers the checks use.
+// switch_combine_test.cpp, switch_top8_test.cpp): switch_top (Vswitch_top,
+// the 4-port build of rtl/switch/CMakeLists.txt, or the 8-port one) under the
+// unchanged switch driver on RtlDevice, a BFM per port, and the header
+// helpers the checks use.
 #pragma once
 
 #include <Vswitch_top.h>
