@@ -12,7 +12,8 @@
 // first cell: every packet holds at least one cell, so slots never run out
 // before cells and need no allocator of their own. A slot records the
 // packet's length, arrival priority, lossy flag, cell count, last cell and a
-// reference count of the copies not yet gone (sent or dropped by WRED). A
+// reference count of the copies not yet sent (set when the engine takes the
+// packet, to the copies WRED kept). A
 // copy waiting for output o is linked into VOQ[o][q] through
 // copy_next[slot][o]; a packet is stored once whatever the number of copies.
 //
@@ -23,8 +24,9 @@
 // Timing. The header is checked and admitted in the cycle it is taken
 // (the lookup is combinational, from switch_tables); one flit is written per
 // cycle; a complete packet goes into a small pending FIFO that the enqueue
-// engine (switch_top) drains one copy per cycle. rx_ready_o is low only
-// while that FIFO is full.
+// engine (switch_top) drains one packet per cycle switch-wide, all its
+// copies in that cycle (one push per output). rx_ready_o is low only while
+// that FIFO is full.
 
 `include "syncfab_assert.svh"
 `include "switch_types.svh"
@@ -47,7 +49,6 @@ module switch_ingress
   localparam type cell_t = logic [CellW-1:0],
   localparam type cnt_t = logic [CntW-1:0],
   localparam type pend_t = `SF_SWITCH_PEND_T,
-  localparam type copy_t = `SF_SWITCH_COPY_T,
   localparam type pop_rsp_t = `SF_SWITCH_POP_RSP_T,
   localparam type rd_req_t = `SF_SWITCH_RD_REQ_T,
   localparam type rd_rsp_t = `SF_SWITCH_RD_RSP_T
@@ -77,14 +78,15 @@ module switch_ingress
   output logic                                  pend_valid_o,
   input  logic                                  pend_ready_i,
   output pend_t                                 pend_o,
-  // Enqueue engine: one copy per cycle
-  input  logic                                  copy_valid_i,
-  input  copy_t                                 copy_i,  // the copy's queue is its patch's prio
-  // The combine unit's decision on the pending head (a COMB packet), in the
-  // cycle the engine takes it: its copies (none: its cells go now) and the
-  // header they carry
+  // Enqueue engine: it takes the pending head (with pend_ready_i) and
+  // pushes the copies WRED kept, one per output, all in this cycle; none
+  // kept: the packet's cells go now
+  input  logic                                  take_i,
+  input  port_mask_t                            push_i,
+  input  hdr_patch_t [NumPorts-1:0]             patch_i,  // a copy's queue is its patch's prio
+  // The engine's packet is a COMB packet: its copies carry the header the
+  // combine unit made
   input  logic                                  comb_valid_i,
-  input  port_mask_t                            comb_mask_i,
   input  pkt_hdr_t                              comb_hdr_i,
   // The pending head (a one-flit COMB_ARRIVE) is absorbed as the partner of
   // the COMB_ARRIVE the engine takes at another input: popped (pend_ready_i),
@@ -363,36 +365,27 @@ module switch_ingress
   );
 
   // ---------------------------------------------------------------------------
-  // Reference counts: a WRED drop and the end of a copy's stream each take
-  // one; the last one returns the packet's cells. A COMB packet gets its
-  // count when the engine takes it (comb_valid_i, the slot of copy_i, which
-  // is the pending head): the number of its copies, less its first copy if
-  // WRED drops that one in the same cycle; with no copy (absorbed or
-  // dropped by the combine unit) its cells go at once, on release a (no
-  // copy is made that cycle, so that path is free). An absorbed partner
-  // (comb_absorb_i) goes the same way: the engine's copy, if any, is at
-  // another input, so path a is free here too; its slot is the pending head's
-  // rather than copy_i's (which names the engine's packet).
+  // Reference counts: a packet gets its count when the engine takes it
+  // (take_i, the pending head): the number of copies it pushes then. With
+  // none (all dropped by WRED, or a COMB packet absorbed or refused) its
+  // cells go at once, on release a. An absorbed partner (comb_absorb_i) goes
+  // the same way: the engine's packet is at another input, so path a is free
+  // here. The end of a copy's stream takes one (path b); the last one
+  // returns the packet's cells. The two never name the same slot in one
+  // cycle: a packet has no copy before the engine takes it.
   // ---------------------------------------------------------------------------
   logic absorb;
-  ref_t comb_ref;
+  ref_t take_ref;
   cell_t slot_a;  // the slot on path a
-  assign absorb = (comb_valid_i && comb_mask_i == '0) || comb_absorb_i;
-  assign slot_a = comb_absorb_i ? pend_o.slot : copy_i.slot;
-  assign comb_ref = ref_t'($countones(comb_mask_i));
-  logic wred_dec, same_slot;
-  logic dec_a, dec_b;  // a: the WRED-dropped copy's slot, b: the finished copy's
-  ref_t dec_a_n;
+  assign take_ref = ref_t'($countones(push_i));
+  assign absorb = (take_i && push_i == '0) || comb_absorb_i;
+  assign slot_a = pend_o.slot;
+  logic dec_b;  // the finished copy's slot
   logic rel_a, rel_b, rel_c;  // a slot whose last reference went; c: a bad-length packet
-  assign wred_dec = copy_valid_i && !copy_i.keep;
-  assign same_slot = wred_dec && rd_req_i.last && copy_i.slot == rd_req_i.slot;
-  assign dec_a = wred_dec;
-  assign dec_b = rd_req_i.last && !same_slot;
-  ref_t ref_a, ref_b;  // their counts now
-  assign ref_a = comb_valid_i ? comb_ref : refcnt_q[copy_i.slot];
+  assign dec_b = rd_req_i.last;
+  ref_t ref_b;  // its count now
   assign ref_b = refcnt_q[rd_req_i.slot];
-  assign dec_a_n = same_slot ? ref_t'(2) : ref_t'(1);
-  assign rel_a = (dec_a && ref_a == dec_a_n) || absorb;
+  assign rel_a = absorb;
   assign rel_b = dec_b && ref_b == ref_t'(1);
   // A bad-length packet's cells written before this cycle; a flit written in
   // the same cycle is never taken from the list.
@@ -471,31 +464,35 @@ module switch_ingress
   end
 
   // ---------------------------------------------------------------------------
-  // VOQs: a pop (egress) and a push (enqueue engine) per cycle, maybe on the
-  // same queue
+  // VOQs: a pop (egress) and up to one push per output (enqueue engine) per
+  // cycle, the pop maybe on the queue of a push
   // ---------------------------------------------------------------------------
-  logic push, same_q;
-  port_t push_port, pop_port;
-  prio_t push_q, pop_q;  // the egress queues: the copy's patched prio, the popped VOQ's
-  assign push = copy_valid_i && copy_i.keep;
-  assign push_port = copy_i.port;
-  assign push_q = copy_i.patch.prio;
+  port_t pop_port;
+  prio_t pop_q;  // the popped VOQ's queue
+  cell_t push_slot;  // the engine's packet: the pending head
+  prio_t [NumPorts-1:0] push_q;  // each copy's egress queue: its patched prio
+  logic [NumPorts-1:0] same_q, link_copy;
+  cnt_t [NumPorts-1:0] push_cnt;
+  len_t push_len;
   assign pop_port = pop_req_i.port;
   assign pop_q = pop_req_i.q;
-  assign same_q = pop_valid_i && push && pop_port == push_port && pop_q == push_q;
+  assign push_slot = pend_o.slot;
+  assign push_len = slot_len_q[push_slot];
 
   cell_t pop_head, pop_next;
   len_t pop_head_len;
-  cnt_t pop_cnt, push_cnt;
+  cnt_t pop_cnt;
   assign pop_head = vq_head_q[pop_port][pop_q];
   assign pop_head_len = slot_len_q[pop_head];
   assign pop_next = copy_next_q[pop_head][pop_port];
   assign pop_cnt = vq_cnt_q[pop_port][pop_q];
-  assign push_cnt = vq_cnt_q[push_port][push_q];
-
-  // The new copy follows one still queued (not the one popped now).
-  logic link_copy;
-  assign link_copy = push && push_cnt > cnt_t'(same_q);
+  for (genvar o = 0; o < NumPorts; o++) begin : gen_push
+    assign push_q[o] = patch_i[o].prio;
+    assign same_q[o] = pop_valid_i && push_i[o] && pop_port == port_t'(o) && pop_q == push_q[o];
+    assign push_cnt[o] = vq_cnt_q[o][push_q[o]];
+    // The new copy follows one still queued (not the one popped now).
+    assign link_copy[o] = push_i[o] && push_cnt[o] > cnt_t'(same_q[o]);
+  end
 
   assign voq_valid_o = vq_any_q;
   assign voq_len_o = vq_hlen_q;
@@ -522,21 +519,22 @@ module switch_ingress
       slot_len_q[new_cell] <= hdr.len_flits;
       slot_prio_q[new_cell] <= hdr.prio;
       slot_lossy_q[new_cell] <= !lossless;
-      refcnt_q[new_cell] <= ref_t'($countones(adm_mask));
+      refcnt_q[new_cell] <= '0;  // no copy until the engine takes it
     end
     if (take) begin
       slot_ncells_q[rx_slot] <= new_slot ? nflit_t'(1) : slot_ncells_q[cur_slot_q] + nflit_t'(1);
       slot_tail_q[rx_slot] <= new_cell;
     end
-    if (dec_a) refcnt_q[copy_i.slot] <= ref_a - dec_a_n;
-    else if (comb_valid_i) refcnt_q[copy_i.slot] <= comb_ref;
+    if (take_i) refcnt_q[push_slot] <= take_ref;
     // The copies of a COMB packet carry the header the combine unit made
     // (its type and src_lid 0): written into the packet's first cell, which
-    // no output reads before the first copy is queued (next cycle).
-    if (comb_valid_i && comb_mask_i != '0) cell_data_q[copy_i.slot] <= flit_t'(comb_hdr_i);
+    // no output reads before its copies are queued (next cycle).
+    if (comb_valid_i && push_i != '0) cell_data_q[push_slot] <= flit_t'(comb_hdr_i);
     if (dec_b) refcnt_q[rd_req_i.slot] <= ref_b - ref_t'(1);
-    if (push) copy_patch_q[copy_i.slot][push_port] <= copy_i.patch;
-    if (link_copy) copy_next_q[vq_tail_q[push_port][push_q]][push_port] <= copy_i.slot;
+    for (int o = 0; o < NumPorts; o++) begin
+      if (push_i[o]) copy_patch_q[push_slot][o] <= patch_i[o];
+      if (link_copy[o]) copy_next_q[vq_tail_q[o][push_q[o]]][o] <= push_slot;
+    end
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -593,8 +591,8 @@ module switch_ingress
       if (new_slot && !bad_free) slot_used_q[new_cell] <= 1'b1;
       used_slots_q <= used_slots_q + cnt_t'(new_slot && !bad_free) -
                       cnt_t'(rel_a) - cnt_t'(rel_b) - cnt_t'(rel_c);
-      // VOQ[pop] loses its head, VOQ[push] gains a tail; on the same queue
-      // both happen.
+      // VOQ[pop] loses its head, each VOQ[push] gains a tail; on the same
+      // queue both happen (the push's update, written last, counts the pop).
       if (pop_valid_i) begin
         vq_head_q[pop_port][pop_q] <= pop_next;
         vq_hlen_q[pop_port][pop_q] <= slot_len_q[pop_next];
@@ -603,17 +601,18 @@ module switch_ingress
         vq_cells_q[pop_port][pop_q] <= vq_cells_q[pop_port][pop_q] -
                                            cnt_t'(pop_head_len);
       end
-      if (push) begin
-        vq_tail_q[push_port][push_q] <= copy_i.slot;
-        if (push_cnt - cnt_t'(same_q) == '0) begin
-          vq_head_q[push_port][push_q] <= copy_i.slot;
-          vq_hlen_q[push_port][push_q] <= slot_len_q[copy_i.slot];
+      for (int o = 0; o < NumPorts; o++) begin
+        if (push_i[o]) begin
+          vq_tail_q[o][push_q[o]] <= push_slot;
+          if (push_cnt[o] - cnt_t'(same_q[o]) == '0) begin
+            vq_head_q[o][push_q[o]] <= push_slot;
+            vq_hlen_q[o][push_q[o]] <= push_len;
+          end
+          vq_any_q[o][push_q[o]] <= 1'b1;
+          vq_cnt_q[o][push_q[o]] <= push_cnt[o] - cnt_t'(same_q[o]) + cnt_t'(1);
+          vq_cells_q[o][push_q[o]] <= vq_cells_q[o][push_q[o]] -
+                                      (same_q[o] ? cnt_t'(pop_head_len) : '0) + cnt_t'(push_len);
         end
-        vq_any_q[push_port][push_q] <= 1'b1;
-        vq_cnt_q[push_port][push_q] <= push_cnt - cnt_t'(same_q) + cnt_t'(1);
-        vq_cells_q[push_port][push_q] <=
-            vq_cells_q[push_port][push_q] -
-            (same_q ? cnt_t'(pop_head_len) : '0) + cnt_t'(slot_len_q[copy_i.slot]);
       end
     end
   end
@@ -627,6 +626,17 @@ module switch_ingress
   // implication is written `!(a) || (b)`: in the verilated model that is one
   // branch that is never taken, where SF_ASSERT_IMM_IMP's antecedent is a
   // branch on traffic (often mispredicted) and these consequents are cheap.
+  cell_t took_slot_q;  // assertion bookkeeping: the packet the engine took last
+  ref_t took_ref_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      took_slot_q <= '0;
+      took_ref_q <= '0;
+    end else if (take_i) begin
+      took_slot_q <= push_slot;
+      took_ref_q <= take_ref;
+    end
+  end
   logic hdr_beat;  // the header of a packet or frame is taken this cycle
   assign hdr_beat = rx_state_q == RxIdle && beat;
   // Nothing is stored without its cells, lossless or not.
@@ -657,36 +667,39 @@ module switch_ingress
   // A VOQ shows a copy iff it holds one (checked on the queues a pop or a
   // push names, which are the only ones that change).
   `SF_ASSERT_IMM(a_voq_valid_iff_nonempty,
-                 (!pop_valid_i || vq_any_q[pop_port][pop_q] == (pop_cnt != '0)) &&
-                 (!push || vq_any_q[push_port][push_q] == (push_cnt != '0)))
+                 !pop_valid_i || vq_any_q[pop_port][pop_q] == (pop_cnt != '0))
+  `SF_ASSERT_IMM_FORALL(a_voq_push_valid_iff_nonempty, push_i != '0, o, NumPorts, push_i[o],
+                        vq_any_q[o][push_q[o]] == (push_cnt[o] != '0))
   // Slots and reference counts: a copy, a finished copy and a released
   // packet name a live slot, a copy's slot still holds a reference, no count
   // underflows; the live-slot count is 0 exactly when no slot is live.
-  `SF_ASSERT_IMM(a_copy_on_used_slot, !copy_valid_i || slot_used_q[copy_i.slot])
-  `SF_ASSERT_IMM(a_copy_slot_has_ref, !copy_valid_i || ref_a != '0)
+  // The engine takes the live pending head, popping it, with no copy yet
+  // (so no reference and no copy finishing); its pushes come with it.
+  `SF_ASSERT_IMM(a_take_pops_head,
+                 !take_i || (pend_valid_o && pend_ready_i && !comb_absorb_i &&
+                             slot_used_q[pend_o.slot] && refcnt_q[pend_o.slot] == '0 &&
+                             !(rd_req_i.last && rd_req_i.slot == pend_o.slot)))
+  `SF_ASSERT_IMM(a_push_with_take, push_i == '0 || take_i)
+  // The count the engine's packet gets is the number of its copies pushed
+  // (checked at the next edge; none of them can have finished by then).
+  `SF_ASSERT_IMM_NXT(a_refcnt_is_kept_copies, take_i, refcnt_q[took_slot_q] == took_ref_q)
+  `SF_ASSERT_IMM(a_pop_is_take_or_absorb, pend_ready_i == (take_i || comb_absorb_i))
   `SF_ASSERT_IMM(a_done_on_used_slot, !rd_req_i.last || slot_used_q[rd_req_i.slot])
   `SF_ASSERT_IMM(a_release_live_slot, !rel_c || slot_used_q[cur_slot_q])
-  `SF_ASSERT_IMM(a_refcnt_no_underflow_wred, !dec_a || ref_a >= dec_a_n)
   `SF_ASSERT_IMM(a_refcnt_no_underflow_done, !dec_b || ref_b >= ref_t'(1))
   `SF_ASSERT_IMM(a_slot_count, (used_slots_q == '0) == (slot_used_q == '0))
-  // The combine unit's decision is on this input's pending head, a live COMB
-  // packet none of whose copies exists yet; its copies, if any, start now.
-  // Its partners, absorbed with it, are other inputs' heads (below).
+  // The combine unit's decision is on the packet the engine takes here, a
+  // COMB packet (its copies, if any, start now). Its partners, absorbed with
+  // it, are other inputs' heads (below).
   `SF_ASSERT_IMM(a_comb_on_pend_head,
-                 !comb_valid_i || (pend_valid_o && pend_ready_i == (comb_mask_i == '0 ||
-                                   $onehot(comb_mask_i)) && copy_i.slot == pend_o.slot &&
-                                   slot_used_q[copy_i.slot] &&
-                                   pend_o.hdr.pkt_type inside {PktCombArrive, PktCombRelease} &&
-                                   copy_valid_i == (comb_mask_i != '0) &&
-                                   !(rd_req_i.last && rd_req_i.slot == copy_i.slot)))
-  // An absorbed packet's release is the only release on path a that cycle:
-  // the engine's packet absorbed here, or a partner of the engine's packet
-  // at another input.
-  `SF_ASSERT_IMM(a_absorb_no_copy, !absorb || !copy_valid_i)
+                 !comb_valid_i || (take_i &&
+                                   pend_o.hdr.pkt_type inside {PktCombArrive, PktCombRelease}))
+  // A packet without copies is released on path a, with no push.
+  `SF_ASSERT_IMM(a_absorb_no_copy, !absorb || push_i == '0)
   // A partner is this input's pending head, a live one-flit COMB_ARRIVE with
   // no copy being read, popped now; the engine takes no packet here.
   `SF_ASSERT_IMM(a_comb_partner_on_pend_head,
-                 !comb_absorb_i || (pend_valid_o && pend_ready_i && !comb_valid_i &&
+                 !comb_absorb_i || (pend_valid_o && pend_ready_i && !take_i &&
                                     pend_o.hdr.pkt_type == PktCombArrive &&
                                     pend_o.hdr.len_flits == len_t'(1) &&
                                     slot_used_q[pend_o.slot] && refcnt_q[pend_o.slot] == '0 &&

@@ -5,8 +5,9 @@
 //   rx[i] -> switch_ingress(i): checks, lookup (switch_tables), admission,
 //            cell buffer, VOQ[i][o][q], occupancy -> pfc_tx(i)
 //         -> enqueue engine (here): switch_combine decides a COMB packet's
-//            copies when the engine takes it; one copy per cycle, hook-flow remap,
-//            WRED/ECN (one wred_ecn) with the (o, q) queue length over all inputs
+//            copies when the engine takes it; one packet per cycle with all its
+//            copies, hook-flow remap, WRED/ECN (one wred_ecn, a lane per output)
+//            with the (o, q) queue length over all inputs
 //         -> switch_egress(o): pfc_rx/pfc_watchdog, SP+WDRR, input round
 //            robin, copy stream, pause frames between packets -> tx[o]
 //   switch_counters: port x priority x kind (sw_counter_e), CNT_SEL / CNT_VALUE.
@@ -39,7 +40,6 @@ module switch_top
   localparam type cell_t = logic [CellW-1:0],
   localparam type cnt_t = logic [CntW-1:0],
   localparam type pend_t = `SF_SWITCH_PEND_T,
-  localparam type copy_t = `SF_SWITCH_COPY_T,
   localparam type pop_rsp_t = `SF_SWITCH_POP_RSP_T,
   localparam type rd_req_t = `SF_SWITCH_RD_REQ_T,
   localparam type rd_rsp_t = `SF_SWITCH_RD_RSP_T
@@ -189,8 +189,8 @@ module switch_top
   cnt_t [NumPorts-1:0][NumPrio-1:0] occ;
   logic [NumPorts-1:0] pend_valid, pend_ready;
   pend_t pend [NumPorts];
-  logic [NumPorts-1:0] copy_valid;
-  copy_t copy;
+  // The copies each input pushes into its VOQs (the engine's input only).
+  port_mask_t [NumPorts-1:0] in_push;
   // The combine unit's decision on the packet the engine takes (below).
   logic [NumPorts-1:0] comb_valid;
   port_mask_t cb_mask, cb_part, cb_absorb;
@@ -206,6 +206,7 @@ module switch_top
   rd_rsp_t in_rd_rsp [NumPorts];
 
   for (genvar i = 0; i < NumPorts; i++) begin : gen_ingress
+    assign in_push[i] = eng_take[i] ? eng_keep : '0;
     switch_ingress #(
       .NumPorts(NumPorts),
       .BufCells(BufCells)
@@ -228,10 +229,10 @@ module switch_top
       .pend_valid_o(pend_valid[i]),
       .pend_ready_i(pend_ready[i]),
       .pend_o(pend[i]),
-      .copy_valid_i(copy_valid[i]),
-      .copy_i(copy),
+      .take_i(eng_take[i]),
+      .push_i(in_push[i]),
+      .patch_i(eng_patch),
       .comb_valid_i(comb_valid[i]),
-      .comb_mask_i(cb_mask),
       .comb_hdr_i(cb_hdr),
       .comb_absorb_i(cb_absorb[i]),
       .voq_valid_o(voq_valid[i]),
@@ -246,36 +247,43 @@ module switch_top
   end
 
   // ---------------------------------------------------------------------------
-  // Enqueue engine: one copy per cycle, copies of a packet in increasing
-  // output order, inputs served round robin, a packet's copies back to back.
+  // Enqueue engine: one packet per cycle switch-wide, inputs served round
+  // robin, all of its copies in that cycle (a lane per output), decided as if
+  // one after the other in increasing output order: WRED's one LFSR steps
+  // once per copy in that order (wred_ecn's lanes), and each copy reads the
+  // queue length of its (o, q) at the start of the cycle, which is what the
+  // copies before it left, since two copies of a packet never share an
+  // output (docs/switch-datapath.md, "Enqueue", rate).
   // ---------------------------------------------------------------------------
-  logic eng_busy_q, eng_busy_d;
-  port_t eng_in_q, eng_in_d, eng_rr_q, eng_rr_d;
-  // The engine's decision, read by the co-simulation's probe
-  // (sim/cosim/switch/switch_cosim_bench.cpp).
+  port_t eng_rr_q, eng_rr_d;
+  // The engine's decisions, read by the co-simulation's probe
+  // (sim/cosim/switch/switch_cosim_bench.cpp): the input, its packet's
+  // copies (eng_mask) and per output the copy's queue, queue length, mark
+  // and drop.
   port_t eng_in  /* verilator public_flat_rd */;
-  port_mask_t eng_rem_q, eng_rem_d, eng_mask, eng_rest;
   logic eng_active /* verilator public_flat_rd */;
+  port_mask_t eng_mask /* verilator public_flat_rd */;
+  prio_t [NumPorts-1:0] eng_q /* verilator public_flat_rd */;
+  qlen_t [NumPorts-1:0] qlen /* verilator public_flat_rd */;
+  port_mask_t wred_mark /* verilator public_flat_rd */;
+  port_mask_t wred_drop /* verilator public_flat_rd */;
   pkt_hdr_t eng_hdr;
-  port_t eng_out /* verilator public_flat_rd */;
-  logic hook;
-  prio_t eng_q /* verilator public_flat_rd */;
-  dscp_t eng_dscp;
+  port_mask_t hook, eng_keep, eng_take, eng_lossless;
+  dscp_t [NumPorts-1:0] eng_dscp;
+  ecn_e [NumPorts-1:0] wred_ecn_in, wred_ecn_out;
+  port_mask_t wred_lossless, wred_enable;
+  qlen_t [NumPorts-1:0] wred_kmin, wred_kmax;
+  pmax_t [NumPorts-1:0] wred_pmax;
+  hdr_patch_t [NumPorts-1:0] eng_patch;
+  prio_mask_t [NumPorts-1:0] pfc_off;
   // The queue length, summed over the inputs at their own width and then
   // saturated at WRED's qlen_t.
   localparam int unsigned QSumW = CntW + PortW;
-  logic [QSumW-1:0] qlen_sum;
-  qlen_t qlen /* verilator public_flat_rd */;
-  logic wred_mark /* verilator public_flat_rd */;
-  logic wred_drop /* verilator public_flat_rd */;
-  ecn_e wred_ecn_out;
-  prio_mask_t [NumPorts-1:0] pfc_off;
 
   port_mask_t uplink;  // the hook-flow uplink group
   assign uplink = port_mask_t'(hwif_out.REMAP_CTRL.UPLINK_MASK.value);
 
-  // The next input with a pending packet from eng_rr_q on, and the lowest
-  // output a packet's copies still need.
+  // The next input with a pending packet from eng_rr_q on.
   port_t pend_pick;
   logic pend_any;
   rr_pick #(
@@ -286,18 +294,9 @@ module switch_top
     .any_o(pend_any),
     .idx_o(pend_pick)
   );
-  logic eng_mask_any;
-  rr_pick #(
-    .N(NumPorts)
-  ) u_out_pick (
-    .mask_i(eng_mask),
-    .start_i('0),
-    .any_o(eng_mask_any),
-    .idx_o(eng_out)
-  );
 
-  assign eng_in = eng_busy_q ? eng_in_q : (pend_any ? pend_pick : eng_rr_q);
-  assign eng_active = eng_busy_q || pend_any;
+  assign eng_in = pend_any ? pend_pick : eng_rr_q;
+  assign eng_active = pend_any;
   assign eng_hdr = pend[eng_in].hdr;
 
   // A COMB_ARRIVE / COMB_RELEASE is decided by the combine unit in the cycle
@@ -310,9 +309,8 @@ module switch_top
   // popped in that same cycle and their inputs free their cells: arrivals
   // that come together are decided together, as the golden model's free
   // absorb does.
-  logic eng_comb, cb_drop, eng_copy;
-  assign eng_comb = !eng_busy_q && pend_any &&
-                    eng_hdr.pkt_type inside {PktCombArrive, PktCombRelease};
+  logic eng_comb, cb_drop;
+  assign eng_comb = pend_any && eng_hdr.pkt_type inside {PktCombArrive, PktCombRelease};
   switch_combine #(
     .NumPorts(NumPorts),
     .MftEntries(MftEntries)
@@ -339,6 +337,8 @@ module switch_top
   always_comb begin
     comb_valid = '0;
     comb_valid[eng_in] = eng_comb;
+    eng_take = '0;
+    eng_take[eng_in] = eng_active;
   end
   // One compare per input against the engine's header: a pending one-flit
   // COMB_ARRIVE of the same MLID and epoch (the unit checks the rest). The
@@ -357,70 +357,68 @@ module switch_top
                                      pend[j].hdr.epoch == eng_hdr.epoch))
   end
 
-  assign eng_mask = eng_busy_q ? eng_rem_q : (eng_comb ? cb_mask : pend[eng_in].mask);
-  assign eng_copy = eng_active && eng_mask_any;
+  // The packet's copies: the combine unit's for a COMB packet, else its
+  // pending mask; none while no input has a packet.
+  assign eng_mask = !eng_active ? '0 : (eng_comb ? cb_mask : pend[eng_in].mask);
 
-  always_comb begin
-    eng_rest = eng_mask & ~(NumPorts'(1) << eng_out);
-    hook = hwif_out.REMAP_CTRL.ENABLE.value && uplink[eng_in] && uplink[eng_out];
-    eng_q = hook ? hwif_out.REMAP[eng_hdr.prio].NEW_PRIO.value : eng_hdr.prio;
-    eng_dscp = hook ? hwif_out.REMAP[eng_hdr.prio].NEW_DSCP.value : eng_hdr.dscp;
-    qlen_sum = '0;
-    for (int i = 0; i < NumPorts; i++) begin
-      qlen_sum = qlen_sum + QSumW'(voq_cells[i][eng_out][eng_q]);
+  // Per output: the copy's hook-flow remap, queue length and WRED inputs.
+  prio_t remap_prio;
+  dscp_t remap_dscp;
+  logic remap_in;  // remap on and the packet's input an uplink
+  assign remap_prio = hwif_out.REMAP[eng_hdr.prio].NEW_PRIO.value;
+  assign remap_dscp = hwif_out.REMAP[eng_hdr.prio].NEW_DSCP.value;
+  assign remap_in = hwif_out.REMAP_CTRL.ENABLE.value && uplink[eng_in];
+  for (genvar o = 0; o < NumPorts; o++) begin : gen_copy
+    logic [QSumW-1:0] qlen_sum;
+    assign hook[o] = remap_in && uplink[o];
+    assign eng_q[o] = hook[o] ? remap_prio : eng_hdr.prio;
+    assign eng_dscp[o] = hook[o] ? remap_dscp : eng_hdr.dscp;
+    always_comb begin
+      qlen_sum = '0;
+      for (int i = 0; i < NumPorts; i++) begin
+        qlen_sum = qlen_sum + QSumW'(voq_cells[i][o][eng_q[o]]);
+      end
     end
-    qlen = (32'(qlen_sum) > 32'(qlen_t'('1))) ? '1 : qlen_t'(qlen_sum);
+    assign qlen[o] = (32'(qlen_sum) > 32'(qlen_t'('1))) ? '1 : qlen_t'(qlen_sum);
+    assign eng_lossless[o] = pfc_en[o][eng_q[o]];
+    assign wred_lossless[o] = pfc_en[o][eng_q[o]] && !pfc_off[o][eng_q[o]];
+    assign wred_enable[o] = wred_en[o][eng_q[o]];
+    assign wred_kmin[o] = kmin[o][eng_q[o]];
+    assign wred_kmax[o] = kmax[o][eng_q[o]];
+    assign wred_pmax[o] = pmax[o][eng_q[o]];
+    assign wred_ecn_in[o] = eng_hdr.ecn;
+    assign eng_patch[o] = '{dscp: eng_dscp[o], ecn: wred_ecn_out[o], prio: eng_q[o]};
   end
 
   wred_ecn #(
     .QLenW($bits(qlen_t)),
-    .ProbW($bits(pmax_t))
+    .ProbW($bits(pmax_t)),
+    .NumReq(NumPorts)
   ) u_wred (
     .clk_i,
     .rst_ni,
-    .req_i(eng_copy),
+    .req_i(eng_mask),
     .qlen_i(qlen),
-    .ecn_i(eng_hdr.ecn),
-    .lossless_i(pfc_en[eng_out][eng_q] && !pfc_off[eng_out][eng_q]),
-    .enable_i(wred_en[eng_out][eng_q]),
-    .kmin_i(kmin[eng_out][eng_q]),
-    .kmax_i(kmax[eng_out][eng_q]),
-    .pmax_i(pmax[eng_out][eng_q]),
+    .ecn_i(wred_ecn_in),
+    .lossless_i(wred_lossless),
+    .enable_i(wred_enable),
+    .kmin_i(wred_kmin),
+    .kmax_i(wred_kmax),
+    .pmax_i(wred_pmax),
     .mark_o(wred_mark),
     .drop_o(wred_drop),
     .ecn_o(wred_ecn_out)
   );
+  assign eng_keep = eng_mask & ~wred_drop;
 
   always_comb begin
-    copy_valid = '0;
-    copy_valid[eng_in] = eng_copy;
-    pend_ready = cb_absorb;
-    pend_ready[eng_in] = eng_active && eng_rest == '0;
-    eng_busy_d = eng_active && eng_rest != '0;
-    eng_in_d = eng_in;
-    eng_rem_d = eng_rest;
-    eng_rr_d = eng_rr_q;
-    if (eng_active && eng_rest == '0) eng_rr_d = next_port(eng_in);
+    pend_ready = cb_absorb | eng_take;
+    eng_rr_d = eng_active ? next_port(eng_in) : eng_rr_q;
   end
-  assign copy = '{
-          slot: pend[eng_in].slot,
-          port: eng_out,
-          keep: !wred_drop,
-          patch: '{dscp: eng_dscp, ecn: wred_ecn_out, prio: eng_q}
-      };
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      eng_busy_q <= 1'b0;
-      eng_in_q <= '0;
-      eng_rr_q <= '0;
-      eng_rem_q <= '0;
-    end else begin
-      eng_busy_q <= eng_busy_d;
-      eng_in_q <= eng_in_d;
-      eng_rr_q <= eng_rr_d;
-      eng_rem_q <= eng_rem_d;
-    end
+    if (!rst_ni) eng_rr_q <= '0;
+    else eng_rr_q <= eng_rr_d;
   end
 
   // ---------------------------------------------------------------------------
@@ -572,14 +570,14 @@ module switch_top
   prio_mask_t [NumPorts-1:0] ev_wd_detect, ev_wd_recover, ev_wd_disable, ev_pause_tx;
   logic [NumPorts-1:0] ev_drop_bad;
   for (genvar n = 0; n < NumPorts; n++) begin : gen_cnt_ev
-    logic wred_here, cb_drop_here;
-    assign wred_here = eng_copy && eng_out == port_t'(n);
+    logic cb_drop_here;
     assign cb_drop_here = eng_comb && cb_drop && eng_in == port_t'(n);
-    assign cnt_ev[n] = {cb_drop_here, wred_here && wred_mark, wred_here && wred_drop,
+    // WRED events: one per output and kind at most, at the copy's queue.
+    assign cnt_ev[n] = {cb_drop_here, wred_mark[n], wred_drop[n],
                         out_ev[n].drop_wd, out_ev[n].tx, in_ev[n].drop_buf,
                         in_ev[n].drop_no_route, in_ev[n].drop_bad, in_ev[n].drop_disabled,
                         in_ev[n].rx};
-    assign cnt_ev_prio[n] = {eng_hdr.prio, eng_q, eng_q, out_ev[n].q, out_ev[n].q,
+    assign cnt_ev_prio[n] = {eng_hdr.prio, eng_q[n], eng_q[n], out_ev[n].q, out_ev[n].q,
                              {5{in_ev[n].prio}}};
     assign cnt_mask[n] = {out_ev[n].wd_disable, out_ev[n].wd_recover, out_ev[n].wd_detect,
                           out_ev[n].resume_rx, out_ev[n].pause_rx, out_ev[n].resume_tx,
@@ -708,7 +706,7 @@ module switch_top
   // Immediate forms, implications as `!(a) || (b)` (switch_ingress says why).
   `SF_ASSERT_IMM(a_accept_only_req, (accept & ~offer_valid) == '0)
   // Only a COMB packet taken now may have no copy.
-  `SF_ASSERT_IMM(a_engine_mask_nonzero, !eng_active || eng_mask_any || eng_comb)
+  `SF_ASSERT_IMM(a_engine_mask_nonzero, !eng_active || eng_mask != '0 || eng_comb)
   // verilog_format: off
   // A multicast never goes back to its input; a COMB packet's copies are the
   // combine unit's (a release goes to every child, the sender included).
@@ -720,12 +718,12 @@ module switch_top
   // MFT entry of its MLID (switch_combine checks the decision against it).
   `SF_ASSERT_IMM(a_engine_comb_copies, !eng_comb || eng_mask == cb_mask)
   // Partners are absorbed only in a cycle the engine takes a COMB_ARRIVE, at
-  // other inputs, and never make a copy (the one copy of the cycle, if any,
-  // is the engine's packet's, at its input).
+  // other inputs, and never make a copy (the copies of the cycle, if any,
+  // are the engine's packet's, at its input).
   `SF_ASSERT_IMM(a_cb_absorb_with_arrive,
                  cb_absorb == '0 || (eng_comb && eng_hdr.pkt_type == PktCombArrive &&
                                      !cb_absorb[eng_in] && (cb_absorb & ~pend_valid) == '0))
-  `SF_ASSERT_IMM(a_cb_partner_no_copy, (cb_absorb & (copy_valid | comb_valid)) == '0)
+  `SF_ASSERT_IMM(a_cb_partner_no_copy, (cb_absorb & (eng_take | comb_valid)) == '0)
   // verilog_format: on
   // One read port per input: two outputs never stream from the same input.
   // (Bitwise, without a branch per output: see above.)
@@ -741,33 +739,47 @@ module switch_top
   endfunction
   `SF_ASSERT_IMM(a_one_reader, one_reader_each(out_busy, out_src))
 
-  // One copy per cycle switch-wide, and a packet's copies in increasing
-  // output order (the chosen output is the lowest one still needed).
-  `SF_ASSERT_IMM_ONEHOT0(a_one_copy_per_cycle, copy_valid)
+  // One packet per cycle switch-wide: the engine takes at most one input's
+  // pending head, and only that input pushes copies.
+  function automatic logic one_pusher(port_mask_t [NumPorts-1:0] push);
+    port_mask_t any;
+    for (int i = 0; i < NumPorts; i++) any[i] = push[i] != '0;
+    return $onehot0(any);
+  endfunction
+  `SF_ASSERT_IMM_ONEHOT0(a_one_packet_per_cycle, eng_take)
+  `SF_ASSERT_IMM(a_one_input_pushes, one_pusher(in_push))
   // verilog_format: off
-  `SF_ASSERT_IMM(a_copies_in_port_order,
-                 !eng_active || (eng_mask & ((NumPorts'(1) << eng_out) - NumPorts'(1))) == '0)
+  // All of the packet's copies in its cycle: the pushes and the WRED drops
+  // are the packet's mask, split; WRED decides exactly the mask's copies.
+  `SF_ASSERT_IMM(a_pushes_are_copies,
+                 !eng_active || ((in_push[eng_in] | wred_drop) == eng_mask &&
+                                 (in_push[eng_in] & wred_drop) == '0))
+  `SF_ASSERT_IMM(a_wred_only_copies, ((wred_mark | wred_drop) & ~eng_mask) == '0)
+  // The engine's input is the next one with a pending packet, round robin.
+  `SF_ASSERT_IMM(a_engine_takes_pending, !eng_active || pend_valid[eng_in])
   // DROP_WRED only on a lossy queue or a lossless one its watchdog has
   // DISABLED; WRED acts only where WRED_EN is set.
-  `SF_ASSERT_IMM(a_wred_drop_lossy_or_disabled,
-                 !wred_drop || !pfc_en[eng_out][eng_q] || pfc_off[eng_out][eng_q])
-  `SF_ASSERT_IMM(a_wred_only_enabled, !(wred_mark || wred_drop) || wred_en[eng_out][eng_q])
+  `SF_ASSERT_IMM_FORALL(a_wred_drop_lossy_or_disabled, wred_drop != '0, o, NumPorts,
+                        wred_drop[o], !pfc_en[o][eng_q[o]] || pfc_off[o][eng_q[o]])
+  `SF_ASSERT_IMM(a_wred_only_enabled, ((wred_mark | wred_drop) & ~wred_enable) == '0)
   // The prio and DSCP of a copy change only on a hook flow (remap on, input
   // and output both uplinks).
-  `SF_ASSERT_IMM(a_remap_only_hook,
-                 !(eng_active && (eng_q != eng_hdr.prio || eng_dscp != eng_hdr.dscp)) ||
-                 (hwif_out.REMAP_CTRL.ENABLE.value && uplink[eng_in] && uplink[eng_out]))
+  `SF_ASSERT_IMM_FORALL(a_remap_only_hook, eng_active, o, NumPorts,
+                        eng_mask[o] && (eng_q[o] != eng_hdr.prio || eng_dscp[o] != eng_hdr.dscp),
+                        hwif_out.REMAP_CTRL.ENABLE.value && uplink[eng_in] && uplink[o])
+  // verilog_format: on
   // Each VOQ pop is the accepted offer of one output, at most one per input.
   `SF_ASSERT_IMM(a_pop_is_accept, $countones(in_pop) == $countones(accept))
 
   // Corners the switch's coverage test must reach.
-  `SF_COVER(c_ecn_mark, eng_active && wred_mark)
-  `SF_COVER(c_drop_wred_lossy, wred_drop && !pfc_en[eng_out][eng_q])
-  `SF_COVER(c_drop_wred_disabled_lossless, wred_drop && pfc_en[eng_out][eng_q])
-  `SF_COVER(c_hook_remap, eng_active && hook)
-  // The last copy of a multicast packet that went to every other port.
-  `SF_COVER(c_mc_all_copies, eng_active && eng_rest == '0 && eng_hdr.dst_lid >= MLID_BASE &&
-                             $countones(pend[eng_in].mask) == NumPorts - 1)
+  // verilog_format: off
+  `SF_COVER(c_ecn_mark, wred_mark != '0)
+  `SF_COVER(c_drop_wred_lossy, (wred_drop & ~eng_lossless) != '0)
+  `SF_COVER(c_drop_wred_disabled_lossless, (wred_drop & eng_lossless) != '0)
+  `SF_COVER(c_hook_remap, (eng_mask & hook) != '0)
+  // A multicast packet that goes to every other port, all its copies at once.
+  `SF_COVER(c_mc_all_copies, eng_active && eng_hdr.dst_lid >= MLID_BASE &&
+                             $countones(eng_mask) == NumPorts - 1)
   // verilog_format: on
   `SF_COVER(c_read_port_conflict, (offer_valid & ~accept) != '0)
   `SF_COVER(c_all_outputs_busy, &out_busy)

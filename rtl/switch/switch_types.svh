@@ -64,14 +64,6 @@
     syncfab_fmt_pkg::pkt_hdr_t hdr;     \
   }
 
-// copy: one copy of a pending packet (cell_t, port_t).
-`define SF_SWITCH_COPY_T struct packed { \
-    cell_t                  slot;       \
-    port_t                  port;       \
-    logic                   keep;       \
-    switch_pkg::hdr_patch_t patch;      \
-  }
-
 // pop answer: the slot and header patch of the popped copy (cell_t).
 `define SF_SWITCH_POP_RSP_T struct packed { \
     cell_t                  slot;          \

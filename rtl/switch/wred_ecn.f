@@ -1,4 +1,4 @@
 // Sources of the wred_ecn top (read by CMake, cocotb and scripts/lint.sh).
 -F ../spec/syncfab_fmt_pkg.f  // ecn_e
--F ../common/lfsr.f  // lfsr.sv and +incdir+ for syncfab_assert.svh
++incdir+../common  // syncfab_assert.svh
 wred_ecn.sv

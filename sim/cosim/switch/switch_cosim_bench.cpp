@@ -9,6 +9,7 @@
 #include <optional>
 #include <random>
 #include <stdexcept>
+#include <type_traits>
 
 #include "syncfab/driver/rtl_device.hpp"
 #include "syncfab/fmt/formats.hpp"
@@ -39,20 +40,54 @@ void words_of_flit(const Flit& f, std::uint32_t* w) {
   }
 }
 
-std::optional<EnqEvent> probe_enqueue(const Vswitch_top& dut, std::uint64_t cycle) {
-  const Vswitch_top___024root& r = *dut.rootp;
-  if (r.switch_top__DOT__eng_active == 0) {
-    return std::nullopt;
+namespace {
+
+// Bits [lsb, lsb + width) of a verilated packed vector: an integer up to 64
+// bits, or a VlWide of 32-bit words above that.
+template <typename T>
+std::uint64_t bits_of(const T& v, unsigned lsb, unsigned width) {
+  const std::uint64_t mask = (width >= 64) ? ~std::uint64_t{0} : (std::uint64_t{1} << width) - 1;
+  if constexpr (std::is_integral_v<T>) {
+    return (static_cast<std::uint64_t>(v) >> lsb) & mask;
+  } else {
+    std::uint64_t r = 0;
+    for (unsigned b = 0; b < width; ++b) {
+      const unsigned k = lsb + b;
+      r |= static_cast<std::uint64_t>((v[k / 32] >> (k % 32)) & 1U) << b;
+    }
+    return r;
   }
-  EnqEvent e;
-  e.cycle = cycle;
-  e.in = r.switch_top__DOT__eng_in;
-  e.out = r.switch_top__DOT__eng_out;
-  e.q = r.switch_top__DOT__eng_q;
-  e.qlen = r.switch_top__DOT__qlen;
-  e.mark = r.switch_top__DOT__wred_mark != 0;
-  e.drop = r.switch_top__DOT__wred_drop != 0;
-  return e;
+}
+
+// Widths of switch_top's per-output probe vectors: prio_t and qlen_t (the
+// WRED_K fields).
+constexpr unsigned kQBits = fmt::PktHdr::kPrioWidth;
+constexpr unsigned kQlenBits = 16;
+
+}  // namespace
+
+void probe_enqueue(const Vswitch_top& dut, std::uint64_t cycle, std::vector<EnqEvent>& out) {
+  const Vswitch_top___024root& r = *dut.rootp;
+  static_assert(sizeof(r.switch_top__DOT__eng_q) * 8 >= std::size_t{kPorts} * kQBits);
+  static_assert(sizeof(r.switch_top__DOT__qlen) * 8 >= std::size_t{kPorts} * kQlenBits);
+  if (r.switch_top__DOT__eng_active == 0) {
+    return;
+  }
+  const unsigned mask = r.switch_top__DOT__eng_mask;
+  for (unsigned o = 0; o < kPorts; ++o) {
+    if (((mask >> o) & 1U) == 0) {
+      continue;
+    }
+    EnqEvent e;
+    e.cycle = cycle;
+    e.in = r.switch_top__DOT__eng_in;
+    e.out = o;
+    e.q = static_cast<unsigned>(bits_of(r.switch_top__DOT__eng_q, o * kQBits, kQBits));
+    e.qlen = static_cast<std::uint32_t>(bits_of(r.switch_top__DOT__qlen, o * kQlenBits, kQlenBits));
+    e.mark = ((r.switch_top__DOT__wred_mark >> o) & 1U) != 0;
+    e.drop = ((r.switch_top__DOT__wred_drop >> o) & 1U) != 0;
+    out.push_back(e);
+  }
 }
 
 namespace {
@@ -317,9 +352,7 @@ Task<RunLog> run_rtl(TestContext& ctx, const Setup& setup, const Stimulus& stim)
     dut.tx_ready_i = ready;
     log.ready.push_back(static_cast<std::uint8_t>(ready));
     co_await ReadOnly();
-    if (const auto e = probe_enqueue(dut, now)) {
-      log.enq.push_back(*e);
-    }
+    probe_enqueue(dut, now, log.enq);
     std::array<bool, kPorts> took{};
     for (unsigned p = 0; p < kPorts; ++p) {
       took[p] = ((valid >> p) & 1U) != 0 && ((dut.rx_ready_o >> p) & 1U) != 0;
@@ -397,6 +430,7 @@ RunLog run_model(const Setup& setup, const Stimulus& stim, const RunLog& rtl,
   mp.egress_gap = timing.egress_gap;
   mp.starts_per_cycle = timing.starts_per_cycle;
   mp.enqueue_per_cycle = timing.enqueue_per_cycle;
+  mp.enqueue_by_packet = true;
   mp.shared_wred = true;
   model::SwitchModel m(mp);
   ModelEnqLog enq;

@@ -104,9 +104,10 @@ struct RxEntry {
   std::vector<std::uint64_t> cycles;
 };
 
-// One decision of the RTL's enqueue engine (switch_top: one copy per cycle,
-// one wred_ecn for the switch), or of the model's enqueue. `qlen` is the
-// (out, q) queue length the WRED decision used.
+// One decision of the RTL's enqueue engine (switch_top: one packet per
+// cycle with all its copies, one decision per copy; one LFSR for the
+// switch), or of the model's enqueue. `qlen` is the (out, q) queue length the
+// WRED decision used.
 struct EnqEvent {
   std::uint64_t cycle = 0;
   unsigned in = 0;
@@ -117,13 +118,14 @@ struct EnqEvent {
   bool drop = false;
 };
 
-// The engine's decision in the current cycle (read in ReadOnly: the
-// combinational values that the next edge acts on), if a copy is being
-// enqueued. The verilated model has no public ports for these: they are the
-// flattened internal signals of switch_top (eng_active, eng_in, eng_out,
-// eng_q, qlen, wred_mark, wred_drop); a rename in the RTL breaks the build
-// here rather than the check.
-std::optional<EnqEvent> probe_enqueue(const Vswitch_top& dut, std::uint64_t cycle);
+// The engine's decisions in the current cycle (read in ReadOnly: the
+// combinational values that the next edge acts on), one per copy of the
+// packet it takes, in increasing output order (the order WRED decides them
+// in), appended to `out`. The verilated model has no public ports for these:
+// they are the flattened internal signals of switch_top (eng_active, eng_in,
+// eng_mask, and per output eng_q, qlen, wred_mark, wred_drop); a rename in
+// the RTL breaks the build here rather than the check.
+void probe_enqueue(const Vswitch_top& dut, std::uint64_t cycle, std::vector<EnqEvent>& out);
 
 // The model's enqueue decisions from its trace (ECN_MARK / DROP_WRED / ENQ
 // lines; qlen before the copy).
@@ -187,8 +189,9 @@ struct ModelTiming {
   unsigned egress_gap = 0;
   // The RTL accepts any number of outputs per cycle (one per input).
   unsigned starts_per_cycle = 0;
-  // One copy enqueued per cycle for the switch (docs/switch-datapath.md
-  // "Enqueue", rate).
+  // One packet enqueued per cycle for the switch, with all its copies
+  // (docs/switch-datapath.md "Enqueue", rate; run_model sets the model's
+  // enqueue_by_packet).
   unsigned enqueue_per_cycle = 1;
 };
 

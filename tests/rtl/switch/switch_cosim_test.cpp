@@ -464,7 +464,7 @@ unsigned compare_runs(const Setup& s, const Stimulus& st, const std::vector<Expe
                                 << ": RTL vs model";
       }
       // Which copies a drop-mode recovery reads out depends on when they
-      // were enqueued (the RTL's engine is a cycle per copy).
+      // were enqueued (the RTL's and the model's round robins differ).
       if (touched.count({port, q}) == 0) {
         TB_CHECK_EQ(R(K::kDropWd), M(K::kDropWd))
             << "port " << port << " q " << q << " DROP_WD: RTL vs model";

@@ -1,7 +1,8 @@
 // The bench of the whole-switch tests (switch_top_test.cpp,
-// switch_combine_test.cpp): switch_top (Vswitch_top, the 4-port build of
-// rtl/switch/CMakeLists.txt) under the unchanged switch driver on RtlDevice,
-// a BFM per port, and the header helpers the checks use.
+// switch_combine_test.cpp, switch_top8_test.cpp): switch_top (Vswitch_top,
+// the 4-port build of rtl/switch/CMakeLists.txt, or the 8-port one) under the
+// unchanged switch driver on RtlDevice, a BFM per port, and the header
+// helpers the checks use.
 #pragma once
 
 #include <Vswitch_top.h>
@@ -24,10 +25,19 @@
 
 namespace syncfab::tb::switch_top_bench {
 
+// The shape of the model the test links: the 4-port build (vl_switch_top),
+// or with SF_SWITCH_TOP8 defined the 8-port one (vl_switch_top8).
+#ifdef SF_SWITCH_TOP8
+constexpr unsigned kPorts = 8;
+constexpr unsigned kBufCells = 256;
+constexpr unsigned kLftEntries = 1024;
+constexpr unsigned kMftEntries = 256;
+#else
 constexpr unsigned kPorts = 4;
 constexpr unsigned kBufCells = 128;
 constexpr unsigned kLftEntries = 64;
 constexpr unsigned kMftEntries = 16;
+#endif
 constexpr SimTime kPeriod = 10'000;  // 10 ns
 constexpr std::uint32_t kCsrWindow = 4096;
 

@@ -6,6 +6,7 @@
 // Parameters of the verilated model (rtl/switch/CMakeLists.txt):
 // NumPorts 4, BufCells 128, LftEntries 64, MftEntries 16.
 #include <Vswitch_top.h>
+#include <Vswitch_top___024root.h>
 
 #include <algorithm>
 #include <array>
@@ -27,12 +28,14 @@
 #include "syncfab/driver/switch.hpp"
 #include "syncfab/fmt/formats.hpp"
 #include "syncfab/hw/host_memory.hpp"
+#include "syncfab/model/wred_ecn.hpp"
 #include "syncfab/tb/tb.hpp"
 
 using namespace syncfab::tb;
 using namespace syncfab::tb::switch_top_bench;
 namespace drv = syncfab::driver;
 namespace fmt = syncfab::fmt;
+namespace model = syncfab::model;
 
 // Identity and build parameters through the driver; one unicast packet from
 // port 0 to port 2 (LFT), unchanged; RX at (0, prio), TX at (2, prio).
@@ -523,6 +526,139 @@ SYNCFAB_TEST(switch_top, wred_mark_above_kmax) {
   }
   TB_CHECK_EQ(b.count(3, 0, K::kEcnMark), 2U);
   TB_CHECK_EQ(b.count(3, 0, K::kDropWred), 1U);
+}
+
+// Enqueue rate (datapath "Enqueue", rate): one packet per cycle switch-wide
+// with all of its copies. Input 0's multicast to outputs 1-3 and input 1's
+// unicast to output 0 complete in the same cycle on an idle switch: the
+// engine takes input 0's packet first (round robin from input 0 after
+// reset), its three copies at once, and input 1's in the next cycle, so the
+// unicast leaves one cycle after a lone one-flit packet would (3 + 1; an
+// engine of one copy per cycle made it 3 + 3). The multicast's copies, all
+// queued in one cycle, leave from input 0's one read port one after the
+// other: the first 3 cycles after the last flit in, then one per cycle.
+SYNCFAB_TEST(switch_top, two_inputs_one_cycle_two_engine_cycles) {
+  Bench b(ctx);
+  co_await b.reset();
+  auto& sw = b.sw();
+  sw.set_mft(0xC001, 0xE);
+  sw.set_lft(0x20, 0);
+  sw.enable(true);
+  const Packet mc = make_packet(Hdr{.len = 1, .dst = 0xC001, .prio = 1, .flow = 1});
+  const Packet uc = make_packet(Hdr{.len = 1, .dst = 0x20, .prio = 1, .flow = 2});
+  b.send(0, mc);
+  b.send(1, uc);
+  co_await b.drain(50);
+  const std::uint64_t t = b.rx_last_cycle[0].at(0);
+  TB_CHECK_EQ(b.rx_last_cycle[1].at(0), t) << "both complete in the same cycle";
+  TB_CHECK_EQ(b.out[0].size(), 1U);
+  check_copy(b.out[0][0], uc, 1, 0, 0, "unicast");
+  TB_CHECK_EQ(b.out[0][0].first_cycle - t, 4U) << "the unicast: taken in the engine's second cycle";
+  std::vector<std::uint64_t> first;
+  for (unsigned o = 1; o < kPorts; ++o) {
+    TB_CHECK_EQ(b.out[o].size(), 1U) << "port " << o;
+    check_copy(b.out[o][0], mc, 1, 0, 0, "multicast copy on port " + std::to_string(o));
+    first.push_back(b.out[o][0].first_cycle);
+  }
+  std::sort(first.begin(), first.end());
+  TB_CHECK_EQ(first.front() - t, 3U) << "the multicast's first copy";
+  for (std::size_t k = 1; k < first.size(); ++k) {
+    TB_CHECK_EQ(first[k], first[k - 1] + 1) << "copy " << k << ": one per cycle from one read port";
+  }
+  std::cout << "switch_top.two_inputs_one_cycle_two_engine_cycles: unicast "
+            << b.out[0][0].first_cycle - t << ", multicast copies " << first.front() - t << ".."
+            << first.back() - t << " cycles after the last rx flit\n";
+}
+
+// WRED decisions of one multicast's copies, all taken in one cycle
+// (datapath "Enqueue", rate): decided as if one after the other in
+// increasing output order, the copy to output o using the LFSR state the
+// copies below it left. Outputs 1-3 are paused on priority 1 (so every copy
+// waits in its VOQ and each (o, 1) holds 2k cells when packet k is taken),
+// WRED Kmin 0, Kmax 16, Pmax 255 on each; eight 2-flit ECT(0) multicasts
+// from input 0. The marks must be those of the golden model's WredEcn
+// stepped once per copy in that order from reset (model-computed), which
+// here differ from a shared state per packet.
+SYNCFAB_TEST(switch_top, wred_chained_copies) {
+  Bench b(ctx);
+  co_await b.reset();
+  auto& sw = b.sw();
+  constexpr unsigned kQ = 1;
+  constexpr unsigned kPkts = 8;
+  constexpr std::uint16_t kMlid = 0xC001;
+  const drv::WredQueue wq{true, 0, 16, 255};
+  sw.set_pfc_timing(drv::PfcTiming{8, 64});
+  for (unsigned o = 1; o < kPorts; ++o) {
+    sw.configure_pfc(o, lossless_on(kQ, 40, 20, 40), kLink);
+    sw.configure_wred(o, kQ, wq);
+  }
+  sw.set_mft(kMlid, 0xE);
+  sw.enable(true);
+  for (unsigned o = 1; o < kPorts; ++o) {
+    b.send(o, pfc_pause(kQ, 200));
+  }
+  co_await ClockCycles(b.clk, 10);
+  for (unsigned k = 0; k < kPkts; ++k) {
+    b.send(0, make_packet(Hdr{.len = 2, .dst = kMlid, .prio = kQ, .ecn = 2, .flow = 1 + k}));
+  }
+  co_await b.drain(1800);
+
+  // The golden model's decisions: one LFSR, stepped once per copy, copies
+  // in increasing output order; and, to show the case tells them apart, the
+  // marks of a shared state per packet.
+  model::WredEcn chained;
+  model::WredEcn shared;
+  const model::WredConfig cfg{true, wq.kmin, wq.kmax, wq.pmax};
+  std::array<std::array<bool, kPkts>, kPorts> mark{};
+  bool differs = false;
+  for (unsigned k = 0; k < kPkts; ++k) {
+    const model::WredPacket pkt{2 * k, fmt::Ecn::kEct0, true};
+    const bool shared_mark = shared.decide(pkt, cfg).mark;
+    for (unsigned o = 1; o < kPorts; ++o) {
+      mark[o][k] = chained.enqueue(pkt, cfg).mark;
+      differs = differs || mark[o][k] != shared_mark;
+      shared.clock(true);
+    }
+  }
+  TB_CHECK(differs) << "the case does not tell a chained LFSR from a shared one";
+  for (unsigned o = 1; o < kPorts; ++o) {
+    TB_CHECK_EQ(b.out[o].size(), std::size_t{kPkts}) << "port " << o;
+    unsigned marks = 0;
+    for (unsigned k = 0; k < kPkts; ++k) {
+      const Hdr h = parse(b.out[o].at(k).flits.at(0));
+      TB_CHECK_EQ(h.flow, 1 + k) << "port " << o << " copy " << k;
+      TB_CHECK_EQ(unsigned{h.ecn}, mark[o][k] ? 3U : 2U)
+          << "port " << o << " packet " << k << " (queue " << 2 * k << " cells)";
+      marks += mark[o][k] ? 1 : 0;
+    }
+    TB_CHECK_EQ(b.count(o, kQ, K::kEcnMark), marks) << "port " << o;
+  }
+}
+
+// A multicast whose every copy WRED drops (Kmax 0 = Kmin: always selected;
+// Not-ECT, lossy) gets no reference: its cells are freed in the cycle the
+// engine takes it (datapath "Enqueue", rate), one DROP_WRED per output.
+SYNCFAB_TEST(switch_top, wred_drop_all_copies_frees_cells) {
+  Bench b(ctx);
+  co_await b.reset();
+  auto& sw = b.sw();
+  for (unsigned o = 1; o < kPorts; ++o) {
+    sw.configure_wred(o, 0, drv::WredQueue{true, 0, 0, 0});
+  }
+  sw.set_mft(0xC001, 0xE);
+  sw.enable(true);
+  b.send(0, make_packet(Hdr{.len = 3, .dst = 0xC001, .prio = 0, .ecn = 0, .flow = 1}));
+  co_await b.drain(50);
+  for (unsigned o = 1; o < kPorts; ++o) {
+    TB_CHECK(b.out[o].empty()) << "port " << o;
+    TB_CHECK_EQ(b.count(o, 0, K::kDropWred), 1U) << "port " << o;
+  }
+  TB_CHECK_EQ(b.count(0, 0, K::kRx), 1U);
+  TB_CHECK_EQ(
+      unsigned{
+          b.dut.rootp->switch_top__DOT__gen_ingress__BRA__0__KET____DOT__u_ingress__DOT__free_q},
+      kBufCells)
+      << "input 0's buffer free again";
 }
 
 // LOSSY_LIMIT (datapath "Admission"): configure_pfc on port 0 with lossless

@@ -128,9 +128,7 @@ class Rig {
     co_await ReadOnly();
     TB_CHECK((dut.rx_ready_o & valid) == valid)
         << "cycle " << now << ": the switch refused a flit (rx_ready low)";
-    if (const auto e = probe_enqueue(dut, now)) {
-      decided.push_back(*e);
-    }
+    probe_enqueue(dut, now, decided);
     const auto* tx = reinterpret_cast<const std::uint32_t*>(&dut.tx_data_o);
     if (((dut.tx_valid_o >> kOut) & 1U) != 0 && ((ready >> kOut) & 1U) != 0) {
       TB_CHECK(((dut.tx_last_o >> kOut) & 1U) != 0) << "one-flit packets only";
