@@ -410,7 +410,9 @@ bool SwitchModel::start(unsigned o) {
       const unsigned i = (op.rr[q] + k) % n;
       const InPort& ip = in_[i];
       const std::deque<Copy>& v = voq(i, o, q);
-      if (ip.streaming_to < 0 && now_ >= ip.read_free_at && !v.empty() &&
+      const bool shares = params_.shared_read && !v.empty() && ip.shared_at == now_ &&
+                          v.front().id == ip.shared_id && v.front().len == 1;
+      if (ip.streaming_to < 0 && (now_ >= ip.read_free_at || shares) && !v.empty() &&
           v.front().ready_cycle <= now_) {
         cand[q] = i;
         len[q] = v.front().len;
@@ -456,6 +458,8 @@ bool SwitchModel::start(unsigned o) {
           " pkt=" + std::to_string(op.copy.id) + " len=" + std::to_string(op.copy.len));
   }
   if (op.copy.len == 1) {
+    in_[i].shared_id = op.copy.id;
+    in_[i].shared_at = now_;
     finish_copy(o);
   }
   return true;

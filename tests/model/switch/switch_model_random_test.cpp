@@ -58,9 +58,11 @@ void run_seed(std::uint64_t seed) {
     params.pfc_rx_latency = 3;
   }
   if (seed % 3 == 0) {
-    // A limited engine, by packet (the RTL's) on odd seeds, by copy on even.
+    // A limited engine, by packet with shared reads (the RTL's) on odd
+    // seeds, by copy on even.
     params.enqueue_per_cycle = 1;
     params.enqueue_by_packet = seed % 2 == 1;
+    params.shared_read = seed % 2 == 1;
   }
   SwitchModel m(params);
   driver::Switch sw(m.csr());

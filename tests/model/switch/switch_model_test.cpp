@@ -517,6 +517,53 @@ TEST_F(SwitchModelTest, MulticastGoesToTheMaskMinusTheInputOneReadAtATime) {
   EXPECT_EQ(cnt(3, 5, fmt::SwCounter::kTx), 1U);
 }
 
+// shared_read (docs/switch-datapath.md "Egress", shared read): a one-flit
+// multicast's copies leave in the same cycle from every free output; one
+// whose tx is stalled takes its copy later, alone; a two-flit multicast
+// still reads one copy at a time.
+class SwitchModelSharedRead : public SwitchModelTest {
+ protected:
+  SwitchModelSharedRead() : SwitchModelTest(params()) {}
+  static SwitchModelParams params() {
+    SwitchModelParams p = small_switch();
+    p.shared_read = true;
+    return p;
+  }
+};
+
+TEST_F(SwitchModelSharedRead, OneFlitCopiesLeaveTogether) {
+  sw.set_mft(0xC001, 0b1101);
+  m.set_tx_stalled(2, true);
+  const PktSpec s{.dst = 0xC001, .prio = 5, .flow = 3};
+  send(1, s, 0);  // one flit: copies may leave from cycle 1
+  run_to(6);
+  m.set_tx_stalled(2, false);
+  run_to(20);
+  for (const unsigned o : {0U, 3U}) {
+    ASSERT_EQ(m.transmitted(o).size(), 1U) << o;
+    EXPECT_EQ(m.transmitted(o)[0].first_cycle, 1U) << o;
+    EXPECT_EQ(m.transmitted(o)[0].flits, make_packet(s)) << o;
+  }
+  ASSERT_EQ(m.transmitted(2).size(), 1U);
+  EXPECT_GE(m.transmitted(2)[0].first_cycle, 6U);
+  EXPECT_EQ(m.stored_packets(), 0U);
+  EXPECT_EQ(m.buffer_used(1), 0U);
+}
+
+TEST_F(SwitchModelSharedRead, LongerCopiesStillReadOneAtATime) {
+  sw.set_mft(0xC001, 0b1011);
+  const PktSpec s{.len = 2, .dst = 0xC001, .prio = 5, .flow = 4};
+  send(1, s, 0);  // flits 0..1, copies may leave from cycle 2
+  run_to(20);
+  ASSERT_EQ(m.transmitted(0).size(), 1U);
+  ASSERT_EQ(m.transmitted(3).size(), 1U);
+  const std::uint64_t a = m.transmitted(0)[0].first_cycle;
+  const std::uint64_t b = m.transmitted(3)[0].first_cycle;
+  EXPECT_EQ(std::min(a, b), 2U);
+  EXPECT_EQ(std::max(a, b), 4U);
+  EXPECT_EQ(m.buffer_used(1), 0U);
+}
+
 TEST_F(SwitchModelTest, MulticastToOnlyTheInputIsAMiss) {
   sw.set_mft(0xC002, 0b0010);
   send(1, {.dst = 0xC002, .prio = 0}, 0);

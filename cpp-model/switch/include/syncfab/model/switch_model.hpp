@@ -73,6 +73,11 @@ struct SwitchModelParams {
   // copies in one cycle (decided in increasing output order, as back to
   // back); false: it counts copies.
   bool enqueue_by_packet = false;
+  // true: the copies of a one-flit packet may leave from its input in the
+  // same cycle, one read of its cell serving every output that starts a
+  // copy of it then (docs/switch-datapath.md "Egress", shared read); false:
+  // the input's one read port serves one copy per cycle.
+  bool shared_read = false;
 };
 
 // One copy as it left an output.
@@ -225,6 +230,10 @@ class SwitchModel {
     std::deque<RxPacket> complete;   // stored whole, waiting for the enqueue
     int streaming_to = -1;           // output reading this input's buffer, -1: none
     std::uint64_t read_free_at = 0;  // first cycle the read port may start a copy
+    // The one-flit packet the read port read in cycle shared_at: other
+    // outputs may take copies of it in that cycle (shared_read).
+    std::uint64_t shared_id = 0;
+    std::uint64_t shared_at = ~std::uint64_t{0};
   };
   struct PendingFrame {
     std::uint64_t cycle = 0;
