@@ -57,7 +57,7 @@ class ModelSwitch final : public SwitchNode {
  public:
   // ports: the switch's ports (1..hw::switch_regs::kMaxPorts); max_pkt_flits:
   // the longest packet the fabric carries (sets the lags above).
-  ModelSwitch(TestContext& ctx, const std::string& name, unsigned ports = 8,
+  ModelSwitch(TestContext& ctx, const std::string& name, unsigned ports,
               unsigned max_pkt_flits = 1);
 
   [[nodiscard]] unsigned port_count() const override { return ports_count_; }
