@@ -13,6 +13,8 @@
 #       verilator --cc         <build flags> --trace-fst --trace-structs ...
 #     The --cc run matters: Verilator reports some warnings (SYNCASYNCNET) only
 #     when it builds a model, and the build is what must stay clean.
+#   * switch_top at 16 ports on its 16-port register block (vl_switch_top16's
+#     shape), lint-only;
 #   * every module file under rtl/ and tests/spec/rtl/ on its own (--top-module <file
 #     stem>, default parameters), with the sources of a .f that lists it, so a
 #     submodule is also clean outside the parameters its parent happens to use.
@@ -103,6 +105,18 @@ for f in "${flists[@]}"; do
     -Mdir "$work/cc/$top" "${args[@]}"
   ntops=$((ntops + 1))
 done
+
+# --- switch_top at 16 ports ------------------------------------------------------
+# vl_switch_top16 (rtl/switch/CMakeLists.txt): switch_top at NumPorts 16 on
+# the register block generated with 16 PORT blocks (switch_csr16_vl/), not
+# the 8 of switch_top.f's switch_csr_vl/.
+if args_out=$("$py" "$root/scripts/filelist.py" --gen "$gen" "$root/rtl/switch/switch_top.f" 2>/dev/null); then
+  mapfile -t args < <(sed 's#/switch_csr_vl/#/switch_csr16_vl/#' <<<"$args_out")
+  add_job "verilator --lint-only switch_top at 16 ports (vl_switch_top16)" \
+    verilator --lint-only "${vflags[@]}" --top-module switch_top \
+    -GNumPorts=16 -GBufCells=256 -GLftEntries=1024 -GMftEntries=256 "${args[@]}"
+  ntops=$((ntops + 1))
+fi
 
 # --- every module file on its own ---------------------------------------------------
 nmods=0

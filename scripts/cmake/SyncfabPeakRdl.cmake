@@ -2,7 +2,7 @@
 # into the build tree (never committed).
 #
 #   syncfab_peakrdl(<ip> RDL <file.rdl> TITLE "<reference title>"
-#                   [COUNTERS <C++ namespace>])
+#                   [COUNTERS <C++ namespace>] [PARAMS NAME=VALUE ...])
 #
 # writes, at configure time (verilate() needs the SV to exist then):
 #   ${SYNCFAB_GEN_DIR}/<ip>/<ip>_reg_pkg.sv, <ip>_reg_top.sv (+ hwif report)
@@ -11,9 +11,16 @@
 #       the block's event counters as a C++ enum in that namespace, from the
 #       RDL's counter fields; scripts/rdl_counters.py)
 #   ${SYNCFAB_DOCS_DIR}/registers/<ip>.md, <ip>_html/ (register reference)
-# and defines the INTERFACE library syncfab_<ip>_header (the C header's
+# with the RDL's top-level parameters set by PARAMS (PeakRDL's -P) in every
+# output, and defines the INTERFACE library syncfab_<ip>_header (the C header's
 # include folder, SYSTEM: generated code is not held to our warnings) and the
 # target docs_<ip> (hooked into `docs`).
+#
+#   syncfab_peakrdl_regblock(<ip> RDL <file.rdl> OUT <folder> [PARAMS NAME=VALUE ...])
+#
+# writes only the register block (same module and package names) into
+# ${SYNCFAB_GEN_DIR}/<folder>: the same map at other parameters, for an RTL
+# shape that needs them (a Verilator run lists one of the two folders).
 #
 # Each generator writes into a scratch folder first and results are copied
 # only when they differ, so a re-configure does not re-verilate or rebuild
@@ -58,8 +65,38 @@ function(_syncfab_peakrdl_publish from to)
   endforeach()
 endfunction()
 
+# The register block of <ip> from <rdl> into <scratch> (-P <param> ... from ARGN).
+function(_syncfab_peakrdl_regblock ip rdl scratch)
+  set(_p)
+  foreach(_kv IN LISTS ARGN)
+    list(APPEND _p -P "${_kv}")
+  endforeach()
+  _syncfab_peakrdl_run("${rdl}" "regblock"
+    regblock "${rdl}" -o "${scratch}" ${_p}
+    --cpuif apb4-flat
+    --default-reset arst_n
+    --err-if-bad-addr --err-if-bad-rw
+    --addr-width 12
+    --type-style hier
+    --module-name ${ip}_reg_top --package-name ${ip}_reg_pkg
+    --hwif-report)
+endfunction()
+
+function(syncfab_peakrdl_regblock ip)
+  cmake_parse_arguments(PARSE_ARGV 1 A "" "RDL;OUT" "PARAMS")
+  if(NOT A_RDL OR NOT A_OUT)
+    message(FATAL_ERROR "syncfab_peakrdl_regblock(${ip}): RDL and OUT are required")
+  endif()
+  set(_scratch "${CMAKE_CURRENT_BINARY_DIR}/peakrdl_${A_OUT}")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${A_RDL}")
+  file(REMOVE_RECURSE "${_scratch}")
+  file(MAKE_DIRECTORY "${_scratch}")
+  _syncfab_peakrdl_regblock(${ip} "${A_RDL}" "${_scratch}" ${A_PARAMS})
+  _syncfab_peakrdl_publish("${_scratch}" "${SYNCFAB_GEN_DIR}/${A_OUT}")
+endfunction()
+
 function(syncfab_peakrdl ip)
-  cmake_parse_arguments(PARSE_ARGV 1 A "" "RDL;TITLE;COUNTERS" "")
+  cmake_parse_arguments(PARSE_ARGV 1 A "" "RDL;TITLE;COUNTERS" "PARAMS")
   if(NOT A_RDL OR NOT A_TITLE)
     message(FATAL_ERROR "syncfab_peakrdl(${ip}): RDL and TITLE are required")
   endif()
@@ -73,19 +110,15 @@ function(syncfab_peakrdl ip)
   file(REMOVE_RECURSE "${_scratch}")
   file(MAKE_DIRECTORY "${_scratch}/sv" "${_scratch}/inc/syncfab/regs" "${_scratch}/doc/${ip}_html")
 
-  _syncfab_peakrdl_run("${A_RDL}" "regblock"
-    regblock "${A_RDL}" -o "${_scratch}/sv"
-    --cpuif apb4-flat
-    --default-reset arst_n
-    --err-if-bad-addr --err-if-bad-rw
-    --addr-width 12
-    --type-style hier
-    --module-name ${ip}_reg_top --package-name ${ip}_reg_pkg
-    --hwif-report)
+  set(_p)
+  foreach(_kv IN LISTS A_PARAMS)
+    list(APPEND _p -P "${_kv}")
+  endforeach()
+  _syncfab_peakrdl_regblock(${ip} "${A_RDL}" "${_scratch}/sv" ${A_PARAMS})
   # C header: field masks/positions/reset values as macros, offsets through
   # the packed struct <ip>_t (offsetof), sizes through sizeof.
   _syncfab_peakrdl_run("${A_RDL}" "c-header"
-    c-header "${A_RDL}" -o "${_scratch}/inc/syncfab/regs/${ip}.h"
+    c-header "${A_RDL}" -o "${_scratch}/inc/syncfab/regs/${ip}.h" ${_p}
     --type-style hier)
   if(A_COUNTERS)
     execute_process(
@@ -98,9 +131,9 @@ function(syncfab_peakrdl ip)
     endif()
   endif()
   _syncfab_peakrdl_run("${A_RDL}" "markdown"
-    markdown "${A_RDL}" -o "${_scratch}/doc/${ip}.md")
+    markdown "${A_RDL}" -o "${_scratch}/doc/${ip}.md" ${_p})
   _syncfab_peakrdl_run("${A_RDL}" "html"
-    html "${A_RDL}" -o "${_scratch}/doc/${ip}_html"
+    html "${A_RDL}" -o "${_scratch}/doc/${ip}_html" ${_p}
     --title "${A_TITLE}")
 
   _syncfab_peakrdl_publish("${_scratch}/sv" "${_gen}")

@@ -1,7 +1,15 @@
 # One verilated static library per RTL top, from that top's .f file list.
 #
 #   syncfab_verilate(<lib> TOP <module> FILELIST <file.f> [LARGE [OPT_FAST <-Ox>]]
-#                    [COVERAGE] [PARAMS Name=Value ...] [ARGS <extra verilator args> ...])
+#                    [COVERAGE] [PREFIX <class>] [GEN_REPLACE <folder>=<folder> ...]
+#                    [PARAMS Name=Value ...] [ARGS <extra verilator args> ...])
+#
+# The model class is V<module> unless PREFIX names another (Verilator's
+# --prefix): two models of one top at different parameters link into one
+# binary only with different classes. GEN_REPLACE lists, for this model
+# only, a generated folder (under ${SYNCFAB_GEN}) read instead of one the .f
+# names: the same generated sources at other parameters (a register block of
+# another size), without a second set of file lists.
 #
 # A model is compiled as one translation unit (CMake's unity build) unless it
 # is LARGE: the generated files of a small model are each mostly the parse of
@@ -95,7 +103,8 @@ function(syncfab_verilator_flags out)
 endfunction()
 
 function(syncfab_verilate lib)
-  cmake_parse_arguments(SV "LARGE;COVERAGE" "TOP;FILELIST;OPT_FAST" "PARAMS;ARGS" ${ARGN})
+  cmake_parse_arguments(SV "LARGE;COVERAGE" "TOP;FILELIST;OPT_FAST;PREFIX" "PARAMS;ARGS;GEN_REPLACE"
+                        ${ARGN})
   if(SV_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "syncfab_verilate(${lib}): unknown arguments ${SV_UNPARSED_ARGUMENTS}")
   endif()
@@ -108,7 +117,21 @@ function(syncfab_verilate lib)
   if(NOT SV_TOP OR NOT SV_FILELIST)
     message(FATAL_ERROR "syncfab_verilate(${lib}) needs TOP and FILELIST")
   endif()
+  if(NOT SV_PREFIX)
+    set(SV_PREFIX "V${SV_TOP}")
+  endif()
   syncfab_read_filelist("${SV_FILELIST}" _srcs _incs)
+  foreach(_r IN LISTS SV_GEN_REPLACE)
+    if(NOT _r MATCHES "^([^=/]+)=([^=/]+)$")
+      message(FATAL_ERROR "syncfab_verilate(${lib}): GEN_REPLACE ${_r} is not <folder>=<folder>")
+    endif()
+    set(_from "${SYNCFAB_GEN_DIR}/${CMAKE_MATCH_1}/")
+    set(_to "${SYNCFAB_GEN_DIR}/${CMAKE_MATCH_2}/")
+    if(NOT _srcs MATCHES "${CMAKE_MATCH_1}/")
+      message(FATAL_ERROR "syncfab_verilate(${lib}): GEN_REPLACE ${_r}: ${SV_FILELIST} lists nothing in ${_from}")
+    endif()
+    string(REPLACE "${_from}" "${_to}" _srcs "${_srcs}")
+  endforeach()
   syncfab_verilator_flags(_args)
   list(APPEND _args -O3)
   foreach(_inc IN LISTS _incs)
@@ -125,7 +148,7 @@ function(syncfab_verilate lib)
   # What this library is (scripts/bench_sim.py names models by it).
   list(JOIN SV_PARAMS " " _params)
   file(WRITE "${CMAKE_BINARY_DIR}/verilated/${lib}.txt"
-       "top: ${SV_TOP}\nparams: ${_params}\nfilelist: ${SV_FILELIST}\n")
+       "top: ${SV_TOP}\nparams: ${_params}\nfilelist: ${SV_FILELIST}\nclass: ${SV_PREFIX}\n")
 
   add_library(${lib} STATIC)
   if(SV_LARGE)
@@ -138,7 +161,7 @@ function(syncfab_verilate lib)
   verilate(${lib}
     SOURCES ${_srcs}
     TOP_MODULE ${SV_TOP}
-    PREFIX V${SV_TOP}
+    PREFIX ${SV_PREFIX}
     TRACE_FST TRACE_STRUCTS
     VERILATOR_ARGS ${_args}
     ${_opt})
@@ -146,15 +169,15 @@ function(syncfab_verilate lib)
     target_compile_options(${lib} PRIVATE -g0)
   endif()
 
-  # V<top>__inputs.hpp: the model's inputs for the harness's idle skipping
-  # (scripts/vl_inputs.py, from the ports in V<top>.h, written by Verilator
+  # <class>__inputs.hpp: the model's inputs for the harness's idle skipping
+  # (scripts/vl_inputs.py, from the ports in <class>.h, written by Verilator
   # at configure time just above).
-  set(_mdir "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${lib}.dir/V${SV_TOP}.dir")
+  set(_mdir "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${lib}.dir/${SV_PREFIX}.dir")
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
                "${CMAKE_SOURCE_DIR}/scripts/vl_inputs.py")
   execute_process(
     COMMAND "${SYNCFAB_PYTHON}" "${CMAKE_SOURCE_DIR}/scripts/vl_inputs.py"
-            "${_mdir}/V${SV_TOP}.h" "${_mdir}/V${SV_TOP}__inputs.hpp"
+            "${_mdir}/${SV_PREFIX}.h" "${_mdir}/${SV_PREFIX}__inputs.hpp"
     RESULT_VARIABLE _rc ERROR_VARIABLE _err)
   if(NOT _rc EQUAL 0)
     message(FATAL_ERROR "syncfab: vl_inputs.py failed for ${lib}:\n${_err}")

@@ -13,8 +13,17 @@
 namespace syncfab::tb::system {
 
 std::unique_ptr<NicNode> make_nic(Backend b, TestContext& ctx, const std::string& name);
-// max_pkt_flits: the longest packet the fabric carries (a model switch's lags).
+
+// The switch_top port count a switch with `ports` SM data ports runs on: the
+// smallest verilated shape that holds it, 8 (vl_switch_top8) or 16
+// (vl_switch_top16), for either backend, so that an RTL fabric and its golden
+// fabric have the same switches; 0 when no shape holds it.
+unsigned switch_ports_for(unsigned ports);
+
+// A switch of switch_ports_for(ports) ports (std::invalid_argument naming
+// the switch and its count when that is 0). max_pkt_flits: the longest
+// packet the fabric carries (a model switch's lags).
 std::unique_ptr<SwitchNode> make_switch(Backend b, TestContext& ctx, const std::string& name,
-                                        unsigned max_pkt_flits = 1);
+                                        unsigned ports, unsigned max_pkt_flits = 1);
 
 }  // namespace syncfab::tb::system

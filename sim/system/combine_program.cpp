@@ -21,12 +21,13 @@ std::size_t program_combine(SystemFabric& sys, std::span<const sm::Group> groups
   for (std::size_t g = 0; g < trees.size(); ++g) {
     const std::vector<sm::CombineNode> nodes = sm::combine_tree(sys.sm(), groups[g], trees[g]);
     for (const sm::CombineNode& c : nodes) {
+      const unsigned ports = sys.sw(c.sw).port_count();
       driver::CombineEntry e;
       for (const sm::PortNum p : c.children) {
-        e.children |= 1U << swfab::hw_port(p);
+        e.children |= 1U << swfab::hw_port(p, ports);
       }
       e.root = c.root;
-      e.parent = c.root ? 0U : swfab::hw_port(c.parent);
+      e.parent = c.root ? 0U : swfab::hw_port(c.parent, ports);
       e.epoch = epochs[g];
       try {
         sys.sw(c.sw).driver().set_combine(trees[g].mlid, e);

@@ -48,7 +48,7 @@ SmPort sm_port_of(SystemFabric& sys, const Link& link) {
   for (unsigned s = 0; s < sys.switch_count(); ++s) {
     for (unsigned p = 0; p < sys.sw(s).port_count(); ++p) {
       if (sys.switch_link(s, p) == &link) {
-        return SmPort{sys.sm().switch_node(s), swfab::sm_port(p)};
+        return SmPort{sys.sm().switch_node(s), swfab::sm_port(p, sys.sw(s).port_count())};
       }
     }
   }
@@ -122,12 +122,12 @@ void check_avoids(SystemFabric& sys, const SystemRouting& r, const Link& link) {
         continue;
       }
       const std::string who = sys.sw(s).name() + " port " + std::to_string(p);
-      for (const driver::LftEntry& e : swfab::lft_entries(*r.uc.lft, s)) {
+      for (const driver::LftEntry& e : swfab::lft_entries(*r.uc.lft, s, sys.sw(s).port_count())) {
         TB_CHECK_NE(unsigned{e.port}, p)
             << r.unicast << " routes LID " << sm::hex_lid(e.lid) << " at " << who
             << " onto the failed link " << link.name();
       }
-      for (const auto& [mlid, mask] : swfab::mft_masks(r.trees, s)) {
+      for (const auto& [mlid, mask] : swfab::mft_masks(r.trees, s, sys.sw(s).port_count())) {
         TB_CHECK_EQ((mask >> p) & 1U, 0U)
             << r.mc << " forwards MLID " << sm::hex_lid(mlid) << " at " << who
             << " onto the failed link " << link.name();
@@ -143,14 +143,15 @@ RerouteReport reprogram_changed(SystemFabric& sys, const SystemRouting& before,
   for (unsigned s = 0; s < sys.switch_count(); ++s) {
     std::map<std::uint16_t, std::uint8_t> old_lft;
     std::map<std::uint16_t, std::uint8_t> new_lft;
-    for (const driver::LftEntry& e : swfab::lft_entries(*before.uc.lft, s)) {
+    for (const driver::LftEntry& e :
+         swfab::lft_entries(*before.uc.lft, s, sys.sw(s).port_count())) {
       old_lft[e.lid] = e.port;
     }
-    for (const driver::LftEntry& e : swfab::lft_entries(*after.uc.lft, s)) {
+    for (const driver::LftEntry& e : swfab::lft_entries(*after.uc.lft, s, sys.sw(s).port_count())) {
       new_lft[e.lid] = e.port;
     }
-    const auto old_mft = swfab::mft_masks(before.trees, s);
-    const auto new_mft = swfab::mft_masks(after.trees, s);
+    const auto old_mft = swfab::mft_masks(before.trees, s, sys.sw(s).port_count());
+    const auto new_mft = swfab::mft_masks(after.trees, s, sys.sw(s).port_count());
 
     driver::Switch& d = sys.sw(s).driver();
     const std::string& name = sys.sw(s).name();

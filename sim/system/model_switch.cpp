@@ -15,10 +15,8 @@ namespace {
 
 namespace r = hw::switch_regs;
 
-static_assert(ModelSwitch::kPorts == swfab::kPorts, "the model switch has vl_switch_top8's ports");
-
-// vl_switch_top8's shape and the switch's timing (docs/switch-datapath.md,
-// "Enqueue" and "RTL and model timing in the co-simulation"): least
+// vl_switch_top8's shape but the port count (`ports`), and the switch's timing
+// (docs/switch-datapath.md, "Enqueue" and "RTL and model timing in the co-simulation"): least
 // forwarding latency kSwitchForward at the node's ports, one copy enqueued
 // per cycle, copies back to back, any number of outputs starting per cycle,
 // one WRED LFSR for the switch. The node's lags (`lag`: in_lag + out_lag)
@@ -26,10 +24,9 @@ static_assert(ModelSwitch::kPorts == swfab::kPorts, "the model switch has vl_swi
 // node in kSwitchForward cycles like the hardware, not kSwitchForward + lag;
 // the model needs at least 1, so with packets of 3 flits or more the node
 // is slower than that by 2L - 4 cycles.
-model::SwitchModelParams model_params(unsigned lag) {
+model::SwitchModelParams model_params(unsigned ports, unsigned lag) {
   model::SwitchModelParams mp;
-  mp.csr = model::SwitchCsrParams{swfab::kPorts, swfab::kBufCells, swfab::kLftEntries,
-                                  swfab::kMftEntries};
+  mp.csr = model::SwitchCsrParams{ports, swfab::kBufCells, swfab::kLftEntries, swfab::kMftEntries};
   mp.fwd_latency = lag + 1 < kSwitchForward ? static_cast<unsigned>(kSwitchForward) - lag : 1U;
   mp.egress_gap = 0;
   mp.starts_per_cycle = 0;
@@ -47,23 +44,27 @@ void ModelSwitchPort::offer(const LinkFlit* flit) {
   }
 }
 
-ModelSwitch::ModelSwitch(TestContext& ctx, const std::string& name, unsigned max_pkt_flits)
+ModelSwitch::ModelSwitch(TestContext& ctx, const std::string& name, unsigned ports,
+                         unsigned max_pkt_flits)
     : SwitchNode(name),
       clock_(ctx.sim(), name),
+      ports_count_(ports),
       max_pkt_flits_(max_pkt_flits),
       in_lag_(std::max<unsigned>(max_pkt_flits, model::kPfcFrameFlits) - 1),
       out_lag_(max_pkt_flits == 0 ? 0 : max_pkt_flits - 1),
-      model_(std::make_unique<model::SwitchModel>(model_params(in_lag_ + out_lag_))) {
+      model_(std::make_unique<model::SwitchModel>(model_params(ports, in_lag_ + out_lag_))),
+      tx_seen_(ports, 0),
+      pfc_seen_(ports, 0) {
   if (max_pkt_flits == 0) {
     throw std::invalid_argument("switch " + name + ": max_pkt_flits 0 (a packet has >= 1 flit)");
   }
-  for (auto& p : ports_) {
-    p = std::make_unique<ModelSwitchPort>();
+  for (unsigned p = 0; p < ports; ++p) {
+    ports_.push_back(std::make_unique<ModelSwitchPort>());
   }
 }
 
 SwitchShape ModelSwitch::shape() const {
-  return {swfab::kPorts, swfab::kLftEntries, swfab::kMftEntries};
+  return {ports_count_, swfab::kLftEntries, swfab::kMftEntries};
 }
 
 void ModelSwitch::schedule(unsigned port, std::uint64_t model_first,
@@ -94,7 +95,7 @@ void ModelSwitch::settle(std::uint64_t /*cycle*/) {
   }
   const std::uint64_t mnow = now - *base_;
   const std::size_t longest = std::max<std::size_t>(max_pkt_flits_, model::kPfcFrameFlits);
-  for (unsigned i = 0; i < kPorts; ++i) {
+  for (unsigned i = 0; i < ports_count_; ++i) {
     ModelSwitchPort& p = *ports_[i];
     if (!p.offered()) {
       continue;
@@ -113,7 +114,7 @@ void ModelSwitch::settle(std::uint64_t /*cycle*/) {
     }
   }
   model_->tick();
-  for (unsigned i = 0; i < kPorts; ++i) {
+  for (unsigned i = 0; i < ports_count_; ++i) {
     const auto& copies = model_->transmitted(i);
     for (; tx_seen_[i] < copies.size(); ++tx_seen_[i]) {
       schedule(i, copies[tx_seen_[i]].first_cycle, copies[tx_seen_[i]].flits);

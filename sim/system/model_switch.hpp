@@ -1,7 +1,7 @@
 // The golden-model switch backend: cpp-model's SwitchModel (packet level) in
-// the shape of vl_switch_top8, programmed through its CSR block by the
-// unchanged driver::Switch. Its ports turn flits into packets and packets
-// back into one flit per cycle:
+// the shape of vl_switch_top8 or, with 16 ports, vl_switch_top16, programmed through its CSR block
+// by the unchanged driver::Switch. Its ports turn flits into packets and packets back into one flit
+// per cycle:
 //  - in: a port takes every flit the link offers (the model has no rx
 //    backpressure) and hands the packet to receive_timed() when its last
 //    flit arrived, with the cycle of each flit;
@@ -18,7 +18,6 @@
 // at least one cycle (L <= 2).
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -56,10 +55,12 @@ class ModelSwitchPort final : public Port {
 
 class ModelSwitch final : public SwitchNode {
  public:
-  // max_pkt_flits: the longest packet the fabric carries (sets the lags above).
-  ModelSwitch(TestContext& ctx, const std::string& name, unsigned max_pkt_flits = 1);
+  // ports: the switch's ports (1..hw::switch_regs::kMaxPorts); max_pkt_flits:
+  // the longest packet the fabric carries (sets the lags above).
+  ModelSwitch(TestContext& ctx, const std::string& name, unsigned ports,
+              unsigned max_pkt_flits = 1);
 
-  [[nodiscard]] unsigned port_count() const override { return kPorts; }
+  [[nodiscard]] unsigned port_count() const override { return ports_count_; }
   [[nodiscard]] Port& port(unsigned p) override { return *ports_.at(p); }
   [[nodiscard]] Clock& clk() override { return clock_.clk(); }
   // The model starts in its reset state; settle() is first called after reset.
@@ -74,20 +75,19 @@ class ModelSwitch final : public SwitchNode {
   // Cycles a flit spends in this node beyond the model's own forwarding.
   [[nodiscard]] unsigned extra_latency() const { return in_lag_ + out_lag_; }
 
-  static constexpr unsigned kPorts = 8;
-
  private:
   void schedule(unsigned port, std::uint64_t model_first, std::span<const model::Flit> flits);
 
   ModelClock clock_;
+  unsigned ports_count_;
   unsigned max_pkt_flits_;
   unsigned in_lag_;
   unsigned out_lag_;
   std::unique_ptr<model::SwitchModel> model_;  // counter() reads through a const node
   std::unique_ptr<driver::Switch> drv_;
-  std::array<std::unique_ptr<ModelSwitchPort>, kPorts> ports_;
-  std::array<std::size_t, kPorts> tx_seen_{};
-  std::array<std::size_t, kPorts> pfc_seen_{};
+  std::vector<std::unique_ptr<ModelSwitchPort>> ports_;
+  std::vector<std::size_t> tx_seen_;
+  std::vector<std::size_t> pfc_seen_;
   std::optional<std::uint64_t> base_;  // clock cycle of the model's cycle 0
 };
 

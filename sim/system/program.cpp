@@ -22,7 +22,7 @@ ProgramReport program_switches(SystemFabric& sys, const sm::Lft& lft,
   for (unsigned s = 0; s < sys.switch_count(); ++s) {
     const SwitchShape shape = sys.sw(s).shape();
     const std::string& name = sys.sw(s).name();
-    lfts[s] = swfab::lft_entries(lft, s);
+    lfts[s] = swfab::lft_entries(lft, s, sys.sw(s).port_count());
     for (const driver::LftEntry& e : lfts[s]) {
       if (e.lid >= shape.lft_entries) {
         throw std::invalid_argument("switch " + name + ": LID " + sm::hex_lid(e.lid) +
@@ -30,7 +30,7 @@ ProgramReport program_switches(SystemFabric& sys, const sm::Lft& lft,
                                     " entries)");
       }
     }
-    mfts[s] = swfab::mft_masks(trees, s);
+    mfts[s] = swfab::mft_masks(trees, s, sys.sw(s).port_count());
     for (const auto& [mlid, mask] : mfts[s]) {
       if (mlid < fmt::kMlidBase || mlid - fmt::kMlidBase >= static_cast<int>(shape.mft_entries)) {
         throw std::invalid_argument("switch " + name + ": MLID " + sm::hex_lid(mlid) +

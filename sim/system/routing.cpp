@@ -59,7 +59,8 @@ ProgramReport program_and_verify(SystemFabric& sys, const SystemRouting& routing
   const ProgramReport pr = program_switches(sys, *routing.uc.lft, routing.trees);
   for (unsigned s = 0; s < sys.switch_count(); ++s) {
     driver::Switch& d = sys.sw(s).driver();
-    for (const driver::LftEntry& e : swfab::lft_entries(*routing.uc.lft, s)) {
+    for (const driver::LftEntry& e :
+         swfab::lft_entries(*routing.uc.lft, s, sys.sw(s).port_count())) {
       const std::optional<unsigned> got = d.lft(e.lid);
       if (got != e.port) {
         throw std::runtime_error(sys.sw(s).name() + ": LFT LID " + sm::hex_lid(e.lid) +
@@ -68,7 +69,7 @@ ProgramReport program_and_verify(SystemFabric& sys, const SystemRouting& routing
                                  ", programmed port " + std::to_string(e.port));
       }
     }
-    for (const auto& [mlid, mask] : swfab::mft_masks(routing.trees, s)) {
+    for (const auto& [mlid, mask] : swfab::mft_masks(routing.trees, s, sys.sw(s).port_count())) {
       const std::optional<std::uint32_t> got = d.mft(mlid);
       if (got != mask) {
         throw std::runtime_error(sys.sw(s).name() + ": MFT MLID " + sm::hex_lid(mlid) +

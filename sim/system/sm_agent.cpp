@@ -13,7 +13,7 @@ void SwitchGroupProgrammer::program(const sm::Group& group, const sm::McTree& tr
                                     std::uint16_t epoch) {
   std::map<sm::SwitchIdx, std::uint32_t> masks;
   for (const sm::MftEntry& e : tree.entries) {
-    masks[e.sw] |= 1U << swfab::hw_port(e.port);
+    masks[e.sw] |= 1U << swfab::hw_port(e.port, sys_.sw(e.sw).port_count());
   }
   for (const auto& [s, mask] : masks) {
     driver::Switch& d = sys_.sw(s).driver();
@@ -25,12 +25,13 @@ void SwitchGroupProgrammer::program(const sm::Group& group, const sm::McTree& tr
     ++written_;
   }
   for (const sm::CombineNode& c : sm::combine_tree(sys_.sm(), group, tree)) {
+    const unsigned ports = sys_.sw(c.sw).port_count();
     driver::CombineEntry e;
     for (const sm::PortNum p : c.children) {
-      e.children |= 1U << swfab::hw_port(p);
+      e.children |= 1U << swfab::hw_port(p, ports);
     }
     e.root = c.root;
-    e.parent = c.root ? 0U : swfab::hw_port(c.parent);
+    e.parent = c.root ? 0U : swfab::hw_port(c.parent, ports);
     e.epoch = epoch;
     sys_.sw(c.sw).driver().set_combine(tree.mlid, e);  // reads it back
     ++written_;

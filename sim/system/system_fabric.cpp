@@ -25,7 +25,8 @@ SystemFabric::SystemFabric(TestContext& ctx, const sm::Fabric& smf, const System
   const auto backend = [&](sm::NodeId n) { return cfg.backend ? cfg.backend(n) : Backend::kRtl; };
   for (sm::SwitchIdx s = 0; s < smf.switch_count(); ++s) {
     const sm::NodeId n = smf.switch_node(s);
-    switches_.push_back(make_switch(backend(n), ctx, smf.name(n), cfg.max_pkt_flits));
+    switches_.push_back(make_switch(backend(n), ctx, smf.name(n),
+                                    static_cast<unsigned>(smf.num_ports(n)), cfg.max_pkt_flits));
   }
   // Index of each HCA among the NICs or among the bulk hosts.
   std::vector<unsigned> hca_index(smf.node_count(), 0);
@@ -66,7 +67,7 @@ SystemFabric::SystemFabric(TestContext& ctx, const sm::Fabric& smf, const System
   const auto end_of = [&](sm::NodeId n, sm::PortNum p) -> EndRef {
     if (smf.is_switch(n)) {
       const sm::SwitchIdx s = smf.switch_index(n);
-      const unsigned hw = swfab::hw_port(p);
+      const unsigned hw = swfab::hw_port(p, switches_[s]->port_count());
       return {switches_[s].get(), hw, &switch_link_[s][hw]};
     }
     const unsigned i = hca_index.at(n);

@@ -6,17 +6,17 @@
 
 namespace syncfab::tb::swfab {
 
-unsigned hw_port(sm::PortNum p) {
-  if (p == 0 || p > kPorts) {
+unsigned hw_port(sm::PortNum p, unsigned ports) {
+  if (p == 0 || p > ports) {
     throw std::invalid_argument("SM port " + std::to_string(p) +
-                                " has no switch_top port (data ports 1.." + std::to_string(kPorts) +
+                                " has no switch_top port (data ports 1.." + std::to_string(ports) +
                                 ")");
   }
   return p - 1U;
 }
 
-sm::PortNum sm_port(unsigned hw) {
-  if (hw >= kPorts) {
+sm::PortNum sm_port(unsigned hw, unsigned ports) {
+  if (hw >= ports) {
     throw std::invalid_argument("switch_top port " + std::to_string(hw) + " out of range");
   }
   return static_cast<sm::PortNum>(hw + 1);
@@ -78,15 +78,15 @@ void for_each_link(
   }
 }
 
-std::vector<driver::LftEntry> lft_entries(const sm::Lft& lft, sm::SwitchIdx s) {
+std::vector<driver::LftEntry> lft_entries(const sm::Lft& lft, sm::SwitchIdx s, unsigned ports) {
   std::vector<driver::LftEntry> out;
   for (std::size_t d = 1; d < lft.lid_count(); ++d) {
     const sm::PortNum p = lft.get(s, static_cast<sm::Lid>(d));
     if (p == 0 || p == sm::kNoRoute) {
       continue;
     }
-    out.push_back(
-        driver::LftEntry{static_cast<std::uint16_t>(d), static_cast<std::uint8_t>(hw_port(p))});
+    out.push_back(driver::LftEntry{static_cast<std::uint16_t>(d),
+                                   static_cast<std::uint8_t>(hw_port(p, ports))});
   }
   return out;
 }
@@ -101,13 +101,13 @@ std::size_t program_lfts(Fabric& f, const sm::Lft& lft) {
   return n;
 }
 
-std::map<std::uint16_t, std::uint32_t> mft_masks(std::span<const sm::McTree> trees,
-                                                 sm::SwitchIdx s) {
+std::map<std::uint16_t, std::uint32_t> mft_masks(std::span<const sm::McTree> trees, sm::SwitchIdx s,
+                                                 unsigned ports) {
   std::map<std::uint16_t, std::uint32_t> masks;
   for (const sm::McTree& t : trees) {
     for (const sm::MftEntry& e : t.entries) {
       if (e.sw == s) {
-        masks[t.mlid] |= 1U << hw_port(e.port);
+        masks[t.mlid] |= 1U << hw_port(e.port, ports);
       }
     }
   }

@@ -3,7 +3,7 @@
 // unicast engines give the LFTs, its multicast engines the MFTs.
 //
 // Port numbering: an SM switch has the management port 0 and data ports
-// 1..N (InfiniBand); switch_top's ports are 0..7. SM data port p is
+// 1..N (InfiniBand); switch_top's ports are 0..N-1. SM data port p is
 // switch_top port p - 1 (hw_port/sm_port); an entry for SM port 0 (the
 // switch's own LID) is not programmed, so such a LID drops as unrouted.
 #pragma once
@@ -21,8 +21,10 @@
 
 namespace syncfab::tb::swfab {
 
-unsigned hw_port(sm::PortNum p);  // throws for 0 or a port past kPorts
-sm::PortNum sm_port(unsigned hw);
+// Throw for port 0 or a port past `ports` (the switch_top's port count:
+// kPorts here, 16 for the system fabric's 16-port switches).
+unsigned hw_port(sm::PortNum p, unsigned ports = kPorts);
+sm::PortNum sm_port(unsigned hw, unsigned ports = kPorts);
 
 // Calls fn(a, pa, b, pb) once per link of the SM fabric, from its lower
 // (node, port) end, in node and port order.
@@ -39,14 +41,16 @@ void instantiate(Fabric& f, const sm::Fabric& smf,
 // The harness host of an SM end node (inverse of hcas()[j]).
 unsigned host_of(const sm::Fabric& smf, sm::NodeId hca);
 
-// Switch s's LFT as driver entries: every LID routed to a data port.
-std::vector<driver::LftEntry> lft_entries(const sm::Lft& lft, sm::SwitchIdx s);
+// Switch s's LFT as driver entries: every LID routed to a data port (of
+// `ports`: hw_port's check).
+std::vector<driver::LftEntry> lft_entries(const sm::Lft& lft, sm::SwitchIdx s,
+                                          unsigned ports = kPorts);
 // program_lft on every switch; returns the number of entries written.
 std::size_t program_lfts(Fabric& f, const sm::Lft& lft);
 
 // Switch s's MFT: MLID -> switch_top port mask, from the trees' entries.
-std::map<std::uint16_t, std::uint32_t> mft_masks(std::span<const sm::McTree> trees,
-                                                 sm::SwitchIdx s);
+std::map<std::uint16_t, std::uint32_t> mft_masks(std::span<const sm::McTree> trees, sm::SwitchIdx s,
+                                                 unsigned ports = kPorts);
 // set_mft on every switch for every tree that has an entry there; returns
 // the number of (switch, MLID) entries written.
 std::size_t program_mfts(Fabric& f, std::span<const sm::McTree> trees);

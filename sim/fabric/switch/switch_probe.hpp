@@ -6,15 +6,16 @@
 // (gen_ingress[p].u_ingress, gen_egress[p].u_egress) for the signals the RTL
 // marks `verilator public_flat_rd`, so they survive optimisation under their
 // names; a renamed RTL signal fails the build here, not silently at run time.
+// switch_probe_ports.hpp probes a switch of either verilated shape.
 #pragma once
-
-#include <Vswitch_top.h>
 
 #include <array>
 #include <bit>
 #include <cstdint>
 
 #include "syncfab/fmt/formats.hpp"
+
+class Vswitch_top;  // vl_switch_top8's model
 
 namespace syncfab::tb::swfab {
 
@@ -26,7 +27,8 @@ struct PortProbe {
   const std::uint16_t* wd = nullptr;    // pfc_watchdog state_q: kNumPrio x kWdStateWidth bits
   const std::uint32_t* cnt = nullptr;   // switch_counters gen_port[p].cnt_q[{prio, kind}]
 
-  // A cell count of the probed shape (vl_switch_top8: 256 cells, 0..256).
+  // A cell count of the probed shapes (vl_switch_top8 and vl_switch_top16:
+  // 256 cells, 0..256).
   static constexpr unsigned kOccBits = std::bit_width(256U);
   static_assert(fmt::kNumPrio * fmt::kWdStateWidth <= 16, "state_q fits the probe's word");
 

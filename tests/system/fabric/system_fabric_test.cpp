@@ -101,9 +101,9 @@ SYNCFAB_TEST(system_fabric, misroute_caught) {
 // Fabrics the system refuses before any simulation, each error naming the node.
 SYNCFAB_TEST(system_fabric, refuses_bad_fabrics) {
   {
-    // 10-port switches: above switch_top's 8.
-    const sm::Fabric smf = sm::make_fabric("fattree:ports=10,levels=1");
-    expect_refused([&] { SystemFabric sys(ctx, smf); }, "sw-l1-0", "switch radix 10");
+    // 18-port switches: above the largest verilated shape (16 ports).
+    const sm::Fabric smf = sm::make_fabric("fattree:ports=18,levels=1");
+    expect_refused([&] { SystemFabric sys(ctx, smf); }, "sw-l1-0", "switch radix 18");
   }
   {
     sm::Fabric smf = fat_tree_16();
