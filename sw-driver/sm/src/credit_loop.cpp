@@ -1,6 +1,11 @@
 #include "syncfab/sm/credit_loop.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <limits>
+#include <thread>
+#include <utility>
 
 #include "syncfab/sm/errors.hpp"
 
@@ -25,7 +30,8 @@ namespace {
 
 // The graph: node = port slot of a switch-to-switch channel (at its tail) x
 // lane; a node's successors all leave the channel's head switch, so they are
-// kept as a bitmap over (head port, lane).
+// kept as a bitmap over (head port, lane). Walkers fill bitmaps of their own
+// (bit()) that are OR-ed into the graph's (merge()).
 class Cdg {
  public:
   Cdg(const Fabric& f, int lanes) : f_(f), lanes_(static_cast<std::size_t>(lanes)) {
@@ -64,15 +70,15 @@ class Cdg {
   [[nodiscard]] std::size_t node(std::size_t slot, std::size_t vl) const {
     return slot * lanes_ + vl;
   }
-  // Adds node -> (head port q, lane v); returns true when new.
-  bool add(std::size_t from, PortNum q, std::size_t v) {
-    const std::size_t b = offset_[from] + q * lanes_ + v;
-    const std::uint64_t m = std::uint64_t{1} << (b % 64);
-    if ((bits_[b / 64] & m) != 0) {
-      return false;
+  // The bit of node -> (head port q, lane v).
+  [[nodiscard]] std::size_t bit(std::size_t from, PortNum q, std::size_t v) const {
+    return offset_[from] + q * lanes_ + v;
+  }
+  [[nodiscard]] std::size_t words() const { return bits_.size(); }
+  void merge(const std::vector<std::uint64_t>& bits) {
+    for (std::size_t i = 0; i < bits_.size(); ++i) {
+      bits_[i] |= bits[i];
     }
-    bits_[b / 64] |= m;
-    return true;
   }
   template <typename F>
   void for_each_successor(std::size_t from, F&& fn) const {
@@ -87,6 +93,7 @@ class Cdg {
     }
   }
   [[nodiscard]] std::size_t node_count() const { return offset_.size() - 1; }
+  [[nodiscard]] std::size_t lanes() const { return lanes_; }
   [[nodiscard]] NodeId head(std::size_t slot) const { return head_[slot]; }
 
  private:
@@ -97,23 +104,337 @@ class Cdg {
   std::vector<std::uint64_t> bits_;
 };
 
+// The fabric as the walks read it, without Fabric's node indirections: the
+// switch ports numbered densely (base[s] + port) and per port the switch its
+// channel leads to (kNoSwitch when the port is not a switch-to-switch
+// channel), that switch's base and the port the channel enters there.
+struct Channels {
+  struct Hop {
+    SwitchIdx next = kNoSwitch;
+    std::uint32_t next_base = 0;
+    PortNum in = 0;
+  };
+  std::vector<std::uint32_t> base;  // per switch: the index of its port 0
+  std::vector<PortNum> ports;       // per switch: its highest port
+  std::vector<Hop> hop;             // per switch port
+  std::vector<std::size_t> slot;    // per switch port: Fabric::port_slot
+
+  explicit Channels(const Fabric& f) {
+    std::size_t n = 0;
+    for (SwitchIdx s = 0; s < f.switch_count(); ++s) {
+      base.push_back(static_cast<std::uint32_t>(n));
+      ports.push_back(static_cast<PortNum>(f.num_ports(f.switch_node(s))));
+      n += ports.back() + std::size_t{1};
+    }
+    if (n > std::numeric_limits<std::uint32_t>::max()) {
+      throw FabricError("credit-loop check: " + std::to_string(n) + " switch ports");
+    }
+    hop.resize(n);
+    slot.resize(n);
+    for (SwitchIdx s = 0; s < f.switch_count(); ++s) {
+      const NodeId node = f.switch_node(s);
+      for (PortNum p = 0; p <= ports[s]; ++p) {
+        slot[base[s] + p] = f.port_slot(node, p);
+        const PortPeer o = p == 0 ? PortPeer{} : f.peer(node, p);
+        if (o.connected() && f.is_switch(o.node)) {
+          const SwitchIdx t = f.switch_index(o.node);
+          hop[base[s] + p] = Hop{t, 0, o.port};
+        }
+      }
+    }
+    for (Hop& h : hop) {
+      if (h.next != kNoSwitch) {
+        h.next_base = base[h.next];
+      }
+    }
+  }
+  [[nodiscard]] std::size_t count() const { return hop.size(); }
+  // The table entry as a walk sees it: the port when it is a switch-to-switch
+  // channel, else 0 (the packet leaves the switch fabric or is dropped).
+  [[nodiscard]] PortNum channel(SwitchIdx s, PortNum p) const {
+    return p >= 1 && p <= ports[s] && hop[base[s] + p].next != kNoSwitch ? p : 0;
+  }
+};
+
+// The graph's nodes as the walks number them, dense switch port x lane, and
+// where each one's successor bitmap starts: bit (cell[node] + q) * lanes + v
+// is node -> (head port q, lane v). Shared by all walkers.
+struct Cells {
+  std::size_t lanes;
+  std::vector<std::uint32_t> cell;
+
+  Cells(const Cdg& g, const Channels& ch) : lanes(g.lanes()), cell(ch.count() * g.lanes(), 0) {
+    if (g.words() * 64 / lanes > std::numeric_limits<std::uint32_t>::max()) {
+      throw FabricError("credit-loop check: " + std::to_string(g.words() * 64) +
+                        " dependency bits");
+    }
+    for (std::size_t i = 0; i < ch.count(); ++i) {
+      if (ch.hop[i].next != kNoSwitch) {
+        for (std::size_t v = 0; v < lanes; ++v) {
+          cell[i * lanes + v] =
+              static_cast<std::uint32_t>(g.bit(g.node(ch.slot[i], v), 0, 0) / lanes);
+        }
+      }
+    }
+  }
+};
+
+// The lanes as the walks read them: tables where the assignment promises to
+// ignore the destination (`first` per switch port; `next` per graph node and
+// out port, laid out like the successor bitmaps), its functions otherwise.
+// Tabulated values are range-checked when used, as the functions' are, so a
+// combination no path takes cannot fail the check.
+class Lanes {
+ public:
+  Lanes(const VlAssignment& v, const Channels& ch, const Cells& cells)
+      : v_(v), lanes_(static_cast<std::size_t>(v.lanes)) {
+    if (v.first && v.first_ignores_dst) {
+      first_.assign(ch.count(), 0);
+      for (SwitchIdx s = 0; s < ch.base.size(); ++s) {
+        for (PortNum p = 1; p <= ch.ports[s]; ++p) {
+          if (ch.hop[ch.base[s] + p].next != kNoSwitch) {
+            first_[ch.base[s] + p] = v.first(s, 0, p);
+          }
+        }
+      }
+    }
+    if (v.next && v.next_ignores_dst) {
+      std::size_t size = 0;
+      for (std::size_t i = 0; i < ch.count(); ++i) {
+        if (ch.hop[i].next != kNoSwitch) {
+          const std::size_t end =
+              cells.cell[i * lanes_ + lanes_ - 1] + ch.ports[ch.hop[i].next] + 1;
+          size = std::max(size, end);
+        }
+      }
+      next_.assign(size, 0);
+      for (std::size_t i = 0; i < ch.count(); ++i) {
+        const Channels::Hop& h = ch.hop[i];
+        if (h.next == kNoSwitch) {
+          continue;
+        }
+        for (std::size_t vl = 0; vl < lanes_; ++vl) {
+          for (PortNum q = 1; q <= ch.ports[h.next]; ++q) {
+            if (ch.channel(h.next, q) != 0) {
+              next_[cells.cell[i * lanes_ + vl] + q] =
+                  v.next(h.next, h.in, q, static_cast<std::uint8_t>(vl), 0);
+            }
+          }
+        }
+      }
+    }
+  }
+  [[nodiscard]] bool constant() const { return !v_.first && !v_.next; }
+  // port: the dense index of (src, out).
+  [[nodiscard]] std::size_t first(SwitchIdx src, Lid dst, PortNum out, std::size_t port) const {
+    if (!v_.first) {
+      return 0;
+    }
+    return checked(first_.empty() ? v_.first(src, dst, out) : first_[port]);
+  }
+  // cell: the arriving node's Cells::cell.
+  [[nodiscard]] std::size_t next(SwitchIdx at, PortNum in, PortNum out, std::size_t vl, Lid dst,
+                                 std::uint32_t cell) const {
+    if (!v_.next) {
+      return vl;
+    }
+    if (next_.empty()) {
+      return checked(v_.next(at, in, out, static_cast<std::uint8_t>(vl), dst));
+    }
+    return checked(next_[cell + out]);
+  }
+
+ private:
+  [[nodiscard]] std::size_t checked(std::uint8_t v) const {
+    if (v >= lanes_) {
+      throw FabricError("credit-loop check: lane " + std::to_string(v) + " of " +
+                        std::to_string(lanes_));
+    }
+    return v;
+  }
+
+  const VlAssignment& v_;
+  std::size_t lanes_;
+  std::vector<std::uint8_t> first_;  // per switch port, when first ignores the destination
+  std::vector<std::uint8_t> next_;   // per (cell + out port), when next does
+};
+
+// Destination LIDs in walk order: grouped by switch (the lanes may depend on
+// it), groups packed into blocks whose tables are read together.
+struct Destinations {
+  std::vector<Lid> lids;            // grouped by switch, ascending within a group
+  std::vector<std::size_t> groups;  // start of each group in lids, then lids.size()
+  std::vector<std::size_t> blocks;  // first group of each block, then the group count
+  std::size_t widest = 0;           // most LIDs in one block
+};
+
+Destinations destinations(const Fabric& f, const Lft& lft, std::size_t block_lids) {
+  std::vector<std::pair<std::uint64_t, Lid>> keyed;
+  for (std::size_t l = 1; l < lft.lid_count(); ++l) {
+    const auto d = static_cast<Lid>(l);
+    const LidOwner o = f.lid_owner(d);
+    if (o.node == kNoNode) {
+      continue;
+    }
+    const SwitchIdx s = f.is_switch(o.node) ? f.switch_index(o.node) : f.attach_switch(o.node);
+    // An end node without a switch gets a group of its own.
+    keyed.emplace_back(s != kNoSwitch ? s : f.switch_count() + l, d);
+  }
+  std::sort(keyed.begin(), keyed.end());
+  Destinations r;
+  for (std::size_t i = 0; i < keyed.size(); ++i) {
+    if (i == 0 || keyed[i].first != keyed[i - 1].first) {
+      r.groups.push_back(i);
+    }
+    r.lids.push_back(keyed[i].second);
+  }
+  r.groups.push_back(r.lids.size());
+  const std::size_t n_groups = r.groups.size() - 1;
+  for (std::size_t g = 0; g < n_groups;) {
+    r.blocks.push_back(g);
+    std::size_t e = g + 1;
+    while (e < n_groups && r.groups[e + 1] - r.groups[g] <= block_lids) {
+      ++e;
+    }
+    r.widest = std::max(r.widest, r.groups[e] - r.groups[g]);
+    g = e;
+  }
+  r.blocks.push_back(n_groups);
+  return r;
+}
+
+// One walker's state: its own visit stamps and dependency bitmap, so walkers
+// on disjoint destination blocks need no locks. Its (channel, lane) nodes are
+// dense switch port x lane; bit_ maps them to the graph's bitmaps.
+class Walker {
+ public:
+  Walker(const Lft& lft, const Cdg& g, const Channels& ch, const Cells& cells, const Lanes& lanes,
+         const std::vector<SwitchIdx>& sources, const Destinations& dst)
+      : lft_(lft),
+        ch_(ch),
+        cells_(cells),
+        lanes_(lanes),
+        sources_(sources),
+        dst_(dst),
+        n_sw_(ch.base.size()),
+        col_(dst.widest * n_sw_),
+        seen_(cells.cell.size(), 0),
+        bits_(g.words(), 0) {}
+
+  void block(std::size_t b) {
+    const std::size_t g0 = dst_.blocks[b];
+    const std::size_t g1 = dst_.blocks[b + 1];
+    const Lid* lids = dst_.lids.data() + dst_.groups[g0];
+    const std::size_t m = dst_.groups[g1] - dst_.groups[g0];
+    // Tables are stored per switch; walks read one destination across all
+    // switches, so the block is first copied column-wise, a few rows at a
+    // time (reads run along the rows, writes fill a cache line per LID).
+    constexpr std::size_t kRows = 16;
+    for (std::size_t s0 = 0; s0 < n_sw_; s0 += kRows) {
+      const std::size_t s1 = std::min(n_sw_, s0 + kRows);
+      for (std::size_t j = 0; j < m; ++j) {
+        PortNum* c = col_.data() + j * n_sw_;
+        for (std::size_t s = s0; s < s1; ++s) {
+          const auto sw = static_cast<SwitchIdx>(s);
+          c[s] = ch_.channel(sw, lft_.get(sw, lids[j]));
+        }
+      }
+    }
+    // LIDs of one switch with equal columns take the same walks on the same
+    // lanes (VlAssignment's requirement): one walk for all of them.
+    std::vector<std::size_t> walked;
+    for (std::size_t g = g0; g < g1; ++g) {
+      walked.clear();
+      const std::size_t j1 = dst_.groups[g + 1] - dst_.groups[g0];
+      for (std::size_t j = dst_.groups[g] - dst_.groups[g0]; j < j1; ++j) {
+        const PortNum* c = col_.data() + j * n_sw_;
+        const bool same = std::any_of(walked.begin(), walked.end(), [&](std::size_t k) {
+          return std::equal(c, c + n_sw_, col_.data() + k * n_sw_);
+        });
+        if (same) {
+          continue;
+        }
+        walked.push_back(j);
+        if (lanes_.constant()) {
+          walk<false>(c, lids[j]);
+        } else {
+          walk<true>(c, lids[j]);
+        }
+      }
+    }
+  }
+  [[nodiscard]] const std::vector<std::uint64_t>& bits() const { return bits_; }
+
+ private:
+  // From every source until a (channel, lane) this destination already
+  // reached: the rest of that walk is already in the graph.
+  template <bool kLanes>
+  void walk(const PortNum* route, Lid d) {
+    if (++stamp_ == 0) {
+      std::fill(seen_.begin(), seen_.end(), 0);
+      stamp_ = 1;
+    }
+    const std::size_t lanes = cells_.lanes;
+    const std::uint32_t* cell = cells_.cell.data();
+    for (const SwitchIdx s : sources_) {
+      const PortNum out = route[s];
+      if (out == 0) {
+        continue;
+      }
+      std::size_t port = ch_.base[s] + out;
+      std::size_t v = kLanes ? lanes_.first(s, d, out, port) : 0;
+      std::size_t cur = port * lanes + v;
+      if (seen_[cur] == stamp_) {
+        continue;
+      }
+      seen_[cur] = stamp_;
+      for (;;) {
+        const Channels::Hop h = ch_.hop[port];
+        const PortNum q = route[h.next];
+        if (q == 0) {
+          break;
+        }
+        if constexpr (kLanes) {
+          v = lanes_.next(h.next, h.in, q, v, d, cell[cur]);
+        }
+        const std::size_t b = (cell[cur] + std::size_t{q}) * lanes + v;
+        bits_[b / 64] |= std::uint64_t{1} << (b % 64);
+        port = h.next_base + q;
+        cur = port * lanes + v;
+        if (seen_[cur] == stamp_) {
+          break;
+        }
+        seen_[cur] = stamp_;
+      }
+    }
+  }
+
+  const Lft& lft_;
+  const Channels& ch_;
+  const Cells& cells_;
+  const Lanes& lanes_;
+  const std::vector<SwitchIdx>& sources_;
+  const Destinations& dst_;
+  std::size_t n_sw_;
+  std::vector<PortNum> col_;
+  std::vector<std::uint16_t> seen_;  // per (switch port, lane): the walk that reached it
+  std::uint16_t stamp_ = 0;
+  std::vector<std::uint64_t> bits_;
+};
+
 }  // namespace
 
 CreditLoopReport check_credit_loops(const Lft& lft, const VlAssignment& vls,
-                                    bool all_switch_sources) {
+                                    bool all_switch_sources, int threads) {
   const Fabric& f = lft.fabric();
   if (vls.lanes < 1 || vls.lanes > 16) {
     throw FabricError("credit-loop check: " + std::to_string(vls.lanes) + " lanes (1..16)");
   }
   const auto lanes = static_cast<std::size_t>(vls.lanes);
   Cdg g(f, vls.lanes);
-  auto lane = [&](std::uint8_t v) -> std::size_t {
-    if (v >= lanes) {
-      throw FabricError("credit-loop check: lane " + std::to_string(v) + " of " +
-                        std::to_string(lanes));
-    }
-    return v;
-  };
+  const Channels ch(f);
+  const Cells cells(g, ch);
+  const Lanes lane_of(vls, ch, cells);
 
   std::vector<SwitchIdx> sources;
   {
@@ -131,65 +452,49 @@ CreditLoopReport check_credit_loops(const Lft& lft, const VlAssignment& vls,
     }
   }
 
-  // Per destination, walk from every source until a (channel, lane) already
-  // seen for this destination: the rest of that walk is already in the graph.
-  // Tables are stored per switch; walks read one destination across all
-  // switches, so a block of destinations is first copied column-wise (one
-  // cache miss per switch row instead of one per hop).
-  constexpr std::size_t kBlock = 64;
-  const std::size_t n_sw = f.switch_count();
-  std::vector<PortNum> col(kBlock * n_sw);
-  std::vector<std::uint32_t> seen(g.node_count(), 0);
-  std::uint32_t stamp = 0;
-  for (std::size_t d0 = 1; d0 < lft.lid_count(); d0 += kBlock) {
-    const std::size_t d1 = std::min(lft.lid_count(), d0 + kBlock);
-    for (SwitchIdx s = 0; s < n_sw; ++s) {
-      for (std::size_t l = d0; l < d1; ++l) {
-        col[(l - d0) * n_sw + s] = lft.get(s, static_cast<Lid>(l));
+  constexpr std::size_t kBlock = 256;
+  const Destinations dst = destinations(f, lft, kBlock);
+  const std::size_t n_blocks = dst.blocks.size() - 1;
+  if (threads <= 0) {
+    // A second walker pays once the walks outweigh its own stamps and bitmap.
+    constexpr double kThreadWork = 1e7;
+    const double work = static_cast<double>(sources.size()) * static_cast<double>(dst.lids.size());
+    threads = work >= kThreadWork && std::thread::hardware_concurrency() >= 2 ? 2 : 1;
+  }
+  const auto n_walkers =
+      std::min<std::size_t>(static_cast<std::size_t>(threads), std::max<std::size_t>(n_blocks, 1));
+  std::vector<Walker> walkers;
+  walkers.reserve(n_walkers);
+  for (std::size_t t = 0; t < n_walkers; ++t) {
+    walkers.emplace_back(lft, g, ch, cells, lane_of, sources, dst);
+  }
+  std::vector<std::exception_ptr> errors(n_walkers);
+  std::atomic<bool> failed{false};
+  auto run = [&](std::size_t t) {
+    try {
+      for (std::size_t b = t; b < n_blocks && !failed.load(std::memory_order_relaxed);
+           b += n_walkers) {
+        walkers[t].block(b);
       }
+    } catch (...) {
+      errors[t] = std::current_exception();
+      failed = true;
     }
-    for (std::size_t l = d0; l < d1; ++l) {
-      const auto d = static_cast<Lid>(l);
-      if (f.lid_owner(d).node == kNoNode) {
-        continue;
-      }
-      const PortNum* route = col.data() + (l - d0) * n_sw;
-      ++stamp;
-      for (SwitchIdx s : sources) {
-        NodeId at = f.switch_node(s);
-        PortNum out = route[s];
-        if (out == kNoRoute || out == 0 || !f.peer(at, out).connected() ||
-            !f.is_switch(f.peer(at, out).node)) {
-          continue;
-        }
-        std::size_t v = vls.first ? lane(vls.first(s, d, out)) : 0;
-        std::size_t cur = g.node(f.port_slot(at, out), v);
-        if (seen[cur] == stamp) {
-          continue;
-        }
-        seen[cur] = stamp;
-        for (;;) {
-          const PortPeer hop = f.peer(at, out);
-          const NodeId next = hop.node;
-          const PortNum q = route[f.switch_index(next)];
-          if (q == kNoRoute || q == 0 || !f.peer(next, q).connected() ||
-              !f.is_switch(f.peer(next, q).node)) {
-            break;
-          }
-          v = vls.next ? lane(vls.next(f.switch_index(next), hop.port, q,
-                                       static_cast<std::uint8_t>(v), d))
-                       : v;
-          g.add(cur, q, v);
-          cur = g.node(f.port_slot(next, q), v);
-          if (seen[cur] == stamp) {
-            break;
-          }
-          seen[cur] = stamp;
-          at = next;
-          out = q;
-        }
-      }
+  };
+  {
+    std::vector<std::jthread> pool;
+    for (std::size_t t = 1; t < n_walkers; ++t) {
+      pool.emplace_back(run, t);
     }
+    run(0);
+  }
+  for (const std::exception_ptr& e : errors) {
+    if (e) {
+      std::rethrow_exception(e);
+    }
+  }
+  for (const Walker& w : walkers) {
+    g.merge(w.bits());
   }
 
   // Iterative DFS, three colours; a grey successor closes a cycle.

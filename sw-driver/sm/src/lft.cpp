@@ -32,15 +32,6 @@ Lft::Lft(const Fabric& fabric)
   }
 }
 
-PortNum Lft::get(SwitchIdx s, Lid d) const {
-  const std::size_t i = static_cast<std::size_t>(s) * lids_ + d;
-  if (!nibbles_) {
-    return table_[i];
-  }
-  const std::uint8_t v = (table_[i / 2] >> ((i & 1U) * 4)) & 0xFU;
-  return v == 0xF ? kNoRoute : v;
-}
-
 void Lft::set(SwitchIdx s, Lid d, PortNum port) {
   if (s >= fabric_.switch_count() || d >= lids_) {
     throw FabricError("LFT: switch " + std::to_string(s) + " LID " + std::to_string(d) +

@@ -119,6 +119,8 @@ VlAssignment dor_dateline_vls(const TorusLayout& layout) {
   };
   VlAssignment v;
   v.lanes = 2;
+  v.first_ignores_dst = true;
+  v.next_ignores_dst = true;
   v.first = [crosses](SwitchIdx src, Lid, PortNum out) -> std::uint8_t {
     return crosses(src, out) ? 1 : 0;
   };

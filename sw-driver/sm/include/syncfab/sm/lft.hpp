@@ -20,7 +20,15 @@ class Lft {
  public:
   explicit Lft(const Fabric& fabric);
 
-  [[nodiscard]] PortNum get(SwitchIdx s, Lid d) const;
+  // Inline: the credit-loop checker reads every entry.
+  [[nodiscard]] PortNum get(SwitchIdx s, Lid d) const {
+    const std::size_t i = static_cast<std::size_t>(s) * lids_ + d;
+    if (!nibbles_) {
+      return table_[i];
+    }
+    const std::uint8_t v = (table_[i / 2] >> ((i & 1U) * 4)) & 0xFU;
+    return v == 0xF ? kNoRoute : v;
+  }
   void set(SwitchIdx s, Lid d, PortNum port);
   [[nodiscard]] std::size_t lid_count() const { return lids_; }  // max LID + 1
   [[nodiscard]] int bits_per_entry() const { return nibbles_ ? 4 : 8; }
