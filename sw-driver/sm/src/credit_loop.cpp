@@ -105,40 +105,51 @@ class Cdg {
 };
 
 // The fabric as the walks read it, without Fabric's node indirections: the
-// switch ports numbered densely (base[s] + port) and per port the switch its
-// channel leads to (kNoSwitch when the port is not a switch-to-switch
-// channel), that switch's base and the port the channel enters there.
+// switch ports numbered densely (base[s] + port) and per port, for a
+// switch-to-switch channel, the switch it leads to (kNoSwitch for any other
+// port), that switch's base and where the channel's successors start in the
+// graph's bitmaps: bit (cell(i, v) + q) * lanes + w is (channel i, lane v) ->
+// (the next switch's port q, lane w). One record per hop.
 struct Channels {
   struct Hop {
     SwitchIdx next = kNoSwitch;
     std::uint32_t next_base = 0;
-    PortNum in = 0;
+    std::uint32_t cell0 = 0;
   };
-  std::vector<std::uint32_t> base;  // per switch: the index of its port 0
-  std::vector<PortNum> ports;       // per switch: its highest port
-  std::vector<Hop> hop;             // per switch port
-  std::vector<std::size_t> slot;    // per switch port: Fabric::port_slot
+  std::vector<std::uint32_t> base;      // per switch: the index of its port 0
+  std::vector<PortNum> ports;           // per switch: its highest port
+  std::vector<Hop> hop;                 // per switch port
+  std::vector<PortNum> in;              // per switch port: the port its channel enters
+  std::vector<std::uint32_t> map_base;  // per switch: its entries in map
+  std::vector<PortNum> map;             // per switch: table entry -> channel()
 
-  explicit Channels(const Fabric& f) {
+  Channels(const Fabric& f, const Cdg& g) {
     std::size_t n = 0;
+    std::size_t m = 0;
     for (SwitchIdx s = 0; s < f.switch_count(); ++s) {
       base.push_back(static_cast<std::uint32_t>(n));
+      map_base.push_back(static_cast<std::uint32_t>(m));
       ports.push_back(static_cast<PortNum>(f.num_ports(f.switch_node(s))));
       n += ports.back() + std::size_t{1};
+      m += ports.back() + std::size_t{2};
     }
-    if (n > std::numeric_limits<std::uint32_t>::max()) {
-      throw FabricError("credit-loop check: " + std::to_string(n) + " switch ports");
+    if (std::max(n, g.words() * 64 / g.lanes()) > std::numeric_limits<std::uint32_t>::max()) {
+      throw FabricError("credit-loop check: " + std::to_string(n) + " switch ports, " +
+                        std::to_string(g.words() * 64) + " dependency bits");
     }
     hop.resize(n);
-    slot.resize(n);
+    in.resize(n, 0);
+    map.resize(m, 0);
     for (SwitchIdx s = 0; s < f.switch_count(); ++s) {
       const NodeId node = f.switch_node(s);
-      for (PortNum p = 0; p <= ports[s]; ++p) {
-        slot[base[s] + p] = f.port_slot(node, p);
-        const PortPeer o = p == 0 ? PortPeer{} : f.peer(node, p);
+      for (PortNum p = 1; p <= ports[s]; ++p) {
+        const PortPeer o = f.peer(node, p);
         if (o.connected() && f.is_switch(o.node)) {
-          const SwitchIdx t = f.switch_index(o.node);
-          hop[base[s] + p] = Hop{t, 0, o.port};
+          const std::size_t bit = g.bit(g.node(f.port_slot(node, p), 0), 0, 0);
+          hop[base[s] + p] =
+              Hop{f.switch_index(o.node), 0, static_cast<std::uint32_t>(bit / g.lanes())};
+          in[base[s] + p] = o.port;
+          map[map_base[s] + p] = p;
         }
       }
     }
@@ -152,47 +163,27 @@ struct Channels {
   // The table entry as a walk sees it: the port when it is a switch-to-switch
   // channel, else 0 (the packet leaves the switch fabric or is dropped).
   [[nodiscard]] PortNum channel(SwitchIdx s, PortNum p) const {
-    return p >= 1 && p <= ports[s] && hop[base[s] + p].next != kNoSwitch ? p : 0;
+    return map[map_base[s] + std::min<std::size_t>(p, ports[s] + std::size_t{1})];
   }
-};
-
-// The graph's nodes as the walks number them, dense switch port x lane, and
-// where each one's successor bitmap starts: bit (cell[node] + q) * lanes + v
-// is node -> (head port q, lane v). Shared by all walkers.
-struct Cells {
-  std::size_t lanes;
-  std::vector<std::uint32_t> cell;
-
-  Cells(const Cdg& g, const Channels& ch) : lanes(g.lanes()), cell(ch.count() * g.lanes(), 0) {
-    if (g.words() * 64 / lanes > std::numeric_limits<std::uint32_t>::max()) {
-      throw FabricError("credit-loop check: " + std::to_string(g.words() * 64) +
-                        " dependency bits");
-    }
-    for (std::size_t i = 0; i < ch.count(); ++i) {
-      if (ch.hop[i].next != kNoSwitch) {
-        for (std::size_t v = 0; v < lanes; ++v) {
-          cell[i * lanes + v] =
-              static_cast<std::uint32_t>(g.bit(g.node(ch.slot[i], v), 0, 0) / lanes);
-        }
-      }
-    }
+  [[nodiscard]] std::size_t cell(std::size_t i, std::size_t v) const {
+    return hop[i].cell0 + v * (ports[hop[i].next] + std::size_t{1});
   }
 };
 
 // The lanes as the walks read them: tables where the assignment promises to
-// ignore the destination (`first` per switch port; `next` per graph node and
-// out port, laid out like the successor bitmaps), its functions otherwise.
-// Tabulated values are range-checked when used, as the functions' are, so a
-// combination no path takes cannot fail the check.
+// ignore the destination (`first` per switch port; `next` per channel, lane
+// and out port, laid out like the successor bitmaps), its functions
+// otherwise. Tabulated values are range-checked when used, as the functions'
+// are, so a combination no path takes cannot fail the check.
 class Lanes {
  public:
-  Lanes(const VlAssignment& v, const Channels& ch, const Cells& cells)
+  Lanes(const VlAssignment& v, const Channels& ch)
       : v_(v), lanes_(static_cast<std::size_t>(v.lanes)) {
     if (v.first && v.first_ignores_dst) {
       first_.assign(ch.count(), 0);
       for (SwitchIdx s = 0; s < ch.base.size(); ++s) {
         for (PortNum p = 1; p <= ch.ports[s]; ++p) {
-          if (ch.hop[ch.base[s] + p].next != kNoSwitch) {
+          if (ch.channel(s, p) != 0) {
             first_[ch.base[s] + p] = v.first(s, 0, p);
           }
         }
@@ -202,22 +193,19 @@ class Lanes {
       std::size_t size = 0;
       for (std::size_t i = 0; i < ch.count(); ++i) {
         if (ch.hop[i].next != kNoSwitch) {
-          const std::size_t end =
-              cells.cell[i * lanes_ + lanes_ - 1] + ch.ports[ch.hop[i].next] + 1;
-          size = std::max(size, end);
+          size = std::max(size, ch.cell(i, lanes_ - 1) + ch.ports[ch.hop[i].next] + 1);
         }
       }
       next_.assign(size, 0);
       for (std::size_t i = 0; i < ch.count(); ++i) {
-        const Channels::Hop& h = ch.hop[i];
-        if (h.next == kNoSwitch) {
+        const SwitchIdx at = ch.hop[i].next;
+        if (at == kNoSwitch) {
           continue;
         }
         for (std::size_t vl = 0; vl < lanes_; ++vl) {
-          for (PortNum q = 1; q <= ch.ports[h.next]; ++q) {
-            if (ch.channel(h.next, q) != 0) {
-              next_[cells.cell[i * lanes_ + vl] + q] =
-                  v.next(h.next, h.in, q, static_cast<std::uint8_t>(vl), 0);
+          for (PortNum q = 1; q <= ch.ports[at]; ++q) {
+            if (ch.channel(at, q) != 0) {
+              next_[ch.cell(i, vl) + q] = v.next(at, ch.in[i], q, static_cast<std::uint8_t>(vl), 0);
             }
           }
         }
@@ -232,9 +220,9 @@ class Lanes {
     }
     return checked(first_.empty() ? v_.first(src, dst, out) : first_[port]);
   }
-  // cell: the arriving node's Cells::cell.
+  // cell: the arriving (channel, lane)'s Channels::cell.
   [[nodiscard]] std::size_t next(SwitchIdx at, PortNum in, PortNum out, std::size_t vl, Lid dst,
-                                 std::uint32_t cell) const {
+                                 std::size_t cell) const {
     if (!v_.next) {
       return vl;
     }
@@ -303,22 +291,22 @@ Destinations destinations(const Fabric& f, const Lft& lft, std::size_t block_lid
   return r;
 }
 
-// One walker's state: its own visit stamps and dependency bitmap, so walkers
+// One walker's state: its own visited set and dependency bitmap, so walkers
 // on disjoint destination blocks need no locks. Its (channel, lane) nodes are
-// dense switch port x lane; bit_ maps them to the graph's bitmaps.
+// dense switch port x lane.
 class Walker {
  public:
-  Walker(const Lft& lft, const Cdg& g, const Channels& ch, const Cells& cells, const Lanes& lanes,
+  Walker(const Lft& lft, const Cdg& g, const Channels& ch, const Lanes& lanes,
          const std::vector<SwitchIdx>& sources, const Destinations& dst)
       : lft_(lft),
         ch_(ch),
-        cells_(cells),
         lanes_(lanes),
         sources_(sources),
         dst_(dst),
         n_sw_(ch.base.size()),
+        lanes_n_(g.lanes()),
         col_(dst.widest * n_sw_),
-        seen_(cells.cell.size(), 0),
+        seen_((ch.count() * g.lanes() + 63) / 64, 0),
         bits_(g.words(), 0) {}
 
   void block(std::size_t b) {
@@ -366,16 +354,23 @@ class Walker {
   [[nodiscard]] const std::vector<std::uint64_t>& bits() const { return bits_; }
 
  private:
+  // Marks node n visited; false when it already was.
+  bool visit(std::size_t n) {
+    const std::uint64_t m = std::uint64_t{1} << (n % 64);
+    std::uint64_t& w = seen_[n / 64];
+    if ((w & m) != 0) {
+      return false;
+    }
+    w |= m;
+    return true;
+  }
+
   // From every source until a (channel, lane) this destination already
   // reached: the rest of that walk is already in the graph.
   template <bool kLanes>
   void walk(const PortNum* route, Lid d) {
-    if (++stamp_ == 0) {
-      std::fill(seen_.begin(), seen_.end(), 0);
-      stamp_ = 1;
-    }
-    const std::size_t lanes = cells_.lanes;
-    const std::uint32_t* cell = cells_.cell.data();
+    std::fill(seen_.begin(), seen_.end(), 0);
+    const std::size_t lanes = lanes_n_;
     for (const SwitchIdx s : sources_) {
       const PortNum out = route[s];
       if (out == 0) {
@@ -383,42 +378,38 @@ class Walker {
       }
       std::size_t port = ch_.base[s] + out;
       std::size_t v = kLanes ? lanes_.first(s, d, out, port) : 0;
-      std::size_t cur = port * lanes + v;
-      if (seen_[cur] == stamp_) {
+      if (!visit(port * lanes + v)) {
         continue;
       }
-      seen_[cur] = stamp_;
       for (;;) {
         const Channels::Hop h = ch_.hop[port];
         const PortNum q = route[h.next];
         if (q == 0) {
           break;
         }
+        const std::size_t cell = h.cell0 + v * (ch_.ports[h.next] + std::size_t{1});
         if constexpr (kLanes) {
-          v = lanes_.next(h.next, h.in, q, v, d, cell[cur]);
+          v = lanes_.next(h.next, ch_.in[port], q, v, d, cell);
         }
-        const std::size_t b = (cell[cur] + std::size_t{q}) * lanes + v;
+        const std::size_t b = (cell + q) * lanes + v;
         bits_[b / 64] |= std::uint64_t{1} << (b % 64);
         port = h.next_base + q;
-        cur = port * lanes + v;
-        if (seen_[cur] == stamp_) {
+        if (!visit(port * lanes + v)) {
           break;
         }
-        seen_[cur] = stamp_;
       }
     }
   }
 
   const Lft& lft_;
   const Channels& ch_;
-  const Cells& cells_;
   const Lanes& lanes_;
   const std::vector<SwitchIdx>& sources_;
   const Destinations& dst_;
   std::size_t n_sw_;
+  std::size_t lanes_n_;
   std::vector<PortNum> col_;
-  std::vector<std::uint16_t> seen_;  // per (switch port, lane): the walk that reached it
-  std::uint16_t stamp_ = 0;
+  std::vector<std::uint64_t> seen_;  // per (switch port, lane): reached in this walk
   std::vector<std::uint64_t> bits_;
 };
 
@@ -432,9 +423,8 @@ CreditLoopReport check_credit_loops(const Lft& lft, const VlAssignment& vls,
   }
   const auto lanes = static_cast<std::size_t>(vls.lanes);
   Cdg g(f, vls.lanes);
-  const Channels ch(f);
-  const Cells cells(g, ch);
-  const Lanes lane_of(vls, ch, cells);
+  const Channels ch(f, g);
+  const Lanes lane_of(vls, ch);
 
   std::vector<SwitchIdx> sources;
   {
@@ -466,7 +456,7 @@ CreditLoopReport check_credit_loops(const Lft& lft, const VlAssignment& vls,
   std::vector<Walker> walkers;
   walkers.reserve(n_walkers);
   for (std::size_t t = 0; t < n_walkers; ++t) {
-    walkers.emplace_back(lft, g, ch, cells, lane_of, sources, dst);
+    walkers.emplace_back(lft, g, ch, lane_of, sources, dst);
   }
   std::vector<std::exception_ptr> errors(n_walkers);
   std::atomic<bool> failed{false};

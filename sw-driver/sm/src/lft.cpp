@@ -51,6 +51,30 @@ void Lft::set(SwitchIdx s, Lid d, PortNum port) {
   table_[i / 2] = static_cast<std::uint8_t>((table_[i / 2] & ~(0xFU << shift)) | (v << shift));
 }
 
+void Lft::set_row(SwitchIdx s, std::span<const PortNum> row) {
+  if (s >= fabric_.switch_count() || row.size() != lids_) {
+    throw FabricError("LFT: row of switch " + std::to_string(s) + " with " +
+                      std::to_string(row.size()) + " entries (" + std::to_string(lids_) + ")");
+  }
+  for (std::size_t d = 0; d < lids_; ++d) {
+    if (row[d] != kNoRoute && row[d] > ports_[s]) {
+      throw FabricError("LFT: port " + std::to_string(row[d]) + " out of range on \"" +
+                        fabric_.name(fabric_.switch_node(s)) + "\"");
+    }
+  }
+  const std::size_t first = static_cast<std::size_t>(s) * lids_;
+  if (!nibbles_) {
+    std::copy(row.begin(), row.end(), table_.begin() + static_cast<std::ptrdiff_t>(first));
+    return;
+  }
+  for (std::size_t d = 0; d < lids_; ++d) {
+    const std::size_t i = first + d;
+    const auto v = static_cast<std::uint8_t>(row[d] == kNoRoute ? 0xF : row[d]);
+    const unsigned shift = (i & 1U) * 4;
+    table_[i / 2] = static_cast<std::uint8_t>((table_[i / 2] & ~(0xFU << shift)) | (v << shift));
+  }
+}
+
 std::vector<SwitchIdx> walk(const Lft& lft, SwitchIdx s, Lid d) {
   const Fabric& f = lft.fabric();
   const LidOwner owner = f.lid_owner(d);

@@ -6,6 +6,7 @@
 // unrouted (OpenSM's OSM_NO_PATH).
 #include <cstdint>
 #include <iosfwd>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,9 @@ class Lft {
     return v == 0xF ? kNoRoute : v;
   }
   void set(SwitchIdx s, Lid d, PortNum port);
+  // The whole row of switch s at once (row[d] for every LID d < lid_count()),
+  // for engines that compute a switch's table in one pass.
+  void set_row(SwitchIdx s, std::span<const PortNum> row);
   [[nodiscard]] std::size_t lid_count() const { return lids_; }  // max LID + 1
   [[nodiscard]] int bits_per_entry() const { return nibbles_ ? 4 : 8; }
   [[nodiscard]] std::size_t memory_bytes() const { return table_.capacity(); }
