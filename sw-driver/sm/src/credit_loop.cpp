@@ -316,15 +316,26 @@ class Walker {
     const std::size_t m = dst_.groups[g1] - dst_.groups[g0];
     // Tables are stored per switch; walks read one destination across all
     // switches, so the block is first copied column-wise, a few rows at a
-    // time (reads run along the rows, writes fill a cache line per LID).
-    constexpr std::size_t kRows = 16;
+    // time, each row along the block's runs of consecutive LIDs.
+    runs_.clear();
+    for (std::size_t j = 0; j < m; ++j) {
+      if (runs_.empty() || lids[j] != lids[runs_.back().first] + (j - runs_.back().first)) {
+        runs_.emplace_back(j, 0);
+      }
+      ++runs_.back().second;
+    }
+    constexpr std::size_t kRows = 64;
     for (std::size_t s0 = 0; s0 < n_sw_; s0 += kRows) {
       const std::size_t s1 = std::min(n_sw_, s0 + kRows);
-      for (std::size_t j = 0; j < m; ++j) {
-        PortNum* c = col_.data() + j * n_sw_;
+      for (const auto& [j0, len] : runs_) {
         for (std::size_t s = s0; s < s1; ++s) {
           const auto sw = static_cast<SwitchIdx>(s);
-          c[s] = ch_.channel(sw, lft_.get(sw, lids[j]));
+          PortNum* c = col_.data() + j0 * n_sw_ + s;
+          const PortNum* map = ch_.map.data() + ch_.map_base[s];
+          const std::size_t past = ch_.ports[s] + std::size_t{1};
+          lft_.for_run(sw, lids[j0], len, [&](std::size_t k, PortNum p) {
+            c[k * n_sw_] = map[std::min<std::size_t>(p, past)];
+          });
         }
       }
     }
@@ -409,6 +420,7 @@ class Walker {
   std::size_t n_sw_;
   std::size_t lanes_n_;
   std::vector<PortNum> col_;
+  std::vector<std::pair<std::size_t, std::size_t>> runs_;  // (first j, length) of a block
   std::vector<std::uint64_t> seen_;  // per (switch port, lane): reached in this walk
   std::vector<std::uint64_t> bits_;
 };

@@ -67,11 +67,20 @@ void Lft::set_row(SwitchIdx s, std::span<const PortNum> row) {
     std::copy(row.begin(), row.end(), table_.begin() + static_cast<std::ptrdiff_t>(first));
     return;
   }
-  for (std::size_t d = 0; d < lids_; ++d) {
+  std::size_t d = 0;
+  auto nibble = [](PortNum p) { return static_cast<std::uint8_t>(p == kNoRoute ? 0xF : p); };
+  if ((first & 1U) != 0 && lids_ > 0) {
+    table_[first / 2] =
+        static_cast<std::uint8_t>((table_[first / 2] & 0x0FU) | (nibble(row[0]) << 4U));
+    d = 1;
+  }
+  for (; d + 1 < lids_; d += 2) {
+    table_[(first + d) / 2] =
+        static_cast<std::uint8_t>(nibble(row[d]) | (nibble(row[d + 1]) << 4U));
+  }
+  if (d < lids_) {
     const std::size_t i = first + d;
-    const auto v = static_cast<std::uint8_t>(row[d] == kNoRoute ? 0xF : row[d]);
-    const unsigned shift = (i & 1U) * 4;
-    table_[i / 2] = static_cast<std::uint8_t>((table_[i / 2] & ~(0xFU << shift)) | (v << shift));
+    table_[i / 2] = static_cast<std::uint8_t>((table_[i / 2] & 0xF0U) | nibble(row[d]));
   }
 }
 
