@@ -107,13 +107,12 @@ class Cdg {
 // The fabric as the walks read it, without Fabric's node indirections: the
 // switch ports numbered densely (base[s] + port) and per port, for a
 // switch-to-switch channel, the switch it leads to (kNoSwitch for any other
-// port), that switch's base and where the channel's successors start in the
-// graph's bitmaps: bit (cell(i, v) + q) * lanes + w is (channel i, lane v) ->
-// (the next switch's port q, lane w). One record per hop.
+// port) and where the channel's successors start in the graph's bitmaps:
+// bit (cell(i, v) + q) * lanes + w is (channel i, lane v) -> (the next
+// switch's port q, lane w). One 8-byte record per hop.
 struct Channels {
   struct Hop {
     SwitchIdx next = kNoSwitch;
-    std::uint32_t next_base = 0;
     std::uint32_t cell0 = 0;
   };
   std::vector<std::uint32_t> base;      // per switch: the index of its port 0
@@ -147,15 +146,10 @@ struct Channels {
         if (o.connected() && f.is_switch(o.node)) {
           const std::size_t bit = g.bit(g.node(f.port_slot(node, p), 0), 0, 0);
           hop[base[s] + p] =
-              Hop{f.switch_index(o.node), 0, static_cast<std::uint32_t>(bit / g.lanes())};
+              Hop{f.switch_index(o.node), static_cast<std::uint32_t>(bit / g.lanes())};
           in[base[s] + p] = o.port;
           map[map_base[s] + p] = p;
         }
-      }
-    }
-    for (Hop& h : hop) {
-      if (h.next != kNoSwitch) {
-        h.next_base = base[h.next];
       }
     }
   }
@@ -404,7 +398,7 @@ class Walker {
         }
         const std::size_t b = (cell + q) * lanes + v;
         bits_[b / 64] |= std::uint64_t{1} << (b % 64);
-        port = h.next_base + q;
+        port = ch_.base[h.next] + q;
         if (!visit(port * lanes + v)) {
           break;
         }
