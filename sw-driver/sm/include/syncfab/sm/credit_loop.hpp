@@ -25,7 +25,9 @@ namespace syncfab::sm {
 // checker walks the LIDs of one switch whose tables agree on every switch
 // (entries that leave the switch-to-switch fabric counted as one) only once,
 // so a lane that tells such LIDs apart is not seen. DOR's dateline lanes do
-// not look at the destination, LASH's look at its switch only.
+// not look at the destination, LASH's look at its switch only. The functions
+// may be called from two threads at once (see threads below): no mutable
+// state.
 struct VlAssignment {
   int lanes = 1;
   std::function<std::uint8_t(SwitchIdx src, Lid dst, PortNum out)> first;
