@@ -266,7 +266,7 @@ SCALE_STATS = {
 
 def test_scale_row_and_verdict():
     case = br.SCALE[0]
-    row = br.parse_scale(SCALE_STATS, case, wall_s=5.6, peak_mb=400.0)
+    row = br.parse_scale(SCALE_STATS, case, wall_s=5.6, peak_mb=400.0, cpu_s=7.25)
     assert (row["nodes"], row["switches"], row["groups"]) == (24000, 12000, 340)
     assert row["credit_loop_check_s"] == pytest.approx(2.0)
     assert row["unicast"] == "dor" and row["credit"] == "acyclic" and row["checks"] == "ok"
@@ -280,7 +280,7 @@ def test_scale_row_and_verdict():
     cyclic["unicast"]["credit_loops"]["acyclic"] = False
     assert br.scale_verdict(br.parse_scale(cyclic, case, 1.0, 1.0)) == "MISS"
     md = "\n".join(br.scale_section([row], "Machine: test.", []))
-    assert "**PASS**" in md and "| 2.00 |" in md
+    assert "**PASS**" in md and "| 2.00 |" in md and "| 5.60 | 7.25 | 400 |" in md
 
 
 def test_scale_section_replaced_in_place_or_appended():
