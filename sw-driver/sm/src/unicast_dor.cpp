@@ -1,3 +1,6 @@
+#include <array>
+#include <vector>
+
 #include "syncfab/sm/errors.hpp"
 #include "syncfab/sm/unicast.hpp"
 #include "unicast_common.hpp"
@@ -84,6 +87,19 @@ Lft route_dor(const Fabric& f, const TorusLayout& layout) {
   // computed in a buffer and written front to back (destination outermost
   // strides a row per entry and made this 20 times slower on the
   // 12,000-switch torus).
+  // toward[d][a * k + b]: the port from coordinate a to b on a ring of
+  // dimension d (0 when a == b), looked up instead of a modulo per pair.
+  std::array<std::vector<PortNum>, 3> toward;
+  for (int d = 0; d < 3; ++d) {
+    const int k = layout.dims[d];
+    toward[d].assign(static_cast<std::size_t>(k) * k, 0);
+    for (int a = 0; a < k; ++a) {
+      for (int b = 0; b < k; ++b) {
+        const int ahead = (b - a + k) % k;
+        toward[d][a * k + b] = a == b ? 0 : (2 * ahead <= k ? plus_port(d) : minus_port(d));
+      }
+    }
+  }
   std::vector<PortNum> row(lft.lid_count(), kNoRoute);
   for (SwitchIdx s = 0; s < n; ++s) {
     const auto& sc = layout.coord[s];
@@ -92,13 +108,10 @@ Lft route_dor(const Fabric& f, const TorusLayout& layout) {
         continue;
       }
       const auto& tc = layout.coord[t];
-      int d = 0;
-      while (sc[d] == tc[d]) {
-        ++d;
+      PortNum p = 0;
+      for (int d = 0; p == 0; ++d) {
+        p = toward[d][sc[d] * layout.dims[d] + tc[d]];
       }
-      const int k = layout.dims[d];
-      const int ahead = (tc[d] - sc[d] + k) % k;
-      const PortNum p = 2 * ahead <= k ? plus_port(d) : minus_port(d);
       for (std::uint32_t i = by.offset[t]; i < by.offset[t + 1]; ++i) {
         row[by.lids[i]] = p;
       }
