@@ -452,7 +452,8 @@ CreditLoopReport check_credit_loops(const Lft& lft, const VlAssignment& vls,
   const Destinations dst = destinations(f, lft, kBlock);
   const std::size_t n_blocks = dst.blocks.size() - 1;
   if (threads <= 0) {
-    // A second walker pays once the walks outweigh its own stamps and bitmap.
+    // A second walker pays once the walks outweigh setting up its own visited
+    // set and bitmap (the merge is one OR per word).
     constexpr double kThreadWork = 1e7;
     const double work = static_cast<double>(sources.size()) * static_cast<double>(dst.lids.size());
     threads = work >= kThreadWork && std::thread::hardware_concurrency() >= 2 ? 2 : 1;
