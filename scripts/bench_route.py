@@ -514,6 +514,14 @@ def run_scale(route_bin: str, cases: tuple[ScaleCase, ...], log) -> tuple[list[d
     return rows, failures
 
 
+def scale_targets(rows: list[dict]) -> list[Target]:
+    return [Target(f"syncfab-route end to end on {r['spec']} ({r['pattern']}) in < "
+                   f"{r['max_wall_s']:.0f} s and < {r['max_mb'] / 1024:.0f} GiB",
+                   scale_verdict(r) == "PASS",
+                   f"{r['wall_s']:.1f} s wall ({r['cpu_s']:.1f} s CPU), {r['peak_mb']:.0f} MB, "
+                   f"checks {r['checks']}, {r['unicast']} {r['credit']}") for r in rows]
+
+
 SCALE_CSV_FIELDS = ("spec", "pattern", "nodes", "switches", "groups", "unicast", "credit",
                     "checks") + tuple(k + "_s" for k, _ in SCALE_PHASES) + (
                         "total_s", "wall_s", "cpu_s", "peak_mb")
@@ -786,7 +794,7 @@ def main(argv: list[str] | None = None) -> int:
         run still leaves complete fabrics behind)."""
         wall = time.monotonic() - t_start
         targets = checker_targets(mc_rows, uc_rows, failures, root_rows) + \
-            compute_targets(mc_rows)
+            compute_targets(mc_rows) + scale_targets(scale_rows)
         write_csv(csv_path, CSV_FIELDS, mc_rows)
         write_csv(out_dir / "bench-route-unicast.csv", UC_CSV_FIELDS, uc_rows)
         partial = len(done) < len(fabrics)

@@ -279,6 +279,9 @@ def test_scale_row_and_verdict():
     cyclic = copy.deepcopy(SCALE_STATS)
     cyclic["unicast"]["credit_loops"]["acyclic"] = False
     assert br.scale_verdict(br.parse_scale(cyclic, case, 1.0, 1.0)) == "MISS"
+    (t,) = br.scale_targets([row])
+    assert t.verdict == "PASS" and "torus:x=30,y=20,z=20,nodes=2" in t.name and "< 10 s" in t.name
+    assert "5.6 s wall (7.2 s CPU), 400 MB" in t.detail
     md = "\n".join(br.scale_section([row], "Machine: test.", []))
     assert "**PASS**" in md and "| 2.00 |" in md and "| 5.60 | 7.25 | 400 |" in md
 
