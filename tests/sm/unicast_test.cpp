@@ -379,6 +379,34 @@ TEST(Dor, DatelineLanesAreAcyclicWithoutThemACycle) {
   expect_closed(f, without);
 }
 
+// A torus large enough for route_dor's two threads, with an odd number of
+// table entries per row: every entry against the rule computed here.
+TEST(Dor, EveryEntryFollowsTheRuleOnALargeTorus) {
+  const Fabric f = make_fabric("torus:x=11,y=10,z=10,nodes=1");
+  const TorusLayout t = torus_layout(f);
+  const Lft lft = route_dor(f, t);
+  ASSERT_EQ(lft.lid_count() % 2, 1U);
+  for (SwitchIdx s = 0; s < f.switch_count(); ++s) {
+    for (Lid d = 1; d <= f.max_lid(); ++d) {
+      const NodeId owner = f.lid_owner(d).node;
+      const SwitchIdx to = f.is_switch(owner) ? f.switch_index(owner) : f.attach_switch(owner);
+      PortNum want = 0;
+      if (to == s) {
+        want = f.is_switch(owner) ? PortNum{0} : f.peer(owner, 1).port;
+      } else {
+        int dim = 0;
+        while (t.coord[s][dim] == t.coord[to][dim]) {
+          ++dim;
+        }
+        const int k = t.dims[dim];
+        const int ahead = (t.coord[to][dim] - t.coord[s][dim] + k) % k;
+        want = static_cast<PortNum>(2 * ahead <= k ? 2 * dim + 1 : 2 * dim + 2);
+      }
+      ASSERT_EQ(lft.get(s, d), want) << "switch " << s << " LID " << d;
+    }
+  }
+}
+
 TEST(Dor, DimensionOrderHandChecked) {
   const Fabric f = make_fabric("torus:x=5,y=4,z=3,nodes=1");
   const TorusLayout t = torus_layout(f);

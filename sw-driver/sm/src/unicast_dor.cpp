@@ -1,4 +1,6 @@
 #include <array>
+#include <exception>
+#include <thread>
 #include <vector>
 
 #include "syncfab/sm/errors.hpp"
@@ -100,27 +102,52 @@ Lft route_dor(const Fabric& f, const TorusLayout& layout) {
       }
     }
   }
-  std::vector<PortNum> row(lft.lid_count(), kNoRoute);
-  for (SwitchIdx s = 0; s < n; ++s) {
-    const auto& sc = layout.coord[s];
-    for (SwitchIdx t = 0; t < n; ++t) {
-      if (s == t) {
-        continue;
+  auto rows = [&](SwitchIdx first, SwitchIdx last) {
+    std::vector<PortNum> row(lft.lid_count(), kNoRoute);
+    for (SwitchIdx s = first; s < last; ++s) {
+      const auto& sc = layout.coord[s];
+      for (SwitchIdx t = 0; t < n; ++t) {
+        if (s == t) {
+          continue;
+        }
+        const auto& tc = layout.coord[t];
+        PortNum p = 0;
+        for (int d = 0; p == 0; ++d) {
+          p = toward[d][sc[d] * layout.dims[d] + tc[d]];
+        }
+        for (std::uint32_t i = by.offset[t]; i < by.offset[t + 1]; ++i) {
+          row[by.lids[i]] = p;
+        }
       }
-      const auto& tc = layout.coord[t];
-      PortNum p = 0;
-      for (int d = 0; p == 0; ++d) {
-        p = toward[d][sc[d] * layout.dims[d] + tc[d]];
+      for (std::uint32_t i = by.offset[s]; i < by.offset[s + 1]; ++i) {
+        row[by.lids[i]] = kNoRoute;  // route_local's, below
       }
-      for (std::uint32_t i = by.offset[t]; i < by.offset[t + 1]; ++i) {
-        row[by.lids[i]] = p;
-      }
+      lft.set_row(s, row);
+      detail::route_local(f, s, by, lft);
     }
-    for (std::uint32_t i = by.offset[s]; i < by.offset[s + 1]; ++i) {
-      row[by.lids[i]] = kNoRoute;  // route_local's, below
+  };
+  // Two threads on large tori, each on its own rows. The split row starts
+  // on a byte boundary (an even row when rows have an odd entry count), so
+  // no table byte is written by both.
+  constexpr std::size_t kThreadSwitches = 1000;
+  if (n >= kThreadSwitches && std::thread::hardware_concurrency() >= 2) {
+    const auto half = static_cast<SwitchIdx>(n / 2 & ~std::size_t{1});
+    std::exception_ptr error;
+    {
+      std::jthread other([&] {
+        try {
+          rows(half, static_cast<SwitchIdx>(n));
+        } catch (...) {
+          error = std::current_exception();
+        }
+      });
+      rows(0, half);
     }
-    lft.set_row(s, row);
-    detail::route_local(f, s, by, lft);
+    if (error) {
+      std::rethrow_exception(error);
+    }
+  } else {
+    rows(0, static_cast<SwitchIdx>(n));
   }
   return lft;
 }
