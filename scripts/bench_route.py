@@ -9,12 +9,19 @@ multicast run), docs/bench-route-unicast.csv and, through
 scripts/plot_bench_route.py under Debian's python3 (matplotlib),
 docs/bench-route.png. Timing is the tools' own wall time of the routing call,
 never a timed unit test.
+
+The end-to-end scale rows run `syncfab-route` itself (fabric, min-hop,
+multicast, unicast tables, credit-loop check, every tree checked) and write
+docs/bench-route-scale.csv; `--scale-only` runs just those and replaces the
+"End to end at scale" section of an existing docs/bench-route.md, leaving the
+rest (the full benchmark takes over ten minutes) as it was.
 """
 from __future__ import annotations
 
 import argparse
 import csv
 import io
+import json
 import os
 import platform
 import re
@@ -70,6 +77,36 @@ FABRICS: tuple[FabricCase, ...] = (
 PLACEMENTS = ("aware", "unaware")
 SEED = 1
 
+
+@dataclass(frozen=True)
+class ScaleCase:
+    label: str
+    spec: str
+    pattern: str
+    nodes: int
+    max_wall_s: float  # the target, whole process
+    max_mb: float
+
+
+# `syncfab-route` end to end with the default engines (FULB-MC; DOR on the
+# torus, FTREE on the fat tree, UPDN on the dragonfly), without lfts.dump
+# (switches x LIDs lines: about 30 GB on the torus). The fat tree of 64-port
+# switches (65,536 end nodes) and a 100,000-node dragonfly need more unicast
+# LIDs than InfiniBand has (1..0xBFFF): the largest of each family that fits
+# stands in for them (sw-driver/sm/README.md, "Past the LID space").
+SCALE: tuple[ScaleCase, ...] = (
+    ScaleCase("torus 30x20x20x2", "torus:x=30,y=20,z=20,nodes=2", "grid2d:240x100", 24000,
+              10.0, 1024.0),
+    ScaleCase("fat tree 56-port 3-level", "fattree:ports=56,levels=3", "grid2d:224x196", 43904,
+              30.0, 4096.0),
+    ScaleCase("dragonfly 20/10/10", "dragonfly:a=20,p=10,h=10", "grid2d:201x200", 40200,
+              30.0, 4096.0),
+)
+SCALE_PHASES = (("fabric", "fabric"), ("minhop", "min-hop"), ("multicast_route", "multicast"),
+                ("tree_check", "tree check"), ("unicast_route", "unicast"),
+                ("credit_loop_check", "credit check"), ("write_outputs", "write"))
+SCALE_HEADING = "## End to end at scale (`syncfab-route`)"
+
 # The paper's engines; anything else the registry lists is a variant that
 # the "beyond the paper" target applies to.
 PAPER_ENGINES = ("MINIHOP-MC", "MINIHOP-MC-new", "SSSP-MC", "SSSP-MC-new", "FULB-MC", "FULB-MC-DF")
@@ -88,6 +125,7 @@ class RunResult:
     stderr: str
     wall_s: float
     peak_mb: float  # this process's max RSS
+    cpu_s: float = 0.0  # its user + system time
 
 
 def run_tool(argv: list[str]) -> RunResult:
@@ -101,7 +139,7 @@ def run_tool(argv: list[str]) -> RunResult:
         out.seek(0)
         err.seek(0)
         return RunResult(argv, proc.returncode, out.read(), err.read(), wall,
-                         usage.ru_maxrss / 1024.0)
+                         usage.ru_maxrss / 1024.0, usage.ru_utime + usage.ru_stime)
 
 
 # --- parsing the tools' output -----------------------------------------------
@@ -391,6 +429,104 @@ def checker_targets(mc_rows: list[dict], uc_rows: list[dict], failures: list[str
     return out
 
 
+def parse_scale(stats: dict, case: ScaleCase, wall_s: float, peak_mb: float,
+                cpu_s: float = 0.0) -> dict:
+    """One scale row from syncfab-route's stats.json and the process's own figures."""
+    times = stats["time_s"]
+    row = {"label": case.label, "spec": case.spec, "pattern": case.pattern,
+           "nodes": stats["fabric"]["end_nodes"], "switches": stats["fabric"]["switches"],
+           "groups": stats["groups"]["count"], "unicast": stats["unicast"]["algorithm"],
+           "credit": ("acyclic" if stats["unicast"]["credit_loops"].get("acyclic")
+                      else "CYCLE"),
+           "checks": "ok" if stats.get("ok") else "FAILED",
+           "total_s": float(times["total"]), "wall_s": wall_s, "cpu_s": cpu_s,
+           "peak_mb": peak_mb,
+           "max_wall_s": case.max_wall_s, "max_mb": case.max_mb}
+    for key, _ in SCALE_PHASES:
+        row[key + "_s"] = float(times[key])
+    return row
+
+
+def scale_verdict(r: dict) -> str:
+    ok = (r["wall_s"] < r["max_wall_s"] and r["peak_mb"] < r["max_mb"] and r["checks"] == "ok"
+          and r["credit"] == "acyclic")
+    return "PASS" if ok else "MISS"
+
+
+def scale_section(rows: list[dict], machine: str, failures: list[str]) -> list[str]:
+    md = [SCALE_HEADING, "",
+          "`syncfab-route --fabric SPEC --pattern PATTERN --no-lfts-dump` (default engines: "
+          "FULB-MC, and DOR with its dateline lanes on the torus, FTREE on the fat tree, UPDN "
+          "on the dragonfly; every tree and the unicast tables checked), one process per row; "
+          "phases from its stats.json, wall and peak from the process (os.wait4). The 65,536-"
+          "node fat tree of 64-port switches and a 100,000-node dragonfly exceed the unicast "
+          "LID space (49,151 LIDs): the largest fat tree and dragonfly that fit stand in for "
+          "them (sw-driver/sm/README.md, \"Past the LID space\"). The verdict is on wall "
+          "time; `cpu s` (user + system, both threads where min-hop and the credit-loop "
+          "check use two) shows what other jobs on the shared cores added to it. Only this "
+          "section: `scripts/bench_route.sh build --scale-only`.", "", machine, ""]
+    md += _table(["fabric", "pattern", "end nodes", "switches", "groups", "unicast"] +
+                 [name + " s" for _, name in SCALE_PHASES] +
+                 ["total wall s", "cpu s", "peak MB", "target", "verdict"],
+                 [[r["spec"], r["pattern"], r["nodes"], r["switches"], r["groups"],
+                   f"{r['unicast']} ({r['credit']})"] +
+                  [f"{r[key + '_s']:.2f}" for key, _ in SCALE_PHASES] +
+                  [f"{r['wall_s']:.2f}", f"{r.get('cpu_s', 0.0):.2f}", f"{r['peak_mb']:.0f}",
+                   f"< {r['max_wall_s']:.0f} s, < {r['max_mb'] / 1024:.0f} GiB",
+                   f"**{scale_verdict(r)}**"] for r in rows])
+    if failures:
+        md += ["", "Failed: " + "; ".join(failures)]
+    return md
+
+
+def replace_section(text: str, heading: str, section: list[str]) -> str:
+    """text with the section under `heading` (up to the next "## " heading) replaced by
+    `section`, or `section` appended when the heading is not there."""
+    lines = text.rstrip("\n").split("\n") if text.strip() else []
+    try:
+        start = lines.index(heading)
+    except ValueError:
+        return "\n".join(lines + ([""] if lines else []) + section) + "\n"
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")),
+               len(lines))
+    tail = lines[end:]
+    return "\n".join(lines[:start] + section + ([""] + tail if tail else [])) + "\n"
+
+
+def run_scale(route_bin: str, cases: tuple[ScaleCase, ...], log) -> tuple[list[dict], list[str]]:
+    rows, failures = [], []
+    for case in cases:
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "out"
+            r = run_tool([route_bin, "--fabric", case.spec, "--pattern", case.pattern,
+                          "--no-lfts-dump", "--out", str(out)])
+            stats_path = out / "stats.json"
+            if not stats_path.exists():
+                failures.append(f"syncfab-route {case.spec}: exit {r.returncode}: "
+                                f"{r.stderr.strip().splitlines()[-1:]}")
+                log(f"scale {case.label}: FAILED")
+                continue
+            row = parse_scale(json.loads(stats_path.read_text()), case, r.wall_s, r.peak_mb,
+                              r.cpu_s)
+        rows.append(row)
+        log(f"scale {case.label}: {row['wall_s']:.2f} s wall, {row['peak_mb']:.0f} MB, "
+            f"credit check {row['credit_loop_check_s']:.2f} s, {scale_verdict(row)}")
+    return rows, failures
+
+
+def scale_targets(rows: list[dict]) -> list[Target]:
+    return [Target(f"syncfab-route end to end on {r['spec']} ({r['pattern']}) in < "
+                   f"{r['max_wall_s']:.0f} s and < {r['max_mb'] / 1024:.0f} GiB",
+                   scale_verdict(r) == "PASS",
+                   f"{r['wall_s']:.1f} s wall ({r['cpu_s']:.1f} s CPU), {r['peak_mb']:.0f} MB, "
+                   f"checks {r['checks']}, {r['unicast']} {r['credit']}") for r in rows]
+
+
+SCALE_CSV_FIELDS = ("spec", "pattern", "nodes", "switches", "groups", "unicast", "credit",
+                    "checks") + tuple(k + "_s" for k, _ in SCALE_PHASES) + (
+                        "total_s", "wall_s", "cpu_s", "peak_mb")
+
+
 # --- output ---------------------------------------------------------------------
 
 
@@ -450,7 +586,8 @@ def _pivot(rows: list[dict], engines: list[str], cell, extra=None) -> list[str]:
 
 def write_markdown(path: Path, machine: str, mh_rows: list[dict], mc_rows: list[dict],
                    uc_rows: list[dict], targets: list[Target], wall_s: float,
-                   floor_mb: float, root_rows: list[dict] | None = None) -> None:
+                   floor_mb: float, root_rows: list[dict] | None = None,
+                   scale_rows: list[dict] | None = None) -> None:
     engines = engines_in_order(mc_rows)
     largest = max(mc_rows, key=lambda r: r["peak_mb"]) if mc_rows else None
     md = ["# Routing benchmark (generated by `make bench-route`)", "",
@@ -518,6 +655,8 @@ def write_markdown(path: Path, machine: str, mh_rows: list[dict], mc_rows: list[
                    f"{r['lft_mb']:.1f}", r["shortest"],
                    ("acyclic" if r["acyclic"] else f"cycle of {r['cycle_links']} links"),
                    f"{r['cdg_s']:.2f}", f"{r['peak_mb']:.0f}"] for r in uc_rows])
+    if scale_rows:
+        md += [""] + scale_section(scale_rows, "Measured with the whole benchmark.", [])
     path.write_text("\n".join(md) + "\n")
 
 
@@ -568,6 +707,29 @@ def discover_engines(mc_bench: str) -> tuple[list[str], set[str]]:
     return names, set(names) - set(seen["fattree:ports=4,levels=2"]) - {"SSSP-MC"}
 
 
+def scale_only(route_bin: str, out_dir: Path) -> int:
+    if not os.access(route_bin, os.X_OK):
+        print(f"bench-route: {route_bin} is not built", file=sys.stderr)
+        return 1
+    t_start = time.monotonic()
+
+    def log(msg: str) -> None:
+        print(f"bench-route [{time.monotonic() - t_start:6.0f} s] {msg}", file=sys.stderr,
+              flush=True)
+
+    machine = machine_line(ROOT)
+    rows, failures = run_scale(route_bin, SCALE, log)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    write_csv(out_dir / "bench-route-scale.csv", SCALE_CSV_FIELDS, rows)
+    md = out_dir / "bench-route.md"
+    old = md.read_text() if md.exists() else ""
+    md.write_text(replace_section(old, SCALE_HEADING,
+                                  scale_section(rows, machine + f" Load average at the end "
+                                                f"{os.getloadavg()[0]:.2f}.", failures)))
+    log(f"wrote the scale section of {md} and {out_dir}/bench-route-scale.csv")
+    return 1 if failures or any(scale_verdict(r) != "PASS" for r in rows) else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default="build", help="build folder with the sm tools")
@@ -578,7 +740,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--engine", action="append", help="only these multicast engines")
     ap.add_argument("--no-unicast", action="store_true", help="skip the unicast/credit-loop part")
     ap.add_argument("--no-plot", action="store_true")
+    ap.add_argument("--no-scale", action="store_true", help="skip the end-to-end scale rows")
+    ap.add_argument("--scale-only", action="store_true",
+                    help="run only the end-to-end scale rows and replace their section of "
+                         "an existing bench-route.md")
     args = ap.parse_args(argv)
+    route_bin = str(Path(args.build) / "sw-driver" / "sm" / "syncfab-route")
+    if args.scale_only:
+        return scale_only(route_bin, Path(args.out))
 
     tools = Path(args.build) / "sw-driver" / "sm"
     exe = {n: str(tools / n) for n in ("sm_minhop_bench", "sm_mc_bench", "sm_unicast_bench")}
@@ -616,6 +785,7 @@ def main(argv: list[str] | None = None) -> int:
     mc_rows: list[dict] = []
     root_rows: list[dict] = []
     uc_rows: list[dict] = []
+    scale_rows: list[dict] = []
     root_bench = "--root-bench" in run_tool([exe["sm_mc_bench"], "--help"]).stdout
     csv_path = out_dir / "bench-route.csv"
 
@@ -624,14 +794,15 @@ def main(argv: list[str] | None = None) -> int:
         run still leaves complete fabrics behind)."""
         wall = time.monotonic() - t_start
         targets = checker_targets(mc_rows, uc_rows, failures, root_rows) + \
-            compute_targets(mc_rows)
+            compute_targets(mc_rows) + scale_targets(scale_rows)
         write_csv(csv_path, CSV_FIELDS, mc_rows)
         write_csv(out_dir / "bench-route-unicast.csv", UC_CSV_FIELDS, uc_rows)
         partial = len(done) < len(fabrics)
         write_markdown(out_dir / "bench-route.md",
                        machine + (f" **Partial run: {', '.join(done)} only.**" if partial
                                   else ""),
-                       mh_rows, mc_rows, uc_rows, targets, wall, floor_mb, root_rows)
+                       mh_rows, mc_rows, uc_rows, targets, wall, floor_mb, root_rows,
+                       scale_rows)
         if not args.no_plot and mc_rows:
             plot = subprocess.run(["/usr/bin/python3",
                                    str(ROOT / "scripts" / "plot_bench_route.py"),
@@ -699,6 +870,11 @@ def main(argv: list[str] | None = None) -> int:
                 uc_rows.append(row)
                 log(f"  {row['engine']}: {'acyclic' if row['acyclic'] else 'CYCLIC'}")
         done.append(fab.label)
+        targets = report(done)
+    if not args.no_scale and os.access(route_bin, os.X_OK):
+        scale_rows[:], scale_failures = run_scale(route_bin, SCALE, log)
+        failures += scale_failures
+        write_csv(out_dir / "bench-route-scale.csv", SCALE_CSV_FIELDS, scale_rows)
         targets = report(done)
     for t in targets:
         log(f"{t.verdict}  {t.name}: {t.detail}")

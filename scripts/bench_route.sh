@@ -2,7 +2,9 @@
 # `make bench-route` (also part of `make bench`): the subnet manager on the
 # FULB-MC paper's fabrics. The work is scripts/bench_route.py (one process per
 # run, peak RSS per run, targets computed from the numbers); it writes
-# docs/bench-route.{md,csv,png} and docs/bench-route-unicast.csv.
+# docs/bench-route.{md,csv,png}, docs/bench-route-unicast.csv and
+# docs/bench-route-scale.csv (syncfab-route end to end on the largest
+# fabrics; `--scale-only` runs just those and rewrites only their section).
 # Usage: scripts/bench_route.sh [BUILD_DIR] [bench_route.py options]
 set -euo pipefail
 build=${1:-build}

@@ -162,6 +162,24 @@ TEST(Generators, SmallFatTreeIsTheKPortNTree) {
   f.ensure_connected();
 }
 
+// Past the unicast LID space the fat tree is refused with the sizes; the
+// largest 3-level one of even-port switches that fits is built.
+TEST(Generators, FatTreePastTheLidSpaceIsRefusedWithTheCounts) {
+  try {
+    (void)make_fabric("fattree:ports=64,levels=3");
+    FAIL() << "no error";
+  } catch (const FabricError& e) {
+    EXPECT_NE(std::string(e.what()).find("65536 end nodes and 5120 switches need 70656 unicast "
+                                         "LIDs, the LID space holds 49151"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW((void)make_fabric("fattree:ports=58,levels=3"), FabricError);
+  const Fabric f = make_fabric("fattree:ports=56,levels=3");
+  EXPECT_EQ(f.hca_count(), 43904U);
+  EXPECT_EQ(f.max_lid(), 43904U + 3920U);
+}
+
 TEST(Generators, PaperFabricSizes) {
   const Fabric ft = make_fabric("fattree:ports=40,levels=3");
   EXPECT_EQ(ft.hca_count(), 16000u);

@@ -249,3 +249,51 @@ def test_root_bench_rows_and_verdict():
     assert t[name].passed and "80.0x" in t[name].detail
     with pytest.raises(ValueError, match="columns"):
         br.parse_root_bench("| a | b |\n")
+
+
+# --- end-to-end scale rows ---------------------------------------------------------
+
+SCALE_STATS = {
+    "ok": True,
+    "fabric": {"switches": 12000, "end_nodes": 24000},
+    "groups": {"count": 340},
+    "unicast": {"algorithm": "dor", "credit_loops": {"checked": True, "acyclic": True}},
+    "time_s": {"fabric": 0.1, "groups": 0.0, "minhop": 1.5, "multicast_route": 0.1,
+               "tree_check": 0.3, "unicast_route": 1.2, "credit_loop_check": 2.0,
+               "write_outputs": 0.2, "total": 5.4},
+}
+
+
+def test_scale_row_and_verdict():
+    case = br.SCALE[0]
+    row = br.parse_scale(SCALE_STATS, case, wall_s=5.6, peak_mb=400.0, cpu_s=7.25)
+    assert (row["nodes"], row["switches"], row["groups"]) == (24000, 12000, 340)
+    assert row["credit_loop_check_s"] == pytest.approx(2.0)
+    assert row["unicast"] == "dor" and row["credit"] == "acyclic" and row["checks"] == "ok"
+    assert br.scale_verdict(row) == "PASS"
+    assert br.scale_verdict(dict(row, wall_s=case.max_wall_s)) == "MISS"
+    assert br.scale_verdict(dict(row, peak_mb=case.max_mb + 1)) == "MISS"
+    failed = copy.deepcopy(SCALE_STATS)
+    failed["ok"] = False
+    assert br.scale_verdict(br.parse_scale(failed, case, 1.0, 1.0)) == "MISS"
+    cyclic = copy.deepcopy(SCALE_STATS)
+    cyclic["unicast"]["credit_loops"]["acyclic"] = False
+    assert br.scale_verdict(br.parse_scale(cyclic, case, 1.0, 1.0)) == "MISS"
+    (t,) = br.scale_targets([row])
+    assert t.verdict == "PASS" and "torus:x=30,y=20,z=20,nodes=2" in t.name and "< 10 s" in t.name
+    assert "5.6 s wall (7.2 s CPU), 400 MB" in t.detail
+    md = "\n".join(br.scale_section([row], "Machine: test.", []))
+    assert "**PASS**" in md and "| 2.00 |" in md and "| 5.60 | 7.25 | 400 |" in md
+
+
+def test_scale_section_replaced_in_place_or_appended():
+    old = "# T\n\n## A\n\na\n\n" + br.SCALE_HEADING + "\n\nold rows\n\n## B\n\nb\n"
+    new = br.replace_section(old, br.SCALE_HEADING, [br.SCALE_HEADING, "", "new rows"])
+    assert "old rows" not in new and "new rows" in new
+    assert new.index("## A") < new.index("new rows") < new.index("## B")
+    assert new.endswith("b\n")
+    appended = br.replace_section("# T\n\n## A\n\na\n", br.SCALE_HEADING,
+                                  [br.SCALE_HEADING, "", "rows"])
+    assert appended == "# T\n\n## A\n\na\n\n" + br.SCALE_HEADING + "\n\nrows\n"
+    last = br.replace_section(appended, br.SCALE_HEADING, [br.SCALE_HEADING, "", "again"])
+    assert last == "# T\n\n## A\n\na\n\n" + br.SCALE_HEADING + "\n\nagain\n"

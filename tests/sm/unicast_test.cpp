@@ -82,6 +82,40 @@ TEST(Lft, NibbleAndByteTablesReadBack) {
   EXPECT_EQ(b.get(2, 5), 16);
 }
 
+// Whole rows in and runs out agree with set/get entry by entry, on nibble
+// tables whose rows start on either half of a byte (an odd LID count) and on
+// byte tables.
+TEST(Lft, RowsAndRunsMatchEntries) {
+  for (const char* spec :
+       {"torus:x=3,y=1,z=1,nodes=2", "torus:x=3,y=2,z=1,nodes=1", "fattree:ports=16,levels=2"}) {
+    const Fabric f = make_fabric(spec);
+    Lft rows(f);
+    Lft entries(f);
+    for (SwitchIdx s = 0; s < f.switch_count(); ++s) {
+      std::vector<PortNum> row(rows.lid_count());
+      for (std::size_t d = 0; d < row.size(); ++d) {
+        const int ports = f.num_ports(f.switch_node(s));
+        row[d] = (d + s) % 5 == 0 ? kNoRoute : static_cast<PortNum>((d * 7 + s) % (ports + 1));
+        entries.set(s, static_cast<Lid>(d), row[d]);
+      }
+      rows.set_row(s, row);
+    }
+    for (SwitchIdx s = 0; s < f.switch_count(); ++s) {
+      for (std::size_t d = 0; d < rows.lid_count(); ++d) {
+        ASSERT_EQ(rows.get(s, static_cast<Lid>(d)), entries.get(s, static_cast<Lid>(d)))
+            << spec << " switch " << s << " LID " << d;
+      }
+      for (std::size_t d0 = 0; d0 < rows.lid_count(); ++d0) {
+        rows.for_run(s, static_cast<Lid>(d0), rows.lid_count() - d0, [&](std::size_t k, PortNum p) {
+          ASSERT_EQ(p, entries.get(s, static_cast<Lid>(d0 + k))) << spec << " run from " << d0;
+        });
+      }
+    }
+    EXPECT_THROW(rows.set_row(0, std::vector<PortNum>(rows.lid_count(), 99)), FabricError);
+    EXPECT_THROW(rows.set_row(0, std::vector<PortNum>(1, 0)), FabricError);
+  }
+}
+
 TEST(MinhopUnicast, HandCheckedRing) {
   // Ring of 4: from sw-0 the opposite switch sw-2 is 2 hops either way; its
   // two LIDs (switch, end node) are spread over +x (port 1) and -x (port 2).
@@ -343,6 +377,34 @@ TEST(Dor, DatelineLanesAreAcyclicWithoutThemACycle) {
   const CreditLoopReport without = check_credit_loops(lft);
   EXPECT_FALSE(without.acyclic);
   expect_closed(f, without);
+}
+
+// A torus large enough for route_dor's two threads, with an odd number of
+// table entries per row: every entry against the rule computed here.
+TEST(Dor, EveryEntryFollowsTheRuleOnALargeTorus) {
+  const Fabric f = make_fabric("torus:x=11,y=10,z=10,nodes=1");
+  const TorusLayout t = torus_layout(f);
+  const Lft lft = route_dor(f, t);
+  ASSERT_EQ(lft.lid_count() % 2, 1U);
+  for (SwitchIdx s = 0; s < f.switch_count(); ++s) {
+    for (Lid d = 1; d <= f.max_lid(); ++d) {
+      const NodeId owner = f.lid_owner(d).node;
+      const SwitchIdx to = f.is_switch(owner) ? f.switch_index(owner) : f.attach_switch(owner);
+      PortNum want = 0;
+      if (to == s) {
+        want = f.is_switch(owner) ? PortNum{0} : f.peer(owner, 1).port;
+      } else {
+        int dim = 0;
+        while (t.coord[s][dim] == t.coord[to][dim]) {
+          ++dim;
+        }
+        const int k = t.dims[dim];
+        const int ahead = (t.coord[to][dim] - t.coord[s][dim] + k) % k;
+        want = static_cast<PortNum>(2 * ahead <= k ? 2 * dim + 1 : 2 * dim + 2);
+      }
+      ASSERT_EQ(lft.get(s, d), want) << "switch " << s << " LID " << d;
+    }
+  }
 }
 
 TEST(Dor, DimensionOrderHandChecked) {

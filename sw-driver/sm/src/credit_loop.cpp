@@ -1,6 +1,11 @@
 #include "syncfab/sm/credit_loop.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <limits>
+#include <thread>
+#include <utility>
 
 #include "syncfab/sm/errors.hpp"
 
@@ -25,7 +30,8 @@ namespace {
 
 // The graph: node = port slot of a switch-to-switch channel (at its tail) x
 // lane; a node's successors all leave the channel's head switch, so they are
-// kept as a bitmap over (head port, lane).
+// kept as a bitmap over (head port, lane). Walkers fill bitmaps of their own
+// (bit()) that are OR-ed into the graph's (merge()).
 class Cdg {
  public:
   Cdg(const Fabric& f, int lanes) : f_(f), lanes_(static_cast<std::size_t>(lanes)) {
@@ -64,15 +70,15 @@ class Cdg {
   [[nodiscard]] std::size_t node(std::size_t slot, std::size_t vl) const {
     return slot * lanes_ + vl;
   }
-  // Adds node -> (head port q, lane v); returns true when new.
-  bool add(std::size_t from, PortNum q, std::size_t v) {
-    const std::size_t b = offset_[from] + q * lanes_ + v;
-    const std::uint64_t m = std::uint64_t{1} << (b % 64);
-    if ((bits_[b / 64] & m) != 0) {
-      return false;
+  // The bit of node -> (head port q, lane v).
+  [[nodiscard]] std::size_t bit(std::size_t from, PortNum q, std::size_t v) const {
+    return offset_[from] + q * lanes_ + v;
+  }
+  [[nodiscard]] std::size_t words() const { return bits_.size(); }
+  void merge(const std::vector<std::uint64_t>& bits) {
+    for (std::size_t i = 0; i < bits_.size(); ++i) {
+      bits_[i] |= bits[i];
     }
-    bits_[b / 64] |= m;
-    return true;
   }
   template <typename F>
   void for_each_successor(std::size_t from, F&& fn) const {
@@ -87,6 +93,7 @@ class Cdg {
     }
   }
   [[nodiscard]] std::size_t node_count() const { return offset_.size() - 1; }
+  [[nodiscard]] std::size_t lanes() const { return lanes_; }
   [[nodiscard]] NodeId head(std::size_t slot) const { return head_[slot]; }
 
  private:
@@ -97,23 +104,333 @@ class Cdg {
   std::vector<std::uint64_t> bits_;
 };
 
+// The fabric as the walks read it, without Fabric's node indirections: the
+// switch ports numbered densely (base[s] + port) and per port, for a
+// switch-to-switch channel, the switch it leads to (kNoSwitch for any other
+// port) and where the channel's successors start in the graph's bitmaps:
+// bit (cell(i, v) + q) * lanes + w is (channel i, lane v) -> (the next
+// switch's port q, lane w). One 8-byte record per hop.
+struct Channels {
+  struct Hop {
+    SwitchIdx next = kNoSwitch;
+    std::uint32_t cell0 = 0;
+  };
+  std::vector<std::uint32_t> base;      // per switch: the index of its port 0
+  std::vector<PortNum> ports;           // per switch: its highest port
+  std::vector<Hop> hop;                 // per switch port
+  std::vector<PortNum> in;              // per switch port: the port its channel enters
+  std::vector<std::uint32_t> map_base;  // per switch: its entries in map
+  std::vector<PortNum> map;             // per switch: table entry -> channel()
+
+  Channels(const Fabric& f, const Cdg& g) {
+    std::size_t n = 0;
+    std::size_t m = 0;
+    for (SwitchIdx s = 0; s < f.switch_count(); ++s) {
+      base.push_back(static_cast<std::uint32_t>(n));
+      map_base.push_back(static_cast<std::uint32_t>(m));
+      ports.push_back(static_cast<PortNum>(f.num_ports(f.switch_node(s))));
+      n += ports.back() + std::size_t{1};
+      m += ports.back() + std::size_t{2};
+    }
+    if (std::max(n, g.words() * 64 / g.lanes()) > std::numeric_limits<std::uint32_t>::max()) {
+      throw FabricError("credit-loop check: " + std::to_string(n) + " switch ports, " +
+                        std::to_string(g.words() * 64) + " dependency bits");
+    }
+    hop.resize(n);
+    in.resize(n, 0);
+    map.resize(m, 0);
+    for (SwitchIdx s = 0; s < f.switch_count(); ++s) {
+      const NodeId node = f.switch_node(s);
+      for (PortNum p = 1; p <= ports[s]; ++p) {
+        const PortPeer o = f.peer(node, p);
+        if (o.connected() && f.is_switch(o.node)) {
+          const std::size_t bit = g.bit(g.node(f.port_slot(node, p), 0), 0, 0);
+          hop[base[s] + p] =
+              Hop{f.switch_index(o.node), static_cast<std::uint32_t>(bit / g.lanes())};
+          in[base[s] + p] = o.port;
+          map[map_base[s] + p] = p;
+        }
+      }
+    }
+  }
+  [[nodiscard]] std::size_t count() const { return hop.size(); }
+  // The table entry as a walk sees it: the port when it is a switch-to-switch
+  // channel, else 0 (the packet leaves the switch fabric or is dropped).
+  [[nodiscard]] PortNum channel(SwitchIdx s, PortNum p) const {
+    return map[map_base[s] + std::min<std::size_t>(p, ports[s] + std::size_t{1})];
+  }
+  [[nodiscard]] std::size_t cell(std::size_t i, std::size_t v) const {
+    return hop[i].cell0 + v * (ports[hop[i].next] + std::size_t{1});
+  }
+};
+
+// The lanes as the walks read them: tables where the assignment promises to
+// ignore the destination (`first` per switch port; `next` per channel, lane
+// and out port, laid out like the successor bitmaps), its functions
+// otherwise. Tabulated values are range-checked when used, as the functions'
+// are, so a combination no path takes cannot fail the check.
+class Lanes {
+ public:
+  Lanes(const VlAssignment& v, const Channels& ch)
+      : v_(v), lanes_(static_cast<std::size_t>(v.lanes)) {
+    if (v.first && v.first_ignores_dst) {
+      first_.assign(ch.count(), 0);
+      for (SwitchIdx s = 0; s < ch.base.size(); ++s) {
+        for (PortNum p = 1; p <= ch.ports[s]; ++p) {
+          if (ch.channel(s, p) != 0) {
+            first_[ch.base[s] + p] = v.first(s, 0, p);
+          }
+        }
+      }
+    }
+    if (v.next && v.next_ignores_dst) {
+      std::size_t size = 0;
+      for (std::size_t i = 0; i < ch.count(); ++i) {
+        if (ch.hop[i].next != kNoSwitch) {
+          size = std::max(size, ch.cell(i, lanes_ - 1) + ch.ports[ch.hop[i].next] + 1);
+        }
+      }
+      next_.assign(size, 0);
+      for (std::size_t i = 0; i < ch.count(); ++i) {
+        const SwitchIdx at = ch.hop[i].next;
+        if (at == kNoSwitch) {
+          continue;
+        }
+        for (std::size_t vl = 0; vl < lanes_; ++vl) {
+          for (PortNum q = 1; q <= ch.ports[at]; ++q) {
+            if (ch.channel(at, q) != 0) {
+              next_[ch.cell(i, vl) + q] = v.next(at, ch.in[i], q, static_cast<std::uint8_t>(vl), 0);
+            }
+          }
+        }
+      }
+    }
+  }
+  [[nodiscard]] bool constant() const { return !v_.first && !v_.next; }
+  // port: the dense index of (src, out).
+  [[nodiscard]] std::size_t first(SwitchIdx src, Lid dst, PortNum out, std::size_t port) const {
+    if (!v_.first) {
+      return 0;
+    }
+    return checked(first_.empty() ? v_.first(src, dst, out) : first_[port]);
+  }
+  // cell: the arriving (channel, lane)'s Channels::cell.
+  [[nodiscard]] std::size_t next(SwitchIdx at, PortNum in, PortNum out, std::size_t vl, Lid dst,
+                                 std::size_t cell) const {
+    if (!v_.next) {
+      return vl;
+    }
+    if (next_.empty()) {
+      return checked(v_.next(at, in, out, static_cast<std::uint8_t>(vl), dst));
+    }
+    return checked(next_[cell + out]);
+  }
+
+ private:
+  [[nodiscard]] std::size_t checked(std::uint8_t v) const {
+    if (v >= lanes_) {
+      throw FabricError("credit-loop check: lane " + std::to_string(v) + " of " +
+                        std::to_string(lanes_));
+    }
+    return v;
+  }
+
+  const VlAssignment& v_;
+  std::size_t lanes_;
+  std::vector<std::uint8_t> first_;  // per switch port, when first ignores the destination
+  std::vector<std::uint8_t> next_;   // per (cell + out port), when next does
+};
+
+// Destination LIDs in walk order: grouped by switch (the lanes may depend on
+// it), groups packed into blocks whose tables are read together.
+struct Destinations {
+  std::vector<Lid> lids;            // grouped by switch, ascending within a group
+  std::vector<std::size_t> groups;  // start of each group in lids, then lids.size()
+  std::vector<std::size_t> blocks;  // first group of each block, then the group count
+  std::size_t widest = 0;           // most LIDs in one block
+};
+
+Destinations destinations(const Fabric& f, const Lft& lft, std::size_t block_lids) {
+  std::vector<std::pair<std::uint64_t, Lid>> keyed;
+  for (std::size_t l = 1; l < lft.lid_count(); ++l) {
+    const auto d = static_cast<Lid>(l);
+    const LidOwner o = f.lid_owner(d);
+    if (o.node == kNoNode) {
+      continue;
+    }
+    const SwitchIdx s = f.is_switch(o.node) ? f.switch_index(o.node) : f.attach_switch(o.node);
+    // An end node without a switch gets a group of its own.
+    keyed.emplace_back(s != kNoSwitch ? s : f.switch_count() + l, d);
+  }
+  std::sort(keyed.begin(), keyed.end());
+  Destinations r;
+  for (std::size_t i = 0; i < keyed.size(); ++i) {
+    if (i == 0 || keyed[i].first != keyed[i - 1].first) {
+      r.groups.push_back(i);
+    }
+    r.lids.push_back(keyed[i].second);
+  }
+  r.groups.push_back(r.lids.size());
+  const std::size_t n_groups = r.groups.size() - 1;
+  for (std::size_t g = 0; g < n_groups;) {
+    r.blocks.push_back(g);
+    std::size_t e = g + 1;
+    while (e < n_groups && r.groups[e + 1] - r.groups[g] <= block_lids) {
+      ++e;
+    }
+    r.widest = std::max(r.widest, r.groups[e] - r.groups[g]);
+    g = e;
+  }
+  r.blocks.push_back(n_groups);
+  return r;
+}
+
+// One walker's state: its own visited set and dependency bitmap, so walkers
+// on disjoint destination blocks need no locks. Its (channel, lane) nodes are
+// dense switch port x lane.
+class Walker {
+ public:
+  Walker(const Lft& lft, const Cdg& g, const Channels& ch, const Lanes& lanes,
+         const std::vector<SwitchIdx>& sources, const Destinations& dst)
+      : lft_(lft),
+        ch_(ch),
+        lanes_(lanes),
+        sources_(sources),
+        dst_(dst),
+        n_sw_(ch.base.size()),
+        lanes_n_(g.lanes()),
+        col_(dst.widest * n_sw_),
+        seen_((ch.count() * g.lanes() + 63) / 64, 0),
+        bits_(g.words(), 0) {}
+
+  void block(std::size_t b) {
+    const std::size_t g0 = dst_.blocks[b];
+    const std::size_t g1 = dst_.blocks[b + 1];
+    const Lid* lids = dst_.lids.data() + dst_.groups[g0];
+    const std::size_t m = dst_.groups[g1] - dst_.groups[g0];
+    // Tables are stored per switch; walks read one destination across all
+    // switches, so the block is first copied column-wise, a few rows at a
+    // time, each row along the block's runs of consecutive LIDs.
+    runs_.clear();
+    for (std::size_t j = 0; j < m; ++j) {
+      if (runs_.empty() || lids[j] != lids[runs_.back().first] + (j - runs_.back().first)) {
+        runs_.emplace_back(j, 0);
+      }
+      ++runs_.back().second;
+    }
+    constexpr std::size_t kRows = 64;
+    for (std::size_t s0 = 0; s0 < n_sw_; s0 += kRows) {
+      const std::size_t s1 = std::min(n_sw_, s0 + kRows);
+      for (const auto& [j0, len] : runs_) {
+        for (std::size_t s = s0; s < s1; ++s) {
+          const auto sw = static_cast<SwitchIdx>(s);
+          PortNum* c = col_.data() + j0 * n_sw_ + s;
+          const PortNum* map = ch_.map.data() + ch_.map_base[s];
+          const std::size_t past = ch_.ports[s] + std::size_t{1};
+          lft_.for_run(sw, lids[j0], len, [&](std::size_t k, PortNum p) {
+            c[k * n_sw_] = map[std::min<std::size_t>(p, past)];
+          });
+        }
+      }
+    }
+    // LIDs of one switch with equal columns take the same walks on the same
+    // lanes (VlAssignment's requirement): one walk for all of them.
+    std::vector<std::size_t> walked;
+    for (std::size_t g = g0; g < g1; ++g) {
+      walked.clear();
+      const std::size_t j1 = dst_.groups[g + 1] - dst_.groups[g0];
+      for (std::size_t j = dst_.groups[g] - dst_.groups[g0]; j < j1; ++j) {
+        const PortNum* c = col_.data() + j * n_sw_;
+        const bool same = std::any_of(walked.begin(), walked.end(), [&](std::size_t k) {
+          return std::equal(c, c + n_sw_, col_.data() + k * n_sw_);
+        });
+        if (same) {
+          continue;
+        }
+        walked.push_back(j);
+        if (lanes_.constant()) {
+          walk<false>(c, lids[j]);
+        } else {
+          walk<true>(c, lids[j]);
+        }
+      }
+    }
+  }
+  [[nodiscard]] const std::vector<std::uint64_t>& bits() const { return bits_; }
+
+ private:
+  // Marks node n visited; false when it already was.
+  bool visit(std::size_t n) {
+    const std::uint64_t m = std::uint64_t{1} << (n % 64);
+    std::uint64_t& w = seen_[n / 64];
+    if ((w & m) != 0) {
+      return false;
+    }
+    w |= m;
+    return true;
+  }
+
+  // From every source until a (channel, lane) this destination already
+  // reached: the rest of that walk is already in the graph.
+  template <bool kLanes>
+  void walk(const PortNum* route, Lid d) {
+    std::fill(seen_.begin(), seen_.end(), 0);
+    const std::size_t lanes = lanes_n_;
+    for (const SwitchIdx s : sources_) {
+      const PortNum out = route[s];
+      if (out == 0) {
+        continue;
+      }
+      std::size_t port = ch_.base[s] + out;
+      std::size_t v = kLanes ? lanes_.first(s, d, out, port) : 0;
+      if (!visit(port * lanes + v)) {
+        continue;
+      }
+      for (;;) {
+        const Channels::Hop h = ch_.hop[port];
+        const PortNum q = route[h.next];
+        if (q == 0) {
+          break;
+        }
+        const std::size_t cell = h.cell0 + v * (ch_.ports[h.next] + std::size_t{1});
+        if constexpr (kLanes) {
+          v = lanes_.next(h.next, ch_.in[port], q, v, d, cell);
+        }
+        const std::size_t b = (cell + q) * lanes + v;
+        bits_[b / 64] |= std::uint64_t{1} << (b % 64);
+        port = ch_.base[h.next] + q;
+        if (!visit(port * lanes + v)) {
+          break;
+        }
+      }
+    }
+  }
+
+  const Lft& lft_;
+  const Channels& ch_;
+  const Lanes& lanes_;
+  const std::vector<SwitchIdx>& sources_;
+  const Destinations& dst_;
+  std::size_t n_sw_;
+  std::size_t lanes_n_;
+  std::vector<PortNum> col_;
+  std::vector<std::pair<std::size_t, std::size_t>> runs_;  // (first j, length) of a block
+  std::vector<std::uint64_t> seen_;  // per (switch port, lane): reached in this walk
+  std::vector<std::uint64_t> bits_;
+};
+
 }  // namespace
 
 CreditLoopReport check_credit_loops(const Lft& lft, const VlAssignment& vls,
-                                    bool all_switch_sources) {
+                                    bool all_switch_sources, int threads) {
   const Fabric& f = lft.fabric();
   if (vls.lanes < 1 || vls.lanes > 16) {
     throw FabricError("credit-loop check: " + std::to_string(vls.lanes) + " lanes (1..16)");
   }
   const auto lanes = static_cast<std::size_t>(vls.lanes);
   Cdg g(f, vls.lanes);
-  auto lane = [&](std::uint8_t v) -> std::size_t {
-    if (v >= lanes) {
-      throw FabricError("credit-loop check: lane " + std::to_string(v) + " of " +
-                        std::to_string(lanes));
-    }
-    return v;
-  };
+  const Channels ch(f, g);
+  const Lanes lane_of(vls, ch);
 
   std::vector<SwitchIdx> sources;
   {
@@ -131,65 +448,50 @@ CreditLoopReport check_credit_loops(const Lft& lft, const VlAssignment& vls,
     }
   }
 
-  // Per destination, walk from every source until a (channel, lane) already
-  // seen for this destination: the rest of that walk is already in the graph.
-  // Tables are stored per switch; walks read one destination across all
-  // switches, so a block of destinations is first copied column-wise (one
-  // cache miss per switch row instead of one per hop).
-  constexpr std::size_t kBlock = 64;
-  const std::size_t n_sw = f.switch_count();
-  std::vector<PortNum> col(kBlock * n_sw);
-  std::vector<std::uint32_t> seen(g.node_count(), 0);
-  std::uint32_t stamp = 0;
-  for (std::size_t d0 = 1; d0 < lft.lid_count(); d0 += kBlock) {
-    const std::size_t d1 = std::min(lft.lid_count(), d0 + kBlock);
-    for (SwitchIdx s = 0; s < n_sw; ++s) {
-      for (std::size_t l = d0; l < d1; ++l) {
-        col[(l - d0) * n_sw + s] = lft.get(s, static_cast<Lid>(l));
+  constexpr std::size_t kBlock = 256;
+  const Destinations dst = destinations(f, lft, kBlock);
+  const std::size_t n_blocks = dst.blocks.size() - 1;
+  if (threads <= 0) {
+    // A second walker pays once the walks outweigh setting up its own visited
+    // set and bitmap (the merge is one OR per word).
+    constexpr double kThreadWork = 1e7;
+    const double work = static_cast<double>(sources.size()) * static_cast<double>(dst.lids.size());
+    threads = work >= kThreadWork && std::thread::hardware_concurrency() >= 2 ? 2 : 1;
+  }
+  const auto n_walkers =
+      std::min<std::size_t>(static_cast<std::size_t>(threads), std::max<std::size_t>(n_blocks, 1));
+  std::vector<Walker> walkers;
+  walkers.reserve(n_walkers);
+  for (std::size_t t = 0; t < n_walkers; ++t) {
+    walkers.emplace_back(lft, g, ch, lane_of, sources, dst);
+  }
+  std::vector<std::exception_ptr> errors(n_walkers);
+  std::atomic<bool> failed{false};
+  auto run = [&](std::size_t t) {
+    try {
+      for (std::size_t b = t; b < n_blocks && !failed.load(std::memory_order_relaxed);
+           b += n_walkers) {
+        walkers[t].block(b);
       }
+    } catch (...) {
+      errors[t] = std::current_exception();
+      failed = true;
     }
-    for (std::size_t l = d0; l < d1; ++l) {
-      const auto d = static_cast<Lid>(l);
-      if (f.lid_owner(d).node == kNoNode) {
-        continue;
-      }
-      const PortNum* route = col.data() + (l - d0) * n_sw;
-      ++stamp;
-      for (SwitchIdx s : sources) {
-        NodeId at = f.switch_node(s);
-        PortNum out = route[s];
-        if (out == kNoRoute || out == 0 || !f.peer(at, out).connected() ||
-            !f.is_switch(f.peer(at, out).node)) {
-          continue;
-        }
-        std::size_t v = vls.first ? lane(vls.first(s, d, out)) : 0;
-        std::size_t cur = g.node(f.port_slot(at, out), v);
-        if (seen[cur] == stamp) {
-          continue;
-        }
-        seen[cur] = stamp;
-        for (;;) {
-          const PortPeer hop = f.peer(at, out);
-          const NodeId next = hop.node;
-          const PortNum q = route[f.switch_index(next)];
-          if (q == kNoRoute || q == 0 || !f.peer(next, q).connected() ||
-              !f.is_switch(f.peer(next, q).node)) {
-            break;
-          }
-          v = vls.next ? lane(vls.next(f.switch_index(next), hop.port, q,
-                                       static_cast<std::uint8_t>(v), d))
-                       : v;
-          g.add(cur, q, v);
-          cur = g.node(f.port_slot(next, q), v);
-          if (seen[cur] == stamp) {
-            break;
-          }
-          seen[cur] = stamp;
-          at = next;
-          out = q;
-        }
-      }
+  };
+  {
+    std::vector<std::jthread> pool;
+    for (std::size_t t = 1; t < n_walkers; ++t) {
+      pool.emplace_back(run, t);
     }
+    run(0);
+  }
+  for (const std::exception_ptr& e : errors) {
+    if (e) {
+      std::rethrow_exception(e);
+    }
+  }
+  for (const Walker& w : walkers) {
+    g.merge(w.bits());
   }
 
   // Iterative DFS, three colours; a grey successor closes a cycle.

@@ -46,7 +46,17 @@ Fabric make_fat_tree(const FatTreeSpec& spec) {
       count[i] *= radix(i, j);
     }
   }
-  require(!spec.lids || count[0] <= kLastUnicastLid, "fat tree: too many end nodes");
+  // One LID per end node and per switch: refused here, naming the sizes,
+  // rather than at the first port assign_lids() runs out on.
+  long lids_needed = 0;
+  for (int i = 0; i <= n; ++i) {
+    lids_needed += count[i];
+  }
+  require(!spec.lids || lids_needed <= kLastUnicastLid,
+          "fat tree: " + std::to_string(count[0]) + " end nodes and " +
+              std::to_string(lids_needed - count[0]) + " switches need " +
+              std::to_string(lids_needed) + " unicast LIDs, the LID space holds " +
+              std::to_string(kLastUnicastLid - kFirstUnicastLid + 1) + " (1..0xBFFF)");
 
   Fabric f;
   std::vector<std::vector<NodeId>> ids(n + 1);

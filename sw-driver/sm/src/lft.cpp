@@ -32,15 +32,6 @@ Lft::Lft(const Fabric& fabric)
   }
 }
 
-PortNum Lft::get(SwitchIdx s, Lid d) const {
-  const std::size_t i = static_cast<std::size_t>(s) * lids_ + d;
-  if (!nibbles_) {
-    return table_[i];
-  }
-  const std::uint8_t v = (table_[i / 2] >> ((i & 1U) * 4)) & 0xFU;
-  return v == 0xF ? kNoRoute : v;
-}
-
 void Lft::set(SwitchIdx s, Lid d, PortNum port) {
   if (s >= fabric_.switch_count() || d >= lids_) {
     throw FabricError("LFT: switch " + std::to_string(s) + " LID " + std::to_string(d) +
@@ -58,6 +49,39 @@ void Lft::set(SwitchIdx s, Lid d, PortNum port) {
   const auto v = static_cast<std::uint8_t>(port == kNoRoute ? 0xF : port);
   const unsigned shift = (i & 1U) * 4;
   table_[i / 2] = static_cast<std::uint8_t>((table_[i / 2] & ~(0xFU << shift)) | (v << shift));
+}
+
+void Lft::set_row(SwitchIdx s, std::span<const PortNum> row) {
+  if (s >= fabric_.switch_count() || row.size() != lids_) {
+    throw FabricError("LFT: row of switch " + std::to_string(s) + " with " +
+                      std::to_string(row.size()) + " entries (" + std::to_string(lids_) + ")");
+  }
+  for (std::size_t d = 0; d < lids_; ++d) {
+    if (row[d] != kNoRoute && row[d] > ports_[s]) {
+      throw FabricError("LFT: port " + std::to_string(row[d]) + " out of range on \"" +
+                        fabric_.name(fabric_.switch_node(s)) + "\"");
+    }
+  }
+  const std::size_t first = static_cast<std::size_t>(s) * lids_;
+  if (!nibbles_) {
+    std::copy(row.begin(), row.end(), table_.begin() + static_cast<std::ptrdiff_t>(first));
+    return;
+  }
+  std::size_t d = 0;
+  auto nibble = [](PortNum p) { return static_cast<std::uint8_t>(p == kNoRoute ? 0xF : p); };
+  if ((first & 1U) != 0 && lids_ > 0) {
+    table_[first / 2] =
+        static_cast<std::uint8_t>((table_[first / 2] & 0x0FU) | (nibble(row[0]) << 4U));
+    d = 1;
+  }
+  for (; d + 1 < lids_; d += 2) {
+    table_[(first + d) / 2] =
+        static_cast<std::uint8_t>(nibble(row[d]) | (nibble(row[d + 1]) << 4U));
+  }
+  if (d < lids_) {
+    const std::size_t i = first + d;
+    table_[i / 2] = static_cast<std::uint8_t>((table_[i / 2] & 0xF0U) | nibble(row[d]));
+  }
 }
 
 std::vector<SwitchIdx> walk(const Lft& lft, SwitchIdx s, Lid d) {

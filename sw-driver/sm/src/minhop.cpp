@@ -1,7 +1,9 @@
 #include "syncfab/sm/minhop.hpp"
 
 #include <algorithm>
+#include <exception>
 #include <string>
+#include <thread>
 
 #include "syncfab/sm/errors.hpp"
 
@@ -33,27 +35,50 @@ MinHop::MinHop(const Fabric& fabric) : fabric_(fabric), n_(fabric.switch_count()
   }
 
   dist_.assign(n_ * n_, kUnreachable);
-  std::vector<SwitchIdx> queue(n_);
-  for (SwitchIdx src = 0; src < n_; ++src) {
-    std::uint8_t* row = dist_.data() + static_cast<std::size_t>(src) * n_;
-    row[src] = 0;
-    queue[0] = src;
-    std::size_t head = 0, tail = 1;
-    while (head < tail) {
-      const SwitchIdx u = queue[head++];
-      const std::uint8_t du = row[u];
-      if (du == kUnreachable - 1) {
-        throw FabricError("switch distance over 254 hops from \"" +
-                          fabric.name(fabric.switch_node(src)) + "\"");
-      }
-      for (std::uint32_t e = off[u]; e < off[u + 1]; ++e) {
-        const SwitchIdx v = adj[e];
-        if (row[v] == kUnreachable) {
-          row[v] = static_cast<std::uint8_t>(du + 1);
-          queue[tail++] = v;
+  // One BFS per source switch, each filling its own row: on large fabrics two
+  // threads take every other source.
+  auto bfs_rows = [&](SwitchIdx first, SwitchIdx step) {
+    std::vector<SwitchIdx> queue(n_);
+    for (SwitchIdx src = first; src < n_; src += step) {
+      std::uint8_t* row = dist_.data() + static_cast<std::size_t>(src) * n_;
+      row[src] = 0;
+      queue[0] = src;
+      std::size_t head = 0, tail = 1;
+      while (head < tail) {
+        const SwitchIdx u = queue[head++];
+        const std::uint8_t du = row[u];
+        if (du == kUnreachable - 1) {
+          throw FabricError("switch distance over 254 hops from \"" +
+                            fabric.name(fabric.switch_node(src)) + "\"");
+        }
+        for (std::uint32_t e = off[u]; e < off[u + 1]; ++e) {
+          const SwitchIdx v = adj[e];
+          if (row[v] == kUnreachable) {
+            row[v] = static_cast<std::uint8_t>(du + 1);
+            queue[tail++] = v;
+          }
         }
       }
     }
+  };
+  constexpr std::size_t kThreadSwitches = 2000;
+  if (n_ >= kThreadSwitches && std::thread::hardware_concurrency() >= 2) {
+    std::exception_ptr error;
+    {
+      std::jthread other([&] {
+        try {
+          bfs_rows(1, 2);
+        } catch (...) {
+          error = std::current_exception();
+        }
+      });
+      bfs_rows(0, 2);
+    }
+    if (error) {
+      std::rethrow_exception(error);
+    }
+  } else {
+    bfs_rows(0, 1);
   }
 
   const std::size_t lids = static_cast<std::size_t>(fabric.max_lid()) + 1;

@@ -1,3 +1,8 @@
+#include <array>
+#include <exception>
+#include <thread>
+#include <vector>
+
 #include "syncfab/sm/errors.hpp"
 #include "syncfab/sm/unicast.hpp"
 #include "unicast_common.hpp"
@@ -81,27 +86,68 @@ Lft route_dor(const Fabric& f, const TorusLayout& layout) {
   const std::size_t n = f.switch_count();
   const detail::LidsBySwitch by = detail::lids_by_switch(f);
   // Source switch outermost: the table is stored per switch, so each row is
-  // written front to back (destination outermost strides a row per entry
-  // and made this 20 times slower on the 12,000-switch torus).
-  for (SwitchIdx s = 0; s < n; ++s) {
-    detail::route_local(f, s, by, lft);
-    const auto& sc = layout.coord[s];
-    for (SwitchIdx t = 0; t < n; ++t) {
-      if (s == t) {
-        continue;
-      }
-      const auto& tc = layout.coord[t];
-      int d = 0;
-      while (sc[d] == tc[d]) {
-        ++d;
-      }
-      const int k = layout.dims[d];
-      const int ahead = (tc[d] - sc[d] + k) % k;
-      const PortNum p = 2 * ahead <= k ? plus_port(d) : minus_port(d);
-      for (std::uint32_t i = by.offset[t]; i < by.offset[t + 1]; ++i) {
-        lft.set(s, by.lids[i], p);
+  // computed in a buffer and written front to back (destination outermost
+  // strides a row per entry and made this 20 times slower on the
+  // 12,000-switch torus).
+  // toward[d][a * k + b]: the port from coordinate a to b on a ring of
+  // dimension d (0 when a == b), looked up instead of a modulo per pair.
+  std::array<std::vector<PortNum>, 3> toward;
+  for (int d = 0; d < 3; ++d) {
+    const int k = layout.dims[d];
+    toward[d].assign(static_cast<std::size_t>(k) * k, 0);
+    for (int a = 0; a < k; ++a) {
+      for (int b = 0; b < k; ++b) {
+        const int ahead = (b - a + k) % k;
+        toward[d][a * k + b] = a == b ? 0 : (2 * ahead <= k ? plus_port(d) : minus_port(d));
       }
     }
+  }
+  auto rows = [&](SwitchIdx first, SwitchIdx last) {
+    std::vector<PortNum> row(lft.lid_count(), kNoRoute);
+    for (SwitchIdx s = first; s < last; ++s) {
+      const auto& sc = layout.coord[s];
+      for (SwitchIdx t = 0; t < n; ++t) {
+        if (s == t) {
+          continue;
+        }
+        const auto& tc = layout.coord[t];
+        PortNum p = 0;
+        for (int d = 0; p == 0; ++d) {
+          p = toward[d][sc[d] * layout.dims[d] + tc[d]];
+        }
+        for (std::uint32_t i = by.offset[t]; i < by.offset[t + 1]; ++i) {
+          row[by.lids[i]] = p;
+        }
+      }
+      for (std::uint32_t i = by.offset[s]; i < by.offset[s + 1]; ++i) {
+        row[by.lids[i]] = kNoRoute;  // route_local's, below
+      }
+      lft.set_row(s, row);
+      detail::route_local(f, s, by, lft);
+    }
+  };
+  // Two threads on large tori, each on its own rows. The split row starts
+  // on a byte boundary (an even row when rows have an odd entry count), so
+  // no table byte is written by both.
+  constexpr std::size_t kThreadSwitches = 1000;
+  if (n >= kThreadSwitches && std::thread::hardware_concurrency() >= 2) {
+    const auto half = static_cast<SwitchIdx>(n / 2 & ~std::size_t{1});
+    std::exception_ptr error;
+    {
+      std::jthread other([&] {
+        try {
+          rows(half, static_cast<SwitchIdx>(n));
+        } catch (...) {
+          error = std::current_exception();
+        }
+      });
+      rows(0, half);
+    }
+    if (error) {
+      std::rethrow_exception(error);
+    }
+  } else {
+    rows(0, static_cast<SwitchIdx>(n));
   }
   return lft;
 }
@@ -119,6 +165,8 @@ VlAssignment dor_dateline_vls(const TorusLayout& layout) {
   };
   VlAssignment v;
   v.lanes = 2;
+  v.first_ignores_dst = true;
+  v.next_ignores_dst = true;
   v.first = [crosses](SwitchIdx src, Lid, PortNum out) -> std::uint8_t {
     return crosses(src, out) ? 1 : 0;
   };

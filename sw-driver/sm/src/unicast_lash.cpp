@@ -152,6 +152,7 @@ VlAssignment LashRouting::vls() const {
   }
   VlAssignment v;
   v.lanes = lanes;
+  v.next_ignores_dst = true;
   v.first = [lane = lane, n = switches, lid_switch](SwitchIdx src, Lid dst,
                                                     PortNum) -> std::uint8_t {
     return lane[src * n + lid_switch[dst]];

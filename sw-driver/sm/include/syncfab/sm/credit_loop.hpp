@@ -19,10 +19,24 @@ namespace syncfab::sm {
 // switch src to LID dst (leaving by port out). `next`: lane on the channel out
 // of `out` at switch `at`, given the lane `vl` it arrived on over port `in`
 // (a switch's SL2VL-like step; per-path lanes such as LASH's keep vl).
+//
+// Requirement: the lanes depend on the destination only through its switch
+// (the switch of a switch LID, Fabric::attach_switch of an end node's). The
+// checker walks the LIDs of one switch whose tables agree on every switch
+// (entries that leave the switch-to-switch fabric counted as one) only once,
+// so a lane that tells such LIDs apart is not seen. DOR's dateline lanes do
+// not look at the destination, LASH's look at its switch only. The functions
+// may be called from two threads at once (see threads below): no mutable
+// state.
 struct VlAssignment {
   int lanes = 1;
   std::function<std::uint8_t(SwitchIdx src, Lid dst, PortNum out)> first;
   std::function<std::uint8_t(SwitchIdx at, PortNum in, PortNum out, std::uint8_t vl, Lid dst)> next;
+  // Promises that `first` / `next` ignore their dst argument: the checker then
+  // evaluates them once per (switch, ports, lane) into a table instead of per
+  // hop (they must not throw for any port pair of a switch).
+  bool first_ignores_dst = false;
+  bool next_ignores_dst = false;
 };
 
 struct CdgLink {
@@ -44,8 +58,9 @@ struct CreditLoopReport {
 
 // Builds the graph from the traffic of every switch with an end node (or of
 // every switch when all_switch_sources) to every LID and searches a cycle.
-// Lanes returned outside 0..lanes-1 throw FabricError.
+// Lanes returned outside 0..lanes-1 throw FabricError. threads: 0 = up to two
+// on large fabrics (the graph is the same for any count).
 CreditLoopReport check_credit_loops(const Lft& lft, const VlAssignment& vls = {},
-                                    bool all_switch_sources = false);
+                                    bool all_switch_sources = false, int threads = 0);
 
 }  // namespace syncfab::sm

@@ -6,6 +6,7 @@
 // unrouted (OpenSM's OSM_NO_PATH).
 #include <cstdint>
 #include <iosfwd>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -20,8 +21,45 @@ class Lft {
  public:
   explicit Lft(const Fabric& fabric);
 
-  [[nodiscard]] PortNum get(SwitchIdx s, Lid d) const;
+  // Inline: the credit-loop checker reads every entry.
+  [[nodiscard]] PortNum get(SwitchIdx s, Lid d) const {
+    const std::size_t i = static_cast<std::size_t>(s) * lids_ + d;
+    if (!nibbles_) {
+      return table_[i];
+    }
+    const std::uint8_t v = (table_[i / 2] >> ((i & 1U) * 4)) & 0xFU;
+    return v == 0xF ? kNoRoute : v;
+  }
+  // fn(k, get(s, d + k)) for k = 0..n-1, a byte at a time: the credit-loop
+  // checker reads every entry, a run of destinations per switch row.
+  template <typename F>
+  void for_run(SwitchIdx s, Lid d, std::size_t n, F&& fn) const {
+    std::size_t i = static_cast<std::size_t>(s) * lids_ + d;
+    if (!nibbles_) {
+      for (std::size_t k = 0; k < n; ++k) {
+        fn(k, table_[i + k]);
+      }
+      return;
+    }
+    auto port = [](unsigned v) { return v == 0xF ? kNoRoute : static_cast<PortNum>(v); };
+    std::size_t k = 0;
+    if ((i & 1U) != 0 && n > 0) {
+      fn(k++, port(table_[i / 2] >> 4U));
+      ++i;
+    }
+    const std::uint8_t* b = table_.data() + i / 2;
+    for (; k + 1 < n; k += 2, ++b) {
+      fn(k, port(*b & 0xFU));
+      fn(k + 1, port(*b >> 4U));
+    }
+    if (k < n) {
+      fn(k, port(*b & 0xFU));
+    }
+  }
   void set(SwitchIdx s, Lid d, PortNum port);
+  // The whole row of switch s at once (row[d] for every LID d < lid_count()),
+  // for engines that compute a switch's table in one pass.
+  void set_row(SwitchIdx s, std::span<const PortNum> row);
   [[nodiscard]] std::size_t lid_count() const { return lids_; }  // max LID + 1
   [[nodiscard]] int bits_per_entry() const { return nibbles_ ? 4 : 8; }
   [[nodiscard]] std::size_t memory_bytes() const { return table_.capacity(); }
