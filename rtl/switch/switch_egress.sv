@@ -16,7 +16,10 @@
 // cycle the previous one's last flit leaves sends its header the next cycle,
 // so copies leave back to back at line rate. An input streaming a copy is not
 // a candidate unless that copy's last flit is read this cycle (in_busy_i,
-// switch_top): its read port is free from the next cycle on.
+// switch_top): its read port is free from the next cycle on. The top may
+// accept this output's offer together with another output's on the same
+// input (a shared read of a one-flit packet); nothing here changes for it:
+// the copy reads its one cell, which is the same cell for every sharer.
 
 `include "syncfab_assert.svh"
 `include "switch_types.svh"
@@ -72,10 +75,12 @@ module switch_egress
   input  logic                                offer_ready_i,
   output offer_t                              offer_o,
   input  pop_rsp_t                            pop_rsp_i,
-  // Read port of input rd_src_o while a copy streams (rd_valid_o)
+  // Read port of input rd_src_o while a copy streams (rd_valid_o);
+  // rd_one_o: the copy is one flit (its only cell is read)
   output logic                                rd_valid_o,
   output port_t                               rd_src_o,
   output rd_req_t                             rd_req_o,
+  output logic                                rd_one_o,
   input  rd_rsp_t                             rd_rsp_i,
   // Transmit stream
   output logic                                tx_valid_o,
@@ -363,6 +368,7 @@ module switch_egress
   assign rd_valid_o = state_q == OutData;
   assign rd_src_o = src_q;
   assign rd_req_o = '{addr: cell_q, last: data_last, slot: slot_q};
+  assign rd_one_o = first_q && rem_q == len_t'(1);
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin

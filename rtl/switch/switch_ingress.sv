@@ -43,7 +43,6 @@ module switch_ingress
   localparam type port_t = logic [PortW-1:0],
   localparam type port_mask_t = logic [NumPorts-1:0],
   localparam type lk_rsp_t = `SF_SWITCH_LK_RSP_T,
-  localparam type pop_req_t = `SF_SWITCH_POP_REQ_T,
   localparam int unsigned CellW = `SF_SWITCH_CELL_W(BufCells),
   localparam int unsigned CntW = `SF_SWITCH_CNT_W(BufCells),
   localparam type cell_t = logic [CellW-1:0],
@@ -96,13 +95,19 @@ module switch_ingress
   output logic [NumPorts-1:0][NumPrio-1:0]      voq_valid_o,
   output len_t [NumPorts-1:0][NumPrio-1:0]      voq_len_o,
   output cnt_t [NumPorts-1:0][NumPrio-1:0]      voq_cells_o,
-  // Egress takes the head of VOQ[pop_req_i.port][pop_req_i.q]
-  input  logic                                  pop_valid_i,
-  input  pop_req_t                              pop_req_i,
-  output pop_rsp_t                              pop_rsp_o,
-  // Read port (the one output streaming from this input); rd_req_i.last:
-  // that copy has finished (sent or discarded)
+  // The head slot of each VOQ: two outputs whose heads name one slot offer
+  // copies of one packet (a shared read, switch_top)
+  output cell_t [NumPorts-1:0][NumPrio-1:0]     voq_head_o,
+  // Egress takes the head of VOQ[o][pop_q_i[o]] for every o in pop_valid_i:
+  // one output in a cycle, or several sharing the read of a one-flit packet
+  input  port_mask_t                            pop_valid_i,
+  input  prio_t [NumPorts-1:0]                  pop_q_i,
+  output pop_rsp_t                              pop_rsp_o [NumPorts],
+  // Read port (the outputs streaming from this input, several only for the
+  // one cell of a one-flit packet); rd_req_i.last: a copy has finished
+  // (sent or discarded), rd_ends_i of them (all of rd_req_i.slot)
   input  rd_req_t                               rd_req_i,
+  input  logic [RefW-1:0]                       rd_ends_i,
   output rd_rsp_t                               rd_rsp_o
 );
 
@@ -370,8 +375,9 @@ module switch_ingress
   // none (all dropped by WRED, or a COMB packet absorbed or refused) its
   // cells go at once, on release a. An absorbed partner (comb_absorb_i) goes
   // the same way: the engine's packet is at another input, so path a is free
-  // here. The end of a copy's stream takes one (path b); the last one
-  // returns the packet's cells. The two never name the same slot in one
+  // here. The end of a copy's stream takes one (path b), the copies of a
+  // shared read ending together one each; the last one returns the
+  // packet's cells. The two never name the same slot in one
   // cycle: a packet has no copy before the engine takes it.
   // ---------------------------------------------------------------------------
   logic absorb;
@@ -380,13 +386,13 @@ module switch_ingress
   assign take_ref = ref_t'($countones(push_i));
   assign absorb = (take_i && push_i == '0) || comb_absorb_i;
   assign slot_a = pend_o.slot;
-  logic dec_b;  // the finished copy's slot
+  logic dec_b;  // copies of rd_req_i.slot finish
   logic rel_a, rel_b, rel_c;  // a slot whose last reference went; c: a bad-length packet
-  assign dec_b = rd_req_i.last;
+  assign dec_b = rd_ends_i != '0;
   ref_t ref_b;  // its count now
   assign ref_b = refcnt_q[rd_req_i.slot];
   assign rel_a = absorb;
-  assign rel_b = dec_b && ref_b == ref_t'(1);
+  assign rel_b = dec_b && ref_b == rd_ends_i;
   // A bad-length packet's cells written before this cycle; a flit written in
   // the same cycle is never taken from the list.
   assign rel_c = bad_free && !new_slot;
@@ -464,31 +470,33 @@ module switch_ingress
   end
 
   // ---------------------------------------------------------------------------
-  // VOQs: a pop (egress) and up to one push per output (enqueue engine) per
-  // cycle, the pop maybe on the queue of a push
+  // VOQs: per output up to one pop (egress; several outputs pop in one
+  // cycle only in a shared read) and one push (enqueue engine) per cycle,
+  // the pop maybe on the queue of the push. Each output's VOQs are lists
+  // of their own (copy_next[slot][o]), so the outputs' updates never meet.
   // ---------------------------------------------------------------------------
-  port_t pop_port;
-  prio_t pop_q;  // the popped VOQ's queue
   cell_t push_slot;  // the engine's packet: the pending head
   prio_t [NumPorts-1:0] push_q;  // each copy's egress queue: its patched prio
   logic [NumPorts-1:0] same_q, link_copy;
   cnt_t [NumPorts-1:0] push_cnt;
   len_t push_len;
-  assign pop_port = pop_req_i.port;
-  assign pop_q = pop_req_i.q;
   assign push_slot = pend_o.slot;
   assign push_len = slot_len_q[push_slot];
 
-  cell_t pop_head, pop_next;
-  len_t pop_head_len;
-  cnt_t pop_cnt;
-  assign pop_head = vq_head_q[pop_port][pop_q];
-  assign pop_head_len = slot_len_q[pop_head];
-  assign pop_next = copy_next_q[pop_head][pop_port];
-  assign pop_cnt = vq_cnt_q[pop_port][pop_q];
+  // Per output: the head of the VOQ it would pop, its length, the next copy.
+  cell_t [NumPorts-1:0] pop_head, pop_next;
+  len_t [NumPorts-1:0] pop_head_len, pop_next_len;
+  cnt_t [NumPorts-1:0] pop_cnt;
   for (genvar o = 0; o < NumPorts; o++) begin : gen_push
+    assign pop_head[o] = vq_head_q[o][pop_q_i[o]];
+    assign pop_head_len[o] = slot_len_q[pop_head[o]];
+    assign pop_next[o] = copy_next_q[pop_head[o]][o];
+    assign pop_next_len[o] = slot_len_q[pop_next[o]];
+    assign pop_cnt[o] = vq_cnt_q[o][pop_q_i[o]];
+    // The slot is also the copy's first cell: a slot is its packet's first cell.
+    assign pop_rsp_o[o] = '{slot: pop_head[o], patch: copy_patch_q[pop_head[o]][o]};
     assign push_q[o] = patch_i[o].prio;
-    assign same_q[o] = pop_valid_i && push_i[o] && pop_port == port_t'(o) && pop_q == push_q[o];
+    assign same_q[o] = pop_valid_i[o] && push_i[o] && pop_q_i[o] == push_q[o];
     assign push_cnt[o] = vq_cnt_q[o][push_q[o]];
     // The new copy follows one still queued (not the one popped now).
     assign link_copy[o] = push_i[o] && push_cnt[o] > cnt_t'(same_q[o]);
@@ -497,8 +505,7 @@ module switch_ingress
   assign voq_valid_o = vq_any_q;
   assign voq_len_o = vq_hlen_q;
   assign voq_cells_o = vq_cells_q;
-  // The slot is also the copy's first cell: a slot is its packet's first cell.
-  assign pop_rsp_o = '{slot: pop_head, patch: copy_patch_q[pop_head][pop_port]};
+  assign voq_head_o = vq_head_q;
   assign rd_rsp_o = '{next: cell_next_q[rd_req_i.addr], data: cell_data_q[rd_req_i.addr]};
   assign occ_o = occ_q;
 
@@ -530,7 +537,7 @@ module switch_ingress
     // (its type and src_lid 0): written into the packet's first cell, which
     // no output reads before its copies are queued (next cycle).
     if (comb_valid_i && push_i != '0) cell_data_q[push_slot] <= flit_t'(comb_hdr_i);
-    if (dec_b) refcnt_q[rd_req_i.slot] <= ref_b - ref_t'(1);
+    if (dec_b) refcnt_q[rd_req_i.slot] <= ref_b - rd_ends_i;
     for (int o = 0; o < NumPorts; o++) begin
       if (push_i[o]) copy_patch_q[push_slot][o] <= patch_i[o];
       if (link_copy[o]) copy_next_q[vq_tail_q[o][push_q[o]]][o] <= push_slot;
@@ -591,17 +598,16 @@ module switch_ingress
       if (new_slot && !bad_free) slot_used_q[new_cell] <= 1'b1;
       used_slots_q <= used_slots_q + cnt_t'(new_slot && !bad_free) -
                       cnt_t'(rel_a) - cnt_t'(rel_b) - cnt_t'(rel_c);
-      // VOQ[pop] loses its head, each VOQ[push] gains a tail; on the same
+      // VOQ[o][pop] loses its head, VOQ[o][push] gains a tail; on the same
       // queue both happen (the push's update, written last, counts the pop).
-      if (pop_valid_i) begin
-        vq_head_q[pop_port][pop_q] <= pop_next;
-        vq_hlen_q[pop_port][pop_q] <= slot_len_q[pop_next];
-        vq_any_q[pop_port][pop_q] <= pop_cnt != cnt_t'(1);
-        vq_cnt_q[pop_port][pop_q] <= pop_cnt - cnt_t'(1);
-        vq_cells_q[pop_port][pop_q] <= vq_cells_q[pop_port][pop_q] -
-                                           cnt_t'(pop_head_len);
-      end
       for (int o = 0; o < NumPorts; o++) begin
+        if (pop_valid_i[o]) begin
+          vq_head_q[o][pop_q_i[o]] <= pop_next[o];
+          vq_hlen_q[o][pop_q_i[o]] <= pop_next_len[o];
+          vq_any_q[o][pop_q_i[o]] <= pop_cnt[o] != cnt_t'(1);
+          vq_cnt_q[o][pop_q_i[o]] <= pop_cnt[o] - cnt_t'(1);
+          vq_cells_q[o][pop_q_i[o]] <= vq_cells_q[o][pop_q_i[o]] - cnt_t'(pop_head_len[o]);
+        end
         if (push_i[o]) begin
           vq_tail_q[o][push_q[o]] <= push_slot;
           if (push_cnt[o] - cnt_t'(same_q[o]) == '0) begin
@@ -611,7 +617,7 @@ module switch_ingress
           vq_any_q[o][push_q[o]] <= 1'b1;
           vq_cnt_q[o][push_q[o]] <= push_cnt[o] - cnt_t'(same_q[o]) + cnt_t'(1);
           vq_cells_q[o][push_q[o]] <= vq_cells_q[o][push_q[o]] -
-                                      (same_q[o] ? cnt_t'(pop_head_len) : '0) + cnt_t'(push_len);
+                                      (same_q[o] ? cnt_t'(pop_head_len[o]) : '0) + cnt_t'(push_len);
         end
       end
     end
@@ -660,14 +666,27 @@ module switch_ingress
   `SF_ASSERT_IMM(a_pend_not_full_on_push, !pend_push || pend_wready)
   // rx_ready is low only while the pending FIFO is full.
   `SF_ASSERT_IMM(a_rx_ready_iff_pend_room, rx_ready_o == (32'(pend_count) < PendDepth))
-  `SF_ASSERT_IMM(a_pop_nonempty, !pop_valid_i || pop_cnt != '0)
+  `SF_ASSERT_IMM_FORALL(a_pop_nonempty, pop_valid_i != '0, o, NumPorts, pop_valid_i[o],
+                        pop_cnt[o] != '0)
   // What the egress saw of the popped queue is its true head.
-  `SF_ASSERT_IMM(a_pop_head_seen, !pop_valid_i || (vq_any_q[pop_port][pop_q] &&
-                                                   vq_hlen_q[pop_port][pop_q] == pop_head_len))
+  `SF_ASSERT_IMM_FORALL(a_pop_head_seen, pop_valid_i != '0, o, NumPorts, pop_valid_i[o],
+                        vq_any_q[o][pop_q_i[o]] && vq_hlen_q[o][pop_q_i[o]] == pop_head_len[o])
   // A VOQ shows a copy iff it holds one (checked on the queues a pop or a
   // push names, which are the only ones that change).
-  `SF_ASSERT_IMM(a_voq_valid_iff_nonempty,
-                 !pop_valid_i || vq_any_q[pop_port][pop_q] == (pop_cnt != '0))
+  `SF_ASSERT_IMM_FORALL(a_voq_valid_iff_nonempty, pop_valid_i != '0, o, NumPorts,
+                        pop_valid_i[o], vq_any_q[o][pop_q_i[o]] == (pop_cnt[o] != '0))
+  port_t pop_first;  // assertion bookkeeping: the lowest output popping
+  always_comb begin
+    pop_first = '0;
+    for (int o = NumPorts - 1; o >= 0; o--) begin
+      if (pop_valid_i[o]) pop_first = port_t'(o);
+    end
+  end
+  // Several pops in one cycle are the copies of one one-flit packet (a
+  // shared read): the same head slot at every popping output.
+  `SF_ASSERT_IMM_FORALL(a_pops_share_one_slot, !$onehot0(pop_valid_i), o, NumPorts,
+                        pop_valid_i[o],
+                        pop_head_len[o] == len_t'(1) && pop_head[o] == pop_rsp_o[pop_first].slot)
   `SF_ASSERT_IMM_FORALL(a_voq_push_valid_iff_nonempty, push_i != '0, o, NumPorts, push_i[o],
                         vq_any_q[o][push_q[o]] == (push_cnt[o] != '0))
   // Slots and reference counts: a copy, a finished copy and a released
@@ -686,7 +705,12 @@ module switch_ingress
   `SF_ASSERT_IMM(a_pop_is_take_or_absorb, pend_ready_i == (take_i || comb_absorb_i))
   `SF_ASSERT_IMM(a_done_on_used_slot, !rd_req_i.last || slot_used_q[rd_req_i.slot])
   `SF_ASSERT_IMM(a_release_live_slot, !rel_c || slot_used_q[cur_slot_q])
-  `SF_ASSERT_IMM(a_refcnt_no_underflow_done, !dec_b || ref_b >= ref_t'(1))
+  // The read port's `last` and the count of copies ending agree; copies
+  // end together only in a shared read, of a one-flit packet.
+  `SF_ASSERT_IMM(a_ends_iff_last, rd_req_i.last == (rd_ends_i != '0))
+  `SF_ASSERT_IMM(a_shared_ends_one_flit,
+                 !(rd_ends_i > ref_t'(1)) || slot_len_q[rd_req_i.slot] == len_t'(1))
+  `SF_ASSERT_IMM(a_refcnt_no_underflow_done, !dec_b || ref_b >= rd_ends_i)
   `SF_ASSERT_IMM(a_slot_count, (used_slots_q == '0) == (slot_used_q == '0))
   // The combine unit's decision is on the packet the engine takes here, a
   // COMB packet (its copies, if any, start now). Its partners, absorbed with

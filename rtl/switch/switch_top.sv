@@ -34,7 +34,6 @@ module switch_top
   localparam type port_mask_t = logic [NumPorts-1:0],
   localparam type lk_rsp_t = `SF_SWITCH_LK_RSP_T,
   localparam type offer_t = `SF_SWITCH_OFFER_T,
-  localparam type pop_req_t = `SF_SWITCH_POP_REQ_T,
   localparam int unsigned CellW = `SF_SWITCH_CELL_W(BufCells),
   localparam int unsigned CntW = `SF_SWITCH_CNT_W(BufCells),
   localparam type cell_t = logic [CellW-1:0],
@@ -199,11 +198,17 @@ module switch_top
   logic [NumPorts-1:0][NumPorts-1:0][NumPrio-1:0] voq_valid;
   len_t [NumPorts-1:0][NumPorts-1:0][NumPrio-1:0] voq_len;
   cnt_t [NumPorts-1:0][NumPorts-1:0][NumPrio-1:0] voq_cells;
-  logic [NumPorts-1:0] in_pop, in_busy;
-  pop_req_t in_pop_req [NumPorts];
-  pop_rsp_t in_pop_rsp [NumPorts];
+  cell_t [NumPorts-1:0][NumPorts-1:0][NumPrio-1:0] voq_head;
+  logic [NumPorts-1:0] in_busy;
+  // [input][output]: the VOQ heads each input pops this cycle, and the answers.
+  port_mask_t [NumPorts-1:0] in_pop;
+  pop_rsp_t in_pop_rsp [NumPorts][NumPorts];
   rd_req_t in_rd_req [NumPorts];
   rd_rsp_t in_rd_rsp [NumPorts];
+  // The copies ending at each input this cycle (its reference count's
+  // decrement), as wide as the ingress's reference count.
+  localparam int unsigned RefW = $clog2(NumPorts + 1);
+  logic [NumPorts-1:0][RefW-1:0] in_rd_ends, in_readers;
 
   for (genvar i = 0; i < NumPorts; i++) begin : gen_ingress
     assign in_push[i] = eng_take[i] ? eng_keep : '0;
@@ -238,10 +243,12 @@ module switch_top
       .voq_valid_o(voq_valid[i]),
       .voq_len_o(voq_len[i]),
       .voq_cells_o(voq_cells[i]),
+      .voq_head_o(voq_head[i]),
       .pop_valid_i(in_pop[i]),
-      .pop_req_i(in_pop_req[i]),
+      .pop_q_i(pop_q),
       .pop_rsp_o(in_pop_rsp[i]),
       .rd_req_i(in_rd_req[i]),
+      .rd_ends_i(in_rd_ends[i]),
       .rd_rsp_o(in_rd_rsp[i])
     );
   end
@@ -424,8 +431,9 @@ module switch_top
   // ---------------------------------------------------------------------------
   // Egress ports and the output/input matching
   // ---------------------------------------------------------------------------
-  logic [NumPorts-1:0] offer_valid, accept, out_busy;
+  logic [NumPorts-1:0] offer_valid, accept, out_busy, out_one;
   offer_t offer [NumPorts];
+  prio_t [NumPorts-1:0] pop_q;  // the queue each output pops: its offer's
   port_t [NumPorts-1:0] out_src;
   rd_req_t out_rd_req [NumPorts];
   out_ev_t out_ev [NumPorts];
@@ -470,10 +478,11 @@ module switch_top
       .offer_valid_o(offer_valid[o]),
       .offer_ready_i(accept[o]),
       .offer_o(offer[o]),
-      .pop_rsp_i(in_pop_rsp[offer[o].in]),
+      .pop_rsp_i(in_pop_rsp[offer[o].in][o]),
       .rd_valid_o(out_busy[o]),
       .rd_src_o(out_src[o]),
       .rd_req_o(out_rd_req[o]),
+      .rd_one_o(out_one[o]),
       .rd_rsp_i(in_rd_rsp[out_src[o]]),
       .tx_valid_o(tx_valid_o[o]),
       .tx_ready_i(tx_ready_i[o]),
@@ -487,48 +496,83 @@ module switch_top
     );
   end
 
+  // The head each output's offer names (VOQ[in][o][q] of its offer): its
+  // slot, and whether its packet is one flit. One indexed read per output.
+  cell_t [NumPorts-1:0] off_slot;
+  logic [NumPorts-1:0] off_one;
+  for (genvar o = 0; o < NumPorts; o++) begin : gen_offer_head
+    assign off_slot[o] = voq_head[offer[o].in][o][offer[o].q];
+    assign off_one[o] = voq_len[offer[o].in][o][offer[o].q] == len_t'(1);
+    assign pop_q[o] = offer[o].q;
+  end
+
   // Outputs offering a grant are accepted in round-robin order from tok_rr_q,
-  // each input to one output per cycle (an input has one read port).
-  port_mask_t claimed;
+  // each input to one output per cycle (an input has one read port), which
+  // claims the input for the head its offer names. Then the shared read of a
+  // one-flit packet (docs/switch-datapath.md, "Egress"): every other output
+  // offering a claimed input whose offered head is the same slot, a one-flit
+  // packet, is accepted too, whatever its place in the round robin. Its copy
+  // reads the one cell the claiming output reads (in the same cycle, or
+  // later if its tx is not ready: the input stays taken until then). An
+  // output in watchdog drop mode shares like any other and discards its
+  // copy (docs/switch-datapath.md, "switch_top RTL").
+  port_mask_t claimed, claim_one, accept_rr, share;
+  cell_t [NumPorts-1:0] claim_slot;
   always_comb begin
     port_t o;
-    accept = '0;
+    accept_rr = '0;
     claimed = '0;
+    claim_one = '0;
+    claim_slot = '0;
     o = tok_rr_q;
     for (int k = 0; k < NumPorts; k++) begin
       if (offer_valid[o] && !claimed[offer[o].in]) begin
-        accept[o] = 1'b1;
+        accept_rr[o] = 1'b1;
         claimed[offer[o].in] = 1'b1;
+        claim_one[offer[o].in] = off_one[o];
+        claim_slot[offer[o].in] = off_slot[o];
       end
       o = next_port(o);
     end
     tok_rr_d = (offer_valid != '0) ? next_port(tok_rr_q) : tok_rr_q;
   end
+  // One compare per output, against its input's claim.
+  for (genvar o = 0; o < NumPorts; o++) begin : gen_share
+    assign share[o] = offer_valid[o] && !accept_rr[o] && claim_one[offer[o].in] &&
+                      claim_slot[offer[o].in] == off_slot[o];
+  end
+  assign accept = accept_rr | share;
 
-  // Each accepted output pops the head of its VOQ at its input.
+  // Each accepted output pops the head of its VOQ at its input: one output
+  // per input, or the outputs of a shared read.
   always_comb begin
     in_pop = '0;
-    in_pop_req = '{default: '0};
     for (int o = 0; o < NumPorts; o++) begin
-      if (accept[o]) begin
-        in_pop[offer[o].in] = 1'b1;
-        in_pop_req[offer[o].in] = '{port: port_t'(o), q: offer[o].q};
-      end
+      if (accept[o]) in_pop[offer[o].in][o] = 1'b1;
     end
   end
 
-  // Read port and copy completion of each input: the output streaming from it.
-  // in_busy: the read port stays taken next cycle. An input whose copy reads
-  // its last flit now (rd_req.last) is free from the next cycle on, so it may
-  // be matched again in this cycle, by the same output or another one: copies
-  // of one input then also follow each other without an idle read cycle.
+  // Read port and copy completion of each input: the outputs streaming from
+  // it, one, or the sharers of a one-flit packet's cell (all the same cell
+  // and slot). in_busy: the read port stays taken next cycle. An input whose
+  // copy reads its last flit now (rd_req.last) is free from the next cycle
+  // on, so it may be matched again in this cycle, by the same output or
+  // another one: copies of one input then also follow each other without an
+  // idle read cycle. A sharer whose tx is not ready keeps the input taken
+  // until it sends. in_rd_ends: the copies ending now, each one reference.
   always_comb begin
     in_busy = '0;
     in_rd_req = '{default: '0};
+    in_rd_ends = '0;
+    in_readers = '0;
     for (int o = 0; o < NumPorts; o++) begin
       if (out_busy[o]) begin
         if (!out_rd_req[o].last) in_busy[out_src[o]] = 1'b1;
-        in_rd_req[out_src[o]] = out_rd_req[o];
+        in_rd_req[out_src[o]].addr = out_rd_req[o].addr;
+        in_rd_req[out_src[o]].slot = out_rd_req[o].slot;
+        in_rd_req[out_src[o]].last |= out_rd_req[o].last;
+        in_rd_ends[out_src[o]] = in_rd_ends[out_src[o]] + RefW'(out_rd_req[o].last);
+        in_readers[out_src[o]] = in_readers[out_src[o]] + RefW'(1);
       end
     end
   end
@@ -725,19 +769,42 @@ module switch_top
                                      !cb_absorb[eng_in] && (cb_absorb & ~pend_valid) == '0))
   `SF_ASSERT_IMM(a_cb_partner_no_copy, (cb_absorb & (eng_take | comb_valid)) == '0)
   // verilog_format: on
-  // One read port per input: two outputs never stream from the same input.
-  // (Bitwise, without a branch per output: see above.)
-  function automatic logic one_reader_each(logic [NumPorts-1:0] busy, port_t [NumPorts-1:0] src);
-    port_mask_t seen = '0;
-    port_mask_t dup = '0;
-    for (int o = 0; o < NumPorts; o++) begin
-      port_mask_t reader = {NumPorts{busy[o]}} & (port_mask_t'(1) << src[o]);
-      dup |= seen & reader;
-      seen |= reader;
-    end
-    return dup == '0;
+  // verilog_format: off
+  // One read port per input: two outputs stream from the same input only in
+  // a shared read, every one of them reading a one-flit copy of the same
+  // slot, from its one cell (the slot is its first cell). in_rd_req holds
+  // one reader's address and slot: every reader agrees with it.
+  `SF_ASSERT_IMM_FORALL(a_one_reader_or_shared, in_readers != '0, o, NumPorts,
+                        out_busy[o] && in_readers[out_src[o]] > RefW'(1),
+                        out_one[o] && out_rd_req[o].addr == out_rd_req[o].slot &&
+                        out_rd_req[o].slot == in_rd_req[out_src[o]].slot &&
+                        out_rd_req[o].addr == in_rd_req[out_src[o]].addr)
+  // A shared match is one slot and one flit: every output accepted on an
+  // input another accepted output also names offers that input's claimed
+  // head, a one-flit packet.
+  `SF_ASSERT_IMM_FORALL(a_shared_one_flit_one_slot, accept != '0, o, NumPorts,
+                        accept[o] && !$onehot(in_pop[offer[o].in]),
+                        off_one[o] && claim_one[offer[o].in] &&
+                        off_slot[o] == claim_slot[offer[o].in])
+  // And no sharer is left out: an output offering a claimed one-flit head
+  // is accepted.
+  `SF_ASSERT_IMM_FORALL(a_shared_read_whole, offer_valid != '0, o, NumPorts,
+                        offer_valid[o] && claim_one[offer[o].in] &&
+                        off_slot[o] == claim_slot[offer[o].in],
+                        accept[o])
+  // verilog_format: on
+  // The reference counts fall by the copies ending: one per output whose
+  // copy's last flit is read (or discarded) this cycle.
+  function automatic int unsigned ends_total(logic [NumPorts-1:0][RefW-1:0] ends);
+    int unsigned sum = 0;
+    for (int i = 0; i < NumPorts; i++) sum += 32'(ends[i]);
+    return sum;
   endfunction
-  `SF_ASSERT_IMM(a_one_reader, one_reader_each(out_busy, out_src))
+  logic [NumPorts-1:0] out_last;
+  for (genvar o = 0; o < NumPorts; o++) begin : gen_out_last
+    assign out_last[o] = out_busy[o] && out_rd_req[o].last;
+  end
+  `SF_ASSERT_IMM(a_refcnt_dec_is_ends, ends_total(in_rd_ends) == 32'($countones(out_last)))
 
   // One packet per cycle switch-wide: the engine takes at most one input's
   // pending head, and only that input pushes copies.
@@ -768,7 +835,7 @@ module switch_top
                         eng_mask[o] && (eng_q[o] != eng_hdr.prio || eng_dscp[o] != eng_hdr.dscp),
                         hwif_out.REMAP_CTRL.ENABLE.value && uplink[eng_in] && uplink[o])
   // verilog_format: on
-  // Each VOQ pop is the accepted offer of one output, at most one per input.
+  // Each VOQ pop is the accepted offer of one output.
   `SF_ASSERT_IMM(a_pop_is_accept, $countones(in_pop) == $countones(accept))
 
   // Corners the switch's coverage test must reach.
@@ -782,6 +849,7 @@ module switch_top
                              $countones(eng_mask) == NumPorts - 1)
   // verilog_format: on
   `SF_COVER(c_read_port_conflict, (offer_valid & ~accept) != '0)
+  `SF_COVER(c_shared_read, share != '0)
   `SF_COVER(c_all_outputs_busy, &out_busy)
 
   // A pause for priority p leaves port i while a lossless packet of p is

@@ -22,12 +22,16 @@
 //   copy      engine -> ingress: one copy per cycle, valid only.
 //   offer     egress -> top: the grant an output offers (input, queue),
 //             valid/ready (ready = the top accepted it: the copy starts).
-//   pop       top -> ingress: take the head of VOQ[port][q], valid only; the
-//             answer pop_rsp_t (its slot and header patch) in the same cycle.
+//   pop       top -> ingress: per output o, take the head of VOQ[o][q], valid
+//             only (several outputs in one cycle only in a shared read of a
+//             one-flit packet); the answer pop_rsp_t per output (its slot and
+//             that copy's header patch) in the same cycle.
 //   rd        egress -> ingress (through the top): the read port, one cell
-//             per cycle while an output streams a copy; `last` ends the copy
-//             and returns its reference on `slot`. The flit and the next
-//             cell come back in the same cycle (rd_rsp_t).
+//             per cycle while an output streams a copy (the sharers of a
+//             one-flit packet read its one cell); `last` ends a copy and
+//             returns its reference on `slot`, the top counts the copies
+//             ending. The flit and the next cell come back in the same cycle
+//             (rd_rsp_t).
 // Field order puts the wide member (a flit, a header) at bit 0, so reading
 // it out of the struct is a word-aligned copy in the verilated model.
 
@@ -49,12 +53,6 @@
 `define SF_SWITCH_OFFER_T struct packed { \
     port_t             in;               \
     switch_pkg::prio_t q;                \
-  }
-
-// pop request: VOQ[port][q] (port_t).
-`define SF_SWITCH_POP_REQ_T struct packed { \
-    port_t             port;               \
-    switch_pkg::prio_t q;                  \
   }
 
 // pend: a complete packet waiting for its copies (cell_t, port_mask_t).

@@ -432,6 +432,8 @@ RunLog run_model(const Setup& setup, const Stimulus& stim, const RunLog& rtl,
   mp.enqueue_per_cycle = timing.enqueue_per_cycle;
   mp.enqueue_by_packet = true;
   mp.shared_wred = true;
+  // A one-flit packet's copies leave together (datapath "Egress", shared read).
+  mp.shared_read = true;
   model::SwitchModel m(mp);
   ModelEnqLog enq;
   if (trace_enq) {

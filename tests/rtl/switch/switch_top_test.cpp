@@ -535,8 +535,8 @@ SYNCFAB_TEST(switch_top, wred_mark_above_kmax) {
 // reset), its three copies at once, and input 1's in the next cycle, so the
 // unicast leaves one cycle after a lone one-flit packet would (3 + 1; an
 // engine of one copy per cycle made it 3 + 3). The multicast's copies, all
-// queued in one cycle, leave from input 0's one read port one after the
-// other: the first 3 cycles after the last flit in, then one per cycle.
+// queued in one cycle, share one read of its one cell (datapath "Egress",
+// shared read): all three leave 3 cycles after the last flit in.
 SYNCFAB_TEST(switch_top, two_inputs_one_cycle_two_engine_cycles) {
   Bench b(ctx);
   co_await b.reset();
@@ -562,12 +562,154 @@ SYNCFAB_TEST(switch_top, two_inputs_one_cycle_two_engine_cycles) {
   }
   std::sort(first.begin(), first.end());
   TB_CHECK_EQ(first.front() - t, 3U) << "the multicast's first copy";
-  for (std::size_t k = 1; k < first.size(); ++k) {
-    TB_CHECK_EQ(first[k], first[k - 1] + 1) << "copy " << k << ": one per cycle from one read port";
-  }
+  TB_CHECK_EQ(first.back(), first.front()) << "a one-flit packet's copies leave together";
   std::cout << "switch_top.two_inputs_one_cycle_two_engine_cycles: unicast "
             << b.out[0][0].first_cycle - t << ", multicast copies " << first.front() - t << ".."
             << first.back() - t << " cycles after the last rx flit\n";
+}
+
+// Input 0's buffer and reference counts, read through the model's probes.
+namespace {
+unsigned free_cells(Bench& b, unsigned in) {
+  auto& r = *b.dut.rootp;
+  switch (in) {
+    case 0:
+      return r.switch_top__DOT__gen_ingress__BRA__0__KET____DOT__u_ingress__DOT__free_q;
+    case 1:
+      return r.switch_top__DOT__gen_ingress__BRA__1__KET____DOT__u_ingress__DOT__free_q;
+    case 2:
+      return r.switch_top__DOT__gen_ingress__BRA__2__KET____DOT__u_ingress__DOT__free_q;
+    default:
+      return r.switch_top__DOT__gen_ingress__BRA__3__KET____DOT__u_ingress__DOT__free_q;
+  }
+}
+// WDRR weights of 8 flits on outputs 1-3: a copy of up to 8 flits is
+// granted without credit-only cycles (the reset weight is 1).
+void full_weights(drv::Switch& sw) {
+  drv::SchedConfig sc{};
+  sc.weight.fill(8);
+  for (unsigned o = 1; o < kPorts; ++o) {
+    sw.configure_scheduler(o, sc);
+  }
+}
+}  // namespace
+
+// Shared read (datapath "Egress"), one sharer's tx not ready: a one-flit
+// multicast from input 0 to outputs 1-3 with output 2 held. All three
+// outputs are free and offer it, so all three are matched in one cycle;
+// outputs 1 and 3 send at t + 3, output 2 keeps its copy (the cell it
+// reads is the packet's only one) and sends it alone when its tx is
+// released, input 0's read port taken until then: a unicast from input 0
+// to output 1 queued behind the multicast waits for it. The last copy's
+// end returns the packet's cells: input 0's buffer is whole again.
+SYNCFAB_TEST(switch_top, shared_read_tx_not_ready) {
+  Bench b(ctx);
+  co_await b.reset();
+  auto& sw = b.sw();
+  sw.set_mft(0xC001, 0xE);
+  sw.set_lft(0x21, 1);
+  sw.enable(true);
+  b.hold_tx(2, true);
+  const Packet mc = make_packet(Hdr{.len = 1, .dst = 0xC001, .prio = 2, .flow = 1});
+  const Packet uc = make_packet(Hdr{.len = 1, .dst = 0x21, .prio = 2, .flow = 2});
+  b.send(0, mc);
+  b.send(0, uc);
+  co_await ClockCycles(b.clk, 20);
+  const std::uint64_t t = b.rx_last_cycle[0].at(0);
+  TB_CHECK_EQ(b.out[1].size(), 1U) << "output 1: the multicast copy only, the unicast waits";
+  TB_CHECK_EQ(b.out[3].size(), 1U);
+  TB_CHECK(b.out[2].empty()) << "output 2 is held";
+  TB_CHECK_EQ(b.out[1].at(0).first_cycle - t, 3U);
+  TB_CHECK_EQ(b.out[3].at(0).first_cycle - t, 3U);
+  TB_CHECK(free_cells(b, 0) < kBufCells) << "the multicast's cell is still held for output 2";
+  const std::uint64_t release = b.clk.cycles();
+  b.hold_tx(2, false);
+  co_await b.drain(50);
+  TB_CHECK_EQ(b.out[2].size(), 1U);
+  check_copy(b.out[2].at(0), mc, 2, 0, 0, "output 2's copy");
+  TB_CHECK(b.out[2].at(0).first_cycle >= release) << "sent once its tx is ready";
+  TB_CHECK_EQ(b.out[1].size(), 2U);
+  check_copy(b.out[1].at(1), uc, 2, 0, 0, "the unicast");
+  TB_CHECK_EQ(b.out[1].at(1).first_cycle, b.out[2].at(0).first_cycle + 1)
+      << "the unicast reads input 0 after output 2's copy";
+  for (unsigned o = 1; o < kPorts; ++o) {
+    TB_CHECK_EQ(b.count(o, 2, K::kTx), o == 1 ? 2U : 1U) << "port " << o;
+  }
+  TB_CHECK_EQ(free_cells(b, 0), kBufCells) << "input 0's buffer free again";
+  std::cout << "switch_top.shared_read_tx_not_ready: outputs 1, 3 at "
+            << b.out[1].at(0).first_cycle - t << " cycles, output 2 "
+            << b.out[2].at(0).first_cycle - release << " cycles after its release\n";
+}
+
+// A two-flit multicast does not share (datapath "Egress", shared read: one
+// flit only): its three copies leave from input 0's read port one after the
+// other, back to back, the first 3 cycles after the last flit in.
+SYNCFAB_TEST(switch_top, two_flit_multicast_one_copy_at_a_time) {
+  Bench b(ctx);
+  co_await b.reset();
+  auto& sw = b.sw();
+  sw.set_mft(0xC001, 0xE);
+  full_weights(sw);
+  sw.enable(true);
+  const Packet mc = make_packet(Hdr{.len = 2, .dst = 0xC001, .prio = 4, .flow = 1});
+  b.send(0, mc);
+  co_await b.drain(50);
+  const std::uint64_t t = b.rx_last_cycle[0].at(0);
+  std::vector<std::uint64_t> first;
+  for (unsigned o = 1; o < kPorts; ++o) {
+    TB_CHECK_EQ(b.out[o].size(), 1U) << "port " << o;
+    check_copy(b.out[o].at(0), mc, 4, 0, 0, "copy on port " + std::to_string(o));
+    first.push_back(b.out[o].at(0).first_cycle);
+  }
+  std::sort(first.begin(), first.end());
+  TB_CHECK_EQ(first.front() - t, 3U);
+  for (std::size_t k = 1; k < first.size(); ++k) {
+    TB_CHECK_EQ(first[k], first[k - 1] + 2)
+        << "copy " << k << ": after the previous copy's 2 flits";
+  }
+  TB_CHECK_EQ(free_cells(b, 0), kBufCells) << "input 0's buffer free again";
+}
+
+// A shared read and a unicast of another input in one matching cycle. Input
+// 0 streams an 8-flit unicast to output 2 (output 2's round robin on queue 1
+// then starts from input 1); meanwhile input 0's one-flit multicast to 1-3
+// and input 1's one-flit unicast to 2 are queued. In the cycle the 8-flit
+// packet's last flit leaves, outputs 1 and 3 share input 0's read of the
+// multicast and output 2 takes input 1's unicast: the three leave in the
+// same cycle; output 2's multicast copy follows, alone, the next cycle. Both
+// inputs' buffers are whole again at the end.
+SYNCFAB_TEST(switch_top, shared_read_beside_unicast) {
+  Bench b(ctx);
+  co_await b.reset();
+  auto& sw = b.sw();
+  sw.set_mft(0xC001, 0xE);
+  sw.set_lft(0x22, 2);
+  full_weights(sw);
+  sw.enable(true);
+  const Packet big = make_packet(Hdr{.len = 8, .dst = 0x22, .prio = 1, .flow = 1});
+  const Packet mc = make_packet(Hdr{.len = 1, .dst = 0xC001, .prio = 1, .flow = 2});
+  const Packet uc = make_packet(Hdr{.len = 1, .dst = 0x22, .prio = 1, .flow = 3});
+  b.send(0, big);
+  b.send(0, mc);
+  co_await ClockCycles(b.clk, 10);
+  b.send(1, uc);
+  co_await b.drain(50);
+  TB_CHECK_EQ(b.out[1].size(), 1U);
+  TB_CHECK_EQ(b.out[3].size(), 1U);
+  TB_CHECK_EQ(b.out[2].size(), 3U);
+  check_copy(b.out[2].at(0), big, 1, 0, 0, "the 8-flit unicast");
+  check_copy(b.out[2].at(1), uc, 1, 0, 0, "input 1's unicast");
+  check_copy(b.out[2].at(2), mc, 1, 0, 0, "output 2's multicast copy");
+  check_copy(b.out[1].at(0), mc, 1, 0, 0, "output 1's multicast copy");
+  check_copy(b.out[3].at(0), mc, 1, 0, 0, "output 3's multicast copy");
+  const std::uint64_t m = b.out[2].at(0).last_cycle + 1;  // the cycle after the matching
+  TB_CHECK(b.rx_last_cycle[1].at(0) + 3 < m) << "the unicast was queued before the matching";
+  TB_CHECK_EQ(b.out[1].at(0).first_cycle, m) << "shared read, output 1";
+  TB_CHECK_EQ(b.out[3].at(0).first_cycle, m) << "shared read, output 3";
+  TB_CHECK_EQ(b.out[2].at(1).first_cycle, m) << "input 1's unicast on output 2, same cycle";
+  TB_CHECK_EQ(b.out[2].at(2).first_cycle, m + 1) << "output 2's copy, alone, next";
+  TB_CHECK_EQ(free_cells(b, 0), kBufCells) << "input 0's buffer free again";
+  TB_CHECK_EQ(free_cells(b, 1), kBufCells) << "input 1's buffer free again";
 }
 
 // WRED decisions of one multicast's copies, all taken in one cycle
