@@ -31,6 +31,8 @@ model::SwitchModelParams model_params(unsigned ports, unsigned lag) {
   mp.egress_gap = 0;
   mp.starts_per_cycle = 0;
   mp.enqueue_per_cycle = 1;
+  mp.enqueue_by_packet = true;
+  mp.shared_read = true;
   mp.shared_wred = true;
   return mp;
 }

@@ -332,7 +332,8 @@ class Sim {
   // The switch's enqueue engine spends engine_per_packet cycles on a
   // packet plus engine_per_copy per copy (an absorbed packet
   // engine_absorbed cycles), packets in the order they completed; a copy
-  // enqueued in cycle c may leave from c + switch_forward.
+  // enqueued in cycle c may leave from c + switch_forward, the i-th copy
+  // i × copy_spacing later (its input's read port).
   void at_switch(const Event& e) {
     const unsigned sw = e.a;
     const unsigned in = e.b;
@@ -368,8 +369,7 @@ class Sim {
     engine_free_[sw] =
         first + (n == 0 ? t_.engine_absorbed : t_.engine_per_packet + n * t_.engine_per_copy);
     for (std::size_t i = 0; i < copies_.size(); ++i) {
-      send(net_.slot(sw, copies_[i]), first + i * t_.engine_per_copy + t_.switch_forward + extra,
-           out);
+      send(net_.slot(sw, copies_[i]), first + i * t_.copy_spacing + t_.switch_forward + extra, out);
     }
   }
 

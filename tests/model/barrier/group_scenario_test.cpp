@@ -204,6 +204,7 @@ SwitchModelParams switch_params(bool rtl_timing) {
     p.fwd_latency = 3;
     p.enqueue_per_cycle = 1;
     p.enqueue_by_packet = true;
+    p.shared_read = true;
     p.shared_wred = true;
   }
   return p;

@@ -66,12 +66,14 @@ struct Timing {
   // Switch: the last flit of a packet taken in cycle t, its first copy may
   // leave from t + switch_forward (engine idle); the switch's engine
   // spends engine_per_packet cycles on a packet plus engine_per_copy per
-  // copy (the i-th copy is enqueued i × engine_per_copy after the first),
-  // engine_absorbed on a packet the combine unit absorbs; the combine unit
-  // adds `combine` cycles to the copies it emits.
+  // copy, engine_absorbed on a packet the combine unit absorbs; the i-th
+  // copy of a packet leaves i × copy_spacing after the first (one read
+  // port per input: 1; a shared read of a one-flit packet: 0); the combine
+  // unit adds `combine` cycles to the copies it emits.
   std::uint32_t switch_forward = 3;
-  std::uint32_t engine_per_packet = 0;
-  std::uint32_t engine_per_copy = 1;
+  std::uint32_t engine_per_packet = 1;
+  std::uint32_t engine_per_copy = 0;
+  std::uint32_t copy_spacing = 0;
   std::uint32_t engine_absorbed = 0;
   std::uint32_t combine = 0;
   std::array<std::uint32_t, kPacketKinds> flits{1, 1, 1, 1, 1, 1, 1};
