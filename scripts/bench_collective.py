@@ -45,6 +45,7 @@ DELAY = 4
 # (label, generator spec, group sizes on RTL)
 RTL_FABRICS = [
     ("fat tree, 2 levels", "fattree:ports=8,levels=2", [8, 16, 32]),
+    ("fat tree, 2 levels, 16 ports", "fattree:ports=16,levels=2", [8, 16, 32, 64, 128]),
     ("fat tree, 3 levels", "fattree:ports=8,levels=3", [8, 16, 32, 64, 128]),
     ("torus 8x8", "torus:x=8,y=8,z=1,nodes=2", [8, 16, 32, 64, 128]),
 ]
