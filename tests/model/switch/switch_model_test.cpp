@@ -159,19 +159,30 @@ TEST(SwitchModelParams, OneStartPerCycle) {
   EXPECT_EQ(m.transmitted(1)[0].first_cycle, 3U);
 }
 
-// enqueue_per_cycle 1 (docs/switch-datapath.md "Enqueue", rate) with the
+// enqueue_per_cycle (docs/switch-datapath.md "Enqueue", rate) with the
 // switch's fwd_latency 3: four one-flit packets complete in cycle 0 on
-// inputs 0..3 for four different outputs; the engine takes one a cycle,
-// inputs round robin from input 0, so they leave in 3, 4, 5, 6 (all in 3
-// without the limit). Then a multicast packet on input 0 and a unicast one
-// on input 1 complete in cycle 10: the round robin goes on after input 3,
-// so input 0's copies come first, back to back in output order (10, 11,
-// 12), and input 1's in 13: it leaves in 16 instead of 13.
-TEST(SwitchModelParams, OneCopyEnqueuedPerCycle) {
-  for (const unsigned rate : {0U, 1U}) {
+// inputs 0..3 for four different outputs; a limited engine takes one a
+// cycle, inputs round robin from input 0, so they leave in 3, 4, 5, 6 (all
+// in 3 without the limit). Then a multicast packet on input 0 and a unicast
+// one on input 1 complete in cycle 10: the round robin goes on after input
+// 3, so input 0's packet comes first. By copy, its copies are enqueued back
+// to back in output order (10, 11, 12) and input 1's in 13: it leaves in 16
+// instead of 13. By packet (the RTL's engine), input 0's copies are all
+// enqueued in 10 and input 1's packet in 11: it leaves in 14. Input 0's
+// copies leave one after the other in every mode (one read port; no shared
+// read here).
+TEST(SwitchModelParams, EnqueueRateByCopyAndByPacket) {
+  struct Mode {
+    unsigned rate;
+    bool by_packet;
+    std::uint64_t input1_leaves;
+  };
+  for (const Mode& mode : {Mode{0, false, 13}, Mode{1, false, 16}, Mode{1, true, 14}}) {
+    SCOPED_TRACE("rate " + std::to_string(mode.rate) + (mode.by_packet ? " by packet" : ""));
     SwitchModelParams p = small_switch();
     p.fwd_latency = 3;
-    p.enqueue_per_cycle = rate;
+    p.enqueue_per_cycle = mode.rate;
+    p.enqueue_by_packet = mode.by_packet;
     SwitchModel m(p);
     driver::Switch sw(m.csr());
     sw.enable(true);
@@ -184,62 +195,23 @@ TEST(SwitchModelParams, OneCopyEnqueuedPerCycle) {
     }
     m.receive(0, make_packet({.dst = 0xC001, .flow = 9}), 10);
     m.receive(1, make_packet({.dst = 8, .flow = 4}), 10);
-    ASSERT_TRUE(m.run_until_idle(100)) << "rate " << rate;
+    ASSERT_TRUE(m.run_until_idle(100));
     std::vector<std::uint64_t> first;
     for (unsigned in = 0; in < 4; ++in) {
       const auto& log = m.transmitted((in + 1) % 4);
-      ASSERT_EQ(log.size(), 2U) << "rate " << rate;
+      ASSERT_EQ(log.size(), 2U);
       first.push_back(log[0].first_cycle);
     }
-    const std::vector<std::uint64_t> want0 =
-        rate == 0 ? std::vector<std::uint64_t>{3, 3, 3, 3} : std::vector<std::uint64_t>{3, 4, 5, 6};
-    EXPECT_EQ(first, want0) << "rate " << rate;
-    // Unlimited, input 1's copy leaves in 13 too; input 0's copies leave
-    // one after the other anyway (one read port per input).
-    EXPECT_EQ(m.transmitted(1)[1].first_cycle, 13U) << "rate " << rate;
-    EXPECT_EQ(m.transmitted(2)[1].first_cycle, 14U) << "rate " << rate;
-    EXPECT_EQ(m.transmitted(3)[1].first_cycle, 15U) << "rate " << rate;
-    EXPECT_EQ(m.transmitted(0)[1].first_cycle, rate == 0 ? 13U : 16U) << "rate " << rate;
+    const std::vector<std::uint64_t> want0 = mode.rate == 0
+                                                 ? std::vector<std::uint64_t>{3, 3, 3, 3}
+                                                 : std::vector<std::uint64_t>{3, 4, 5, 6};
+    EXPECT_EQ(first, want0);
+    EXPECT_EQ(m.transmitted(1)[1].first_cycle, 13U);
+    EXPECT_EQ(m.transmitted(2)[1].first_cycle, 14U);
+    EXPECT_EQ(m.transmitted(3)[1].first_cycle, 15U);
+    EXPECT_EQ(m.transmitted(0)[1].first_cycle, mode.input1_leaves);
     EXPECT_TRUE(m.violations().empty());
   }
-}
-
-// enqueue_per_cycle 1 with enqueue_by_packet (the RTL's engine): one packet
-// per cycle with all its copies. The same traffic as above: the four
-// unicast packets still leave in 3, 4, 5, 6 (one packet a cycle); input 0's
-// multicast copies are all enqueued in 10 and input 1's packet in 11, so it
-// leaves in 14; input 0's copies still stream one after the other from its
-// one read port (13, 14, 15 on outputs 1, 2, 3).
-TEST(SwitchModelParams, OnePacketEnqueuedPerCycle) {
-  SwitchModelParams p = small_switch();
-  p.fwd_latency = 3;
-  p.enqueue_per_cycle = 1;
-  p.enqueue_by_packet = true;
-  SwitchModel m(p);
-  driver::Switch sw(m.csr());
-  sw.enable(true);
-  for (unsigned d = 0; d < 4; ++d) {
-    sw.set_lft(static_cast<std::uint16_t>(5 + d), (d + 1) % 4);
-  }
-  sw.set_mft(0xC001, 0b1110);
-  for (unsigned in = 0; in < 4; ++in) {
-    m.receive(in, make_packet({.dst = static_cast<std::uint16_t>(5 + in)}), 0);
-  }
-  m.receive(0, make_packet({.dst = 0xC001, .flow = 9}), 10);
-  m.receive(1, make_packet({.dst = 8, .flow = 4}), 10);
-  ASSERT_TRUE(m.run_until_idle(100));
-  std::vector<std::uint64_t> first;
-  for (unsigned in = 0; in < 4; ++in) {
-    const auto& log = m.transmitted((in + 1) % 4);
-    ASSERT_EQ(log.size(), 2U);
-    first.push_back(log[0].first_cycle);
-  }
-  EXPECT_EQ(first, (std::vector<std::uint64_t>{3, 4, 5, 6}));
-  EXPECT_EQ(m.transmitted(1)[1].first_cycle, 13U);
-  EXPECT_EQ(m.transmitted(2)[1].first_cycle, 14U);
-  EXPECT_EQ(m.transmitted(3)[1].first_cycle, 15U);
-  EXPECT_EQ(m.transmitted(0)[1].first_cycle, 14U);
-  EXPECT_TRUE(m.violations().empty());
 }
 
 // By packet or by copy, the WRED decisions are the same: the shared LFSR
