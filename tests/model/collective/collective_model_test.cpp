@@ -46,12 +46,12 @@ cm::GroupTree root_only(std::vector<unsigned> children) {
 TEST(CollectiveModel, CombOnOneSwitch) {
   cm::Network net(one_switch(2));
   // Both COMB_ARRIVEs on their links in 3, taken in 7; the first absorbed,
-  // the second completes the root: COMB_RELEASE copies enqueued in 7 (port
-  // 1) and 8 (port 2), on the links in 10 and 11, taken in 14 and 15, CQ
-  // entries in 22 and 23.
+  // the second completes the root: both COMB_RELEASE copies enqueued in 7
+  // and leaving together (one-flit shared read), on the links in 10, taken
+  // in 14, CQ entries in 22.
   const auto r = cm::run_barrier(net, group(cm::BarrierKind::kComb, {0, 1}, root_only({1, 2})));
-  EXPECT_EQ(r.done, (std::vector<cm::Cycle>{22, 23}));
-  EXPECT_EQ(r.latency, 23U);
+  EXPECT_EQ(r.done, (std::vector<cm::Cycle>{22, 22}));
+  EXPECT_EQ(r.latency, 22U);
   EXPECT_EQ(r.traffic.sent[static_cast<std::size_t>(cm::PacketKind::kCombArrive)], 2U);
   EXPECT_EQ(r.traffic.hops[static_cast<std::size_t>(cm::PacketKind::kCombRelease)], 2U);
 }
@@ -72,15 +72,15 @@ TEST(CollectiveModel, ArrivalsSerializeOnTheRootLink) {
   // reach the switch in 3 + 2 + 4 = 9, are enqueued in 9, 10, 11, 12 and may
   // leave from 12 .. 15, but the root's link carries one flit per cycle:
   // they start in 12, 15, 18, 21 and their last flits are taken in 18, 21,
-  // 24, 27. RELEASE in 28 (root CQ 36), at the switch in 32, four copies
-  // enqueued 32 .. 35, on the links 35 .. 38, taken 39 .. 42, CQ 47 .. 50.
+  // 24, 27. RELEASE in 28 (root CQ 36), at the switch in 32, its four
+  // copies enqueued together in 32, on the links in 35, taken in 39, CQ 47.
   cm::Network net(one_switch(5));
   cm::Timing t;
   t.flits[static_cast<std::size_t>(cm::PacketKind::kArrive)] = 3;
   const auto r = cm::run_barrier(
       net, group(cm::BarrierKind::kMcast, {0, 1, 2, 3, 4}, root_only({1, 2, 3, 4, 5})), t);
-  EXPECT_EQ(r.done, (std::vector<cm::Cycle>{36, 47, 48, 49, 50}));
-  EXPECT_EQ(r.latency, 50U);
+  EXPECT_EQ(r.done, (std::vector<cm::Cycle>{36, 47, 47, 47, 47}));
+  EXPECT_EQ(r.latency, 47U);
 }
 
 // Root switch 0 (port 1 to switch 1, port 2 to switch 2); switches 1 and 2
@@ -106,13 +106,13 @@ TEST(CollectiveModel, CombOnTwoLevels) {
   cm::Network net(two_level());
   // Each leaf combines its two arrivals (taken in 7) into one COMB_ARRIVE
   // enqueued in 7, on the up-link in 10, at the root in 14 (both leaves);
-  // the root's COMB_RELEASE copies in 14 (port 1) and 15 (port 2), on the
-  // links in 17 and 18, at the leaves in 21 and 22; leaf 1 copies in 21, 22,
-  // on the links 24, 25, NICs take 28, 29, CQ 36, 37; leaf 2 one cycle later.
+  // the root's COMB_RELEASE copies both in 14, on the links in 17, at the
+  // leaves in 21; each leaf's copies in 21, on the links in 24, NICs take
+  // 28, CQ 36.
   const auto r =
       cm::run_barrier(net, group(cm::BarrierKind::kComb, {0, 1, 2, 3}, two_level_tree()));
-  EXPECT_EQ(r.done, (std::vector<cm::Cycle>{36, 37, 37, 38}));
-  EXPECT_EQ(r.latency, 38U);
+  EXPECT_EQ(r.done, (std::vector<cm::Cycle>{36, 36, 36, 36}));
+  EXPECT_EQ(r.latency, 36U);
   EXPECT_EQ(r.traffic.hops[static_cast<std::size_t>(cm::PacketKind::kCombArrive)], 6U);
   EXPECT_EQ(r.traffic.hops[static_cast<std::size_t>(cm::PacketKind::kCombRelease)], 6U);
 }
@@ -143,18 +143,18 @@ TEST(CollectiveModel, SoftwareOnOneSwitch) {
 TEST(CollectiveModel, ConcurrentBarriersBackToBack) {
   cm::Network net(one_switch(2));
   // Each barrier as CombOnOneSwitch, each member posting the next when its
-  // previous one completed (22 and 23): 23 cycles from the last post each.
+  // previous one completed (22): 22 cycles from the last post each.
   const cm::Group g = group(cm::BarrierKind::kComb, {0, 1}, root_only({1, 2}));
   const auto r = cm::run_concurrent(net, std::span<const cm::Group>(&g, 1), 3);
   ASSERT_EQ(r.latency.size(), 1U);
-  EXPECT_EQ(r.latency[0], (std::vector<cm::Cycle>{23, 23, 23}));
-  EXPECT_EQ(r.end, 69U);
+  EXPECT_EQ(r.latency[0], (std::vector<cm::Cycle>{22, 22, 22}));
+  EXPECT_EQ(r.end, 66U);
 }
 
 TEST(CollectiveModel, AMemberInTwoGroups) {
   // End node 1 is in both groups, one context each; they share its link,
   // the switch's engine and its completion unit, so each barrier takes at
-  // least CombOnOneSwitch's 23 cycles and every one completes.
+  // least CombOnOneSwitch's 22 cycles and every one completes.
   cm::Network net(one_switch(3));
   const std::vector<cm::Group> groups{group(cm::BarrierKind::kComb, {0, 1}, root_only({1, 2})),
                                       group(cm::BarrierKind::kComb, {1, 2}, root_only({2, 3}))};
@@ -163,7 +163,7 @@ TEST(CollectiveModel, AMemberInTwoGroups) {
   for (const auto& g : r.latency) {
     ASSERT_EQ(g.size(), 4U);
     for (const cm::Cycle c : g) {
-      EXPECT_GE(c, 23U);
+      EXPECT_GE(c, 22U);
       EXPECT_LE(c, 40U);
     }
   }
