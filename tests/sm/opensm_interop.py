@@ -1,21 +1,24 @@
 #!/usr/bin/env python3
 """A real subnet manager loads syncfab-route's unicast tables.
 
-syncfab-route writes a fabric (fabric.net, ibnetdiscover layout) and its
-tables (lfts.dump, OpenSM's opensm-lfts.dump layout). This check starts
-ibsim on that fabric, gives OpenSM our LIDs (a guid2lid cache it is told to
-honour), runs OpenSM once with its file routing engine on our lfts.dump
-(`-R file -U lfts.dump`), reads every switch's table back from the
-simulated switches with ibroute, and requires them equal to ours, entry by
-entry (a LID OpenSM left unrouted or routed elsewhere is a failure naming
-the switch, the LID and both ports).
+syncfab-route writes a fabric (fabric.net, ibnetdiscover layout), its
+tables (lfts.dump, OpenSM's opensm-lfts.dump layout) and their LIDs
+(guid2lid, OpenSM's cache layout). This check starts ibsim on that fabric,
+runs OpenSM on it with our guid2lid honoured and its file routing engine on
+our lfts.dump (`-R file -U lfts.dump`), reads every switch's table back
+from the simulated switches with ibroute, and requires them equal to ours,
+entry by entry (a LID OpenSM left unrouted or routed elsewhere is a failure
+naming the switch, the LID and both ports). --multicast then compares
+multicast trees (opensm_mcast.py).
 
-Usage: opensm_interop.py --tool syncfab-route --workdir DIR -- <syncfab-route args>
-(without --out: the folder is DIR/route). Needs opensm, ibsim and ibroute
+Usage: opensm_interop.py --tool syncfab-route --workdir DIR [--multicast]
+       [--expect-mismatch] -- <syncfab-route args, without --out>
+(the folder is DIR/route). Needs opensm, ibsim and ibroute
 (scripts/toolchain.txt; `make deps` installs them).
 """
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -23,6 +26,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import opensm_mcast as mc
 
 UMAD2SIM = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so"
 HEADER = re.compile(r"^Unicast lids \[[0-9a-fA-Fx]+-[0-9a-fA-Fx]+\] of switch Lid (\d+) "
@@ -118,6 +123,125 @@ def run(cmd, env, timeout, what):
     return r.stdout
 
 
+class Daemon:
+    """A background process (ibsim, OpenSM) that is up once `ready` shows in
+    its log, and is stopped however the check ends."""
+
+    def __init__(self, cmd, env, out: Path, ready: str, what: str, log: Path = None):
+        self.cmd, self.env, self.out, self.ready, self.what = cmd, env, out, ready, what
+        self.log = log or out
+        self.proc, self.started_s = None, 0.0
+
+    def __enter__(self):
+        started = time.monotonic()
+        with self.out.open("w") as f:
+            self.proc = subprocess.Popen(self.cmd, env=self.env, stdout=f,
+                                         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        deadline = started + 120
+        while not (self.log.exists() and self.ready in self.log.read_text()):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.__exit__(None, None, None)
+                text = self.log.read_text()[-2000:] if self.log.exists() else ""
+                raise InteropError(f"{self.what} did not come up ({' '.join(self.cmd)}):\n{text}")
+            time.sleep(0.1)
+        self.started_s = time.monotonic() - started
+        return self
+
+    def __exit__(self, *exc):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        return False
+
+
+def compare_lfts(tables, switch_lid, client):
+    mismatches = []
+    for guid, ours in tables.items():
+        lid = switch_lid[guid]
+        dump = run(["ibroute", str(lid)], client, 120, f"ibroute {lid}")
+        got = {}
+        for line in dump.splitlines():
+            m = ENTRY.match(line)
+            if m:
+                got[int(m.group(1), 16)] = int(m.group(2))
+        for l in sorted(set(ours) | set(got)):
+            if ours.get(l) != got.get(l):
+                mismatches.append(f"switch guid 0x{guid:016x} (lid {lid}) LID {l}: ours "
+                                  f"{ours.get(l, 'unrouted')}, switch holds "
+                                  f"{got.get(l, 'unrouted')}")
+    return mismatches
+
+
+def compare_multicast(out: Path, switch_lid, env, sm_lid):
+    """Members join our groups through OpenSM's SA; OpenSM's trees, read back
+    from the switches, and ours are checked as trees and their EFI compared.
+    Ours must not be worse (max EFI over switch links)."""
+    fabric = mc.NetFabric(out / "fabric.net")
+    groups = mc.read_groups(out / "groups.txt")
+    by_node = {}
+    for i, (_, members) in enumerate(groups):
+        mgid = f"ff12601bffff0000000000{i + 1:010x}"
+        for name in members:
+            node, pguid, _, _ = fabric.member(name)
+            by_node.setdefault((node, pguid), []).append(mgid)
+    osm_mlid = {}
+    join = Path(__file__).resolve().parents[2] / "scripts" / "sm" / "sa_join.py"
+    started = time.monotonic()
+    for (node, pguid), mgids in sorted(by_node.items()):
+        answer = run([sys.executable, str(join), "--sm-lid", str(sm_lid), "--port-guid",
+                      f"0x{pguid:x}", *mgids], dict(env, SIM_HOST=node, LD_PRELOAD=UMAD2SIM), 60,
+                     f"the joins of {node}")
+        for line in answer.split("\n"):
+            if line.strip():
+                mgid, mlid = line.split()
+                if osm_mlid.setdefault(mgid, int(mlid, 16)) != int(mlid, 16):
+                    raise InteropError(f"OpenSM gave MGID {mgid} two MLIDs")
+    join_s = time.monotonic() - started
+    client = dict(env, LD_PRELOAD=UMAD2SIM)
+    # OpenSM routes a group after its joins; read until two reads agree.
+    previous = None
+    for _ in range(50):
+        theirs = {}
+        for guid, lid in switch_lid.items():
+            g, entries = mc.read_ibroute_mft(run(["ibroute", "-M", "-n", str(lid)], client, 120,
+                                                 f"ibroute -M {lid}"))
+            theirs[g] = entries
+        if theirs == previous:
+            break
+        previous = theirs
+        time.sleep(0.5)
+    ours = mc.read_mcfdbs(out / "mcfdbs")
+    ours_mlids, theirs_mlids = [], []
+    for i, (mlid, members) in enumerate(groups):
+        mgid = f"ff12601bffff0000000000{i + 1:010x}"
+        if mgid not in osm_mlid:
+            raise InteropError(f"group {i} (MLID 0x{mlid:04x}) got no MLID from OpenSM")
+        mc.check_tree(fabric, ours, mlid, members, "syncfab-route")
+        mc.check_tree(fabric, theirs, osm_mlid[mgid], members, "OpenSM")
+        ours_mlids.append(mlid)
+        theirs_mlids.append(osm_mlid[mgid])
+    o_max, o_mean, o_used = mc.efi(fabric, ours, ours_mlids)
+    t_max, t_mean, t_used = mc.efi(fabric, theirs, theirs_mlids)
+    stats = json.loads((out / "stats.json").read_text())
+    algo = stats["multicast"]["algorithm"]
+    if o_max != stats["multicast"]["efi"]["max_switch_links"]:
+        raise InteropError(f"our max EFI recounted from mcfdbs is {o_max}, stats.json says "
+                           f"{stats['multicast']['efi']['max_switch_links']}")
+    report = (f"multicast: {len(groups)} groups, {sum(len(m) for _, m in groups)} joins through "
+              f"OpenSM's SA in {join_s:.1f} s; every tree of both checked\n"
+              f"  max EFI (switch links): {algo} {o_max}, OpenSM {t_max}\n"
+              f"  mean EFI over used links: {algo} {o_mean:.2f} ({o_used} links), "
+              f"OpenSM {t_mean:.2f} ({t_used} links)")
+    if o_max > t_max:
+        raise InteropError(f"{algo}'s trees are worse than OpenSM's: max EFI {o_max} > {t_max}\n"
+                           + report)
+    return report
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tool", required=True, help="syncfab-route")
@@ -125,6 +249,9 @@ def main() -> int:
     ap.add_argument("--expect-mismatch", action="store_true",
                     help="self-check: hand OpenSM a dump with one entry moved to another "
                     "connected port and require that exactly that entry is reported")
+    ap.add_argument("--multicast", action="store_true",
+                    help="also join every group's members through OpenSM's SA and compare "
+                    "OpenSM's trees with ours (EFI; ours must not be worse)")
     ap.add_argument("route_args", nargs="*", help="syncfab-route arguments (after --)")
     a = ap.parse_args()
     for exe in ("opensm", "ibsim", "ibroute"):
@@ -149,54 +276,29 @@ def main() -> int:
 
     cache = work / "cache"
     cache.mkdir()
-    # OpenSM's guid2lid cache layout (osm_db): "guid min max", a blank line
-    # after each record (without it only the first record is read).
-    with (cache / "guid2lid").open("w") as f:
-        for guid, lid in sorted(owner.items()):
-            f.write(f"0x{guid:016x} 0x{lid:04x} 0x{lid:04x}\n\n")
+    # syncfab-route's guid2lid is OpenSM's LID cache: with --honor_guid2lid
+    # OpenSM gives every port the LID lfts.dump was computed for.
+    shutil.copy(out / "guid2lid", cache / "guid2lid")
 
     env = dict(os.environ)
     env.update(IBSIM_SOCKNAME=f"syncfab-ibsim-{os.getpid()}", OSM_CACHE_DIR=str(cache),
                OSM_TMP_DIR=str(work), SIM_HOST=sim_host)
-    sim_log = (work / "ibsim.log").open("w")
-    sim = subprocess.Popen(["ibsim", "-s", "-n", str(out / "fabric.net")], env=env,
-                           stdout=sim_log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 60
-        while "ready" not in (work / "ibsim.log").read_text():
-            if sim.poll() is not None or time.monotonic() > deadline:
-                raise InteropError("ibsim did not start:\n" + (work / "ibsim.log").read_text()[-2000:])
-            time.sleep(0.1)
-        client = dict(env, LD_PRELOAD=UMAD2SIM)
-        started = time.monotonic()
-        run(["opensm", "--once", "--honor_guid2lid", "-R", "file", "-U", str(loaded),
-             "-f", str(work / "opensm.log")], client, 600, "opensm")
-        osm_s = time.monotonic() - started
-        log = (work / "opensm.log").read_text()
-        if "SUBNET UP" not in log:
-            raise InteropError(f"OpenSM did not bring the subnet up; see {work / 'opensm.log'}")
+    client = dict(env, LD_PRELOAD=UMAD2SIM)
+    mc_report = ""
+    with Daemon(["ibsim", "-s", "-n", str(out / "fabric.net")], env, work / "ibsim.log",
+                "ready", "ibsim"), \
+         Daemon(["opensm", "--honor_guid2lid", "-R", "file", "-U", str(loaded), "-s", "0",
+                 "-d2", "-f", str(work / "opensm.log")], client, work / "opensm.out",
+                "SUBNET UP", "OpenSM", log=work / "opensm.log") as osm:
+        osm_s = osm.started_s
         # Without this line OpenSM fell back to its default engine (a dump it
         # could not read), and equal tables would prove nothing.
-        if "file tables configured on all switches" not in log:
+        if "file tables configured on all switches" not in (work / "opensm.log").read_text():
             raise InteropError(f"OpenSM did not use its file engine; see {work / 'opensm.log'}")
-        mismatches = []
-        for guid, ours in tables.items():
-            lid = switch_lid[guid]
-            dump = run(["ibroute", str(lid)], client, 120, f"ibroute {lid}")
-            got = {}
-            for line in dump.splitlines():
-                m = ENTRY.match(line)
-                if m:
-                    got[int(m.group(1), 16)] = int(m.group(2))
-            for l in sorted(set(ours) | set(got)):
-                if ours.get(l) != got.get(l):
-                    mismatches.append(f"switch guid 0x{guid:016x} (lid {lid}) LID {l}: ours "
-                                      f"{ours.get(l, 'unrouted')}, switch holds "
-                                      f"{got.get(l, 'unrouted')}")
-    finally:
-        sim.terminate()
-        sim.wait(timeout=10)
-        sim_log.close()
+        mismatches = compare_lfts(tables, switch_lid, client)
+        if a.multicast and not mismatches:
+            sm_lid = next(owner[g] for g in sorted(sim_guids) if g in owner)
+            mc_report = compare_multicast(out, switch_lid, env, sm_lid)
     entries = sum(len(t) for t in tables.values())
     if planted is not None:
         if len(mismatches) == 1 and mismatches[0].startswith(planted):
@@ -210,14 +312,16 @@ def main() -> int:
             print("  " + m)
         return 1
     print(f"ok: OpenSM 'file' engine loaded {entries} entries on {len(tables)} switches "
-          f"({len(owner)} LIDs kept from guid2lid) in {osm_s:.1f} s; every switch read back "
-          f"with ibroute equals lfts.dump")
+          f"({len(owner)} LIDs kept from guid2lid), subnet up in {osm_s:.1f} s; every switch "
+          f"read back with ibroute equals lfts.dump")
+    if a.multicast:
+        print(mc_report)
     return 0
 
 
 if __name__ == "__main__":
     try:
         sys.exit(main())
-    except (InteropError, subprocess.TimeoutExpired, OSError) as e:
+    except (InteropError, mc.McastError, subprocess.TimeoutExpired, OSError) as e:
         print(f"opensm_interop: {e}", file=sys.stderr)
         sys.exit(2)

@@ -241,7 +241,8 @@ struct Case {
 // Runs the tool on a generated fabric and checks every output file.
 void check_case(RouteToolTest& t, const RunResult& r, const fs::path& out, const Case& c) {
   ASSERT_EQ(r.status, 0) << r.err;
-  for (const char* f : {"fabric.net", "groups.txt", "mcfdbs", "lfts.dump", "stats.json"}) {
+  for (const char* f :
+       {"fabric.net", "groups.txt", "mcfdbs", "lfts.dump", "guid2lid", "stats.json"}) {
     ASSERT_TRUE(fs::exists(out / f)) << f;
   }
   (void)t;
@@ -295,8 +296,9 @@ void check_case(RouteToolTest& t, const RunResult& r, const fs::path& out, const
   const std::regex lft_header(
       R"(^Unicast lids \[0-\d+\] of switch Lid \d+ guid 0x([0-9a-f]{16}) \('(.*)'\):$)");
   const std::regex lft_entry(
-      R"(^0x[0-9a-f]{4} \d{3} # (Switch|Channel Adapter) portguid 0x([0-9a-f]{16}): '(.*)'$)");
+      R"(^0x([0-9a-f]{4}) \d{3} # (Switch|Channel Adapter) portguid 0x([0-9a-f]{16}): '(.*)'$)");
   std::size_t headers = 0, entries = 0;
+  std::set<std::pair<std::uint64_t, unsigned>> dumped;  // (port GUID, LID) of the destinations
   for (const std::string& l : lines_of(slurp(out / "lfts.dump"))) {
     std::smatch m;
     if (std::regex_match(l, m, lft_header)) {
@@ -306,15 +308,36 @@ void check_case(RouteToolTest& t, const RunResult& r, const fs::path& out, const
       EXPECT_EQ(it->second, m[2].str()) << l;
     } else if (std::regex_match(l, m, lft_entry)) {
       ++entries;
-      const auto it = names.find(std::stoull(m[2].str(), nullptr, 16));
+      const auto it = names.find(std::stoull(m[3].str(), nullptr, 16));
       ASSERT_NE(it, names.end()) << l;
-      EXPECT_EQ(it->second, m[3].str()) << l;
+      EXPECT_EQ(it->second, m[4].str()) << l;
+      dumped.emplace(std::stoull(m[3].str(), nullptr, 16),
+                     static_cast<unsigned>(std::stoul(m[1].str(), nullptr, 16)));
     } else {
       EXPECT_NE(l.find(" lids dumped"), std::string::npos) << l;
     }
   }
   EXPECT_EQ(headers, gen.switch_count());
   EXPECT_GT(entries, gen.switch_count());
+
+  // guid2lid: OpenSM's cache layout, one record and a blank line per port,
+  // exactly the (port GUID, LID) pairs the dump routes to.
+  const std::regex g2l_record(R"(^0x([0-9a-f]{16}) 0x([0-9a-f]{4}) 0x([0-9a-f]{4})$)");
+  std::set<std::pair<std::uint64_t, unsigned>> cached;
+  const std::vector<std::string> g2l = lines_of(slurp(out / "guid2lid"));
+  for (std::size_t i = 0; i < g2l.size(); ++i) {
+    std::smatch m;
+    if (i % 2 == 1) {
+      EXPECT_TRUE(g2l[i].empty()) << "guid2lid line " << i + 1 << ": " << g2l[i];
+      continue;
+    }
+    ASSERT_TRUE(std::regex_match(g2l[i], m, g2l_record))
+        << "guid2lid line " << i + 1 << ": " << g2l[i];
+    EXPECT_EQ(m[2].str(), m[3].str()) << g2l[i];
+    cached.emplace(std::stoull(m[1].str(), nullptr, 16),
+                   static_cast<unsigned>(std::stoul(m[2].str(), nullptr, 16)));
+  }
+  EXPECT_EQ(cached, dumped);
 
   // stats.json agrees with McLoad on the same trees.
   const json s = json::parse(slurp(out / "stats.json"));
@@ -767,10 +790,10 @@ TEST_F(RouteToolTest, HelpDocumentsEveryOptionAndEngine) {
   const RunResult r = run({"--help"});
   ASSERT_EQ(r.status, 0);
   for (const char* opt :
-       {"--fabric",       "--net",      "--pattern", "--groups",    "--ppn",   "--placement",
-        "--mc-algorithm", "--unicast",  "--seed",    "--out",       "--force", "--no-lfts-dump",
-        "--credit-check", "--quiet",    "Examples:", "Exit status", "mcfdbs",  "stats.json",
-        "lfts.dump",      "groups.txt", "fabric.net"}) {
+       {"--fabric",       "--net",      "--pattern",  "--groups",    "--ppn",   "--placement",
+        "--mc-algorithm", "--unicast",  "--seed",     "--out",       "--force", "--no-lfts-dump",
+        "--credit-check", "--quiet",    "Examples:",  "Exit status", "mcfdbs",  "stats.json",
+        "lfts.dump",      "groups.txt", "fabric.net", "guid2lid"}) {
     EXPECT_NE(r.out.find(opt), std::string::npos) << opt;
   }
   for (const McEngine& e : mc_engines()) {

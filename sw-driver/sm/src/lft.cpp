@@ -254,4 +254,17 @@ void write_lfts_dump(std::ostream& out, const Lft& lft) {
   }
 }
 
+void write_guid2lid(std::ostream& out, const Fabric& f) {
+  char buf[64];
+  for (unsigned l = 1; l <= f.max_lid(); ++l) {
+    const LidOwner o = f.lid_owner(static_cast<Lid>(l));
+    if (o.node == kNoNode) {
+      continue;
+    }
+    std::snprintf(buf, sizeof buf, "0x%016" PRIx64 " 0x%04x 0x%04x\n\n",
+                  f.port_guid(o.node, o.port), l, l);
+    out << buf;
+  }
+}
+
 }  // namespace syncfab::sm

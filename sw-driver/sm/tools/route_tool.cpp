@@ -2,7 +2,7 @@
 // fabric, builds or reads the multicast groups, routes them with one engine
 // of the registry (mc_engines.hpp) and the unicast tables with one unicast
 // engine, checks every tree and the unicast tables, and writes an output
-// folder (fabric.net, groups.txt, mcfdbs, lfts.dump, stats.json).
+// folder (fabric.net, groups.txt, mcfdbs, lfts.dump, guid2lid, stats.json).
 //
 // The folder appears complete or not at all: everything is written into a
 // temporary sibling that is renamed into place only at the end, so bad input
@@ -243,6 +243,8 @@ Output folder (--out DIR), created complete or not at all:
   lfts.dump    per-switch unicast tables, layout of OpenSM's opensm-lfts.dump (switches x LIDs
                lines: 4.9 GB for pruned:paths=2, about 30 GB for the 24,000-node torus;
                see --no-lfts-dump)
+  guid2lid     every port's LID in OpenSM's guid2lid cache layout (with lfts.dump): OpenSM
+               --honor_guid2lid -R file -U lfts.dump then loads the tables for these LIDs
   stats.json   sizes, algorithms, seed, EFI (max, mean over used links, histogram), tree heights,
                times (min-hop, multicast, unicast, checks), peak memory, check results
 
@@ -454,6 +456,7 @@ int run(const Options& o, const std::string& command_line) {
   write_file(staged.file("mcfdbs"), [&](std::ostream& out) { write_mcfdbs(out, fabric, trees); });
   if (uc.lft && !o.no_lfts_dump) {
     write_file(staged.file("lfts.dump"), [&](std::ostream& out) { write_lfts_dump(out, *uc.lft); });
+    write_file(staged.file("guid2lid"), [&](std::ostream& out) { write_guid2lid(out, fabric); });
   }
   const double write_s = since(t0);
 
@@ -537,7 +540,8 @@ int main_impl(int argc, char** argv) {
   CLI::App app{
       "syncfab-route: route the multicast groups and unicast tables of a fabric (generated or\n"
       "read from an ibnetdiscover net file), check every tree and the unicast tables for credit\n"
-      "loops, and write fabric.net, groups.txt, mcfdbs, lfts.dump and stats.json to a folder.\n"
+      "loops, and write fabric.net, groups.txt, mcfdbs, lfts.dump, guid2lid and stats.json to a\n"
+      "folder.\n"
       "Needs the fabric (--fabric or --net), the groups (--pattern or --groups) and --out.",
       "syncfab-route"};
   app.footer(help_footer());

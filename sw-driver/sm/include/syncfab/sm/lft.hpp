@@ -104,4 +104,10 @@ LftBalance lft_balance(const MinHop& mh, const Lft& lft);
 // "MAX lids dumped".
 void write_lfts_dump(std::ostream& out, const Lft& lft);
 
+// OpenSM's guid2lid cache (osm_db domain file): per LID-owning port
+// "0x<port guid> 0x<lid> 0x<lid>" and a blank line (OpenSM reads only the
+// first record of a file without them), in LID order. With it and
+// --honor_guid2lid OpenSM keeps the LIDs lfts.dump was computed for.
+void write_guid2lid(std::ostream& out, const Fabric& fabric);
+
 }  // namespace syncfab::sm
