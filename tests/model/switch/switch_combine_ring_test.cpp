@@ -690,6 +690,68 @@ TEST_F(RingTest, RetakesWaitForTheRoundRobin) {
   expect_empty_buffers();
 }
 
+// The model's other engine conventions: every packet in its arrival cycle
+// (enqueue_per_cycle 0: a held packet is retaken at once, so all its
+// emissions go in that cycle), and one copy per cycle (a take's copies over
+// several cycles, the next take after the last of them).
+class RingEngineTest : public SwitchModelTest,
+                       public ::testing::WithParamInterface<std::pair<unsigned, bool>> {
+ protected:
+  RingEngineTest() : SwitchModelTest(params()) {}
+  static SwitchModelParams params() {
+    SwitchModelParams p = ring_params(64);
+    p.enqueue_per_cycle = GetParam().first;
+    p.enqueue_by_packet = GetParam().second;
+    return p;
+  }
+  std::uint64_t first_tx(unsigned port) { return m.transmitted(port).at(0).first_cycle; }
+};
+
+TEST_P(RingEngineTest, AHeldPacketsEmissionsFollowTheEnqueueRate) {
+  program_ring(m, sw, kX, kChildren, kS, kE);
+  for (const auto& [port, p] : std::vector<std::pair<unsigned, Pkt>>{
+           {0, arrive(kE)}, {1, arrive(kE)}, {3, share(kE, 0, 3)}, {5, share(kE, 1, 2)}}) {
+    m.receive(port, flits(p), m.cycle());
+  }
+  ASSERT_TRUE(m.run_until_idle(100));
+  const std::size_t before = m.transmitted(2).size();
+  ASSERT_EQ(before, 1U);  // the own share of phase 0
+  const std::uint64_t t = m.cycle();
+  m.receive(3, flits(share(kE, 0, 0)), t);
+  ASSERT_TRUE(m.run_until_idle(100));
+  ASSERT_EQ(m.transmitted(2).size(), 2U);
+  const std::uint64_t fwd = m.transmitted(2)[1].first_cycle;
+  if (GetParam().first == 0) {
+    // Forwarded copy, own share of phase 1 and release: all taken in t, so
+    // all ready at t + 1; three packets of one input leave through its one
+    // read port in three cycles (in the outputs' round-robin order), each
+    // one-flit packet's copies together.
+    std::vector<std::uint64_t> c = {fwd, first_tx(4), first_tx(0)};
+    std::sort(c.begin(), c.end());
+    EXPECT_EQ(c, (std::vector<std::uint64_t>{t + 1, t + 2, t + 3}));
+    EXPECT_EQ(first_tx(5), first_tx(4));
+    EXPECT_EQ(first_tx(1), first_tx(0));
+  } else {
+    // One copy per cycle: t the forwarded copy, t + 1 and t + 2 the own
+    // share's two, t + 3 and t + 4 the release's two.
+    EXPECT_EQ(fwd, t + 1);
+    EXPECT_EQ(first_tx(4), t + 2);
+    EXPECT_EQ(first_tx(5), t + 3);
+    EXPECT_EQ(first_tx(0), t + 4);
+    EXPECT_EQ(first_tx(1), t + 5);
+  }
+  expect_release(m.transmitted(0)[0].header(), kE);
+  expect_share(m.transmitted(4)[0].header(), kE, 1, 0, false);
+  for (unsigned p = 0; p < kPorts; ++p) {
+    EXPECT_EQ(m.buffer_used(p), 0U);
+  }
+  EXPECT_EQ(m.stored_packets(), 0U);
+}
+
+INSTANTIATE_TEST_SUITE_P(Unlimited, RingEngineTest, ::testing::Values(std::make_pair(0U, false)));
+INSTANTIATE_TEST_SUITE_P(OneCopyPerCycle, RingEngineTest,
+                         ::testing::Values(std::make_pair(1U, false)));
+
 class RingTwoCellTest : public RingTest {
  protected:
   RingTwoCellTest() : RingTest(2) {}
