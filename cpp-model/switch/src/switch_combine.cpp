@@ -25,7 +25,7 @@ std::string hex(unsigned v) {
 }
 
 bool consistent(const CombineEntry& e, std::uint32_t mft, unsigned ports) {
-  if (!e.valid || (mft & kValid) == 0) {
+  if (!e.valid || e.ring || (mft & kValid) == 0) {
     return false;
   }
   const std::uint32_t all = (1U << ports) - 1U;
@@ -48,24 +48,31 @@ void SwitchModel::drop_combine(unsigned i, const RxPacket& rx, const std::string
   }
 }
 
-bool SwitchModel::combine(unsigned i, RxPacket& rx) {
+SwitchModel::CombineTake SwitchModel::combine(unsigned i, RxPacket& rx) {
   const fmt::PktHdr h = rx.hdr;
   const bool arrive = h.pkt_type() == fmt::PktType::kCombArrive;
   const std::uint16_t dst = h.dst_lid();
   const std::uint16_t e = h.epoch();
   if (rx.flits.size() != 1) {
     drop_combine(i, rx, "not one flit");
-    return false;
+    return CombineTake::kNone;
   }
   if (dst < fmt::kMlidBase || std::size_t{dst} - fmt::kMlidBase >= csr_.combine().size()) {
     drop_combine(i, rx, "no combine entry");
-    return false;
+    return CombineTake::kNone;
   }
   const unsigned x = dst - fmt::kMlidBase;
   CombineEntry& ent = csr_.hw_combine(x);
+  if (ent.valid && ent.ring) {
+    return combine_ring(i, rx, ent);
+  }
+  if (h.pkt_type() == fmt::PktType::kCombShare) {
+    drop_combine(i, rx, "COMB_SHARE for entry " + std::to_string(x) + ", not in ring mode");
+    return CombineTake::kNone;
+  }
   if (!consistent(ent, csr_.mft().at(x), ports())) {
     drop_combine(i, rx, "entry " + std::to_string(x) + " inconsistent with the MFT");
-    return false;
+    return CombineTake::kNone;
   }
   const auto prev = static_cast<std::uint16_t>(ent.epoch - 1U);
   const std::uint32_t bit = 1U << i;
@@ -82,7 +89,7 @@ bool SwitchModel::combine(unsigned i, RxPacket& rx) {
   if (arrive) {
     if ((ent.children & bit) == 0) {
       drop_combine(i, rx, "arrival from port " + std::to_string(i) + ", not a child");
-      return false;
+      return CombineTake::kNone;
     }
     if (e == ent.epoch) {
       const bool fresh = (ent.arrived & bit) == 0;
@@ -103,12 +110,12 @@ bool SwitchModel::combine(unsigned i, RxPacket& rx) {
       drop_combine(
           i, rx,
           "arrival of epoch " + std::to_string(e) + ", entry at " + std::to_string(ent.epoch));
-      return false;
+      return CombineTake::kNone;
     }
   } else {
     if (ent.root || i != ent.parent) {
       drop_combine(i, rx, "release from port " + std::to_string(i) + ", not the parent");
-      return false;
+      return CombineTake::kNone;
     }
     if (e == ent.epoch && ent.arrived == ent.children) {
       ent.epoch = static_cast<std::uint16_t>(ent.epoch + 1U);
@@ -120,14 +127,14 @@ bool SwitchModel::combine(unsigned i, RxPacket& rx) {
       drop_combine(i, rx,
                    "release of epoch " + std::to_string(e) + ", entry at " +
                        std::to_string(ent.epoch) + (e == ent.epoch ? " waiting for arrivals" : ""));
-      return false;
+      return CombineTake::kNone;
     }
   }
   if (outputs == 0) {
     if (trace_) {
       trace("COMBINE " + what + " -> absorbed arrived=" + hex(ent.arrived));
     }
-    return false;
+    return CombineTake::kNone;
   }
   // Safety (docs/group-barrier.md §7): a release is made only by a root
   // whose arrivals equal its children (or re-sent for the previous epoch),
@@ -158,7 +165,7 @@ bool SwitchModel::combine(unsigned i, RxPacket& rx) {
     trace("COMBINE " + what + " -> " + std::string(fmt::to_string(out_type)) +
           " ports=" + hex(outputs) + " E'=" + std::to_string(ent.epoch));
   }
-  return true;
+  return CombineTake::kEmit;
 }
 
 }  // namespace syncfab::model

@@ -203,27 +203,7 @@ void SwitchCsrModel::write32(std::uint32_t offset, std::uint32_t value) {
     const unsigned table = field(a, SWITCH_CSR__TBL_ADDR__TABLE_bm, SWITCH_CSR__TBL_ADDR__TABLE_bp);
     const std::uint32_t port_mask = (1U << params_.ports) - 1U;
     if (table >= 2) {
-      // The combine tables: one entry per MFT entry.
-      if (idx >= combine_.size()) {
-        hw_raise(SWITCH_CSR__INTR_STATUS__TBL_ERROR_bm);
-        return;
-      }
-      CombineEntry& e = combine_[idx];
-      if ((value & SWITCH_CSR__TBL_CMD__WRITE_bm) != 0) {
-        const std::uint32_t d = regs_[OFF(TBL_WDATA)];
-        if (table == 2) {
-          e.children = d & port_mask;
-        } else {
-          e.valid = (d & CombineEntry::kValidBit) != 0;
-          e.root = (d & CombineEntry::kRootBit) != 0;
-          e.parent = static_cast<std::uint8_t>(d & CombineEntry::kParentMask);
-          e.epoch = static_cast<std::uint16_t>(d >> CombineEntry::kEpochShift);
-          e.arrived = 0;
-        }
-      }
-      if ((value & SWITCH_CSR__TBL_CMD__READ_bm) != 0) {
-        regs_[OFF(TBL_RDATA)] = table == 2 ? e.children : e.control_word();
-      }
+      table_access(table, idx, value);
       return;
     }
     std::vector<std::uint32_t>* t = table == 0 ? &lft_ : &mft_;
@@ -244,6 +224,53 @@ void SwitchCsrModel::write32(std::uint32_t offset, std::uint32_t value) {
     return;
   }
   regs_[w] = value & rule.wmask;
+}
+
+void SwitchCsrModel::table_access(unsigned table, unsigned idx, std::uint32_t cmd) {
+  const bool write = (cmd & SWITCH_CSR__TBL_CMD__WRITE_bm) != 0;
+  const bool read = (cmd & SWITCH_CSR__TBL_CMD__READ_bm) != 0;
+  const std::uint32_t d = regs_[OFF(TBL_WDATA)];
+  // Tables 2 and 3: one word per combine entry; 4 and 5: one per phase of
+  // an entry. TABLE 6 and 7 name no table: every index is outside it.
+  const std::size_t words = table <= 3   ? combine_.size()
+                            : table <= 5 ? combine_.size() * kRingWordsPerEntry
+                                         : 0;
+  if (idx >= words) {
+    hw_raise(SWITCH_CSR__INTR_STATUS__TBL_ERROR_bm);
+    return;
+  }
+  if (table >= 4) {
+    RingPhase& ph = combine_[idx / kRingWordsPerEntry].phase[idx % kRingWordsPerEntry];
+    std::uint32_t& word = table == 4 ? ph.geometry : ph.expect;
+    if (write) {
+      word = table == 4 ? d & RingPhase::kStored : d;
+    }
+    if (read) {
+      regs_[OFF(TBL_RDATA)] = word;
+    }
+    return;
+  }
+  CombineEntry& e = combine_[idx];
+  if (write) {
+    if (table == 2) {
+      e.children = d & ((1U << params_.ports) - 1U);
+    } else {
+      e.valid = (d & CombineEntry::kValidBit) != 0;
+      e.root = (d & CombineEntry::kRootBit) != 0;
+      e.ring = (d & CombineEntry::kRingBit) != 0;
+      e.phases =
+          static_cast<std::uint8_t>(d >> CombineEntry::kPhasesShift & CombineEntry::kPhasesMask);
+      e.parent = static_cast<std::uint8_t>(d & CombineEntry::kParentMask);
+      e.epoch = static_cast<std::uint16_t>(d >> CombineEntry::kEpochShift);
+      e.heard = {};
+      e.sent = 0;
+      e.owe = 0;
+      e.arrived = 0;
+    }
+  }
+  if (read) {
+    regs_[OFF(TBL_RDATA)] = table == 2 ? e.children : e.control_word();
+  }
 }
 
 void SwitchCsrModel::NoDma::read(hw::BusAddr addr, std::span<std::byte> /*out*/) const {

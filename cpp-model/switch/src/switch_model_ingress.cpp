@@ -29,7 +29,8 @@ bool forwardable(fmt::PktType t) {
 }
 
 bool combined(fmt::PktType t) {
-  return t == fmt::PktType::kCombArrive || t == fmt::PktType::kCombRelease;
+  return t == fmt::PktType::kCombArrive || t == fmt::PktType::kCombRelease ||
+         t == fmt::PktType::kCombShare;
 }
 
 }  // namespace
@@ -101,8 +102,8 @@ void SwitchModel::rx_header(unsigned i, std::uint64_t id, const Flit& flit) {
                  "(pkt_type " + std::to_string(static_cast<unsigned>(type)) + ")");
     return;
   }
-  // 2. Lookup. COMB_ARRIVE / COMB_RELEASE are never looked up: the combine
-  // unit routes them at the enqueue step.
+  // 2. Lookup. COMB_ARRIVE / COMB_RELEASE / COMB_SHARE are never looked up:
+  // the combine unit routes them at the enqueue step.
   const std::uint32_t all = (1U << ports()) - 1U;
   std::uint32_t outputs = 0;
   if (combined(type)) {
@@ -230,6 +231,9 @@ void SwitchModel::enqueue_cycle() {
   const unsigned n = ports();
   const unsigned budget = params_.enqueue_per_cycle;
   unsigned done = 0;
+  // Inputs whose held combine packet found no free cell this cycle: the
+  // engine serves the others and comes back next cycle.
+  std::uint32_t no_cell = 0;
   for (;;) {
     if (!enq_.busy) {
       if (params_.enqueue_by_packet && budget != 0 && done == budget) {
@@ -239,7 +243,8 @@ void SwitchModel::enqueue_cycle() {
       // limited: round robin, starting after the input served last.
       const unsigned first = budget == 0 ? 0 : enq_.in + 1;
       unsigned k = 0;
-      while (k < n && in_[(first + k) % n].complete.empty()) {
+      while (k < n &&
+             (in_[(first + k) % n].complete.empty() || (no_cell >> ((first + k) % n) & 1U) != 0)) {
         ++k;
       }
       if (k == n) {
@@ -247,7 +252,12 @@ void SwitchModel::enqueue_cycle() {
       }
       const unsigned in = (first + k) % n;
       RxPacket& head = in_[in].complete.front();
-      if (head.combine && !combine(in, head)) {
+      const CombineTake take = head.combine ? combine(in, head) : CombineTake::kEmit;
+      if (take == CombineTake::kNoCell) {
+        no_cell |= 1U << in;
+        continue;
+      }
+      if (take == CombineTake::kNone) {
         // Absorbed or dropped: no copy, its cells are free at once.
         release_cells(in, head.prio, head.lossy, static_cast<std::uint32_t>(head.flits.size()));
         in_[in].complete.pop_front();
@@ -256,24 +266,36 @@ void SwitchModel::enqueue_cycle() {
         }
         continue;
       }
-      enq_ = Enqueuing{true, in, 0};
-      RxPacket& rx = in_[enq_.in].complete.front();
+      const bool hold = take == CombineTake::kHold;
+      const std::uint64_t key = hold ? next_emission_++ : head.id;
+      enq_ = Enqueuing{true, in, 0, key, head.hdr, head.outputs, !hold};
       // Every copy holds the packet until it is dropped or has left, so a
       // copy that leaves before its siblings are enqueued cannot free it.
+      // A held packet's emission takes one fresh cell of the input, which
+      // its copies hold the same way.
       Stored s;
-      s.in = enq_.in;
-      s.prio = rx.prio;
-      s.lossy = rx.lossy;
-      s.refs = static_cast<unsigned>(std::popcount(rx.outputs));
-      s.flits = rx.flits;
-      stored_.emplace(rx.id, std::move(s));
+      s.in = in;
+      s.prio = head.prio;
+      s.lossy = head.lossy;
+      s.refs = static_cast<unsigned>(std::popcount(head.outputs));
+      if (hold) {
+        s.flits.assign(1, head.hdr.bytes());
+        InPort& ip = in_[in];
+        ++ip.used;
+        ++ip.occ[s.prio];
+        ip.lossy += s.lossy ? 1U : 0U;
+      } else {
+        s.flits = head.flits;
+      }
+      stored_.emplace(key, std::move(s));
     }
-    RxPacket& rx = in_[enq_.in].complete.front();
-    while (enq_.next_out < n && (rx.outputs >> enq_.next_out & 1U) == 0) {
+    while (enq_.next_out < n && (enq_.outputs >> enq_.next_out & 1U) == 0) {
       ++enq_.next_out;
     }
     if (enq_.next_out == n) {
-      in_[enq_.in].complete.pop_front();
+      if (enq_.pop) {
+        in_[enq_.in].complete.pop_front();
+      }
       enq_.busy = false;
       done += params_.enqueue_by_packet ? 1U : 0U;
       continue;
@@ -288,15 +310,17 @@ void SwitchModel::enqueue_cycle() {
 
 void SwitchModel::enqueue_copy(unsigned o) {
   const unsigned i = enq_.in;
-  const RxPacket& rx = in_[i].complete.front();
-  const auto len = static_cast<unsigned>(rx.flits.size());
+  const std::uint64_t id = enq_.key;
+  const Stored& st = stored_.at(id);
+  const auto len = static_cast<unsigned>(st.flits.size());
   const bool hook_in = cfg_.remap_enable && (cfg_.uplink_mask >> i & 1U) != 0;
   OutPort& op = out_[o];
-  fmt::PktHdr hdr = rx.hdr;
-  unsigned q = rx.prio;
+  fmt::PktHdr hdr = enq_.hdr;
+  const unsigned prio = st.prio;
+  unsigned q = prio;
   if (hook_in && (cfg_.uplink_mask >> o & 1U) != 0) {
-    q = cfg_.remap_prio[rx.prio];
-    hdr.set_dscp(cfg_.remap_dscp[rx.prio]);
+    q = cfg_.remap_prio[prio];
+    hdr.set_dscp(cfg_.remap_dscp[prio]);
   }
   hdr.set_prio(static_cast<std::uint8_t>(q));
   const SwitchPortConfig& pc = cfg_.port[o];
@@ -311,14 +335,13 @@ void SwitchModel::enqueue_copy(unsigned o) {
   const WredDecision d = wred.enqueue(wp, pc.wred[q]);
   if (d.drop) {
     count(o, q, fmt::SwCounter::kDropWred);
-    drops_.push_back({rx.id, o, q, fmt::SwCounter::kDropWred, now_});
+    drops_.push_back({id, o, q, fmt::SwCounter::kDropWred, now_});
     if (trace_) {
-      trace("DROP_WRED out=" + std::to_string(o) + " q=" + std::to_string(q) +
-            " in=" + std::to_string(i) + " pkt=" + std::to_string(rx.id) +
-            " qlen=" + std::to_string(wp.qlen));
+      trace("DROP_WRED out=" + std::to_string(o) + " q=" + std::to_string(q) + " in=" +
+            std::to_string(i) + " pkt=" + std::to_string(id) + " qlen=" + std::to_string(wp.qlen));
     }
-    if (--stored_.at(rx.id).refs == 0) {
-      free_cells(rx.id);
+    if (--stored_.at(id).refs == 0) {
+      free_cells(id);
     }
     return;
   }
@@ -326,16 +349,15 @@ void SwitchModel::enqueue_copy(unsigned o) {
     hdr.set_ecn(fmt::Ecn::kCe);
     count(o, q, fmt::SwCounter::kEcnMark);
     if (trace_) {
-      trace("ECN_MARK out=" + std::to_string(o) + " q=" + std::to_string(q) +
-            " in=" + std::to_string(i) + " pkt=" + std::to_string(rx.id) +
-            " qlen=" + std::to_string(wp.qlen));
+      trace("ECN_MARK out=" + std::to_string(o) + " q=" + std::to_string(q) + " in=" +
+            std::to_string(i) + " pkt=" + std::to_string(id) + " qlen=" + std::to_string(wp.qlen));
     }
   }
-  voq(i, o, q).push_back(Copy{rx.id, hdr, len, now_ + params_.fwd_latency});
+  voq(i, o, q).push_back(Copy{id, hdr, len, now_ + params_.fwd_latency});
   op.qlen[q] += len;
   if (trace_) {
     trace("ENQ in=" + std::to_string(i) + " out=" + std::to_string(o) + " q=" + std::to_string(q) +
-          " pkt=" + std::to_string(rx.id) + " len=" + std::to_string(len) +
+          " pkt=" + std::to_string(id) + " len=" + std::to_string(len) +
           " qlen=" + std::to_string(op.qlen[q]));
   }
 }

@@ -2,7 +2,7 @@
 // the semantics switch_csr.rdl describes -- read-only and write-only
 // registers refused with a bus error (as the RTL's PSLVERR), single-pulse
 // fields reading 0, write-1-to-clear interrupt causes, the index/data table
-// access (LFT, MFT, the combine tables of docs/group-barrier.md §5) and the
+// access (LFT, MFT, the combine tables of docs/group-barrier.md §5 and §9) and the
 // select/value counter access. The switch model
 // (and tests) play the hardware side through the hw_* calls.
 #pragma once
@@ -19,9 +19,45 @@
 
 namespace syncfab::model {
 
-// One combine entry (docs/group-barrier.md §5), per MFT entry: programmed
-// through TBL_ADDR.TABLE 2 (children) and 3 (control word), its epoch and
-// arrivals then kept by the switch's combine unit.
+// One ring phase of a ring-mode combine entry (docs/group-barrier.md §9):
+// TBL_ADDR.TABLE 4 (geometry) and 5 (expected positions), index
+// (MLID - MLID_BASE) x 4 + phase.
+struct RingPhase {
+  std::uint32_t geometry = 0;  // the written word, reserved bits cleared
+  std::uint32_t expect = 0;    // EXPECT: one bit per ring position
+
+  // Geometry layout (switch_csr.rdl TBL_WDATA): PLUS[7:0], MINUS[15:8],
+  // POS[20:16], LEN[26:21], ORIGIN[30], VALID[31].
+  static constexpr unsigned kMinusShift = 8;
+  static constexpr unsigned kPosShift = 16;
+  static constexpr std::uint32_t kPosMask = 0x1FU;
+  static constexpr unsigned kLenShift = 21;
+  static constexpr std::uint32_t kLenMask = 0x3FU;
+  static constexpr std::uint32_t kOriginBit = 1U << 30;
+  static constexpr std::uint32_t kValidBit = 1U << 31;
+  static constexpr std::uint32_t kStored =
+      kValidBit | kOriginBit | (kLenMask << kLenShift) | (kPosMask << kPosShift) | 0xFFFFU;
+  [[nodiscard]] unsigned plus() const noexcept { return geometry & 0xFFU; }
+  [[nodiscard]] unsigned minus() const noexcept { return geometry >> kMinusShift & 0xFFU; }
+  [[nodiscard]] unsigned pos() const noexcept { return geometry >> kPosShift & kPosMask; }
+  [[nodiscard]] unsigned len() const noexcept { return geometry >> kLenShift & kLenMask; }
+  [[nodiscard]] bool origin() const noexcept { return (geometry & kOriginBit) != 0; }
+  [[nodiscard]] bool valid() const noexcept { return (geometry & kValidBit) != 0; }
+  // Reach of a share travelling + (leaving by PLUS) and - (by MINUS).
+  [[nodiscard]] unsigned reach_plus() const noexcept { return len() / 2; }
+  [[nodiscard]] unsigned reach_minus() const noexcept {
+    return len() == 0 ? 0 : len() - 1 - reach_plus();
+  }
+};
+
+// Ring-table words per combine entry: the index's low two bits are the
+// phase, so phases 0 .. 3 have a word each (COMB_PHASES of them are used).
+inline constexpr unsigned kRingWordsPerEntry = 4;
+
+// One combine entry (docs/group-barrier.md §5, §9), per MFT entry:
+// programmed through TBL_ADDR.TABLE 2 (children), 3 (control word) and, in
+// ring mode, 4 and 5 (per phase), its epoch, arrivals and ring state then
+// kept by the switch's combine unit.
 struct CombineEntry {
   std::uint32_t children = 0;  // port mask
   bool valid = false;
@@ -29,16 +65,28 @@ struct CombineEntry {
   std::uint8_t parent = 0;    // a port (ignored when root)
   std::uint16_t epoch = 0;    // the epoch the entry waits for
   std::uint32_t arrived = 0;  // port mask, cleared by a control-word write
+  bool ring = false;          // ring mode (§9)
+  std::uint8_t phases = 0;    // PHASES (ring mode)
+  std::array<RingPhase, kRingWordsPerEntry> phase{};
+  // Ring state, cleared by a control-word write: heard[b][d] = positions
+  // heard in phase d for the epoch of parity b; sent and owe one bit per
+  // phase.
+  std::array<std::array<std::uint32_t, fmt::kCombPhases>, 2> heard{};
+  std::uint8_t sent = 0;
+  std::uint8_t owe = 0;
 
   // Control word layout (switch_csr.rdl TBL_WDATA): PARENT[7:0],
-  // EPOCH[23:8], ROOT[30], VALID[31].
+  // EPOCH[23:8], PHASES[25:24], RING[29], ROOT[30], VALID[31].
   static constexpr std::uint32_t kParentMask = 0xFFU;
   static constexpr unsigned kEpochShift = 8;
+  static constexpr unsigned kPhasesShift = 24;
+  static constexpr std::uint32_t kPhasesMask = 0x3U;
+  static constexpr std::uint32_t kRingBit = 1U << 29;
   static constexpr std::uint32_t kRootBit = 1U << 30;
   static constexpr std::uint32_t kValidBit = 1U << 31;
   [[nodiscard]] std::uint32_t control_word() const noexcept {
-    return (valid ? kValidBit : 0U) | (root ? kRootBit : 0U) |
-           (std::uint32_t{epoch} << kEpochShift) | parent;
+    return (valid ? kValidBit : 0U) | (root ? kRootBit : 0U) | (ring ? kRingBit : 0U) |
+           (std::uint32_t{phases} << kPhasesShift) | (std::uint32_t{epoch} << kEpochShift) | parent;
   }
 };
 
@@ -62,8 +110,8 @@ class SwitchCsrModel final : public hw::Device {
   [[nodiscard]] std::uint32_t reg(std::uint32_t offset) const;  // raw, no access rules
   [[nodiscard]] const std::vector<std::uint32_t>& lft() const noexcept { return lft_; }
   [[nodiscard]] const std::vector<std::uint32_t>& mft() const noexcept { return mft_; }
-  // The combine entries, one per MFT entry; the combine unit updates epoch
-  // and arrived.
+  // The combine entries, one per MFT entry; the combine unit updates epoch,
+  // arrived and the ring state.
   [[nodiscard]] const std::vector<CombineEntry>& combine() const noexcept { return combine_; }
   [[nodiscard]] CombineEntry& hw_combine(std::size_t index) { return combine_.at(index); }
   void hw_count(unsigned port, unsigned prio, unsigned kind, std::uint32_t n = 1);
@@ -76,6 +124,8 @@ class SwitchCsrModel final : public hw::Device {
 
  private:
   [[nodiscard]] std::size_t index(std::uint32_t offset) const;
+  // TBL_CMD on the combine tables (TABLE 2 .. 7).
+  void table_access(unsigned table, unsigned idx, std::uint32_t cmd);
 
   SwitchCsrParams params_;
   std::vector<std::uint32_t> regs_;

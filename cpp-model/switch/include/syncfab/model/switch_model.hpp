@@ -5,7 +5,7 @@
 // reference count, per-copy hook-flow remap and WRED/ECN, SP+WDRR per output
 // with a round robin over inputs per (output, queue), one read port per
 // input, the PFC blocks (pfc_tx, pfc_rx, pfc_watchdog) per port, and the
-// combine unit of the switch-combined barrier (docs/group-barrier.md §5) at
+// combine unit of the switch-combined barrier (docs/group-barrier.md §5, ring mode §9) at
 // the enqueue step.
 //
 // Cycle-stepped at packet granularity: receive() hands over a whole packet
@@ -202,7 +202,8 @@ class SwitchModel {
     std::uint32_t outputs = 0;  // output set (bit o)
     std::uint32_t count = 0;    // flits counted (stops at len_flits + 1)
     std::vector<Flit> flits;    // stored flits
-    bool combine = false;       // COMB_ARRIVE/COMB_RELEASE: the combine unit routes it
+    bool combine = false;       // COMB_ARRIVE/COMB_RELEASE/COMB_SHARE: the combine unit routes it
+    bool held = false;  // ring mode: taken, more emissions pending (docs/group-barrier.md §9.4)
   };
   // A packet in an input buffer, shared by its copies.
   struct Stored {
@@ -269,10 +270,25 @@ class SwitchModel {
   void rx_last(unsigned i, std::size_t arrived_flits);
   void enqueue_cycle();
   void enqueue_copy(unsigned o);
-  // The combine unit (switch_combine.cpp) on a complete COMB_ARRIVE or
-  // COMB_RELEASE from input i: false when it has no copy (absorbed or
-  // dropped); else rx's header is the packet emitted and rx.outputs its ports.
-  bool combine(unsigned i, RxPacket& rx);
+  // What the combine unit made of one engine take of a COMB packet.
+  enum class CombineTake : std::uint8_t {
+    kNone,    // no copy (absorbed, refused, or a retake with nothing pending): pop it
+    kEmit,    // rx's header is the packet emitted, rx.outputs its ports; pop it
+    kHold,    // the same, into a fresh cell of the input; the packet stays held
+    kNoCell,  // the take would hold the packet and the input has no free cell:
+              // nothing happened, the engine serves another input
+  };
+  // The combine unit (switch_combine.cpp) on a complete COMB_ARRIVE,
+  // COMB_RELEASE or COMB_SHARE at the head of input i.
+  CombineTake combine(unsigned i, RxPacket& rx);
+  CombineTake combine_ring(unsigned i, RxPacket& rx, CombineEntry& ent);
+  // The safety rules of docs/group-barrier.md §7/§9.6 on one ring-mode
+  // emission, from the entry's state before it; `in` is the packet's header
+  // on its first take (nullptr on a retake), `forwarded` whether `out` is its
+  // own copy along the ring. Throws std::logic_error.
+  static void check_ring_emission(const CombineEntry& s, const fmt::PktHdr& out,
+                                  std::uint32_t ports, const fmt::PktHdr* in, unsigned i,
+                                  bool forwarded, const std::string& what);
   void drop_combine(unsigned i, const RxPacket& rx, const std::string& why);
   void drop_ingress(unsigned i, fmt::SwCounter why, const std::string& detail);
   void free_cells(std::uint64_t id);
@@ -305,12 +321,22 @@ class SwitchModel {
   std::vector<std::deque<Copy>> voq_;
   std::unordered_map<std::uint64_t, Stored> stored_;
   // The packet whose copies are being enqueued (the head of its input's
-  // `complete`), the next output to look at, the input served last.
+  // `complete`, or what a held combine packet emitted into a cell of its
+  // own), the next output to look at, the input served last.
   struct Enqueuing {
     bool busy = false;
     unsigned in = 0;
     unsigned next_out = 0;
+    std::uint64_t key = 0;      // its entry in stored_
+    fmt::PktHdr hdr;            // its header
+    std::uint32_t outputs = 0;  // its ports
+    bool pop = true;            // the copies are the head's own: pop it when done
   } enq_;
+  // Keys in stored_ of the cells a held combine packet's emissions take
+  // (bit 63 set: never a receive() id); they are the TxPacket ids of those
+  // emissions' copies.
+  static constexpr std::uint64_t kEmissionKey = std::uint64_t{1} << 63;
+  std::uint64_t next_emission_ = kEmissionKey;
   // Per-cycle PFC state the egress uses (registered / comb outputs).
   std::vector<std::uint64_t> stop_;
   std::vector<std::uint64_t> wd_drop_;
