@@ -80,6 +80,21 @@ TEST(CollectiveRing, FourRingByHand) {
   EXPECT_EQ(r.traffic.answers, 0U);
 }
 
+// The link between switches 2 and 3 is slow: switch 1 hears everyone
+// quickly (0 and 2 directly, 3 by way of 0) and its members start the next
+// barrier while switch 2's share of this one still crawls towards 0 by way
+// of 3. Switch 0 takes 1's share of the next epoch while still completing
+// this one and must keep it for then (the other parity).
+TEST(CollectiveRing, ShareOfTheNextEpochKeptForIt) {
+  cm::Topology topo = four_ring();
+  topo.links[2].delay = 100;  // 2 port 1 -> 3 port 2
+  cm::Network net(topo);
+  const std::vector<cm::Group> groups{ring_group({0, 1, 2, 3}, four_ring_full())};
+  const cm::ConcurrentOutcome r = cm::run_concurrent(net, groups, 3, {});
+  ASSERT_EQ(r.last_done.size(), 1U);
+  EXPECT_EQ(r.last_done[0].size(), 3U);
+}
+
 TEST(CollectiveRing, SafetyNamesTheMemberOnAWrongExpect) {
   // Switch 0 waits for nobody: it releases its member on its own arrival,
   // long before member 2 posts.
@@ -174,10 +189,11 @@ TEST(CollectiveRing, EightByEightTorusNearTheBound) {
   }
 }
 
-// Groups of several sizes on one torus, each running barriers back to back:
-// shares of the next epoch reach switches still completing this one, late
-// shares of switches that do not need a phase are answered, and every
-// member completes every barrier (the model checks safety and liveness).
+// Groups of several sizes on one torus (and a tree-mode group beside them),
+// each running barriers back to back: shares of the next epoch reach
+// switches still completing this one, late shares of switches that do not
+// need a phase are answered, and every member completes every barrier (the
+// model checks safety and liveness).
 TEST(CollectiveRing, ConcurrentGroupsBackToBack) {
   for (const std::uint64_t seed : syncfab::test::seeds({1, 2, 3})) {
     const std::string replay = "\n  replay: " + syncfab::test::replay_command(seed);
@@ -198,6 +214,12 @@ TEST(CollectiveRing, ConcurrentGroupsBackToBack) {
         }
         groups.push_back(std::move(g));
       }
+      // A tree-mode group on the same switches at the same time.
+      cm::Group tree;
+      tree.spec = cm::parse_barrier_kind("comb");
+      tree.members = coll::draw_members(in, in.nodes() / 3, rng());
+      tree.tree = in.tree("FULB-MC", tree.members);
+      groups.push_back(std::move(tree));
       cm::ConcurrentOutcome r;
       try {
         r = cm::run_concurrent(in.network(), groups, 6, {});
@@ -206,6 +228,30 @@ TEST(CollectiveRing, ConcurrentGroupsBackToBack) {
       }
       for (const auto& lat : r.latency) {
         EXPECT_EQ(lat.size(), 6U) << replay;
+      }
+    }
+  }
+}
+
+// No ring barrier beats the physical bound, whatever the members (a share
+// that skipped a hop or a switch that released early would).
+TEST(CollectiveRing, RandomGroupsNeverBeatTheBound) {
+  for (const std::uint64_t seed : syncfab::test::seeds({1, 2, 3})) {
+    const std::string replay = "\n  replay: " + syncfab::test::replay_command(seed);
+    std::mt19937_64 rng(seed);
+    for (const sm::TorusSpec& spec :
+         {sm::TorusSpec{.x = 6, .y = 5, .z = 1, .nodes_per_switch = 2},
+          sm::TorusSpec{.x = 4, .y = 3, .z = 3, .nodes_per_switch = 1},
+          sm::TorusSpec{.x = 9, .y = 1, .z = 1, .nodes_per_switch = 2}}) {
+      const sm::Fabric fabric = sm::make_torus(spec);
+      coll::FabricInputs in(fabric, 4);
+      for (int trial = 0; trial < 10; ++trial) {
+        const std::size_t p = 2 + rng() % (in.nodes() - 1);
+        const std::vector<unsigned> members = coll::draw_members(in, p, rng());
+        const cm::Timing timing;
+        const auto r =
+            cm::run_barrier(in.network(), ring_group(members, in.rings(members)), timing);
+        EXPECT_GE(r.latency, in.bound(members, timing)) << "p " << p << replay;
       }
     }
   }
