@@ -567,6 +567,7 @@ class Sim {
     em.pkt.dst = kNone;
     em.pkt.epoch = epoch;
     em.pkt.answer = answer;
+    em.pkt.ask = 0;
     em.pkt.spread = 1;
     if (ps.reach_plus > 0) {
       em.ports[em.n++] = ps.cfg.plus;
@@ -639,7 +640,10 @@ class Sim {
           ps.heard[pkt.epoch & 1U] |= bit;
         }
       } else if (pkt.epoch + 1 == rn.epoch) {
-        if (!pkt.answer && c.origin) {
+        // Only a share that asks (sent again after a loss, ask >= 1) is
+        // answered; this fabric loses nothing, so its first sends (ask 0)
+        // never are.
+        if (!pkt.answer && pkt.ask >= 1 && c.origin) {
           ps.owe = true;
         }
       } else if (rn.waits && pkt.epoch > rn.epoch) {
