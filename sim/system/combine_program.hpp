@@ -24,4 +24,18 @@ std::size_t program_combine(SystemFabric& sys, std::span<const sm::Group> groups
                             std::span<const sm::McTree> trees,
                             std::span<const std::uint16_t> epochs);
 
+// How the switches combine a COMB_BARRIER: up the group's tree (the MFT's)
+// or along the rings of a torus (docs/group-barrier.md, "Ring mode").
+enum class CombScheme : std::uint8_t { kTree, kRing };
+
+// Ring mode: every group's ring entries (sm::combine_rings on the fabric's
+// torus layout) written into every switch that has members or carries a
+// phase's shares, through its driver (which checks and reads them back).
+// The MFTs must be programmed first (a member switch's children must be in
+// its MFT entry). Same return and errors as program_combine, plus the
+// FabricError of sm::torus_layout when the fabric is not a torus.
+std::size_t program_ring_combine(SystemFabric& sys, std::span<const sm::Group> groups,
+                                 std::span<const sm::McTree> trees,
+                                 std::span<const std::uint16_t> epochs);
+
 }  // namespace syncfab::tb::system

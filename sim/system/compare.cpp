@@ -117,8 +117,8 @@ double compare(const FabricRecord& rtl, const FabricRecord& model, const Compare
       TB_CHECK_EQ(at(a, PktKind::kAck), at(b, PktKind::kAck)) << dir << ": ACKs";
       TB_CHECK_EQ(at(a, PktKind::kData), at(b, PktKind::kData)) << dir << ": data packets";
       TB_CHECK_EQ(at(a, PktKind::kOther), at(b, PktKind::kOther)) << dir << ": other packets";
-      for (const PktKind k :
-           {PktKind::kArrive, PktKind::kRelease, PktKind::kCombArrive, PktKind::kCombRelease}) {
+      for (const PktKind k : {PktKind::kArrive, PktKind::kRelease, PktKind::kCombArrive,
+                              PktKind::kCombRelease, PktKind::kCombShare}) {
         TB_CHECK_EQ(at(a, k), at(b, k)) << dir << ": " << to_string(k) << "s";
       }
       check_near(at(a, PktKind::kNotify), at(b, PktKind::kNotify), allow, dir + ": NOTIFYs");

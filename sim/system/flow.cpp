@@ -145,7 +145,10 @@ FlowResult run_flow(TestContext& ctx, const sm::Fabric& smf, const SystemRouting
       for (std::size_t g = 0; g < groups; ++g) {
         epochs.push_back(group_first_epoch(opts, i, groups, g));
       }
-      res.combine_entries += program_combine(sys, routing.groups.groups, routing.trees, epochs);
+      res.combine_entries +=
+          opts.comb_scheme == CombScheme::kRing
+              ? program_ring_combine(sys, routing.groups.groups, routing.trees, epochs)
+              : program_combine(sys, routing.groups.groups, routing.trees, epochs);
     }
   }
   t.end("program");

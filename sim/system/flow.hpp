@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "barrier_run.hpp"
+#include "combine_program.hpp"
 #include "compare.hpp"
 #include "concurrent_run.hpp"
 #include "routing.hpp"
@@ -35,6 +36,9 @@ struct FlowOptions {
   // * barriers (its combine entries are programmed with it), so a NIC in
   // several groups only counts up on the context.
   std::vector<driver::GroupBarrierKind> group_kinds;
+  // How the switches combine the switch-combined kind: the group's tree, or
+  // the rings of a torus (the fabric must be one).
+  CombScheme comb_scheme = CombScheme::kTree;
   SubmitMode submit = SubmitMode::kAlternate;  // every run's (BarrierRun::submit)
   // Each kind of group barrier on every group at once, this many back to
   // back per group (concurrent_run.hpp), instead of one group after another;

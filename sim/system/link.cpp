@@ -29,6 +29,8 @@ const char* to_string(PktKind k) {
       return "COMB_ARRIVE";
     case PktKind::kCombRelease:
       return "COMB_RELEASE";
+    case PktKind::kCombShare:
+      return "COMB_SHARE";
     case PktKind::kMgmt:
       return "MGMT";
     case PktKind::kOther:
@@ -57,6 +59,8 @@ PktKind kind_of(const Flit& header) {
       return PktKind::kCombArrive;
     case fmt::PktType::kCombRelease:
       return PktKind::kCombRelease;
+    case fmt::PktType::kCombShare:
+      return PktKind::kCombShare;
     case fmt::PktType::kMgmt:
       return PktKind::kMgmt;
     default:

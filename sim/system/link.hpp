@@ -36,10 +36,11 @@ enum class PktKind : std::uint8_t {
   kRelease,
   kCombArrive,
   kCombRelease,
-  kMgmt,  // management datagrams (docs/group-protocol.md)
+  kCombShare,  // ring mode, switch to switch
+  kMgmt,       // management datagrams (docs/group-protocol.md)
   kOther
 };
-inline constexpr std::size_t kPktKinds = 11;
+inline constexpr std::size_t kPktKinds = 12;
 const char* to_string(PktKind k);
 PktKind kind_of(const Flit& header);
 

@@ -89,6 +89,8 @@ TrafficTotals check_traffic(SystemFabric& sys, const TrafficRules& rules) {
         << who << "RELEASEs out = CNT_RELEASE_SENT";
     TB_CHECK_EQ(out.count(PktKind::kCombRelease) + in.count(PktKind::kCombArrive), 0U)
         << who << "COMB_RELEASEs are made by switches and COMB_ARRIVEs taken by them";
+    TB_CHECK_EQ(out.count(PktKind::kCombShare) + in.count(PktKind::kCombShare), 0U)
+        << who << "COMB_SHAREs travel between switches only";
     TB_CHECK_EQ(out.count(PktKind::kPfc) + out.count(PktKind::kData), 0U)
         << who << "a NIC sends no PFC frame and no data packet";
     // Every NOTIFY it took was answered: ACKed (taken, a duplicate or a

@@ -60,6 +60,7 @@ struct Options {
   bool trace_all = false;
   std::string csv;
   std::vector<std::string> group_barriers;  // "mcast", "comb"
+  std::string comb_scheme = "tree";         // how the switches combine "comb": tree or ring
   std::string submit = "alternate";
   bool disseminate_groups = false;
   std::string placement = "aware";
@@ -144,6 +145,7 @@ Run run_on(const Options& o, const sm::Fabric& smf, const SystemRouting& routing
     for (const std::string& g : o.group_barriers) {
       fo.group_kinds.push_back(group_kind(g));
     }
+    fo.comb_scheme = o.comb_scheme == "ring" ? CombScheme::kRing : CombScheme::kTree;
     fo.submit = o.submit == "hdq" ? SubmitMode::kHdq : SubmitMode::kAlternate;
     fo.concurrent = o.concurrent;
     fo.disseminate_groups = o.disseminate_groups;
@@ -201,6 +203,11 @@ int run(int argc, char** argv) {
                  "mcast (multicast release from the root NIC), comb (combined in the switches)")
       ->delimiter(',')
       ->check(CLI::IsMember({"mcast", "comb"}));
+  app.add_option("--comb-scheme", o.comb_scheme,
+                 "how the switches combine --group-barrier comb: tree (up the group's tree, "
+                 "release down it) or ring (along every dimension's rings of a torus, "
+                 "docs/group-barrier.md \"Ring mode\"; the fabric must be a torus)")
+      ->check(CLI::IsMember({"tree", "ring"}));
   app.add_option("--submit", o.submit,
                  "descriptor path of the hosts' posts: alternate (HDQ and SDQ in turn) or hdq "
                  "(every post through the HDQ: the least time from post to packet)")
@@ -239,6 +246,10 @@ int run(int argc, char** argv) {
   if (o.concurrent != 0 && o.group_barriers.empty()) {
     throw std::invalid_argument("--concurrent " + std::to_string(o.concurrent) +
                                 ": needs --group-barrier (the kinds to run at once)");
+  }
+  if (o.comb_scheme == "ring" && std::find(o.group_barriers.begin(), o.group_barriers.end(),
+                                           "comb") == o.group_barriers.end()) {
+    throw std::invalid_argument("--comb-scheme ring: needs --group-barrier comb");
   }
   if (o.mc == "none") {
     o.mc.clear();
