@@ -2,9 +2,9 @@
 // whole-switch model. One switch, hand-checked from the spec: own shares
 // only after done_(d-1), forwarding reach, E + 1 shares kept across the
 // epoch change, release only on completion, re-sent arrivals, answers,
-// every refusal, the one-packet-per-take holds and their cells. Then model
-// switches wired by the test into a ring and a 3 x 2 torus, members emulated
-// as the NIC behaves (§3), with and without losses.
+// re-asks and queries, every refusal, the one-packet-per-take holds and
+// their cells. Then model switches wired by the test into a ring and tori,
+// members emulated as the NIC behaves (§3), with and without losses.
 #include <algorithm>
 #include <array>
 #include <cstdint>
