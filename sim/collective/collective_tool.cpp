@@ -106,7 +106,13 @@ int run(const Options& o) {
         grp.members = draw_members(in, p, o.seed + g);
         groups.push_back(std::move(grp));
       }
-      if ((spec.kind == cm::BarrierKind::kComb || spec.kind == cm::BarrierKind::kMcast) && p > 1) {
+      const bool ring = spec.kind == cm::BarrierKind::kComb && spec.scheme == cm::CombScheme::kRing;
+      if (ring && p > 1) {
+        for (cm::Group& g : groups) {
+          g.rings = in.rings(g.members);
+        }
+      } else if ((spec.kind == cm::BarrierKind::kComb || spec.kind == cm::BarrierKind::kMcast) &&
+                 p > 1) {
         std::vector<std::vector<unsigned>> sets;
         sets.reserve(groups.size());
         for (const cm::Group& g : groups) {
@@ -176,9 +182,12 @@ int cli(int argc, char** argv) {
       "golden fabric, against the physical bound"};
   app.add_option("--fabric", o.fabric,
                  "generator spec (sm::make_fabric), e.g. fattree:ports=8,levels=3, or "
-                 "xfattree:ports=74,levels=3 (the same fat tree without LIDs, past the LID space)");
+                 "xfattree:ports=74,levels=3 (the same fat tree without LIDs, past the LID space), "
+                 "xtorus:x=32,y=32,z=32,nodes=3 (a torus without LIDs)");
   app.add_option("--p", o.p, "member counts, or all (comma separated)")->delimiter(',');
-  app.add_option("--kinds", o.kinds, "comb, mcast, diss1..diss4, sw1..sw4 (comma separated)")
+  app.add_option("--kinds", o.kinds,
+                 "comb, ring (comb in ring mode, on a torus), mcast, diss1..diss4, sw1..sw4 (comma "
+                 "separated)")
       ->delimiter(',');
   app.add_option("--mc", o.mc, "multicast engine of the group trees (sm::mc_engines())");
   app.add_option("--delay", o.delay, "cycles on every link")->check(CLI::PositiveNumber);

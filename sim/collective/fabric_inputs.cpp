@@ -1,9 +1,11 @@
 #include "fabric_inputs.hpp"
 
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 
 #include "syncfab/sm/combine.hpp"
+#include "syncfab/sm/errors.hpp"
 #include "syncfab/sm/mc_engines.hpp"
 
 namespace syncfab::tb::collective {
@@ -105,6 +107,50 @@ cm::GroupTree FabricInputs::tree_of(const sm::Group& group, const sm::McTree& tr
   return out;
 }
 
+const sm::TorusLayout* FabricInputs::torus_layout() {
+  if (!torus_tried_) {
+    torus_tried_ = true;
+    try {
+      torus_ = std::make_unique<sm::TorusLayout>(sm::torus_layout(fabric_));
+    } catch (const sm::FabricError& e) {
+      not_torus_ = e.what();
+    }
+  }
+  return torus_.get();
+}
+
+cm::GroupRings FabricInputs::rings(const std::vector<unsigned>& members) {
+  if (torus_layout() == nullptr) {
+    throw sm::FabricError("ring mode needs a torus: " + not_torus_);
+  }
+  sm::Group g;
+  g.mlid = next_mlid_;
+  next_mlid_ = next_mlid_ == sm::kLastMulticastLid ? fmt::kMlidBase : next_mlid_ + 1U;
+  for (const unsigned m : members) {
+    g.members.push_back(fabric_.hcas()[m]);
+  }
+  std::sort(g.members.begin(), g.members.end());
+  cm::GroupRings out;
+  for (const sm::RingCombineNode& n : sm::combine_rings(fabric_, *torus_, g)) {
+    cm::RingSwitch rs;
+    rs.sw = n.sw;
+    rs.children.assign(n.children.begin(), n.children.end());
+    for (int d = 0; d < n.phases; ++d) {
+      const sm::RingPhase& p = n.phase[static_cast<std::size_t>(d)];
+      rs.phases.push_back({.valid = p.valid,
+                           .plus = p.plus,
+                           .minus = p.minus,
+                           .pos = static_cast<unsigned>(p.pos),
+                           .len = static_cast<unsigned>(p.len),
+                           .origin = p.origin,
+                           .expect = p.expect});
+    }
+    out.phases = static_cast<unsigned>(n.phases);
+    out.switches.push_back(std::move(rs));
+  }
+  return out;
+}
+
 std::uint64_t FabricInputs::bound(const std::vector<unsigned>& members, const cm::Timing& t) {
   std::vector<sm::SwitchIdx> sws;
   sws.reserve(members.size());
@@ -113,11 +159,33 @@ std::uint64_t FabricInputs::bound(const std::vector<unsigned>& members, const cm
   }
   std::sort(sws.begin(), sws.end());
   sws.erase(std::unique(sws.begin(), sws.end()), sws.end());
-  const sm::MinHop& mh = minhop();
   unsigned hops = 0;
-  for (std::size_t i = 0; i < sws.size(); ++i) {
-    for (std::size_t j = i + 1; j < sws.size(); ++j) {
-      hops = std::max<unsigned>(hops, mh.distance(sws[i], sws[j]));
+  if (const sm::TorusLayout* torus = torus_layout()) {
+    // On a torus the shortest path is the sum of the ring distances: no
+    // switch x switch table (a gigabyte at 32,768 switches).
+    std::vector<std::array<int, 3>> c;
+    c.reserve(sws.size());
+    for (const sm::SwitchIdx s : sws) {
+      c.push_back(torus->coord[s]);
+    }
+    const auto ring = [&](int a, int b, int len) {
+      const int d = a > b ? a - b : b - a;
+      return std::min(d, len - d);
+    };
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      for (std::size_t j = i + 1; j < c.size(); ++j) {
+        const int h = ring(c[i][0], c[j][0], torus->dims[0]) +
+                      ring(c[i][1], c[j][1], torus->dims[1]) +
+                      ring(c[i][2], c[j][2], torus->dims[2]);
+        hops = std::max(hops, static_cast<unsigned>(h));
+      }
+    }
+  } else {
+    const sm::MinHop& mh = minhop();
+    for (std::size_t i = 0; i < sws.size(); ++i) {
+      for (std::size_t j = i + 1; j < sws.size(); ++j) {
+        hops = std::max<unsigned>(hops, mh.distance(sws[i], sws[j]));
+      }
     }
   }
   constexpr std::uint64_t kNicInject = 5;

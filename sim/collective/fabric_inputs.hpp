@@ -3,7 +3,8 @@
 // fabric's i-th HCA, switch s = SwitchIdx s, the same port numbers), and a
 // group's multicast tree, computed by one of the SM's engines and read as a
 // combine tree by sm::combine_tree as the system fabric programs it
-// (sim/system/combine_program.cpp), as a GroupTree.
+// (sim/system/combine_program.cpp), as a GroupTree; on a torus, a group's
+// ring-mode entries (sm::combine_rings) as GroupRings.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include "syncfab/sm/groups.hpp"
 #include "syncfab/sm/minhop.hpp"
 #include "syncfab/sm/multicast.hpp"
+#include "syncfab/sm/unicast.hpp"
 
 namespace syncfab::tb::collective {
 
@@ -55,13 +57,23 @@ class FabricInputs {
   // it is not a tree spanning the group from its root).
   [[nodiscard]] cm::GroupTree tree_of(const sm::Group& group, const sm::McTree& tree) const;
 
+  // The ring-mode combine entries of a group over the members (end-node
+  // indices), as the subnet manager programs them. sm::FabricError when the
+  // fabric is not a torus (naming why) or its rings are longer than
+  // COMB_RING_MAX.
+  cm::GroupRings rings(const std::vector<unsigned>& members);
+
+  // The fabric's torus coordinates (sm::torus_layout, computed on first
+  // use), or nullptr when the fabric is not a torus.
+  const sm::TorusLayout* torus_layout();
+
   // The end-node index of an HCA (its place in fabric().hcas()).
   [[nodiscard]] unsigned node_of(sm::NodeId hca) const;
 
   // The physical bound of a barrier over the members: the longest
   // member-to-member shortest path, (switch hops + 2) links x delay +
   // (links - 1) x switch forwarding, plus the NIC's post-to-link 5 and
-  // link-to-CQ 5 (docs/nic/ge.md).
+  // link-to-CQ 5 (docs/nic/ge.md). On a torus from the coordinates.
   std::uint64_t bound(const std::vector<unsigned>& members, const cm::Timing& t);
 
  private:
@@ -69,6 +81,9 @@ class FabricInputs {
   std::uint32_t delay_;
   std::unique_ptr<cm::Network> net_;
   std::unique_ptr<sm::MinHop> mh_;
+  std::unique_ptr<sm::TorusLayout> torus_;
+  bool torus_tried_ = false;
+  std::string not_torus_;  // why torus_layout() found no torus
   sm::Lid next_mlid_ = fmt::kMlidBase;
   std::vector<std::uint32_t> node_of_;  // by sm::NodeId
 };

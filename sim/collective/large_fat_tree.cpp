@@ -35,6 +35,16 @@ sm::Fabric make_any_fabric(const std::string& spec) {
     s.lids = false;
     return sm::make_fat_tree(s);
   }
+  constexpr std::string_view kLargeTorus = "xtorus:";
+  if (spec.rfind(kLargeTorus, 0) == 0) {
+    sm::TorusSpec s;
+    s.x = value(spec, "x");
+    s.y = value(spec, "y");
+    s.z = value(spec, "z");
+    s.nodes_per_switch = value(spec, "nodes");
+    s.lids = false;
+    return sm::make_torus(s);
+  }
   return sm::make_fabric(spec);
 }
 

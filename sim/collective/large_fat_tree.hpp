@@ -11,7 +11,9 @@
 namespace syncfab::tb::collective {
 
 // sm::make_fabric(spec), or for "xfattree:ports=P,levels=L" the fat tree
-// above. std::invalid_argument (or sm::FabricError) naming the bad value.
+// above, for "xtorus:x=X,y=Y,z=Z,nodes=N" the torus without LIDs (ring-mode
+// barriers at 100,000 end nodes). std::invalid_argument (or
+// sm::FabricError) naming the bad value.
 sm::Fabric make_any_fabric(const std::string& spec);
 
 }  // namespace syncfab::tb::collective

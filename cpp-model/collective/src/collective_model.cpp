@@ -23,6 +23,37 @@ struct TreeNode {
   std::uint32_t count = 0;
 };
 
+// One switch's ring-mode combine entry (docs/group-barrier.md section 9.2):
+// arrivals as in TreeNode; per phase the geometry, the reach each way, the
+// positions heard for the current epoch's parity and the next one's, own
+// share sent, answer owed.
+struct RingPhaseState {
+  RingPhase cfg;
+  unsigned reach_plus = 0;
+  unsigned reach_minus = 0;
+  std::array<std::uint32_t, 2> heard{};
+  bool sent = false;
+  bool owe = false;
+};
+
+struct RingNode {
+  std::vector<unsigned> children;  // sorted
+  std::vector<std::uint32_t> arrived;
+  std::uint32_t count = 0;
+  std::uint32_t epoch = 0;
+  bool waits = false;  // children or some EXPECT: an entry that waits for nothing is a relay
+  std::vector<RingPhaseState> ph;
+};
+
+// What one engine take of a combine unit sends: a packet to up to two ring
+// ports, or to a switch's member ports.
+struct Emission {
+  Packet pkt;
+  std::array<unsigned, 2> ports{};
+  unsigned n = 0;
+  const std::vector<unsigned>* many = nullptr;
+};
+
 struct Member {
   std::uint32_t epoch = 0;  // the barrier it runs (active) or posts next
   bool active = false;
@@ -62,6 +93,9 @@ struct GroupState {
   std::vector<std::pair<unsigned, unsigned>> rank_of;  // (node, rank), sorted
   std::vector<std::uint32_t> tree_at;                  // by switch: TreeNode index or kNone
   std::vector<TreeNode> tree;
+  bool ring_mode = false;
+  std::vector<std::uint32_t> ring_at;  // by switch: RingNode index or kNone
+  std::vector<RingNode> ring;
   std::vector<Member> members;
   std::vector<std::uint8_t> recv;  // [(slot * p + rank) * rounds + round]
   std::array<std::uint32_t, 2> root_arrivals{};
@@ -187,8 +221,100 @@ class Sim {
       }
       return;
     }
+    gs.ring_mode = kind == BarrierKind::kComb && g.spec.scheme == CombScheme::kRing;
     if (gs.p > 1) {
-      setup_tree(gi, gs);
+      if (gs.ring_mode) {
+        setup_rings(gi, gs);
+      } else {
+        setup_tree(gi, gs);
+      }
+    }
+  }
+
+  // The ring entries, consistent as docs/group-barrier.md section 9.2 asks
+  // (the driver's refusals), and every member a child of its switch's.
+  void setup_rings(std::size_t gi, GroupState& gs) {
+    const GroupRings& gr = gs.g->rings;
+    const auto bad = [&](unsigned sw, const std::string& why) {
+      return std::invalid_argument(group_name(gi) + ": ring switch " + std::to_string(sw) + ": " +
+                                   why);
+    };
+    if (gr.phases < 1 || gr.phases > kRingPhasesMax) {
+      throw std::invalid_argument(group_name(gi) + ": ring mode with " + std::to_string(gr.phases) +
+                                  " phases (1 .. " + std::to_string(kRingPhasesMax) + ")");
+    }
+    gs.ring_at.assign(net_.switch_count(), kNone);
+    for (const RingSwitch& rs : gr.switches) {
+      if (rs.sw >= net_.switch_count() || gs.ring_at[rs.sw] != kNone) {
+        throw std::invalid_argument(group_name(gi) + ": ring switch " + std::to_string(rs.sw) +
+                                    " unknown or listed twice");
+      }
+      if (rs.phases.size() != gr.phases) {
+        throw bad(rs.sw, std::to_string(rs.phases.size()) + " phases, the group has " +
+                             std::to_string(gr.phases));
+      }
+      RingNode rn;
+      rn.children = rs.children;
+      std::sort(rn.children.begin(), rn.children.end());
+      for (std::size_t i = 0; i < rn.children.size(); ++i) {
+        const unsigned c = rn.children[i];
+        if (c == 0 || c > net_.ports(rs.sw) || (i > 0 && c == rn.children[i - 1])) {
+          throw bad(rs.sw,
+                    "child port " + std::to_string(c) + " does not exist or is listed twice");
+        }
+      }
+      rn.arrived.assign(rn.children.size(), kNone);
+      rn.waits = !rn.children.empty();
+      bool any_valid = false;
+      for (unsigned d = 0; d < gr.phases; ++d) {
+        const RingPhase& c = rs.phases[d];
+        RingPhaseState ps;
+        ps.cfg = c;
+        const std::string ph = "phase " + std::to_string(d) + ": ";
+        if (!c.valid) {
+          if (c.origin || c.expect != 0) {
+            throw bad(rs.sw, ph + "origin or expected positions on a phase that is not valid");
+          }
+          rn.ph.push_back(ps);
+          continue;
+        }
+        any_valid = true;
+        for (const unsigned port : {c.plus, c.minus}) {
+          if (port == 0 || port > net_.ports(rs.sw) ||
+              std::binary_search(rn.children.begin(), rn.children.end(), port)) {
+            throw bad(rs.sw, ph + "ring port " + std::to_string(port) +
+                                 " does not exist or is a member's");
+          }
+        }
+        if (c.len < 2 || c.len > kRingLenMax || c.pos >= c.len ||
+            (c.len < 32 && (c.expect >> c.len) != 0) || (c.expect >> c.pos & 1U) != 0) {
+          throw bad(rs.sw, ph + "position " + std::to_string(c.pos) + " of " +
+                               std::to_string(c.len) + ", expected positions " +
+                               std::to_string(c.expect) + " (len 2 .. " +
+                               std::to_string(kRingLenMax) +
+                               ", pos below len, expected below bit len and not pos)");
+        }
+        ps.reach_plus = c.len / 2;
+        ps.reach_minus = c.len - 1 - ps.reach_plus;
+        rn.waits = rn.waits || c.expect != 0;
+        rn.ph.push_back(ps);
+      }
+      if (!any_valid && rn.children.empty()) {
+        throw bad(rs.sw, "no members and no valid phase");
+      }
+      gs.ring_at[rs.sw] = static_cast<std::uint32_t>(gs.ring.size());
+      gs.ring.push_back(std::move(rn));
+    }
+    for (unsigned r = 0; r < gs.p; ++r) {
+      const unsigned n = gs.g->members[r];
+      const std::uint32_t ri = gs.ring_at[net_.node_switch(n)];
+      if (ri == kNone || !std::binary_search(gs.ring[ri].children.begin(),
+                                             gs.ring[ri].children.end(), net_.node_port(n))) {
+        throw std::invalid_argument(
+            group_name(gi) + ": member " + std::to_string(r) + " (end node " + std::to_string(n) +
+            ", switch " + std::to_string(net_.node_switch(n)) + " port " +
+            std::to_string(net_.node_port(n)) + ") is not a child port of its ring switch");
+      }
     }
   }
 
@@ -338,6 +464,12 @@ class Sim {
     const unsigned sw = e.a;
     const unsigned in = e.b;
     GroupState& gs = groups_[e.pkt.group];
+    if (gs.ring_mode &&
+        (e.pkt.kind == PacketKind::kCombArrive || e.pkt.kind == PacketKind::kCombShare ||
+         e.pkt.kind == PacketKind::kCombRelease)) {
+      ring_at_switch(e, gs);
+      return;
+    }
     Packet out = e.pkt;
     copies_.clear();
     Cycle extra = 0;
@@ -370,6 +502,212 @@ class Sim {
         first + (n == 0 ? t_.engine_absorbed : t_.engine_per_packet + n * t_.engine_per_copy);
     for (std::size_t i = 0; i < copies_.size(); ++i) {
       send(net_.slot(sw, copies_[i]), first + i * t_.copy_spacing + t_.switch_forward + extra, out);
+    }
+  }
+
+  // docs/group-barrier.md section 9.4: each engine take emits at most one
+  // packet, the first take the packet's own copy (a forwarded share) or the
+  // first pending emission, then one take per pending emission (the packet
+  // is held at the head of its input meanwhile); one that emits nothing
+  // (an absorbed arrival, a share at the end of its reach) engine_absorbed.
+  void ring_at_switch(const Event& e, GroupState& gs) {
+    const unsigned sw = e.a;
+    emissions_.clear();
+    ring_take(gs, e.pkt, sw, e.b);
+    Cycle take = std::max(e.t, engine_free_[sw]);
+    if (emissions_.empty()) {
+      engine_free_[sw] = take + t_.engine_absorbed;
+      return;
+    }
+    for (const Emission& em : emissions_) {
+      const unsigned* ports = em.many != nullptr ? em.many->data() : em.ports.data();
+      const std::size_t n = em.many != nullptr ? em.many->size() : em.n;
+      for (std::size_t i = 0; i < n; ++i) {
+        send(net_.slot(sw, ports[i]), take + i * t_.copy_spacing + t_.switch_forward + t_.combine,
+             em.pkt);
+      }
+      take += t_.engine_per_packet + n * t_.engine_per_copy;
+    }
+    engine_free_[sw] = take;
+  }
+
+  RingNode& ring_node(GroupState& gs, unsigned sw, const Packet& pkt) {
+    const std::uint32_t ri = gs.ring_at.empty() ? kNone : gs.ring_at[sw];
+    if (ri == kNone) {
+      throw std::logic_error(group_name(pkt.group) + " epoch " + std::to_string(pkt.epoch) + ": " +
+                             std::string(to_string(pkt.kind)) + " reached switch " +
+                             std::to_string(sw) + ", which has no ring entry of the group");
+    }
+    return gs.ring[ri];
+  }
+
+  // done_upto (docs/group-barrier.md section 9.2): every member in and every
+  // expected position of phases 0 .. upto heard for the current epoch.
+  static bool ring_done(const RingNode& rn, int upto) {
+    if (rn.count != rn.children.size()) {
+      return false;
+    }
+    for (int d = 0; d <= upto; ++d) {
+      const RingPhaseState& ps = rn.ph[static_cast<std::size_t>(d)];
+      if (ps.cfg.valid && (ps.heard[rn.epoch & 1U] & ps.cfg.expect) != ps.cfg.expect) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  void emit_share(const Packet& from, const RingNode& rn, unsigned d, std::uint32_t epoch,
+                  bool answer) {
+    const RingPhaseState& ps = rn.ph[d];
+    Emission em;
+    em.pkt = from;
+    em.pkt.kind = PacketKind::kCombShare;
+    em.pkt.round = static_cast<std::uint8_t>(d);
+    em.pkt.src = ps.cfg.pos;
+    em.pkt.dst = kNone;
+    em.pkt.epoch = epoch;
+    em.pkt.answer = answer;
+    em.pkt.ask = 0;
+    em.pkt.spread = 1;
+    if (ps.reach_plus > 0) {
+      em.ports[em.n++] = ps.cfg.plus;
+    }
+    if (ps.reach_minus > 0) {
+      em.ports[em.n++] = ps.cfg.minus;
+    }
+    emissions_.push_back(em);
+    traffic_.answers += answer ? 1U : 0U;
+  }
+
+  // docs/group-barrier.md section 9.3, lossless: members post each epoch
+  // once and nothing is lost, so what would be a drop or a re-send there is
+  // a model error here.
+  void ring_take(GroupState& gs, const Packet& pkt, unsigned sw, unsigned in) {
+    RingNode& rn = ring_node(gs, sw, pkt);
+    const auto fail = [&](const std::string& why) {
+      return std::logic_error(group_name(pkt.group) + " epoch " + std::to_string(pkt.epoch) +
+                              ": switch " + std::to_string(sw) + " port " + std::to_string(in) +
+                              ": " + why);
+    };
+    if (pkt.kind == PacketKind::kCombArrive) {
+      const auto it = std::lower_bound(rn.children.begin(), rn.children.end(), in);
+      if (it == rn.children.end() || *it != in) {
+        throw fail("COMB_ARRIVE from a port that is not a member's");
+      }
+      if (pkt.epoch != rn.epoch) {
+        throw fail("COMB_ARRIVE while the entry waits for epoch " + std::to_string(rn.epoch));
+      }
+      auto& a = rn.arrived[static_cast<std::size_t>(it - rn.children.begin())];
+      if (a == pkt.epoch) {
+        throw fail("second COMB_ARRIVE from one member");
+      }
+      a = pkt.epoch;
+      ++rn.count;
+    } else if (pkt.kind == PacketKind::kCombShare) {
+      const unsigned d = pkt.round;
+      if (d >= rn.ph.size() || !rn.ph[d].cfg.valid) {
+        throw fail("COMB_SHARE of phase " + std::to_string(d) + ", which is not valid here");
+      }
+      RingPhaseState& ps = rn.ph[d];
+      const RingPhase& c = ps.cfg;
+      bool plus = false;  // travelling + (it came in by MINUS, checked first)
+      if (in == c.minus) {
+        plus = true;
+      } else if (in != c.plus) {
+        throw fail("COMB_SHARE of phase " + std::to_string(d) + " on a port off its ring");
+      }
+      const unsigned o = pkt.src;
+      if (o >= c.len || o == c.pos) {
+        throw fail("COMB_SHARE from position " + std::to_string(o) + " (here " +
+                   std::to_string(c.pos) + " of " + std::to_string(c.len) + ")");
+      }
+      const unsigned k = plus ? (c.pos + c.len - o) % c.len : (o + c.len - c.pos) % c.len;
+      const unsigned reach = plus ? ps.reach_plus : ps.reach_minus;
+      if (k > reach) {
+        throw fail("COMB_SHARE " + std::to_string(k) + " hops from its origin, beyond its reach " +
+                   std::to_string(reach));
+      }
+      if (k + 1 <= reach) {
+        Emission fwd;
+        fwd.pkt = pkt;
+        fwd.ports[0] = plus ? c.plus : c.minus;
+        fwd.n = 1;
+        emissions_.push_back(fwd);
+      }
+      const std::uint32_t bit = 1U << o;
+      if (pkt.epoch == rn.epoch || pkt.epoch == rn.epoch + 1) {
+        if ((c.expect & bit) != 0) {
+          ps.heard[pkt.epoch & 1U] |= bit;
+        }
+      } else if (pkt.epoch + 1 == rn.epoch) {
+        // Only a share that asks (sent again after a loss, ask >= 1) is
+        // answered; this fabric loses nothing, so its first sends (ask 0)
+        // never are.
+        if (!pkt.answer && pkt.ask >= 1 && c.origin) {
+          ps.owe = true;
+        }
+      } else if (rn.waits && pkt.epoch > rn.epoch) {
+        throw fail("COMB_SHARE of an epoch two or more ahead of the entry's " +
+                   std::to_string(rn.epoch) + " (the two parities would mix)");
+      }
+    } else {
+      throw fail("COMB_RELEASE reached a ring-mode switch (ring releases go to members only)");
+    }
+    ring_pending(rn, pkt);
+  }
+
+  // The pending emissions, in the order of section 9.4: the own share of the
+  // lowest phase that may go, an owed answer, the completion.
+  void ring_pending(RingNode& rn, const Packet& from) {
+    const auto phases = static_cast<unsigned>(rn.ph.size());
+    for (;;) {
+      bool emitted = false;
+      for (unsigned d = 0; d < phases && !emitted; ++d) {
+        RingPhaseState& ps = rn.ph[d];
+        if (ps.cfg.origin && !ps.sent && ring_done(rn, static_cast<int>(d) - 1)) {
+          ps.sent = true;
+          emit_share(from, rn, d, rn.epoch, false);
+          emitted = true;
+        }
+      }
+      for (unsigned d = 0; d < phases && !emitted; ++d) {
+        RingPhaseState& ps = rn.ph[d];
+        if (ps.owe) {
+          ps.owe = false;
+          emit_share(from, rn, d, rn.epoch - 1, true);
+          emitted = true;
+        }
+      }
+      if (emitted) {
+        continue;
+      }
+      bool complete = rn.waits && ring_done(rn, static_cast<int>(phases) - 1);
+      for (unsigned d = 0; d < phases && complete; ++d) {
+        complete = !rn.ph[d].cfg.origin || rn.ph[d].sent;
+      }
+      if (!complete) {
+        return;
+      }
+      if (!rn.children.empty()) {
+        Emission rel;
+        rel.pkt = from;
+        rel.pkt.kind = PacketKind::kCombRelease;
+        rel.pkt.round = 0;
+        rel.pkt.answer = false;
+        rel.pkt.src = 0;
+        rel.pkt.dst = kNone;
+        rel.pkt.epoch = rn.epoch;
+        rel.pkt.spread = 1;
+        rel.many = &rn.children;
+        emissions_.push_back(rel);
+      }
+      for (RingPhaseState& ps : rn.ph) {
+        ps.heard[rn.epoch & 1U] = 0;
+        ps.sent = false;
+        ps.owe = false;
+      }
+      rn.count = 0;
+      ++rn.epoch;
     }
   }
 
@@ -544,8 +882,9 @@ class Sim {
         }
         break;
       case PacketKind::kCombArrive:
-        throw std::logic_error(group_name(gi) + ": a COMB_ARRIVE reached end node " +
-                               std::to_string(e.a));
+      case PacketKind::kCombShare:
+        throw std::logic_error(group_name(gi) + ": a " + std::string(to_string(e.pkt.kind)) +
+                               " reached end node " + std::to_string(e.a));
     }
   }
 
@@ -688,6 +1027,7 @@ class Sim {
   std::vector<Cycle> cq_free_;
   std::vector<NicTx> nic_;
   std::vector<unsigned> copies_;
+  std::vector<Emission> emissions_;
   EventQueue q_;
   Traffic traffic_;
 };

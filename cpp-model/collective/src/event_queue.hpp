@@ -15,9 +15,11 @@ namespace syncfab::model::collective {
 
 struct Packet {
   PacketKind kind = PacketKind::kNotify;
-  std::uint8_t round = 0;
+  std::uint8_t round = 0;  // COMB_SHARE: the phase
+  bool answer = false;     // COMB_SHARE: answers a switch still at an epoch the sender completed
+  std::uint8_t ask = 0;    // COMB_SHARE: 0 first send; >= 1 sent again or a query (answered)
   std::uint32_t group = 0;
-  std::uint32_t src = 0;      // sender's rank in the group
+  std::uint32_t src = 0;      // sender's rank in the group; COMB_SHARE: the origin's position
   std::uint32_t dst = kNone;  // receiver's rank; kNone: to the group (multicast, combine)
   std::uint32_t epoch = 0;    // the group's barrier index
   std::uint32_t spread = 1;   // unicast routing's tie-break state (Network::route)

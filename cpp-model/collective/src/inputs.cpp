@@ -22,6 +22,8 @@ std::string_view to_string(PacketKind k) {
       return "COMB_RELEASE";
     case PacketKind::kHostMessage:
       return "HOST_MESSAGE";
+    case PacketKind::kCombShare:
+      return "COMB_SHARE";
   }
   return "?";
 }
@@ -29,6 +31,9 @@ std::string_view to_string(PacketKind k) {
 BarrierSpec parse_barrier_kind(std::string_view text) {
   if (text == "comb") {
     return {BarrierKind::kComb, 1};
+  }
+  if (text == "ring") {
+    return {BarrierKind::kComb, 1, CombScheme::kRing};
   }
   if (text == "mcast") {
     return {BarrierKind::kMcast, 1};
@@ -52,7 +57,7 @@ BarrierSpec parse_barrier_kind(std::string_view text) {
     return *s;
   }
   throw std::invalid_argument("unknown barrier kind '" + std::string(text) +
-                              "' (comb, mcast, diss1 .. diss4, sw1 .. sw4)");
+                              "' (comb, ring, mcast, diss1 .. diss4, sw1 .. sw4)");
 }
 
 Timing Timing::rtl() {
@@ -83,7 +88,7 @@ Timing parse_timing(std::string_view text) {
 std::string to_string(const BarrierSpec& spec) {
   switch (spec.kind) {
     case BarrierKind::kComb:
-      return "comb";
+      return spec.scheme == CombScheme::kRing ? "ring" : "comb";
     case BarrierKind::kMcast:
       return "mcast";
     case BarrierKind::kDissemination:

@@ -192,7 +192,9 @@ Fabric make_torus(const TorusSpec& s) {
       f.connect(h, 1, sw[static_cast<std::size_t>(k)], port(7 + e));
     }
   }
-  f.assign_lids();
+  if (s.lids) {
+    f.assign_lids();
+  }
   return f;
 }
 

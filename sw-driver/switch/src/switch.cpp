@@ -3,6 +3,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "syncfab/driver/errors.hpp"
@@ -20,12 +21,28 @@ constexpr unsigned kTableLft = 0;
 constexpr unsigned kTableMft = 1;
 constexpr unsigned kTableCombChildren = 2;
 constexpr unsigned kTableCombCtrl = 3;
+constexpr unsigned kTableRingGeometry = 4;
+constexpr unsigned kTableRingExpect = 5;
 constexpr std::uint32_t kEntryValid = 1U << 31;
 // The combine control word (switch_csr.rdl, TBL_WDATA): PARENT[7:0],
-// EPOCH[23:8], ROOT[30], VALID[31].
+// EPOCH[23:8], PHASES[25:24], RING[29], ROOT[30], VALID[31].
 constexpr std::uint32_t kCombRoot = 1U << 30;
+constexpr std::uint32_t kCombRing = 1U << 29;
+constexpr unsigned kCombPhasesShift = 24;
+constexpr std::uint32_t kCombPhasesMask = 0x3U;
 constexpr unsigned kCombEpochShift = 8;
 constexpr std::uint32_t kCombParentMask = 0xFFU;
+// A ring geometry word: PLUS[7:0], MINUS[15:8], POS[20:16], LEN[26:21],
+// ORIGIN[30], VALID[31]. Ring words of MLID index x, phase d: x * 4 + d.
+constexpr unsigned kRingMinusShift = 8;
+constexpr unsigned kRingPosShift = 16;
+constexpr std::uint32_t kRingPosMask = 0x1FU;
+constexpr unsigned kRingLenShift = 21;
+constexpr std::uint32_t kRingLenMask = 0x3FU;
+constexpr std::uint32_t kRingOrigin = 1U << 30;
+constexpr unsigned kRingStride = 4;
+static_assert(fmt::kCombPhases <= kRingStride && fmt::kCombPhases <= kCombPhasesMask);
+static_assert(fmt::kCombRingMax <= kRingPosMask + 1 && fmt::kCombRingMax <= 32);
 // Table commands complete in a few cycles; a device still busy after this
 // many polls is broken, not slow.
 constexpr int kTablePolls = 1000;
@@ -467,7 +484,7 @@ void Switch::clear_combine(std::uint16_t mlid) {
 std::optional<CombineEntry> Switch::combine(std::uint16_t mlid) {
   const unsigned idx = mft_index(mlid, "combine");
   const std::uint32_t ctrl = table_read(kTableCombCtrl, idx);
-  if ((ctrl & kEntryValid) == 0) {
+  if ((ctrl & kEntryValid) == 0 || (ctrl & kCombRing) != 0) {
     return std::nullopt;
   }
   CombineEntry e;
@@ -475,6 +492,131 @@ std::optional<CombineEntry> Switch::combine(std::uint16_t mlid) {
   e.root = (ctrl & kCombRoot) != 0;
   e.parent = e.root ? 0U : (ctrl & kCombParentMask);
   e.epoch = static_cast<std::uint16_t>(ctrl >> kCombEpochShift);
+  return e;
+}
+
+void Switch::check_ring_entry(std::uint16_t mlid, const RingCombineEntry& entry) {
+  const std::string what = "set_ring_combine: MLID " + hex_upper(mlid);
+  if (entry.phases < 1 || entry.phases > fmt::kCombPhases) {
+    refuse(what + ": PHASES " + std::to_string(entry.phases) + " is outside 1 .. COMB_PHASES (" +
+           std::to_string(fmt::kCombPhases) + ")");
+  }
+  if (info_.ports < 32 && (entry.children >> info_.ports) != 0) {
+    refuse(what + ": child mask " + hex_upper(entry.children) +
+           " names ports the switch does not have (" + std::to_string(info_.ports) + ")");
+  }
+  bool any_valid = false;
+  for (unsigned d = 0; d < fmt::kCombPhases; ++d) {
+    const RingPhaseEntry& p = entry.phase[d];
+    const std::string ph = what + " phase " + std::to_string(d);
+    if (!p.valid) {
+      if (p.origin || p.expect != 0) {
+        refuse(ph + ": ORIGIN or EXPECT " + hex_upper(p.expect) + " on a phase that is not valid");
+      }
+      continue;
+    }
+    any_valid = true;
+    if (d >= entry.phases) {
+      refuse(ph + ": valid, but PHASES is " + std::to_string(entry.phases));
+    }
+    for (const auto& [port, name] : {std::pair{p.plus, "PLUS"}, std::pair{p.minus, "MINUS"}}) {
+      if (port >= info_.ports) {
+        refuse(ph + ": " + name + " port " + std::to_string(port) +
+               " does not exist (the switch has " + std::to_string(info_.ports) + ")");
+      }
+      if ((entry.children >> port & 1U) != 0) {
+        refuse(ph + ": " + name + " port " + std::to_string(port) + " is also a child");
+      }
+    }
+    if (p.len < 2 || p.len > fmt::kCombRingMax) {
+      refuse(ph + ": LEN " + std::to_string(p.len) + " is outside 2 .. COMB_RING_MAX (" +
+             std::to_string(fmt::kCombRingMax) + ")");
+    }
+    if (p.pos >= p.len) {
+      refuse(ph + ": POS " + std::to_string(p.pos) + " is not below LEN " + std::to_string(p.len));
+    }
+    if (p.len < 32 && (p.expect >> p.len) != 0) {
+      refuse(ph + ": EXPECT " + hex_upper(p.expect) + " names positions at or beyond LEN " +
+             std::to_string(p.len));
+    }
+    if ((p.expect >> p.pos & 1U) != 0) {
+      refuse(ph + ": EXPECT " + hex_upper(p.expect) + " names the switch's own POS " +
+             std::to_string(p.pos));
+    }
+  }
+  if (entry.children == 0 && !any_valid) {
+    refuse(what + ": no children and no valid phase (a switch with nothing to do has no entry)");
+  }
+  if (entry.children != 0) {
+    const std::optional<std::uint32_t> mft_mask = mft(mlid);
+    if (!mft_mask) {
+      refuse(what + ": no MFT entry for the children " + hex_upper(entry.children) +
+             "; program the MFT before the combine entry");
+    }
+    if ((entry.children & ~*mft_mask) != 0) {
+      refuse(what + ": children " + hex_upper(entry.children) + " are not inside the MFT mask " +
+             hex_upper(*mft_mask));
+    }
+  }
+}
+
+void Switch::set_ring_combine(std::uint16_t mlid, const RingCombineEntry& entry) {
+  const unsigned idx = mft_index(mlid, "set_ring_combine");
+  check_ring_entry(mlid, entry);
+  table_write(kTableCombChildren, idx, entry.children);
+  for (unsigned d = 0; d < fmt::kCombPhases; ++d) {
+    const RingPhaseEntry& p = entry.phase[d];
+    const std::uint32_t geometry = p.valid ? kEntryValid | (p.origin ? kRingOrigin : 0U) |
+                                                 p.len << kRingLenShift | p.pos << kRingPosShift |
+                                                 p.minus << kRingMinusShift | p.plus
+                                           : 0U;
+    table_write(kTableRingGeometry, idx * kRingStride + d, geometry);
+    table_write(kTableRingExpect, idx * kRingStride + d, p.valid ? p.expect : 0U);
+  }
+  table_write(kTableCombCtrl, idx,
+              kEntryValid | kCombRing | entry.phases << kCombPhasesShift |
+                  static_cast<std::uint32_t>(entry.epoch) << kCombEpochShift);
+  const std::optional<RingCombineEntry> back = ring_combine(mlid);
+  if (!back || *back != entry) {
+    throw hw::BusError("set_ring_combine: MLID " + hex_upper(mlid) +
+                       ": the entry read back differs from the one written");
+  }
+}
+
+void Switch::clear_ring_combine(std::uint16_t mlid) {
+  const unsigned idx = mft_index(mlid, "clear_ring_combine");
+  table_write(kTableCombCtrl, idx, 0);
+  table_write(kTableCombChildren, idx, 0);
+  for (unsigned d = 0; d < fmt::kCombPhases; ++d) {
+    table_write(kTableRingGeometry, idx * kRingStride + d, 0);
+    table_write(kTableRingExpect, idx * kRingStride + d, 0);
+  }
+}
+
+std::optional<RingCombineEntry> Switch::ring_combine(std::uint16_t mlid) {
+  const unsigned idx = mft_index(mlid, "ring_combine");
+  const std::uint32_t ctrl = table_read(kTableCombCtrl, idx);
+  if ((ctrl & kEntryValid) == 0 || (ctrl & kCombRing) == 0) {
+    return std::nullopt;
+  }
+  RingCombineEntry e;
+  e.children = table_read(kTableCombChildren, idx);
+  e.phases = ctrl >> kCombPhasesShift & kCombPhasesMask;
+  e.epoch = static_cast<std::uint16_t>(ctrl >> kCombEpochShift);
+  for (unsigned d = 0; d < fmt::kCombPhases; ++d) {
+    const std::uint32_t g = table_read(kTableRingGeometry, idx * kRingStride + d);
+    if ((g & kEntryValid) == 0) {
+      continue;
+    }
+    RingPhaseEntry& p = e.phase[d];
+    p.valid = true;
+    p.origin = (g & kRingOrigin) != 0;
+    p.plus = g & 0xFFU;
+    p.minus = g >> kRingMinusShift & 0xFFU;
+    p.pos = g >> kRingPosShift & kRingPosMask;
+    p.len = g >> kRingLenShift & kRingLenMask;
+    p.expect = table_read(kTableRingExpect, idx * kRingStride + d);
+  }
   return e;
 }
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """syncfab-collective: a small run prints its rows, a concurrent one its
-barriers per cycle, and bad input (an unknown
-kind, p larger than the fabric, an empty member set, a p that is no number)
-exits nonzero with a message naming the value."""
+barriers per cycle, a torus runs both comb schemes (tree and ring), and bad
+input (an unknown kind, p larger than the fabric, an empty member set, a p
+that is no number, ring mode off a torus) exits nonzero with a message naming
+the value."""
 
 from __future__ import annotations
 
@@ -31,6 +32,11 @@ def main() -> int:
     if conc.returncode != 0 or conc.stdout.count("12 barriers in") != 2:
         failures.append(f"concurrent run: status {conc.returncode}\n{conc.stdout}{conc.stderr}")
 
+    torus = run(tool, "--fabric", "torus:x=4,y=3,z=1,nodes=2", "--p", "5,all", "--kinds",
+                "comb,ring")
+    if torus.returncode != 0 or torus.stdout.count(" ring ") != 2:
+        failures.append(f"torus run: status {torus.returncode}\n{torus.stdout}{torus.stderr}")
+
     bad = [
         (["--kinds", "comb,bogus"], "'bogus'"),
         (["--p", "33"], "p = 33"),
@@ -38,6 +44,7 @@ def main() -> int:
         (["--p", "many"], "'many'"),
         (["--timing", "fast"], "'fast'"),
         (["--mc", "NO-SUCH-MC", "--kinds", "comb", "--p", "8"], "NO-SUCH-MC"),
+        (["--kinds", "ring", "--p", "8"], "ring mode needs a torus"),
     ]
     for args, want in bad:
         r = run(tool, "--fabric", "fattree:ports=8,levels=2", *args)
@@ -46,7 +53,7 @@ def main() -> int:
                             f"wanted {want!r}")
     for f in failures:
         print("FAIL:", f)
-    print(f"{len(bad) + 2 - len(failures)} of {len(bad) + 2} cases pass")
+    print(f"{len(bad) + 3 - len(failures)} of {len(bad) + 3} cases pass")
     return 1 if failures else 0
 
 

@@ -43,12 +43,14 @@ Fabric make_pruned_fat_tree(const PrunedFatTreeSpec& spec);
 
 // 3D torus of switches with `nodes_per_switch` end nodes each. Ports 1..6 are
 // +x,-x,+y,-y,+z,-z; end nodes on ports 7... A dimension of size 1 has no
-// links (so 2D tori are X x Y x 1).
+// links (so 2D tori are X x Y x 1). lids = false leaves LIDs unassigned, for
+// tori past the unicast LID space that only the event-driven model walks.
 struct TorusSpec {
   int x = 30;
   int y = 20;
   int z = 20;
   int nodes_per_switch = 2;
+  bool lids = true;
 };
 Fabric make_torus(const TorusSpec& spec);
 

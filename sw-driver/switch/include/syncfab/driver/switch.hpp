@@ -110,6 +110,28 @@ struct CombineEntry {
   friend bool operator==(const CombineEntry&, const CombineEntry&) = default;
 };
 
+// A ring-mode combine entry (docs/group-barrier.md "Ring mode"): the
+// member ports, per phase of the torus the ring geometry and the positions
+// whose shares the switch waits for, and the epoch of the next barrier.
+struct RingPhaseEntry {
+  bool valid = false;  // the switch's ring of this phase carries shares
+  unsigned plus = 0;   // port towards pos + 1
+  unsigned minus = 0;  // port towards pos - 1
+  unsigned pos = 0;
+  unsigned len = 0;
+  bool origin = false;       // the switch sends its own share
+  std::uint32_t expect = 0;  // ring positions waited for, one bit each
+  friend bool operator==(const RingPhaseEntry&, const RingPhaseEntry&) = default;
+};
+
+struct RingCombineEntry {
+  std::uint32_t children = 0;  // member ports (may be empty: a switch without members)
+  unsigned phases = 1;         // 1 .. COMB_PHASES
+  std::array<RingPhaseEntry, fmt::kCombPhases> phase{};
+  std::uint16_t epoch = 0;  // written: the first barrier's; read: the one it waits for now
+  friend bool operator==(const RingCombineEntry&, const RingCombineEntry&) = default;
+};
+
 class Switch {
  public:
   // Checks the block identity (DeviceMismatch if it is not a switch of this
@@ -139,7 +161,24 @@ class Switch {
   // parent below the root) -- the switch would drop every arrival.
   void set_combine(std::uint16_t mlid, const CombineEntry& entry);
   void clear_combine(std::uint16_t mlid);
+  // The tree entry of an MLID; nullopt when none or when it is in ring mode.
   [[nodiscard]] std::optional<CombineEntry> combine(std::uint16_t mlid);
+
+  // Ring-mode combine entry of an MLID: children, then every phase's ring
+  // words (geometry and expected positions, zero for a phase that is not
+  // valid), then the control word (RING, PHASES, epoch; it clears the
+  // entry's state), all read back. Refused (naming the value) when it is
+  // not consistent: PHASES outside 1 .. COMB_PHASES, a valid phase at or
+  // beyond PHASES, a ring port that does not exist or is a child, LEN
+  // outside 2 .. COMB_RING_MAX, POS not below LEN, EXPECT at or above bit
+  // LEN or with bit POS, ORIGIN or EXPECT on a phase that is not valid,
+  // children naming ports the switch does not have or outside the MLID's
+  // programmed MFT mask (a switch without members needs no MFT entry), or
+  // an entry with neither children nor a valid phase.
+  void set_ring_combine(std::uint16_t mlid, const RingCombineEntry& entry);
+  void clear_ring_combine(std::uint16_t mlid);
+  // nullopt when the MLID has no entry or a tree entry.
+  [[nodiscard]] std::optional<RingCombineEntry> ring_combine(std::uint16_t mlid);
 
   // PFC timing, checked against every port's lossless quanta: a pause must
   // outlast the refresh that renews it (refresh + largest packet + 3 cycles
@@ -171,6 +210,7 @@ class Switch {
   std::uint32_t table_read(unsigned table, unsigned index);
   void table_write(unsigned table, unsigned index, std::uint32_t data);
   unsigned mft_index(std::uint16_t mlid, const char* what) const;
+  void check_ring_entry(std::uint16_t mlid, const RingCombineEntry& entry);
   void check_lid(std::uint16_t lid, const char* what) const;
 
   void check_refresh(unsigned port, const PfcPortConfig& cfg, const PfcTiming& timing,

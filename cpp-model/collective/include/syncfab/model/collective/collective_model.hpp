@@ -20,6 +20,10 @@ struct Traffic {
   std::array<std::uint64_t, kPacketKinds> sent{};  // packets NICs put on their links
   std::array<std::uint64_t, kPacketKinds> hops{};  // link traversals (copies included)
   std::uint64_t events = 0;
+  // Ring mode: shares a switch sent as answers to an origin still at an
+  // epoch the switch completed that asked (docs/group-barrier.md section
+  // 9.3); none on this lossless fabric, whose shares never ask.
+  std::uint64_t answers = 0;
 };
 
 struct BarrierOutcome {

@@ -49,6 +49,33 @@ struct GroupTree {
   std::vector<TreeSwitch> switches;  // any order, exactly one without a parent
 };
 
+// Ring mode of the switch-combined barrier on a torus (docs/group-barrier.md
+// "Ring mode"): per switch, its member ports and per phase the ring geometry
+// (plus: the port towards pos + 1, minus: towards pos - 1), whether it sends
+// its own share and which ring positions' shares it waits for.
+struct RingPhase {
+  bool valid = false;  // the switch's ring of this phase carries shares
+  unsigned plus = 0;
+  unsigned minus = 0;
+  unsigned pos = 0;
+  unsigned len = 0;
+  bool origin = false;
+  std::uint32_t expect = 0;
+};
+
+struct RingSwitch {
+  unsigned sw = 0;
+  std::vector<unsigned> children;  // member ports (maybe none)
+  std::vector<RingPhase> phases;   // GroupRings::phases of them
+};
+
+struct GroupRings {
+  unsigned phases = 0;  // 1 .. kRingPhasesMax, the same on every switch
+  std::vector<RingSwitch> switches;
+};
+inline constexpr unsigned kRingPhasesMax = 3;  // COMB_PHASES
+inline constexpr unsigned kRingLenMax = 32;    // COMB_RING_MAX
+
 enum class PacketKind : std::uint8_t {
   kNotify,
   kAck,
@@ -57,8 +84,9 @@ enum class PacketKind : std::uint8_t {
   kCombArrive,
   kCombRelease,
   kHostMessage,  // a software dissemination message
+  kCombShare,    // ring mode: a switch's share of one phase, along a ring
 };
-inline constexpr std::size_t kPacketKinds = 7;
+inline constexpr std::size_t kPacketKinds = 8;
 std::string_view to_string(PacketKind k);
 
 // Cycle figures; docs/collective-model.md says where each default comes from.
@@ -76,7 +104,7 @@ struct Timing {
   std::uint32_t copy_spacing = 0;
   std::uint32_t engine_absorbed = 0;
   std::uint32_t combine = 0;
-  std::array<std::uint32_t, kPacketKinds> flits{1, 1, 1, 1, 1, 1, 1};
+  std::array<std::uint32_t, kPacketKinds> flits{1, 1, 1, 1, 1, 1, 1, 1};
   // NIC: a descriptor posted in cycle p puts its first packet on the link in
   // p + nic_inject; the packet that completes a barrier taken in cycle r, the
   // CQ entry is written in r + nic_eject (the completion unit takes one
@@ -111,22 +139,30 @@ Timing parse_timing(std::string_view text);
 
 enum class BarrierKind : std::uint8_t { kComb, kMcast, kDissemination, kSoftware };
 
+// How the switches combine a COMB barrier: up a tree and the release down
+// it, or along a torus's rings (Group::rings).
+enum class CombScheme : std::uint8_t { kTree, kRing };
+
 struct BarrierSpec {
   BarrierKind kind = BarrierKind::kComb;
-  unsigned k = 1;  // fan-out of the (NIC or software) dissemination schedule
+  unsigned k = 1;                         // fan-out of the (NIC or software) dissemination schedule
+  CombScheme scheme = CombScheme::kTree;  // kComb only
 };
 
-// "comb", "mcast", "diss2", "sw3"; std::invalid_argument naming the text.
+// "comb", "ring" (comb in ring mode), "mcast", "diss2", "sw3";
+// std::invalid_argument naming the text.
 BarrierSpec parse_barrier_kind(std::string_view text);
 std::string to_string(const BarrierSpec& spec);
 
 // A group: its members (end nodes; member 0 is the multicast-release root,
 // member i is rank i of the dissemination schedule), for comb and mcast its
-// tree, and when its members first post.
+// tree (for comb in ring mode its rings instead), and when its members
+// first post.
 struct Group {
   BarrierSpec spec;
   std::vector<unsigned> members;
   GroupTree tree;
+  GroupRings rings;
   // Per member, the cycle of its first post (empty: every member in cycle 0).
   std::vector<Cycle> first_post;
 };
