@@ -244,7 +244,7 @@ SwitchModel::CombineTake SwitchModel::combine_ring(unsigned i, RxPacket& rx, Com
     for (unsigned d = 0; d < fmt::kCombPhases; ++d) {
       if ((s.owe >> d & 1U) != 0) {
         s.owe = static_cast<std::uint8_t>(s.owe & ~(1U << d));
-        return own_share(s, d, minus1(s.epoch), RingEmit::kAnswer);
+        return own_share(s, d, s.owe_epoch[d], RingEmit::kAnswer);
       }
     }
     if (complete(s)) {
@@ -274,7 +274,7 @@ SwitchModel::CombineTake SwitchModel::combine_ring(unsigned i, RxPacket& rx, Com
         t.arrived |= bit;
       } else if (e == t.epoch) {
         // A member re-sent (something was lost): the deepest re-ask.
-        re_ask(t, t.phases - 1U);
+        re_ask(t, t.phases);
       } else if (e == minus1(t.epoch)) {
         // The member missed it.
         em = Emission{made(fmt::PktType::kCombRelease, e), bit, RingEmit::kResentRelease};
@@ -325,12 +325,14 @@ SwitchModel::CombineTake SwitchModel::combine_ring(unsigned i, RxPacket& rx, Com
       const bool current = e == t.epoch || e == plus1(t.epoch);
       if (current && expected) {
         t.heard[e & 1U][d] |= 1U << o;
-      } else if (e == minus1(t.epoch) && !h.answer() && ph.origin()) {
+      } else if (!current && static_cast<std::uint16_t>(t.epoch - e) < 0x8000U && !h.answer() &&
+                 h.ask() >= 1 && ph.origin()) {
         t.owe = static_cast<std::uint8_t>(t.owe | 1U << d);
+        t.owe_epoch[d] = e;
       }
       // A switch that waits on this one asks: if this one is stuck too, it
       // asks in turn, one level less (a switch without members has no timer).
-      if (current && h.ask() > 0) {
+      if (current && h.ask() >= 2) {
         re_ask(t, h.ask() - 1U);
       }
     }
@@ -455,8 +457,9 @@ void SwitchModel::check_ring_emission(const CombineEntry& s, const fmt::PktHdr& 
     unsafe("an own share of phase " + std::to_string(d) + " without ORIGIN_d");
   }
   if (kind == RingEmit::kAnswer) {
-    if (!out.answer() || out.epoch() != minus1(s.epoch) || out.ask() != 0) {
-      unsafe("an answer not for E - 1 with ask 0");
+    if (!out.answer() || static_cast<std::uint16_t>(s.epoch - out.epoch()) >= 0x8000U ||
+        out.epoch() == s.epoch || out.ask() != 0) {
+      unsafe("an answer not for an epoch behind E with ask 0");
     }
   } else if (out.answer() || out.epoch() != s.epoch || out.ask() != s.level) {
     unsafe("an own share not for E with answer 0 and ask = level");

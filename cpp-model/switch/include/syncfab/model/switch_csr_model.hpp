@@ -74,6 +74,7 @@ struct CombineEntry {
   std::array<std::array<std::uint32_t, fmt::kCombPhases>, 2> heard{};
   std::uint8_t sent = 0;
   std::uint8_t owe = 0;
+  std::array<std::uint16_t, fmt::kCombPhases> owe_epoch{};
   std::uint8_t query = 0;
   std::uint8_t level = 0;
 
