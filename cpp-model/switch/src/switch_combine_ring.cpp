@@ -2,8 +2,10 @@
 // consistency check of a ring-mode entry, the decisions of §9.3 for
 // COMB_ARRIVE, COMB_RELEASE and COMB_SHARE, and the pending emissions of
 // §9.4, one packet per engine take (a packet with more pending is held at the
-// head of its input and retaken by the engine's round robin). The checks of
-// §7 and §9.6 are made on every emission and thrown as std::logic_error.
+// head of its input and retaken by the engine's round robin), and the
+// re-asks of §9.3 that let a stuck switch without members be reached. The
+// checks of §7 and §9.6 are made on every emission and thrown as
+// std::logic_error.
 #include <cstdio>
 #include <optional>
 #include <stdexcept>
@@ -116,7 +118,32 @@ std::optional<unsigned> share_due(const CombineEntry& e) {
 }
 
 bool pending(const CombineEntry& e) {
-  return share_due(e).has_value() || e.owe != 0 || complete(e);
+  return share_due(e).has_value() || e.query != 0 || e.owe != 0 || complete(e);
+}
+
+// Phase d is short: some position of EXPECT_d not heard for E.
+bool short_of(const CombineEntry& e, unsigned d) {
+  return (e.phase[d].expect & ~e.heard[e.epoch & 1U][d]) != 0;
+}
+
+// re-ask(k) (§9.3): the own shares of the phases reached go out again, the
+// short phases without ORIGIN are queried, both carrying ask k. A phase
+// with ORIGIN_d but not done_(d-1) sends nothing: its share would not be
+// true yet, and its lower phases are the ones asked.
+void re_ask(CombineEntry& e, unsigned k) {
+  for (unsigned d = 0; d < fmt::kCombPhases; ++d) {
+    if (!phase_on(e, d)) {
+      continue;
+    }
+    if (e.phase[d].origin()) {
+      if (done_upto(e, static_cast<int>(d) - 1)) {
+        e.sent = static_cast<std::uint8_t>(e.sent & ~(1U << d));
+      }
+    } else if (short_of(e, d)) {
+      e.query = static_cast<std::uint8_t>(e.query | 1U << d);
+    }
+  }
+  e.level = static_cast<std::uint8_t>(k);
 }
 
 // The ports of an own share of a phase: PLUS if R+ > 0, MINUS if R- > 0.
@@ -132,12 +159,14 @@ void advance(CombineEntry& e) {
   e.arrived = 0;
   e.sent = 0;
   e.owe = 0;
+  e.query = 0;
+  e.level = 0;
 }
 
 // A completion that emits nothing (no children) needs no packet: it is
 // applied as soon as it is the entry's first pending emission.
 void settle(CombineEntry& e) {
-  while (e.children == 0 && !share_due(e) && e.owe == 0 && complete(e)) {
+  while (e.children == 0 && !share_due(e) && e.query == 0 && e.owe == 0 && complete(e)) {
     advance(e);
   }
 }
@@ -145,6 +174,7 @@ void settle(CombineEntry& e) {
 struct Emission {
   fmt::PktHdr hdr;
   std::uint32_t ports = 0;
+  RingEmit kind = RingEmit::kForward;
 };
 
 }  // namespace
@@ -187,27 +217,38 @@ SwitchModel::CombineTake SwitchModel::combine_ring(unsigned i, RxPacket& rx, Com
         .set_flow_label(h.flow_label());
     return o;
   };
-  const auto own_share = [&](const CombineEntry& s, unsigned d, std::uint16_t epoch, bool answer) {
+  // An own share, a query or an answer of phase d: the same packet, from
+  // this switch's position to PLUS and MINUS.
+  const auto own_share = [&](const CombineEntry& s, unsigned d, std::uint16_t epoch,
+                             RingEmit kind) {
+    const bool answer = kind == RingEmit::kAnswer;
     fmt::PktHdr o = made(fmt::PktType::kCombShare, epoch);
     o.set_round(static_cast<std::uint8_t>(d))
         .set_member(static_cast<std::uint16_t>(s.phase[d].pos()))
-        .set_answer(answer);
-    return Emission{o, share_ports(s.phase[d])};
+        .set_answer(answer)
+        .set_ask(answer ? 0 : s.level);
+    return Emission{o, share_ports(s.phase[d]), kind};
   };
   // The entry's next pending emission (§9.4), applied to s.
   const auto next_pending = [&](CombineEntry& s) -> std::optional<Emission> {
     if (const auto d = share_due(s)) {
       s.sent = static_cast<std::uint8_t>(s.sent | 1U << *d);
-      return own_share(s, *d, s.epoch, false);
+      return own_share(s, *d, s.epoch, RingEmit::kOwn);
+    }
+    for (unsigned d = 0; d < fmt::kCombPhases; ++d) {
+      if ((s.query >> d & 1U) != 0) {
+        s.query = static_cast<std::uint8_t>(s.query & ~(1U << d));
+        return own_share(s, d, s.epoch, RingEmit::kQuery);
+      }
     }
     for (unsigned d = 0; d < fmt::kCombPhases; ++d) {
       if ((s.owe >> d & 1U) != 0) {
         s.owe = static_cast<std::uint8_t>(s.owe & ~(1U << d));
-        return own_share(s, d, minus1(s.epoch), true);
+        return own_share(s, d, s.owe_epoch[d], RingEmit::kAnswer);
       }
     }
     if (complete(s)) {
-      const Emission rel{made(fmt::PktType::kCombRelease, s.epoch), s.children};
+      const Emission rel{made(fmt::PktType::kCombRelease, s.epoch), s.children, RingEmit::kRelease};
       advance(s);
       if (rel.ports != 0) {
         return rel;
@@ -218,7 +259,6 @@ SwitchModel::CombineTake SwitchModel::combine_ring(unsigned i, RxPacket& rx, Com
 
   CombineEntry t = ent;  // committed only if the take happens
   std::optional<Emission> em;
-  bool forwarded = false;
   if (!rx.held) {
     // First take: the packet's own effect (§9.3) and its own copy.
     if (type == fmt::PktType::kCombRelease) {
@@ -233,14 +273,11 @@ SwitchModel::CombineTake SwitchModel::combine_ring(unsigned i, RxPacket& rx, Com
       if (e == t.epoch && (t.arrived & bit) == 0) {
         t.arrived |= bit;
       } else if (e == t.epoch) {
-        // A member re-sent: the own shares of the phases reached go again.
-        for (unsigned d = 0; d < fmt::kCombPhases; ++d) {
-          if (phase_on(t, d) && t.phase[d].origin() && done_upto(t, static_cast<int>(d) - 1)) {
-            t.sent = static_cast<std::uint8_t>(t.sent & ~(1U << d));
-          }
-        }
+        // A member re-sent (something was lost): the deepest re-ask.
+        re_ask(t, t.phases);
       } else if (e == minus1(t.epoch)) {
-        em = Emission{made(fmt::PktType::kCombRelease, e), bit};  // the member missed it
+        // The member missed it.
+        em = Emission{made(fmt::PktType::kCombRelease, e), bit, RingEmit::kResentRelease};
       } else {
         drop_combine(
             i, rx,
@@ -282,14 +319,21 @@ SwitchModel::CombineTake SwitchModel::combine_ring(unsigned i, RxPacket& rx, Com
       if (k + 1 <= reach) {
         fmt::PktHdr f = h;
         f.set_src_lid(fmt::kLidNone);
-        em = Emission{f, 1U << (plus ? ph.plus() : ph.minus())};
-        forwarded = true;
+        em = Emission{f, 1U << (plus ? ph.plus() : ph.minus()), RingEmit::kForward};
       }
       const bool expected = (ph.expect >> o & 1U) != 0;
-      if ((e == t.epoch || e == plus1(t.epoch)) && expected) {
+      const bool current = e == t.epoch || e == plus1(t.epoch);
+      if (current && expected) {
         t.heard[e & 1U][d] |= 1U << o;
-      } else if (e == minus1(t.epoch) && !h.answer() && ph.origin()) {
+      } else if (!current && static_cast<std::uint16_t>(t.epoch - e) < 0x8000U && !h.answer() &&
+                 h.ask() >= 1 && ph.origin()) {
         t.owe = static_cast<std::uint8_t>(t.owe | 1U << d);
+        t.owe_epoch[d] = e;
+      }
+      // A switch that waits on this one asks: if this one is stuck too, it
+      // asks in turn, one level less (a switch without members has no timer).
+      if (current && h.ask() >= 2) {
+        re_ask(t, h.ask() - 1U);
       }
     }
   }
@@ -315,7 +359,7 @@ SwitchModel::CombineTake SwitchModel::combine_ring(unsigned i, RxPacket& rx, Com
     }
     return CombineTake::kNoCell;
   }
-  check_ring_emission(before, em->hdr, em->ports, rx.held ? nullptr : &h, i, forwarded, what);
+  check_ring_emission(before, em->hdr, em->ports, rx.held ? nullptr : &h, i, em->kind, what);
   ent = t;
   rx.hdr = em->hdr;
   rx.flits[0] = em->hdr.bytes();
@@ -328,7 +372,8 @@ SwitchModel::CombineTake SwitchModel::combine_ring(unsigned i, RxPacket& rx, Com
           std::string(fmt::to_string(o.pkt_type())) + " ep=" + std::to_string(o.epoch()) +
           (o.pkt_type() == fmt::PktType::kCombShare
                ? " phase=" + std::to_string(o.round()) + " member=" + std::to_string(o.member()) +
-                     " answer=" + std::to_string(o.answer() ? 1 : 0)
+                     " answer=" + std::to_string(o.answer() ? 1 : 0) +
+                     " ask=" + std::to_string(o.ask())
                : "") +
           " ports=" + hex(em->ports) + " E'=" + std::to_string(ent.epoch) +
           (hold ? " (held)" : ""));
@@ -339,18 +384,23 @@ SwitchModel::CombineTake SwitchModel::combine_ring(unsigned i, RxPacket& rx, Com
 // §7 and §9.6, from the entry's state before the emission: a release of the
 // current epoch only by a complete entry to its children, otherwise only for
 // E - 1 on the port of a member's arrival of E - 1; a share forwarded only
-// within its reach and only to the port of its direction; an own share of
-// phase d for E only with done_(d-1), an answer only for E - 1.
+// as received, within its reach and only to the port of its direction; an
+// own share of phase d for E only with done_(d-1), an answer only for E - 1
+// and with ask 0; a query of phase d never from a phase with ORIGIN_d.
 void SwitchModel::check_ring_emission(const CombineEntry& s, const fmt::PktHdr& out,
                                       std::uint32_t ports, const fmt::PktHdr* in, unsigned i,
-                                      bool forwarded, const std::string& what) {
+                                      RingEmit kind, const std::string& what) {
   const auto unsafe = [&](const std::string& rule) {
     throw std::logic_error("switch combine safety (ring): " + rule + " (" + what + ")");
   };
   if (out.len_flits() != 1 || out.src_lid() != fmt::kLidNone) {
     unsafe("an emitted packet is not one flit made by the switch");
   }
-  if (out.pkt_type() == fmt::PktType::kCombRelease) {
+  const bool release = kind == RingEmit::kRelease || kind == RingEmit::kResentRelease;
+  if (release != (out.pkt_type() == fmt::PktType::kCombRelease)) {
+    unsafe("a " + std::string(fmt::to_string(out.pkt_type())) + " made by the wrong rule");
+  }
+  if (release) {
     if (out.epoch() == s.epoch) {
       if (!complete(s) || ports != s.children || s.arrived != s.children) {
         unsafe("a release of the current epoch by an entry that is not complete");
@@ -370,10 +420,10 @@ void SwitchModel::check_ring_emission(const CombineEntry& s, const fmt::PktHdr& 
     unsafe("a share of a phase that is not valid here");
   }
   const RingPhase& ph = s.phase[d];
-  if (forwarded) {
+  if (kind == RingEmit::kForward) {
     if (in == nullptr || in->pkt_type() != fmt::PktType::kCombShare || in->round() != d ||
         in->member() != out.member() || in->epoch() != out.epoch() ||
-        in->answer() != out.answer()) {
+        in->answer() != out.answer() || in->ask() != out.ask()) {
       unsafe("a forwarded share that is not the received one");
     }
     const bool plus = i == ph.minus();
@@ -391,14 +441,29 @@ void SwitchModel::check_ring_emission(const CombineEntry& s, const fmt::PktHdr& 
     }
     return;
   }
-  if (out.member() != ph.pos() || !ph.origin() || ports != share_ports(ph)) {
-    unsafe("an own share not from an origin at its position to PLUS/MINUS");
+  if (out.member() != ph.pos() || ports != share_ports(ph)) {
+    unsafe("a share made here not from its position to PLUS/MINUS");
   }
-  if (out.answer()) {
-    if (out.epoch() != minus1(s.epoch)) {
-      unsafe("an answer not for E - 1");
+  if (kind == RingEmit::kQuery) {
+    if (ph.origin()) {
+      unsafe("a query of phase " + std::to_string(d) + " from a phase with ORIGIN_d");
     }
-  } else if (out.epoch() != s.epoch || !done_upto(s, static_cast<int>(d) - 1)) {
+    if (out.answer() || out.epoch() != s.epoch || out.ask() != s.level) {
+      unsafe("a query not for E with answer 0 and ask = level");
+    }
+    return;
+  }
+  if (!ph.origin()) {
+    unsafe("an own share of phase " + std::to_string(d) + " without ORIGIN_d");
+  }
+  if (kind == RingEmit::kAnswer) {
+    if (!out.answer() || static_cast<std::uint16_t>(s.epoch - out.epoch()) >= 0x8000U ||
+        out.epoch() == s.epoch || out.ask() != 0) {
+      unsafe("an answer not for an epoch behind E with ask 0");
+    }
+  } else if (out.answer() || out.epoch() != s.epoch || out.ask() != s.level) {
+    unsafe("an own share not for E with answer 0 and ask = level");
+  } else if (!done_upto(s, static_cast<int>(d) - 1)) {
     unsafe("an own share of phase " + std::to_string(d) + " before done_(d-1)");
   }
 }

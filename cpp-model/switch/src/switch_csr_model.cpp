@@ -265,6 +265,8 @@ void SwitchCsrModel::table_access(unsigned table, unsigned idx, std::uint32_t cm
       e.heard = {};
       e.sent = 0;
       e.owe = 0;
+      e.query = 0;
+      e.level = 0;
       e.arrived = 0;
     }
   }

@@ -135,7 +135,8 @@ void run_seed(std::uint64_t seed) {
       } else {
         PktSpec& p = s.spec;
         const unsigned kind = uni(0, 99);
-        p.type = kind < 3 ? static_cast<fmt::PktType>(uni(0x0C, 255))
+        // Unknown types: above COMB_SHARE (0x0C), the last the switch knows.
+        p.type = kind < 3 ? static_cast<fmt::PktType>(uni(0x0D, 255))
                           : static_cast<fmt::PktType>(uni(1, 5));
         p.len = uni(1, 16);
         p.flits = kind >= 3 && kind < 8 ? static_cast<int>(uni(1, 17)) : -1;

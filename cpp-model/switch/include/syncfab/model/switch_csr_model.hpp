@@ -69,11 +69,14 @@ struct CombineEntry {
   std::uint8_t phases = 0;    // PHASES (ring mode)
   std::array<RingPhase, kRingWordsPerEntry> phase{};
   // Ring state, cleared by a control-word write: heard[b][d] = positions
-  // heard in phase d for the epoch of parity b; sent and owe one bit per
-  // phase.
+  // heard in phase d for the epoch of parity b; sent, owe and query one bit
+  // per phase; level the ask value of the shares and queries the entry sends.
   std::array<std::array<std::uint32_t, fmt::kCombPhases>, 2> heard{};
   std::uint8_t sent = 0;
   std::uint8_t owe = 0;
+  std::array<std::uint16_t, fmt::kCombPhases> owe_epoch{};
+  std::uint8_t query = 0;
+  std::uint8_t level = 0;
 
   // Control word layout (switch_csr.rdl TBL_WDATA): PARENT[7:0],
   // EPOCH[23:8], PHASES[25:24], RING[29], ROOT[30], VALID[31].

@@ -44,6 +44,18 @@
 
 namespace syncfab::model {
 
+// Which rule of docs/group-barrier.md §9.3/§9.4 made a ring-mode emission:
+// the checks of §9.6 differ per rule, and a query and an own share are the
+// same packet.
+enum class RingEmit : std::uint8_t {
+  kForward,        // the received share's copy along its ring
+  kResentRelease,  // COMB_RELEASE(E - 1) to a member that missed it
+  kOwn,            // an own share for E
+  kQuery,          // a query for E
+  kAnswer,         // an own share for E - 1 answering a switch still there
+  kRelease,        // the completion's COMB_RELEASE(E)
+};
+
 struct SwitchModelParams {
   SwitchCsrParams csr{};  // ports (<= hw::switch_regs::kMaxPorts), BUF_CELLS, table sizes
   // Cycles from the cycle a copy is enqueued (its packet's last flit's
@@ -284,11 +296,11 @@ class SwitchModel {
   CombineTake combine_ring(unsigned i, RxPacket& rx, CombineEntry& ent);
   // The safety rules of docs/group-barrier.md §7/§9.6 on one ring-mode
   // emission, from the entry's state before it; `in` is the packet's header
-  // on its first take (nullptr on a retake), `forwarded` whether `out` is its
-  // own copy along the ring. Throws std::logic_error.
+  // on its first take (nullptr on a retake), `kind` which rule made `out`.
+  // Throws std::logic_error.
   static void check_ring_emission(const CombineEntry& s, const fmt::PktHdr& out,
                                   std::uint32_t ports, const fmt::PktHdr* in, unsigned i,
-                                  bool forwarded, const std::string& what);
+                                  RingEmit kind, const std::string& what);
   void drop_combine(unsigned i, const RxPacket& rx, const std::string& why);
   void drop_ingress(unsigned i, fmt::SwCounter why, const std::string& detail);
   void free_cells(std::uint64_t id);
