@@ -545,8 +545,8 @@ module nic_ge
   // ------------------------------------------------------------ outputs
   // Header fields no group rule reads, and the state fields rx does not use.
   logic unused_rx;
-  assign unused_rx = ^{rx_hdr_i.round, rx_hdr_i.flow_label, rx_hdr_i.rsvd_60, rx_hdr_i.answer, rx_hdr_i.dscp,
-                       rx_hdr_i.ecn, rx_hdr_i.prio, rx_c};
+  assign unused_rx = ^{rx_hdr_i.round, rx_hdr_i.flow_label, rx_hdr_i.rsvd_60, rx_hdr_i.answer,
+                       rx_hdr_i.dscp, rx_hdr_i.ecn, rx_hdr_i.prio, rx_c};
   assign tx_valid_o   = tx_valid_q;
   assign tx_hdr_o     = tx_hdr_q;
   assign done_valid_o = done_valid_q;
