@@ -27,6 +27,18 @@
 // engine (switch_top) drains one packet per cycle switch-wide, all its
 // copies in that cycle (one push per output). rx_ready_o is low only while
 // that FIFO is full.
+//
+// Holds (ring mode of the combine unit, docs/group-barrier.md section 9.4).
+// A take with hold_i leaves the packet at the head of the pending FIFO and
+// marks it held (held_o): its next take is a retake. Its emission, if any,
+// goes into a fresh cell of this buffer, a one-flit packet of its own
+// (a slot with the held packet's arrival priority), which returns when its
+// copies have left. That cell is taken from the free cells beside the
+// flit rx writes in the same cycle (the free list gives up to two cells a
+// cycle), and only from the cells the packet being received does not still
+// need (cell_ok_o); a header admitted in that cycle sees the free cells
+// after it. The take that pops a held packet writes its emission into the
+// packet's own cell, as any COMB packet's.
 
 `include "syncfab_assert.svh"
 `include "switch_types.svh"
@@ -82,6 +94,11 @@ module switch_ingress
   // kept: the packet's cells go now
   input  logic                                  take_i,
   input  port_mask_t                            push_i,
+  // The take holds the packet (not popped, its copies in a fresh cell); the
+  // pending head is held (its take is a retake); a fresh cell can be taken now
+  input  logic                                  hold_i,
+  output logic                                  held_o,
+  output logic                                  cell_ok_o,
   input  hdr_patch_t [NumPorts-1:0]             patch_i,  // a copy's queue is its patch's prio
   // The engine's packet is a COMB packet: its copies carry the header the
   // combine unit made
@@ -201,18 +218,32 @@ module switch_ingress
   logic beat;
   assign beat = rx_valid_i && rx_ready_o;
 
+  // A holding take's emission (copies kept) takes a fresh cell now.
+  logic halloc;
+  cell_t hcell;
+  prio_t h_prio;
+  logic h_lossy;
+  assign halloc = take_i && hold_i && push_i != '0;
+  assign h_prio = slot_prio_q[pend_o.slot];
+  assign h_lossy = slot_lossy_q[pend_o.slot];
+
   logic type_ok, comb, route_ok, lossless, free_fits, lossy_fits, admit;
   assign type_ok = hdr.pkt_type inside {PktData, PktNotify, PktAck, PktNack, PktCnp, PktArrive,
-                                        PktRelease, PktCombArrive, PktCombRelease, PktMgmt};
+                                        PktRelease, PktCombArrive, PktCombRelease, PktCombShare,
+                                        PktMgmt};
   // COMB packets are never looked up: the combine unit decides their copies
   // when the engine takes them (their pending mask and reference count stay
   // 0 until then).
-  assign comb = hdr.pkt_type inside {PktCombArrive, PktCombRelease};
+  assign comb = hdr.pkt_type inside {PktCombArrive, PktCombRelease, PktCombShare};
   assign route_ok = comb || lk_rsp_i.hit;
   port_mask_t adm_mask;
   assign adm_mask = comb ? '0 : lk_rsp_i.mask;
   assign lossless = pfc_en_i[hdr.prio];
-  assign free_fits = 32'(free_q) >= 32'(hdr.len_flits);
+  // The free cells a header admitted now may take: those a holding take's
+  // fresh cell (halloc, below) leaves.
+  cnt_t free_avail;
+  assign free_avail = free_q - cnt_t'(halloc);
+  assign free_fits = 32'(free_avail) >= 32'(hdr.len_flits);
   assign lossy_fits = (32'(lossy_q) + 32'(hdr.len_flits) <= 32'(lossy_limit_i)) && free_fits;
 
   logic alloc;          // a flit is written into new_cell this cycle
@@ -384,7 +415,7 @@ module switch_ingress
   ref_t take_ref;
   cell_t slot_a;  // the slot on path a
   assign take_ref = ref_t'($countones(push_i));
-  assign absorb = (take_i && push_i == '0) || comb_absorb_i;
+  assign absorb = (take_i && !hold_i && push_i == '0) || comb_absorb_i;
   assign slot_a = pend_o.slot;
   logic dec_b;  // copies of rd_req_i.slot finish
   logic rel_a, rel_b, rel_c;  // a slot whose last reference went; c: a bad-length packet
@@ -427,9 +458,17 @@ module switch_ingress
   // Links written this cycle: the list's tail to the first chain (when the
   // list keeps a cell), each chain's tail to the next.
   logic from_list;  // the cell taken comes from the list (else from the fresh cells)
-  logic list_left;  // the list keeps a cell after this cycle's take
+  logic list_left;  // the list keeps a cell after this cycle's takes
+  // The hold's fresh cell comes after rx's: the list's next cell, else the
+  // next never-used cell.
+  logic h_from_list;
+  cnt_t list_after_rx;
   assign from_list = list_q != '0;
-  assign list_left = list_q - cnt_t'(take && from_list) != '0;
+  assign list_after_rx = list_q - cnt_t'(take && from_list);
+  assign h_from_list = list_after_rx != '0;
+  assign hcell = h_from_list ? ((take && from_list) ? cell_next_q[free_head_q] : free_head_q) :
+                               cell_t'(fresh_q + cnt_t'(take && !from_list));
+  assign list_left = list_after_rx - cnt_t'(halloc && h_from_list) != '0;
 
   logic [2:0] link_we;
   cell_t [2:0] link_addr, link_data;
@@ -443,8 +482,8 @@ module switch_ingress
     tail = free_tail_q;
     any = list_left;
     first = '0;
-    list_d = list_q - cnt_t'(take && from_list);
-    free_d = free_q - cnt_t'(take);
+    list_d = list_after_rx - cnt_t'(halloc && h_from_list);
+    free_d = free_q - cnt_t'(take) - cnt_t'(halloc);
     occ_d = occ_q;
     freed_lossy = '0;
     for (int k = 0; k < 3; k++) begin
@@ -463,10 +502,13 @@ module switch_ingress
     end
     free_tail_d = tail;
     if (!list_left) free_head_d = first;
-    else if (take && from_list) free_head_d = cell_next_q[free_head_q];
+    else if (take && from_list && halloc && h_from_list) free_head_d = cell_next_q[hcell];
+    else if ((take && from_list) || (halloc && h_from_list)) free_head_d = cell_next_q[free_head_q];
     else free_head_d = free_head_q;
     if (take) occ_d[take_prio] = occ_d[take_prio] + cnt_t'(1);
-    lossy_d = lossy_q - freed_lossy + cnt_t'(take && (new_slot ? !lossless : lossy_pkt_q));
+    if (halloc) occ_d[h_prio] = occ_d[h_prio] + cnt_t'(1);
+    lossy_d = lossy_q - freed_lossy + cnt_t'(take && (new_slot ? !lossless : lossy_pkt_q)) +
+              cnt_t'(halloc && h_lossy);
   end
 
   // ---------------------------------------------------------------------------
@@ -480,8 +522,8 @@ module switch_ingress
   logic [NumPorts-1:0] same_q, link_copy;
   cnt_t [NumPorts-1:0] push_cnt;
   len_t push_len;
-  assign push_slot = pend_o.slot;
-  assign push_len = slot_len_q[push_slot];
+  assign push_slot = halloc ? hcell : pend_o.slot;
+  assign push_len = halloc ? len_t'(1) : slot_len_q[pend_o.slot];
 
   // Per output: the head of the VOQ it would pop, its length, the next copy.
   cell_t [NumPorts-1:0] pop_head, pop_next;
@@ -508,6 +550,17 @@ module switch_ingress
   assign voq_head_o = vq_head_q;
   assign rd_rsp_o = '{next: cell_next_q[rd_req_i.addr], data: cell_data_q[rd_req_i.addr]};
   assign occ_o = occ_q;
+
+  // The held head, and the cells the packet being received still needs
+  // (its flits not yet written, this cycle's included): a fresh cell may be
+  // taken only from the cells beyond them.
+  logic held_q;
+  cell_t held_slot_q;  // assertion bookkeeping: the held packet's slot
+  nflit_t rx_need;
+  assign rx_need = (rx_state_q == RxStore && count_q < nflit_t'(len_q)) ?
+                   nflit_t'(len_q) - count_q : '0;
+  assign cell_ok_o = 32'(free_q) > 32'(rx_need);
+  assign held_o = held_q;
 
   // ---------------------------------------------------------------------------
   // Registers
@@ -537,6 +590,14 @@ module switch_ingress
     // (its type and src_lid 0): written into the packet's first cell, which
     // no output reads before its copies are queued (next cycle).
     if (comb_valid_i && push_i != '0) cell_data_q[push_slot] <= flit_t'(comb_hdr_i);
+    // A holding take's fresh cell: a one-flit packet of its own.
+    if (halloc) begin
+      slot_len_q[hcell] <= len_t'(1);
+      slot_prio_q[hcell] <= h_prio;
+      slot_lossy_q[hcell] <= h_lossy;
+      slot_ncells_q[hcell] <= nflit_t'(1);
+      slot_tail_q[hcell] <= hcell;
+    end
     if (dec_b) refcnt_q[rd_req_i.slot] <= ref_b - rd_ends_i;
     for (int o = 0; o < NumPorts; o++) begin
       if (push_i[o]) copy_patch_q[push_slot][o] <= patch_i[o];
@@ -572,7 +633,12 @@ module switch_ingress
       vq_cells_q <= '0;
       vq_any_q <= '0;
       vq_hlen_q <= '0;
+      held_q <= 1'b0;
+      held_slot_q <= '0;
     end else begin
+      if (pend_ready_i) held_q <= 1'b0;
+      else if (take_i && hold_i) held_q <= 1'b1;
+      if (take_i && hold_i) held_slot_q <= pend_o.slot;
       rx_state_q <= rx_state_d;
       drop_q <= drop_d;
       prio_q <= prio_d;
@@ -587,7 +653,7 @@ module switch_ingress
       free_head_q <= free_head_d;
       free_tail_q <= free_tail_d;
       list_q <= list_d;
-      if (take && !from_list) fresh_q <= fresh_q + cnt_t'(1);
+      fresh_q <= fresh_q + cnt_t'(take && !from_list) + cnt_t'(halloc && !h_from_list);
       free_q <= free_d;
       occ_q <= occ_d;
       lossy_q <= lossy_d;
@@ -596,7 +662,8 @@ module switch_ingress
       if (rel_b) slot_used_q[rd_req_i.slot] <= 1'b0;
       if (rel_c) slot_used_q[cur_slot_q] <= 1'b0;
       if (new_slot && !bad_free) slot_used_q[new_cell] <= 1'b1;
-      used_slots_q <= used_slots_q + cnt_t'(new_slot && !bad_free) -
+      if (halloc) slot_used_q[hcell] <= 1'b1;
+      used_slots_q <= used_slots_q + cnt_t'(new_slot && !bad_free) + cnt_t'(halloc) -
                       cnt_t'(rel_a) - cnt_t'(rel_b) - cnt_t'(rel_c);
       // VOQ[o][pop] loses its head, VOQ[o][push] gains a tail; on the same
       // queue both happen (the push's update, written last, counts the pop).
@@ -647,7 +714,7 @@ module switch_ingress
   assign hdr_beat = rx_state_q == RxIdle && beat;
   // Nothing is stored without its cells, lossless or not.
   `SF_ASSERT_IMM(a_admit_fits, !(hdr_beat && admit) || free_fits)
-  `SF_ASSERT_IMM(a_alloc_has_cell, !alloc || free_q != '0)
+  `SF_ASSERT_IMM(a_alloc_has_cell, !alloc || free_avail != '0)
   // A live packet's first cell is never on the free list's head.
   `SF_ASSERT_IMM(a_take_free_cell, !take || !slot_used_q[new_cell])
   `SF_ASSERT_IMM(a_free_count, 32'(free_q) == 32'(list_q) + 32'(BufCells) - 32'(fresh_q))
@@ -695,14 +762,30 @@ module switch_ingress
   // The engine takes the live pending head, popping it, with no copy yet
   // (so no reference and no copy finishing); its pushes come with it.
   `SF_ASSERT_IMM(a_take_pops_head,
-                 !take_i || (pend_valid_o && pend_ready_i && !comb_absorb_i &&
+                 !take_i || (pend_valid_o && (pend_ready_i != hold_i) && !comb_absorb_i &&
                              slot_used_q[pend_o.slot] && refcnt_q[pend_o.slot] == '0 &&
                              !(rd_req_i.last && rd_req_i.slot == pend_o.slot)))
   `SF_ASSERT_IMM(a_push_with_take, push_i == '0 || take_i)
   // The count the engine's packet gets is the number of its copies pushed
   // (checked at the next edge; none of them can have finished by then).
   `SF_ASSERT_IMM_NXT(a_refcnt_is_kept_copies, take_i, refcnt_q[took_slot_q] == took_ref_q)
-  `SF_ASSERT_IMM(a_pop_is_take_or_absorb, pend_ready_i == (take_i || comb_absorb_i))
+  `SF_ASSERT_IMM(a_pop_is_take_or_absorb,
+                 pend_ready_i == ((take_i && !hold_i) || comb_absorb_i))
+  // Holds: only a COMB packet's take holds it; a held packet stays the
+  // pending head and is taken again (retaken) only from there, never
+  // absorbed as a partner; a fresh cell is taken only when free, beyond the
+  // cells the packet being received still needs, never a live slot's or
+  // rx's cell of this cycle.
+  `SF_ASSERT_IMM(a_hold_comb_take, !hold_i || (take_i && comb_valid_i))
+  `SF_ASSERT_IMM(a_held_is_head,
+                 !held_q || (pend_valid_o && pend_o.slot == held_slot_q &&
+                             slot_used_q[held_slot_q] && refcnt_q[held_slot_q] == '0 &&
+                             !comb_absorb_i))
+  `SF_ASSERT_IMM(a_hold_cell_free,
+                 !halloc || (cell_ok_o && 32'(free_q) >= 32'(take) + 1 &&
+                             !slot_used_q[hcell] && !(take && hcell == new_cell)))
+  `SF_ASSERT_IMM(a_hold_cell_one_flit,
+                 !halloc || (comb_valid_i && pend_o.hdr.len_flits == len_t'(1)))
   `SF_ASSERT_IMM(a_done_on_used_slot, !rd_req_i.last || slot_used_q[rd_req_i.slot])
   `SF_ASSERT_IMM(a_release_live_slot, !rel_c || slot_used_q[cur_slot_q])
   // The read port's `last` and the count of copies ending agree; copies
@@ -716,8 +799,8 @@ module switch_ingress
   // COMB packet (its copies, if any, start now). Its partners, absorbed with
   // it, are other inputs' heads (below).
   `SF_ASSERT_IMM(a_comb_on_pend_head,
-                 !comb_valid_i || (take_i &&
-                                   pend_o.hdr.pkt_type inside {PktCombArrive, PktCombRelease}))
+                 !comb_valid_i || (take_i && pend_o.hdr.pkt_type inside
+                                   {PktCombArrive, PktCombRelease, PktCombShare}))
   // A packet without copies is released on path a, with no push.
   `SF_ASSERT_IMM(a_absorb_no_copy, !absorb || push_i == '0)
   // A partner is this input's pending head, a live one-flit COMB_ARRIVE with
@@ -745,11 +828,11 @@ module switch_ingress
   // lossy packet is admitted only within LOSSY_LIMIT and the free cells.
   `SF_ASSERT_IMM(a_lossless_ignores_lossy_limit,
                  !(hdr_beat && hdr.pkt_type != PktPfc && drop_d == DrBuf && pfc_en_i[hdr.prio]) ||
-                 32'(free_q) < 32'(hdr.len_flits))
+                 32'(free_avail) < 32'(hdr.len_flits))
   `SF_ASSERT_IMM(a_admit_lossy_limit,
                  !(hdr_beat && admit && !pfc_en_i[hdr.prio]) ||
                  (32'(lossy_q) + 32'(hdr.len_flits) <= 32'(lossy_limit_i) &&
-                  32'(hdr.len_flits) <= 32'(free_q)))
+                  32'(hdr.len_flits) <= 32'(free_avail)))
   // A PFC frame is link-local: never stored, never a slot.
   `SF_ASSERT_IMM(a_pfc_never_stored,
                  !(rx_state_q == RxPfc || (hdr_beat && hdr.pkt_type == PktPfc)) ||

@@ -75,19 +75,43 @@ package switch_pkg;
   // The combine tables (TBL_ADDR.TABLE 2 and 3, docs/group-barrier.md section
   // 5): the children are a port mask in the low bits (mft_data_t's layout);
   // the control word packs the parent port, the epoch the entry waits for,
-  // ROOT and VALID.
+  // the ring phases, RING, ROOT and VALID (section 9.2: RING selects ring
+  // mode, where PARENT and ROOT are 0).
   typedef logic [EPOCH_WIDTH-1:0] epoch_t;
+  localparam int unsigned CbPhasesW = $clog2(COMB_PHASES + 1);
+  typedef logic [CbPhasesW-1:0] cb_phases_t;  // PHASES: 1 .. COMB_PHASES
   typedef struct packed {
-    logic                                                          valid;
-    logic                                                          root;
-    logic [$bits(tbl_data_t)-$bits(epoch_t)-$bits(port_num_t)-3:0] rsvd;
-    epoch_t                                                        epoch;
-    port_num_t                                                     parent;
+    logic valid;
+    logic root;
+    logic ring;
+    logic [$bits(tbl_data_t)-$bits(epoch_t)-$bits(port_num_t)-CbPhasesW-4:0] rsvd;
+    cb_phases_t phases;
+    epoch_t epoch;
+    port_num_t parent;
   } cb_ctrl_data_t;
+  // The ring tables (TBL_ADDR.TABLE 4 and 5, docs/group-barrier.md section
+  // 9.2), one word per entry and phase at index (MLID - MLID_BASE) * 4 +
+  // phase: the geometry (PLUS and MINUS ports, POS, LEN, ORIGIN, VALID) and
+  // EXPECT, one bit per ring position.
+  localparam int unsigned CbTblPhaseW = 2;  // the phase's bits in a ring table index
+  typedef logic [$clog2(COMB_RING_MAX)-1:0] ring_pos_t;
+  typedef logic [$clog2(COMB_RING_MAX+1)-1:0] ring_len_t;
+  typedef logic [COMB_RING_MAX-1:0] ring_set_t;  // one bit per ring position
+  typedef struct packed {
+    logic valid;
+    logic origin;
+    logic [$bits(tbl_data_t)-2*$bits(port_num_t)-$bits(ring_len_t)-$bits(ring_pos_t)-3:0] rsvd;
+    ring_len_t len;
+    ring_pos_t pos;
+    port_num_t minus;
+    port_num_t plus;
+  } cb_ring_data_t;
   localparam tbl_sel_t TblLft = tbl_sel_t'(0);
   localparam tbl_sel_t TblMft = tbl_sel_t'(1);
   localparam tbl_sel_t TblCbChildren = tbl_sel_t'(2);
   localparam tbl_sel_t TblCbCtrl = tbl_sel_t'(3);
+  localparam tbl_sel_t TblCbRing = tbl_sel_t'(4);
+  localparam tbl_sel_t TblCbExpect = tbl_sel_t'(5);
 
   // ---------------------------------------------------------------------------
   // What the blocks exchange

@@ -6,7 +6,8 @@
 // A command takes effect at the edge after the TBL_CMD pulse; TBL_RDATA holds
 // the entry from then on, so TBL_STATUS.BUSY is always 0. An index outside
 // its table has no effect and raises INTR_STATUS.TBL_ERROR. The combine
-// tables (TABLE 2 and 3, one entry per MFT entry) live in switch_combine:
+// tables (TABLE 2 and 3, one entry per MFT entry; the ring tables 4 and 5,
+// four words per MFT entry, one per phase) live in switch_combine:
 // this block checks their index, holds what a read of them returns
 // (cb_rdata_i, the entry index_i names) and gives the combine unit the MFT
 // entry of the packet it decides on (cb_mft_*).
@@ -34,7 +35,7 @@ module switch_tables
   input  logic                       read_i,
   output tbl_data_t                  rdata_o,
   output logic                       error_o,   // one-cycle pulse
-  input  tbl_data_t                  cb_rdata_i,  // combine entry index_i (TABLE 2, 3)
+  input  tbl_data_t                  cb_rdata_i,  // combine entry index_i (TABLE 2 .. 5)
   // The MFT entry the combine unit reads (index cb_mft_idx_i)
   input  tbl_index_t                 cb_mft_idx_i,
   output logic                       cb_mft_valid_o,
@@ -70,12 +71,14 @@ module switch_tables
   assign lft_wdata = lft_data_t'(wdata_i);
   assign mft_wdata = mft_data_t'(wdata_i);
 
-  logic lft_sel, mft_sel, cb_sel, in_range;
+  logic lft_sel, mft_sel, cb_sel, ring_sel, in_range;
   assign lft_sel = table_i == TblLft;
   assign mft_sel = table_i == TblMft;
   assign cb_sel = table_i == TblCbChildren || table_i == TblCbCtrl;
+  assign ring_sel = table_i == TblCbRing || table_i == TblCbExpect;
   assign in_range = (lft_sel && 32'(index_i) < LftEntries) ||
-                    ((mft_sel || cb_sel) && 32'(index_i) < MftEntries);
+                    ((mft_sel || cb_sel) && 32'(index_i) < MftEntries) ||
+                    (ring_sel && 32'(index_i) < (MftEntries << CbTblPhaseW));
   assign error_o = (write_i || read_i) && !in_range;
 
   always_ff @(posedge clk_i) begin
@@ -100,7 +103,7 @@ module switch_tables
           rdata_q <= lft_valid_q[index_i[LftW-1:0]] ? tbl_data_t'(lft_data_t
 '{valid: 1'b1, rsvd: '0, port: lft_q[index_i[LftW-1:0]].port}
           ) : '0;
-        end else if (cb_sel) begin
+        end else if (cb_sel || ring_sel) begin
           rdata_q <= cb_rdata_i;
         end else begin
           rdata_q <= mft_valid_q[index_i[MftW-1:0]] ? tbl_data_t'(mft_data_t

@@ -194,6 +194,9 @@ module switch_top
   logic [NumPorts-1:0] comb_valid;
   port_mask_t cb_mask, cb_part, cb_absorb;
   pkt_hdr_t cb_hdr;
+  // Ring-mode holds: the take that holds its packet, the inputs whose head
+  // is held, those that can take a fresh cell now.
+  port_mask_t eng_hold, in_held, in_cell_ok;
   // [input][output][queue]
   logic [NumPorts-1:0][NumPorts-1:0][NumPrio-1:0] voq_valid;
   len_t [NumPorts-1:0][NumPorts-1:0][NumPrio-1:0] voq_len;
@@ -236,6 +239,9 @@ module switch_top
       .pend_o(pend[i]),
       .take_i(eng_take[i]),
       .push_i(in_push[i]),
+      .hold_i(eng_hold[i]),
+      .held_o(in_held[i]),
+      .cell_ok_o(in_cell_ok[i]),
       .patch_i(eng_patch),
       .comb_valid_i(comb_valid[i]),
       .comb_hdr_i(cb_hdr),
@@ -303,10 +309,9 @@ module switch_top
   );
 
   assign eng_in = pend_any ? pend_pick : eng_rr_q;
-  assign eng_active = pend_any;
   assign eng_hdr = pend[eng_in].hdr;
 
-  // A COMB_ARRIVE / COMB_RELEASE is decided by the combine unit in the cycle
+  // A COMB_ARRIVE / COMB_RELEASE / COMB_SHARE is decided by the combine unit in the cycle
   // the engine takes it (docs/switch-datapath.md, "Combine unit"): its
   // copies replace the pending mask (which is empty), in the same cycle, so
   // the unit adds no cycle to the packet's way. No copies (absorbed,
@@ -316,8 +321,22 @@ module switch_top
   // popped in that same cycle and their inputs free their cells: arrivals
   // that come together are decided together, as the golden model's free
   // absorb does.
-  logic eng_comb, cb_drop;
-  assign eng_comb = pend_any && eng_hdr.pkt_type inside {PktCombArrive, PktCombRelease};
+  //
+  // Ring mode (docs/group-barrier.md section 9.4): the unit may hold the
+  // packet (cb_hold): it is not popped, its input marks it held and its next
+  // take is a retake; the emission of a holding take goes into a fresh cell
+  // of the packet's input. A take that would hold with an emission at an
+  // input that has no fresh cell to give (in_cell_ok) is blocked: the engine
+  // takes nothing this cycle, the unit's entry is not written, and the
+  // round robin moves past that input as after a take, so the next cycle
+  // serves the next input with a pending packet and the blocked one comes
+  // back in its turn.
+  logic eng_comb, eng_comb_cand, cb_drop, cb_hold, eng_blocked;
+  assign eng_comb_cand = pend_any &&
+                         eng_hdr.pkt_type inside {PktCombArrive, PktCombRelease, PktCombShare};
+  assign eng_blocked = eng_comb_cand && cb_hold && cb_mask != '0 && !in_cell_ok[eng_in];
+  assign eng_comb = eng_comb_cand && !eng_blocked;
+  assign eng_active = pend_any && !eng_blocked;
   switch_combine #(
     .NumPorts(NumPorts),
     .MftEntries(MftEntries)
@@ -335,23 +354,28 @@ module switch_top
     .req_i(eng_comb),
     .in_i(eng_in),
     .hdr_i(eng_hdr),
+    .retake_i(in_held[eng_in]),
     .part_i(cb_part),
     .absorb_o(cb_absorb),
     .mask_o(cb_mask),
     .drop_o(cb_drop),
-    .hdr_o(cb_hdr)
+    .hdr_o(cb_hdr),
+    .hold_o(cb_hold)
   );
   always_comb begin
     comb_valid = '0;
     comb_valid[eng_in] = eng_comb;
     eng_take = '0;
     eng_take[eng_in] = eng_active;
+    eng_hold = '0;
+    eng_hold[eng_in] = eng_comb && cb_hold;
   end
   // One compare per input against the engine's header: a pending one-flit
-  // COMB_ARRIVE of the same MLID and epoch (the unit checks the rest). The
-  // pending FIFO holds complete packets only.
+  // COMB_ARRIVE of the same MLID and epoch, not held (a held packet was
+  // applied already; the unit checks the rest). The pending FIFO holds
+  // complete packets only.
   for (genvar j = 0; j < NumPorts; j++) begin : gen_cb_part
-    assign cb_part[j] = pend_valid[j] && pend[j].hdr.pkt_type == PktCombArrive &&
+    assign cb_part[j] = pend_valid[j] && !in_held[j] && pend[j].hdr.pkt_type == PktCombArrive &&
                         pend[j].hdr.len_flits == len_t'(1) &&
                         pend[j].hdr.dst_lid == eng_hdr.dst_lid &&
                         pend[j].hdr.epoch == eng_hdr.epoch;
@@ -419,8 +443,8 @@ module switch_top
   assign eng_keep = eng_mask & ~wred_drop;
 
   always_comb begin
-    pend_ready = cb_absorb | eng_take;
-    eng_rr_d = eng_active ? next_port(eng_in) : eng_rr_q;
+    pend_ready = cb_absorb | (eng_take & ~eng_hold);
+    eng_rr_d = pend_any ? next_port(eng_in) : eng_rr_q;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -756,7 +780,7 @@ module switch_top
   // combine unit's (a release goes to every child, the sender included).
   `SF_ASSERT_IMM(a_engine_not_back_mc,
                  !(eng_active && eng_hdr.dst_lid >= MLID_BASE &&
-                   !(eng_hdr.pkt_type inside {PktCombArrive, PktCombRelease})) ||
+                   !(eng_hdr.pkt_type inside {PktCombArrive, PktCombRelease, PktCombShare})) ||
                  !eng_mask[eng_in])
   // A COMB packet's copies are exactly the unit's decision, none outside the
   // MFT entry of its MLID (switch_combine checks the decision against it).
@@ -768,6 +792,17 @@ module switch_top
                  cb_absorb == '0 || (eng_comb && eng_hdr.pkt_type == PktCombArrive &&
                                      !cb_absorb[eng_in] && (cb_absorb & ~pend_valid) == '0))
   `SF_ASSERT_IMM(a_cb_partner_no_copy, (cb_absorb & (eng_take | comb_valid)) == '0)
+  // Holds: only a COMB packet's take holds it; a holding take with an
+  // emission happens only where a fresh cell can be taken; a blocked take
+  // takes nothing and writes nothing; a held head is retaken, never
+  // absorbed.
+  `SF_ASSERT_IMM(a_hold_on_comb_take, (eng_hold & ~(eng_take & comb_valid)) == '0)
+  `SF_ASSERT_IMM(a_hold_cell_available,
+                 !(eng_comb && cb_hold && cb_mask != '0) || in_cell_ok[eng_in])
+  `SF_ASSERT_IMM(a_blocked_takes_nothing,
+                 !eng_blocked || (eng_take == '0 && eng_mask == '0 && cb_absorb == '0 &&
+                                  pend_ready == '0))
+  `SF_ASSERT_IMM(a_held_not_absorbed, (cb_absorb & in_held) == '0)
   // verilog_format: on
   // verilog_format: off
   // One read port per input: two outputs stream from the same input only in

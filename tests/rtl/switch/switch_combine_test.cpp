@@ -127,7 +127,8 @@ std::size_t total_out(const Bench& b) {
 
 }  // namespace
 
-// VERSION.MINOR 2; TABLE 2 and 3 (switch_csr.rdl): children and control read back; an
+// VERSION.MINOR 3 (2 added these tables, 3 ring mode); TABLE 2 and 3
+// (switch_csr.rdl): children and control read back; an
 // unprogrammed control word reads 0; an index past the MFT raises TBL_ERROR;
 // the epoch read is the one the entry waits for now (a root release
 // advances it).
@@ -135,7 +136,7 @@ SYNCFAB_TEST(switch_combine, table_readback) {
   Bench b(ctx);
   co_await b.reset();
   auto& sw = b.sw();
-  TB_CHECK_EQ(hw::Csr(b.dev).read(r::VERSION) & 0xFFFFU, 2U) << "VERSION.MINOR 2: combine tables";
+  TB_CHECK_EQ(hw::Csr(b.dev).read(r::VERSION) & 0xFFFFU, 3U) << "VERSION.MINOR 3: ring mode";
   TB_CHECK_EQ(tbl_read(b, kTblCtrl, 4), 0U) << "unprogrammed";
   tbl_write(b, kTblChildren, 4, 0x6);
   tbl_write(b, kTblCtrl, 4, ctrl_word(true, false, 0, 0xBEEF));

@@ -100,7 +100,7 @@ Stimulus make_stimulus(std::mt19937_64& rng, const Mix& mx, double rx_gap, doubl
       dst = static_cast<std::uint16_t>(mx.incast_to);
     }
     if (pct(rng) < mx.bad_type) {
-      static constexpr std::array<std::uint8_t, 4> kBad{0x00, 0x0C, 0x0F, 0xFF};
+      static constexpr std::array<std::uint8_t, 4> kBad{0x00, 0x0D, 0x0F, 0xFF};
       h.set_pkt_type(static_cast<fmt::PktType>(any(kBad)));
     } else if (pct(rng) < 20) {
       h.set_pkt_type(static_cast<fmt::PktType>(std::uniform_int_distribution<unsigned>(2, 5)(rng)));
