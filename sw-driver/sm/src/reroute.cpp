@@ -555,7 +555,9 @@ void Rerouter::unicast(const std::vector<FailedLink>& removed,
   }
   if (updn) {
     std::map<Lid, std::vector<SwitchIdx>> seeds;
-    for (const auto& [s, p] : cut_ends) {
+    for (const auto& end : cut_ends) {
+      const SwitchIdx s = end.first;
+      const PortNum p = end.second;
       if (!live(s)) {
         continue;
       }
@@ -643,7 +645,9 @@ void Rerouter::unicast(const std::vector<FailedLink>& removed,
   // switch whose distance changed at that switch and at its neighbours
   // (their choice looks at it), and on a repair the entries failures
   // rewrote.
-  for (const auto& [s, p] : cut_ends) {
+  for (const auto& end : cut_ends) {
+    const SwitchIdx s = end.first;
+    const PortNum p = end.second;
     if (!live(s)) {
       continue;
     }
@@ -788,10 +792,12 @@ RerouteDelta Rerouter::run(const std::vector<FailedLink>& removed,
                         eff.members.begin(), eff.members.end(), std::back_inserter(cut));
     return cut;
   };
+  cut_before.reserve(touched.size());
   for (std::size_t i : touched) {
     cut_before.push_back(cut_of(i));
   }
   std::vector<McTree> old_trees;
+  old_trees.reserve(touched.size());
   for (std::size_t i : touched) {
     st_.load->remove(st_.trees[i]);
     old_trees.push_back(st_.trees[i]);
