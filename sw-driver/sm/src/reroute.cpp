@@ -73,7 +73,16 @@ UpdnRanking live_ranking(const RouteState& st) {
     }
   }
   if (r.roots.empty()) {
-    throw FabricError(st.unicast + ": every root switch of the ranking has failed");
+    // Every root failed: the first live switch, as UPDN's default on a
+    // fabric whose switches all carry end nodes.
+    for (SwitchIdx s = 0; s < n && r.roots.empty(); ++s) {
+      if (st.dead_switch[s] == 0) {
+        r.roots.push_back(s);
+      }
+    }
+  }
+  if (r.roots.empty()) {
+    throw FabricError(st.unicast + ": every switch has failed");
   }
   r.rank.assign(n, 0);
   for (SwitchIdx s = 0; s < n; ++s) {

@@ -120,7 +120,8 @@ RerouteDelta fail_switch(RouteState& st, NodeId sw, const RerouteOptions& o = {}
 RerouteDelta repair_link(RouteState& st, NodeId n, PortNum p, const RerouteOptions& o = {});
 
 // UPDN / FTREE's ranking over the fabric as it is now: the first ranking's
-// live roots, rank = distance from them (failed switches rank 0: they have
+// live roots (the first live switch when none is left), rank = distance
+// from them (failed switches rank 0: they have
 // no links). Where it equals RouteState::updn_rank, the kept ranking allows
 // the same paths a full recomputation would.
 UpdnRanking live_ranking(const RouteState& st);
