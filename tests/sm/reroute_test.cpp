@@ -116,7 +116,9 @@ std::string check_state(const RouteState& st) {
             const PortPeer o = p == kNoRoute || p == 0 ? PortPeer{} : f.peer(f.switch_node(u), p);
             u = o.connected() && f.is_switch(o.node) ? f.switch_index(o.node) : kNoSwitch;
           }
-          return what + " (on " + f.name(f.lid_owner(l).node) + "): does not arrive:" + trail;
+          std::string msg = what + " (on " + f.name(f.lid_owner(l).node) + "): does not arrive:";
+          msg += trail;
+          return msg;
         }
         const LidOwner o = f.lid_owner(l);
         const std::size_t hops = path.size() - 1 + (f.is_switch(o.node) ? 0 : 1);
@@ -165,7 +167,11 @@ std::string check_state(const RouteState& st) {
       for (SwitchIdx s : ms) {
         ms_text += " " + f.name(f.switch_node(s));
       }
-      return "group " + hex_lid(t.mlid) + " (member switches" + ms_text + "): " + e;
+      std::string msg = "group " + hex_lid(t.mlid) + " (member switches";
+      msg += ms_text;
+      msg += "): ";
+      msg += e;
+      return msg;
     }
   }
   return err.str();
@@ -207,7 +213,7 @@ Change random_change(RouteState& st, std::mt19937_64& rng) {
     return {"repair " + f.name(l.a) + ":" + std::to_string(l.pa), repair_link(st, l.a, l.pa)};
   }
   for (int tries = 0; tries < 1000; ++tries) {
-    const SwitchIdx s = static_cast<SwitchIdx>(rng() % f.switch_count());
+    const auto s = static_cast<SwitchIdx>(rng() % f.switch_count());
     if (st.dead_switch[s] != 0) {
       continue;
     }
@@ -268,6 +274,7 @@ void run_random(const Case& c, int changes) {
       Change ch = random_change(st, rng);
       ctx += "\n  " + ch.what;
       ASSERT_EQ(check_state(st), "") << ctx;
+      EXPECT_TRUE(ch.delta.turns_ok) << ctx << "\n  " << ch.delta.turn_violation;
       expect_delta_exact(before, masks, st, ch.delta, ctx);
       McLoad load(*st.fabric);
       for (const McTree& t : st.trees) {

@@ -145,6 +145,10 @@ class Rerouter {
   void unicast(const std::vector<FailedLink>& removed, const std::optional<FailedLink>& added,
                const std::vector<MinHop::Change>& changes, SwitchIdx dead, SwitchIdx revived);
   void unicast_full();
+  // UPDN / FTREE: no rewritten entry makes a packet that came down turn up
+  // (at its switch, or at the switch it sends to), so with the fixed order
+  // the channel graph stays acyclic.
+  void check_turns();
   void multicast(const std::vector<std::size_t>& touched, std::vector<McTree> old_trees,
                  const std::vector<std::vector<NodeId>>& cut_before);
 
@@ -494,6 +498,51 @@ void Rerouter::unicast_full() {
                 "new ranking";
 }
 
+void Rerouter::check_turns() {
+  const auto& pos = st_.updn_pos;
+  std::size_t checked = 0;
+  auto fail = [&](SwitchIdx y, SwitchIdx s, SwitchIdx u, Lid l) {
+    d_.turn_violation = "LID " + std::to_string(l) + ": \"" + f_.name(f_.switch_node(y)) +
+                        "\" sends it down to \"" + f_.name(f_.switch_node(s)) +
+                        "\", which sends it up to \"" + f_.name(f_.switch_node(u)) + "\"";
+  };
+  for (const auto& [key, v] : lft_changes_) {
+    if (v.first == v.second || !d_.turn_violation.empty()) {
+      continue;
+    }
+    const auto s = static_cast<SwitchIdx>(key >> 16U);
+    const auto l = static_cast<Lid>(key & 0xFFFFU);
+    const SwitchIdx u = next_switch(s, v.second);
+    if (u == kNoSwitch) {
+      continue;
+    }
+    ++checked;
+    if (pos[u] < pos[s]) {
+      // Up from s: no switch above s may send l down to s.
+      const NodeId node = f_.switch_node(s);
+      for (int q = 1; q <= f_.num_ports(node); ++q) {
+        const PortPeer o = f_.peer(node, static_cast<PortNum>(q));
+        if (!o.connected() || !f_.is_switch(o.node)) {
+          continue;
+        }
+        const SwitchIdx y = f_.switch_index(o.node);
+        if (live(y) && pos[y] < pos[s] && lft().get(y, l) == o.port) {
+          fail(y, s, u, l);
+          break;
+        }
+      }
+    } else {
+      // Down to u: u must not send l up.
+      const SwitchIdx w = next_switch(u, lft().get(u, l));
+      if (w != kNoSwitch && pos[w] < pos[u]) {
+        fail(s, u, w, l);
+      }
+    }
+  }
+  d_.turns_checked = checked;
+  d_.turns_ok = d_.turn_violation.empty();
+}
+
 void Rerouter::unicast(const std::vector<FailedLink>& removed,
                        const std::optional<FailedLink>& added,
                        const std::vector<MinHop::Change>& changes, SwitchIdx dead,
@@ -639,6 +688,9 @@ void Rerouter::unicast(const std::vector<FailedLink>& removed,
     if ((!stuck_.empty() || added) && live_ranking(st_).rank != st_.updn_rank) {
       unicast_full();
     } else {
+      const auto t0 = Clock::now();
+      check_turns();
+      d_.turns_s = since(t0);
       for (const auto& [s, l] : stuck_) {
         if (has_hca_[s] != 0 && !f_.is_switch(f_.lid_owner(l).node)) {
           d_.unicast_note = "no up*/down* path from \"" + f_.name(f_.switch_node(s)) + "\" to \"" +

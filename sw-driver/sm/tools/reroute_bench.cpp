@@ -88,6 +88,10 @@ int run(int argc, char** argv) {
       if (d.credit) {
         std::printf(" (check %.0f ms)", d.credit_s * 1e3);
       }
+      if (d.turns_checked > 0) {
+        std::printf("  up*/down* turns of %zu rewritten entries: %s (%.1f ms)", d.turns_checked,
+                    d.turns_ok ? "ok" : d.turn_violation.c_str(), d.turns_s * 1e3);
+      }
       std::printf("\n");
       t0 = Clock::now();
       const RerouteDelta r = repair_link(st, node, port, o);

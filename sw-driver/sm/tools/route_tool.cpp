@@ -790,7 +790,17 @@ int run_changes(const Options& o, const std::string& command_line) {
                      d.credit->describe(f).c_str());
       }
     }
+    if (!d.turns_ok) {
+      credit_failed = true;
+      std::fprintf(stderr, "syncfab-route: %s: up*/down* turn check FAILED: %s\n", c.text.c_str(),
+                   d.turn_violation.c_str());
+    }
     change_stats.push_back({{"change", c.text},
+                            {"updn_turns",
+                             {{"checked_entries", d.turns_checked},
+                              {"ok", d.turns_ok},
+                              {"violation", d.turn_violation},
+                              {"time_s", d.turns_s}}},
                             {"distance_changes", d.distance_changes},
                             {"lft_entries_examined", d.lids_examined},
                             {"lft_entries_changed", d.lft.size()},

@@ -96,9 +96,16 @@ struct RerouteDelta {
   std::size_t distance_changes = 0;  // (switch, switch) min-hop entries changed
   std::size_t lids_examined = 0;     // (switch, LID) entries recomputed
   std::size_t trees_rerouted = 0;
-  bool unicast_full = false;               // UPDN/FTREE needed a new ranking: tables routed again
-  std::string unicast_note;                // why, when unicast_full
-  std::optional<CreditLoopReport> credit;  // when checked
+  bool unicast_full = false;  // UPDN/FTREE needed a new ranking: tables routed again
+  std::string unicast_note;   // why, when unicast_full
+  // UPDN / FTREE with the kept ranking: every rewritten entry checked for a
+  // down-then-up turn it makes or meets (none anywhere = the up*/down*
+  // argument: no credit loop). turns_ok is false only with a violation.
+  bool turns_ok = true;
+  std::size_t turns_checked = 0;
+  std::string turn_violation;
+  double turns_s = 0;
+  std::optional<CreditLoopReport> credit;  // the whole check, when asked for
   double minhop_s = 0, unicast_s = 0, multicast_s = 0, credit_s = 0;
   [[nodiscard]] double reroute_s() const { return minhop_s + unicast_s + multicast_s; }
 };
