@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <optional>
 #include <random>
 #include <sstream>
@@ -311,6 +312,81 @@ TEST(Reroute, RandomDragonflyUpdn) {
 }
 TEST(Reroute, RandomDragonflyMinhop) {
   run_random({"dragonfly:a=4,p=2,h=2", "minhop", "MINIHOP-MC"}, 6);
+}
+
+// Bad input: each refused with the value named, the state left as it was.
+TEST(Reroute, BadInputNamesTheValue) {
+  Fabric f = make_fabric("fattree:ports=4,levels=2");
+  std::vector<Group> groups = random_groups(f, 1, 4, 3);
+  RouteState st = route_state(std::move(f), groups, "ftree", "FULB-MC");
+  const Fabric& fab = *st.fabric;
+  auto message = [](auto&& fn) {
+    try {
+      fn();
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const NodeId leaf = fab.resolve("sw-l1-0");
+  const NodeId hca = fab.hcas()[0];
+  EXPECT_EQ(message([&] { (void)fail_link(st, leaf, 9); }),
+            "fail link: \"sw-l1-0\" port 9 out of range 1..4");
+  EXPECT_EQ(message([&] { (void)fail_switch(st, hca); }),
+            "fail switch: \"" + fab.name(hca) + "\" is not a switch");
+  EXPECT_EQ(message([&] { (void)repair_link(st, leaf, 3); }),
+            "repair link: \"sw-l1-0\" port 3 never failed (it is up)");
+  (void)fail_link(st, leaf, 3);
+  EXPECT_EQ(message([&] { (void)fail_link(st, leaf, 3); }),
+            "fail link: \"sw-l1-0\" port 3 is already down");
+  (void)fail_switch(st, leaf);
+  EXPECT_EQ(message([&] { (void)fail_switch(st, leaf); }),
+            "fail switch: \"sw-l1-0\" has already failed");
+  EXPECT_EQ(check_state(st), "");
+  Fabric g = make_fabric("fattree:ports=4,levels=2");
+  EXPECT_NE(message([&] {
+              (void)route_state(std::move(g), {}, "lash", "FULB-MC");
+            }).find("lash: not supported for incremental rerouting"),
+            std::string::npos);
+}
+
+// A failed switch cuts its end nodes off: every group with one of them is
+// reported with exactly those members, and routed over the others.
+TEST(Reroute, CutOffMembersAreReportedPerGroup) {
+  Fabric f = make_fabric("fattree:ports=4,levels=3");
+  std::vector<Group> groups = random_groups(f, 3, 10, 5);
+  RouteState st = route_state(std::move(f), groups, "minhop", "SSSP-MC-new");
+  const Fabric& fab = *st.fabric;
+  const NodeId leaf = fab.resolve("sw-l1-2");
+  std::map<Lid, std::vector<NodeId>> want;
+  for (const Group& g : st.groups) {
+    for (NodeId m : g.members) {
+      if (fab.attach_switch(m) == fab.switch_index(leaf)) {
+        want[g.mlid].push_back(m);
+      }
+    }
+  }
+  ASSERT_FALSE(want.empty());
+  const RerouteDelta d = fail_switch(st, leaf);
+  std::map<Lid, std::vector<NodeId>> got;
+  for (const GroupReport& r : d.groups) {
+    if (!r.cut_off.empty()) {
+      got[r.mlid] = r.cut_off;
+    }
+  }
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(check_state(st), "");
+  // Their LIDs are unrouted everywhere now.
+  for (const auto& [mlid, members] : want) {
+    for (NodeId m : members) {
+      const Lid l = fab.lid(m, 1);
+      for (SwitchIdx s = 0; s < fab.switch_count(); ++s) {
+        if (st.dead_switch[s] == 0) {
+          EXPECT_EQ(st.uc.lft->get(s, l), kNoRoute);
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
