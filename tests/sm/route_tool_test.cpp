@@ -832,5 +832,122 @@ TEST(McfdbsWriter, OpenSmLayout) {
   (void)h1;
 }
 
+// The failure workflow: lfts.dump / mcfdbs as (switch, LID) -> port(s) maps,
+// and the delta files applied to them.
+using Table = std::map<std::pair<std::string, std::string>, std::string>;
+
+// lfts.dump: "... ('name'):" headers, "0xLLLL PPP # ..." lines (routed only).
+Table read_lfts(const std::string& text) {
+  Table t;
+  std::string sw;
+  for (const std::string& l : lines_of(text)) {
+    if (l.rfind("Unicast lids", 0) == 0 || l.rfind("Switch ", 0) == 0) {
+      sw = l.substr(l.find("('") + 2, l.find("')") - l.find("('") - 2);
+    } else if (l.rfind("0x", 0) == 0) {
+      t[{sw, l.substr(0, 6)}] = l.substr(7, 3);
+    }
+  }
+  return t;
+}
+
+// mcfdbs: "Switch 0x<guid>" then "0xC000 : ports" lines; mft.delta the same
+// with " ('name')" after the GUID and "none" for a cleared entry.
+Table read_mfts(const std::string& text) {
+  Table t;
+  std::string sw;
+  for (const std::string& l : lines_of(text)) {
+    if (l.rfind("Switch ", 0) == 0) {
+      sw = l.substr(7, 18);
+    } else if (l.rfind("0x", 0) == 0) {
+      t[{sw, l.substr(0, 6)}] = l.substr(9);
+    }
+  }
+  return t;
+}
+
+TEST_F(RouteToolTest, FailWorkflowDeltasAndChain) {
+  const fs::path base = dir_ / "base";
+  ASSERT_EQ(run({"--fabric", "fattree:ports=4,levels=3", "--pattern", "grid2d:4x4", "--out",
+                 base.string(), "--quiet"})
+                .status,
+            0);
+  const fs::path failed = dir_ / "failed";
+  RunResult r = run({"--from", base.string(), "--fail", "link:sw-l2-0/1", "--fail",
+                     "switch:sw-l1-3", "--out", failed.string()});
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* f : {"fabric.net", "groups.txt", "mcfdbs", "lfts.dump", "guid2lid",
+                        "failures.json", "lft.delta", "mft.delta", "stats.json"}) {
+    EXPECT_TRUE(fs::exists(failed / f)) << f;
+  }
+  const json s = json::parse(slurp(failed / "stats.json"));
+  ASSERT_EQ(s["changes"].size(), 2U);
+  EXPECT_EQ(s["changes"][0]["change"].get<std::string>(), "fail link:sw-l2-0/1");
+  // sw-l1-3 carries end nodes: the groups it cuts are reported, each
+  // routed over the members left.
+  std::size_t cut = 0;
+  for (const json& g : s["changes"][1]["groups"]) {
+    cut += g["cut_off"].size();
+    EXPECT_NE(g["what"].get<std::string>().find("rerouted"), std::string::npos) << g.dump();
+  }
+  EXPECT_GT(cut, 0U);
+  EXPECT_NE(r.err.find("member(s) cut off"), std::string::npos) << r.err;
+  EXPECT_TRUE(s["changes"][0]["credit_loops"]["acyclic"].get<bool>());
+
+  // Old tables + delta = new tables.
+  Table lfts = read_lfts(slurp(base / "lfts.dump"));
+  for (const auto& [key, port] : read_lfts(slurp(failed / "lft.delta"))) {
+    if (port == "255") {
+      lfts.erase(key);
+    } else {
+      lfts[key] = port;
+    }
+  }
+  Table want = read_lfts(slurp(failed / "lfts.dump"));
+  std::erase_if(lfts, [](const auto& e) { return e.first.first == "sw-l1-3"; });  // failed
+  std::erase_if(want, [](const auto& e) { return e.first.first == "sw-l1-3"; });
+  EXPECT_EQ(lfts, want);
+  EXPECT_NE(slurp(failed / "lft.delta").find("blocks: 0"), std::string::npos);
+  const Fabric f = make_fabric("fattree:ports=4,levels=3");
+  char dead_guid[24];
+  std::snprintf(dead_guid, sizeof dead_guid, "0x%016" PRIx64, f.guid(f.resolve("sw-l1-3")));
+  Table mfts = read_mfts(slurp(base / "mcfdbs"));
+  for (const auto& [key, ports] : read_mfts(slurp(failed / "mft.delta"))) {
+    if (ports == "none") {
+      mfts.erase(key);
+    } else {
+      mfts[key] = ports;
+    }
+  }
+  std::erase_if(mfts, [&](const auto& e) { return e.first.first == dead_guid; });
+  EXPECT_EQ(mfts, read_mfts(slurp(failed / "mcfdbs")));
+
+  // The new folder is a --from folder too: the link comes back.
+  const fs::path repaired = dir_ / "repaired";
+  r = run({"--from", failed.string(), "--repair", "link:sw-l1-0/3", "--out", repaired.string(),
+           "--quiet"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json h = json::parse(slurp(repaired / "failures.json"));
+  EXPECT_EQ(h["changes"].size(), 3U);
+  EXPECT_EQ(h["down"].size(), json::parse(slurp(failed / "failures.json"))["down"].size() - 1);
+
+  // Bad input: clear errors naming the value, no folder.
+  expect_refused({"--from", failed.string(), "--repair", "link:sw-l1-1/1"},
+                 "\"sw-l1-1\" port 1 never failed");
+  expect_refused({"--from", failed.string(), "--fail", "link:nosuch/1"}, "unknown node \"nosuch\"");
+  expect_refused({"--from", failed.string(), "--fail", "link:sw-l2-0/1"}, "is already down");
+  expect_refused({"--from", failed.string(), "--fail", "switch:sw-l1-3"}, "has already failed");
+  expect_refused({"--from", failed.string(), "--fail", "link:sw-l1-2/9"},
+                 "port '9' of \"sw-l1-2\" is not one of 1..4");
+  expect_refused({"--from", base.string(), "--fail", "cable"},
+                 "expected link:NODE/PORT or switch:NODE");
+  expect_refused({"--from", (dir_ / "nothing").string(), "--fail", "switch:sw-l1-3"},
+                 "not a folder");
+  // A folder whose tables were edited is not a base for a delta.
+  fs::copy(base, dir_ / "edited", fs::copy_options::recursive);
+  std::ofstream(dir_ / "edited" / "mcfdbs", std::ios::app) << "\nSwitch 0x0\n";
+  expect_refused({"--from", (dir_ / "edited").string(), "--fail", "switch:sw-l1-3"},
+                 "mcfdbs differs");
+}
+
 }  // namespace
 }  // namespace syncfab::sm

@@ -4,6 +4,7 @@
 #include <exception>
 #include <string>
 #include <thread>
+#include <unordered_map>
 
 #include "syncfab/sm/errors.hpp"
 
@@ -81,6 +82,11 @@ MinHop::MinHop(const Fabric& fabric) : fabric_(fabric), n_(fabric.switch_count()
     bfs_rows(0, 1);
   }
 
+  refresh_attachments();
+}
+
+void MinHop::refresh_attachments() {
+  const Fabric& fabric = fabric_;
   const std::size_t lids = static_cast<std::size_t>(fabric.max_lid()) + 1;
   lid_switch_.assign(lids, kNoSwitch);
   lid_extra_.assign(lids, 0);
@@ -99,6 +105,189 @@ MinHop::MinHop(const Fabric& fabric) : fabric_(fabric), n_(fabric.switch_count()
       }
     }
   }
+}
+
+namespace {
+
+// Switch neighbours over the links the fabric has now.
+template <typename F>
+void for_switch_neighbours(const Fabric& f, SwitchIdx s, F&& fn) {
+  const NodeId node = f.switch_node(s);
+  for (int p = 1; p <= f.num_ports(node); ++p) {
+    const PortPeer o = f.peer(node, static_cast<PortNum>(p));
+    if (o.connected() && f.is_switch(o.node) && o.node != node) {
+      fn(f.switch_index(o.node));
+    }
+  }
+}
+
+bool joined(const Fabric& f, SwitchIdx a, SwitchIdx b) {
+  bool found = false;
+  for_switch_neighbours(f, a, [&](SwitchIdx y) { found = found || y == b; });
+  return found;
+}
+
+}  // namespace
+
+std::vector<MinHop::Change> MinHop::update(std::span<const std::pair<SwitchIdx, SwitchIdx>> removed,
+                                           std::span<const std::pair<SwitchIdx, SwitchIdx>> added) {
+  const Fabric& f = fabric_;
+  std::vector<std::pair<SwitchIdx, SwitchIdx>> cut;
+  for (const auto& [a, b] : removed) {
+    if (a != b && !joined(f, a, b)) {
+      cut.emplace_back(a, b);
+    }
+  }
+  std::vector<Change> changes;
+  std::vector<std::uint8_t> after;  // new value of changes[i]
+  // Removals, per destination t on the old matrix (column t = row t): A =
+  // the switches with no neighbour one hop closer to t outside A, found
+  // level by level from the removed links' far ends; then A's distances
+  // again from its border, by increasing distance.
+  if (!cut.empty()) {
+    std::vector<std::uint32_t> in_a(n_, 0), queued(n_, 0);
+    std::uint32_t gen = 0;
+    std::vector<std::vector<SwitchIdx>> level(256);
+    std::vector<SwitchIdx> members;
+    std::vector<std::uint16_t> nd(n_, 0);
+    for (SwitchIdx t = 0; t < n_; ++t) {
+      const std::uint8_t* d = dist_.data() + static_cast<std::size_t>(t) * n_;
+      ++gen;
+      int lo = 256;
+      for (const auto& [a, b] : cut) {
+        for (const auto& [x, y] : {std::pair{a, b}, std::pair{b, a}}) {
+          if (d[y] != kUnreachable && d[x] == d[y] + 1 && queued[x] != gen) {
+            queued[x] = gen;
+            level[d[x]].push_back(x);
+            lo = std::min<int>(lo, d[x]);
+          }
+        }
+      }
+      if (lo == 256) {
+        continue;
+      }
+      members.clear();
+      for (int l = lo; l < 255; ++l) {
+        if (level[l].empty()) {
+          continue;
+        }
+        for (std::size_t i = 0; i < level[l].size(); ++i) {
+          const SwitchIdx x = level[l][i];
+          bool parent = false;
+          for_switch_neighbours(
+              f, x, [&](SwitchIdx z) { parent = parent || (d[z] + 1 == d[x] && in_a[z] != gen); });
+          if (parent) {
+            continue;
+          }
+          in_a[x] = gen;
+          members.push_back(x);
+          for_switch_neighbours(f, x, [&](SwitchIdx z) {
+            if (d[z] != kUnreachable && d[z] == d[x] + 1 && queued[z] != gen) {
+              queued[z] = gen;
+              level[d[z]].push_back(z);
+            }
+          });
+        }
+        level[l].clear();
+      }
+      if (members.empty()) {
+        continue;
+      }
+      // Border values, then a bucket Dijkstra inside A (unit weights).
+      constexpr std::uint16_t kFar = 0xFFFF;
+      for (SwitchIdx x : members) {
+        std::uint16_t best = kFar;
+        for_switch_neighbours(f, x, [&](SwitchIdx z) {
+          if (in_a[z] != gen && d[z] != kUnreachable) {
+            best = std::min<std::uint16_t>(best, static_cast<std::uint16_t>(d[z] + 1));
+          }
+        });
+        nd[x] = best;
+      }
+      std::vector<std::vector<SwitchIdx>> bucket;
+      for (SwitchIdx x : members) {
+        if (nd[x] != kFar) {
+          if (bucket.size() <= nd[x]) {
+            bucket.resize(nd[x] + 1U);
+          }
+          bucket[nd[x]].push_back(x);
+        }
+      }
+      for (std::size_t v = 0; v < bucket.size(); ++v) {
+        for (std::size_t i = 0; i < bucket[v].size(); ++i) {
+          const SwitchIdx x = bucket[v][i];
+          if (nd[x] != v) {
+            continue;
+          }
+          for_switch_neighbours(f, x, [&](SwitchIdx z) {
+            if (in_a[z] == gen && nd[z] > v + 1) {
+              nd[z] = static_cast<std::uint16_t>(v + 1);
+              if (bucket.size() <= v + 1) {
+                bucket.resize(v + 2);
+              }
+              bucket[v + 1].push_back(z);
+            }
+          });
+        }
+      }
+      for (SwitchIdx x : members) {
+        if (nd[x] != kFar && nd[x] >= kUnreachable) {
+          throw FabricError("switch distance over 254 hops from \"" + f.name(f.switch_node(x)) +
+                            "\"");
+        }
+        changes.push_back({x, t, d[x]});
+        after.push_back(nd[x] == kFar ? kUnreachable : static_cast<std::uint8_t>(nd[x]));
+      }
+    }
+    // Written after all destinations: each one above read the old matrix.
+    for (std::size_t i = 0; i < changes.size(); ++i) {
+      dist_[static_cast<std::size_t>(changes[i].s) * n_ + changes[i].t] = after[i];
+      dist_[static_cast<std::size_t>(changes[i].t) * n_ + changes[i].s] = after[i];
+    }
+  }
+  // Additions, one link at a time: a BFS from the end that comes closer.
+  std::vector<SwitchIdx> queue;
+  for (const auto& [a, b] : added) {
+    const std::size_t first = changes.size();
+    after.resize(first);
+    for (SwitchIdx t = 0; t < n_; ++t) {
+      const std::uint8_t* d = dist_.data() + static_cast<std::size_t>(t) * n_;
+      for (const auto& [x, y] : {std::pair{a, b}, std::pair{b, a}}) {
+        if (d[y] == kUnreachable || d[x] <= d[y] + 1) {
+          continue;
+        }
+        // Improvements toward t, in a per-destination overlay.
+        std::unordered_map<SwitchIdx, std::uint8_t> better{
+            {x, static_cast<std::uint8_t>(d[y] + 1)}};
+        queue.assign(1, x);
+        for (std::size_t h = 0; h < queue.size(); ++h) {
+          const SwitchIdx u = queue[h];
+          const std::uint8_t du = better[u];
+          if (du >= kUnreachable - 1) {
+            throw FabricError("switch distance over 254 hops from \"" + f.name(f.switch_node(u)) +
+                              "\"");
+          }
+          for_switch_neighbours(f, u, [&](SwitchIdx z) {
+            const auto it = better.find(z);
+            const std::uint8_t dz = it != better.end() ? it->second : d[z];
+            if (dz > du + 1) {
+              better[z] = static_cast<std::uint8_t>(du + 1);
+              queue.push_back(z);
+            }
+          });
+        }
+        for (const auto& [z, v] : better) {
+          changes.push_back({z, t, d[z]});
+          after.push_back(v);
+        }
+      }
+    }
+    for (std::size_t i = first; i < changes.size(); ++i) {
+      dist_[static_cast<std::size_t>(changes[i].s) * n_ + changes[i].t] = after[i];
+      dist_[static_cast<std::size_t>(changes[i].t) * n_ + changes[i].s] = after[i];
+    }
+  }
+  return changes;
 }
 
 std::uint8_t MinHop::hops(SwitchIdx s, Lid d) const {

@@ -200,6 +200,14 @@ SwitchIdx pick_root(const RootChoice& rc, const McLoad& load, bool rotate) {
   return root;
 }
 
+namespace {
+thread_local SwitchIdx keep_root = kNoSwitch;
+}  // namespace
+
+KeepRoot::KeepRoot(SwitchIdx root) { keep_root = root; }
+KeepRoot::~KeepRoot() { keep_root = kNoSwitch; }
+SwitchIdx KeepRoot::current() { return keep_root; }
+
 RootChoice choose_roots(const MinHop& mh, std::span<const SwitchIdx> members,
                         const RootIndex* roots) {
   return roots != nullptr ? roots->roots(members) : minimal_height_roots(mh, members);
@@ -218,6 +226,10 @@ TreeStart start_tree(const MinHop& mh, const Group& group, const McLoad& load, b
     return s;
   }
   s.tree.root = pick_root(s.choice, load, rotate_root);
+  if (keep_root != kNoSwitch &&
+      std::binary_search(s.choice.candidates.begin(), s.choice.candidates.end(), keep_root)) {
+    s.tree.root = keep_root;
+  }
   s.tree.height = s.choice.height;
   s.routable = true;
   return s;

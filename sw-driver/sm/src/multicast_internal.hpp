@@ -20,6 +20,19 @@ void add_member_ports(const Fabric& f, const Group& group, std::vector<MftEntry>
 // SSSP-MC-new, FULB-MC, FULB-MC-DF and FULB-MC-G's first pass).
 SwitchIdx pick_root(const RootChoice& rc, const McLoad& load, bool rotate);
 
+// While one lives on this thread, start_tree keeps its root for the trees
+// it starts when that switch is among their minimal-height candidates: a
+// tree rerouted after a failure keeps its root and every engine is used as
+// it is (reroute.cpp). Not nested.
+class KeepRoot {
+ public:
+  explicit KeepRoot(SwitchIdx root);
+  ~KeepRoot();
+  KeepRoot(const KeepRoot&) = delete;
+  KeepRoot& operator=(const KeepRoot&) = delete;
+  static SwitchIdx current();
+};
+
 // The root index when given, else the full scan (same answer).
 RootChoice choose_roots(const MinHop& mh, std::span<const SwitchIdx> members,
                         const RootIndex* roots);

@@ -18,11 +18,14 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <system_error>
+#include <tuple>
 #include <vector>
 
 #include "syncfab/sm/credit_loop.hpp"
@@ -36,6 +39,7 @@
 #include "syncfab/sm/minhop.hpp"
 #include "syncfab/sm/multicast.hpp"
 #include "syncfab/sm/net_format.hpp"
+#include "syncfab/sm/reroute.hpp"
 #include "syncfab/sm/route_stats.hpp"
 #include "syncfab/sm/unicast.hpp"
 #include "syncfab/sm/unicast_engines.hpp"
@@ -211,6 +215,10 @@ struct Options {
   bool no_lfts_dump = false;
   std::string credit_check = "auto";
   bool quiet = false;
+  // Failure workflow: an existing output folder, the changes to apply.
+  std::string from;
+  std::vector<std::string> fail;
+  std::vector<std::string> repair;
 };
 
 std::string help_footer() {
@@ -248,6 +256,17 @@ Output folder (--out DIR), created complete or not at all:
   stats.json   sizes, algorithms, seed, EFI (max, mean over used links, histogram), tree heights,
                times (min-hop, multicast, unicast, checks), peak memory, check results
 
+Failures and repairs (--from DIR --out NEWDIR --fail SPEC --repair SPEC): the routed state of
+  DIR (its fabric.net, groups.txt, failures.json and engines, checked against its mcfdbs and
+  lfts.dump) is changed incrementally: only the distances, LFT entries and trees a change
+  touches are recomputed. NEWDIR gets the new fabric.net, mcfdbs, lfts.dump (when DIR has one),
+  groups.txt, failures.json (links down and every change so far, so NEWDIR can be --from
+  again), lft.delta and mft.delta (per switch, the entries to rewrite against DIR's tables)
+  and stats.json (per change: what was recomputed, groups with members cut off, times).
+  SPEC: link:NODE/PORT (either end of the cable; NODE by id, name, GUID or a description only
+  it has) or switch:NODE (--fail only). Unicast engines: minhop, updn, ftree, dor (lash
+  refused). A group whose members are cut off is reported and routed over the rest.
+
 Exit status: 0 all checks passed; 1 bad input or I/O error (nothing written);
   2 a tree or the unicast tables failed a check (the folder is written, stats.json says what).
 
@@ -261,6 +280,8 @@ Examples:
                 --placement unaware --seed 7 --mc-algorithm FULB-MC-DF --unicast updn --out df
   syncfab-route --fabric torus:x=4,y=4,z=1,nodes=1 --pattern grid2d:4x4 --unicast minhop \
                 --credit-check always --out loops     (exit 2: MINHOP has credit loops on a torus)
+  syncfab-route --from run1 --fail link:sw-l2-0/1 --fail switch:sw-l1-3 --out run1-failed
+  syncfab-route --from run1-failed --repair link:sw-l2-0/1 --out run1-repaired
 )";
   return s;
 }
@@ -535,6 +556,409 @@ int run(const Options& o, const std::string& command_line) {
   return ok ? 0 : kExitCheckFailed;
 }
 
+// ---------------------------------------------------------------------------
+// Failure workflow (--from DIR --fail SPEC --repair SPEC): the routed state of
+// an existing output folder, changed incrementally (reroute.hpp).
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) {
+    throw std::runtime_error("cannot read '" + p.string() + "'");
+  }
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// "link:NODE/PORT" -> (node, port); "switch:NODE" -> (node, 0).
+struct ChangeSpec {
+  enum class Kind : std::uint8_t { kFailLink, kFailSwitch, kRepairLink } kind{};
+  NodeId node = kNoNode;
+  PortNum port = 0;
+  std::string text;
+};
+
+ChangeSpec parse_change(const Fabric& f, const std::string& text, bool repair) {
+  const std::string opt = repair ? "--repair" : "--fail";
+  const auto colon = text.find(':');
+  const std::string kind = colon == std::string::npos ? "" : text.substr(0, colon);
+  const std::string rest = colon == std::string::npos ? "" : text.substr(colon + 1);
+  ChangeSpec c;
+  c.text = (repair ? "repair " : "fail ") + text;
+  auto node_of = [&](const std::string& name) {
+    try {
+      return f.resolve(name);
+    } catch (const FabricError& e) {
+      throw UsageError(opt + " '" + printable(text) + "': " + e.what());
+    }
+  };
+  if (kind == "switch" && !repair) {
+    c.kind = ChangeSpec::Kind::kFailSwitch;
+    c.node = node_of(rest);
+    if (!f.is_switch(c.node)) {
+      throw UsageError(opt + " '" + printable(text) + "': \"" + f.name(c.node) +
+                       "\" is not a switch");
+    }
+    return c;
+  }
+  if (kind != "link") {
+    throw UsageError(opt + " '" + printable(text) + "': expected " +
+                     (repair ? "link:NODE/PORT" : "link:NODE/PORT or switch:NODE"));
+  }
+  const auto slash = rest.rfind('/');
+  if (slash == std::string::npos || slash + 1 == rest.size()) {
+    throw UsageError(opt + " '" + printable(text) + "': expected link:NODE/PORT");
+  }
+  c.kind = repair ? ChangeSpec::Kind::kRepairLink : ChangeSpec::Kind::kFailLink;
+  c.node = node_of(rest.substr(0, slash));
+  const std::string port = rest.substr(slash + 1);
+  if (port.empty() || port.size() > 3 ||
+      !std::all_of(port.begin(), port.end(), [](unsigned char ch) { return std::isdigit(ch); }) ||
+      std::stoi(port) < 1 || std::stoi(port) > f.num_ports(c.node)) {
+    throw UsageError(opt + " '" + printable(text) + "': port '" + printable(port) + "' of \"" +
+                     f.name(c.node) + "\" is not one of 1.." + std::to_string(f.num_ports(c.node)));
+  }
+  c.port = static_cast<PortNum>(std::stoi(port));
+  return c;
+}
+
+RerouteDelta apply_change(RouteState& st, const ChangeSpec& c, const RerouteOptions& ro) {
+  try {
+    switch (c.kind) {
+      case ChangeSpec::Kind::kFailLink:
+        return fail_link(st, c.node, c.port, ro);
+      case ChangeSpec::Kind::kFailSwitch:
+        return fail_switch(st, c.node, ro);
+      case ChangeSpec::Kind::kRepairLink:
+        return repair_link(st, c.node, c.port, ro);
+    }
+  } catch (const FabricError& e) {
+    throw UsageError(c.text + ": " + e.what());
+  }
+  return {};
+}
+
+std::string guid_hex(std::uint64_t g) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(g));
+  return buf;
+}
+
+int run_changes(const Options& o, const std::string& command_line) {
+  const auto t_start = Clock::now();
+  auto log = [&](const std::string& msg) {
+    if (!o.quiet) {
+      std::fprintf(stderr, "syncfab-route: %s (%.2f s)\n", msg.c_str(), since(t_start));
+    }
+  };
+  StagedOutput staged(o.out, o.force);
+  const fs::path from(o.from);
+  std::error_code ec;
+  if (!fs::is_directory(from, ec)) {
+    throw UsageError("--from '" + o.from + "': not a folder");
+  }
+  for (const char* name : {"stats.json", "fabric.net", "groups.txt", "mcfdbs"}) {
+    if (!fs::exists(from / name, ec)) {
+      throw UsageError("--from '" + o.from + "': no " + name +
+                       " (not an output folder of syncfab-route)");
+    }
+  }
+  if (fs::equivalent(from, staged.target(), ec)) {
+    throw UsageError("--out must be a new folder, not the --from folder");
+  }
+  json prev;
+  try {
+    prev = json::parse(slurp(from / "stats.json"));
+  } catch (const json::exception& e) {
+    throw UsageError("--from '" + o.from + "': stats.json: " + e.what());
+  }
+  const std::string mc = prev.at("multicast").at("algorithm").get<std::string>();
+  const std::string uc = prev.at("unicast").at("algorithm").get<std::string>();
+  json history = json{{"down", json::array()}, {"changes", json::array()}};
+  if (fs::exists(from / "failures.json", ec)) {
+    history = json::parse(slurp(from / "failures.json"));
+  }
+
+  // The folder's routed state: its fabric with the links that are down
+  // cabled again, routed in full, then its changes replayed in order.
+  auto t0 = Clock::now();
+  Fabric fabric = read_net_file((from / "fabric.net").string());
+  for (const json& d : history.at("down")) {
+    const NodeId a = fabric.resolve(d.at("a").get<std::string>());
+    const NodeId b = fabric.resolve(d.at("b").get<std::string>());
+    fabric.connect(a, d.at("pa").get<PortNum>(), b, d.at("pb").get<PortNum>());
+    // An end node's port without its cable is written without its LID.
+    for (const auto& [node, port, lid] :
+         {std::tuple{a, d.at("pa").get<PortNum>(), d.value("lid_a", Lid{0})},
+          std::tuple{b, d.at("pb").get<PortNum>(), d.value("lid_b", Lid{0})}}) {
+      if (lid != 0 && fabric.lid(node, port) == 0) {
+        fabric.set_lid(node, port, lid);
+      }
+    }
+  }
+  GroupSet groups = read_groups_file((from / "groups.txt").string(), fabric);
+  RouteState st = [&] {
+    try {
+      return route_state(std::move(fabric), std::move(groups.groups), uc, mc);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError("--from '" + o.from + "': " + e.what());
+    }
+  }();
+  RerouteOptions quiet_options;
+  quiet_options.credit_check = false;
+  for (const json& c : history.at("changes")) {
+    const std::string op = c.at("op").get<std::string>();
+    const NodeId node = st.fabric->resolve(c.at("node").get<std::string>());
+    const PortNum port = c.value("port", PortNum{0});
+    if (op == "fail-link") {
+      (void)fail_link(st, node, port, quiet_options);
+    } else if (op == "fail-switch") {
+      (void)fail_switch(st, node, quiet_options);
+    } else if (op == "repair-link") {
+      (void)repair_link(st, node, port, quiet_options);
+    } else {
+      throw UsageError("--from '" + o.from + "': failures.json: unknown change '" + op + "'");
+    }
+  }
+  // The tables the folder holds must be the ones this state programs, or
+  // a delta against them would be wrong.
+  {
+    std::ostringstream mcf;
+    write_mcfdbs(mcf, *st.fabric, st.trees);
+    if (mcf.str() != slurp(from / "mcfdbs")) {
+      throw UsageError("--from '" + o.from +
+                       "': mcfdbs differs from the trees its fabric.net, groups.txt and "
+                       "failures.json route to (edited, or written by another version)");
+    }
+    if (st.uc.lft && fs::exists(from / "lfts.dump", ec)) {
+      std::ostringstream lf;
+      write_lfts_dump(lf, *st.uc.lft);
+      if (lf.str() != slurp(from / "lfts.dump")) {
+        throw UsageError("--from '" + o.from +
+                         "': lfts.dump differs from the tables its fabric.net, groups.txt and "
+                         "failures.json route to");
+      }
+    }
+  }
+  const double restore_s = since(t0);
+  log("state of " + o.from + " restored: " + mc + " + " + uc);
+
+  std::vector<ChangeSpec> changes;
+  for (const std::string& r : o.repair) {
+    changes.push_back(parse_change(*st.fabric, r, true));
+  }
+  for (const std::string& f : o.fail) {
+    changes.push_back(parse_change(*st.fabric, f, false));
+  }
+  std::optional<Lft> before;
+  if (st.uc.lft) {
+    before.emplace(*st.uc.lft);
+  }
+  const MftMasks masks_before = mft_masks(st.trees);
+  RerouteOptions ro;
+  ro.credit_check = o.credit_check != "never";
+  json change_stats = json::array();
+  bool credit_failed = false;
+  const Fabric& f = *st.fabric;
+  for (const ChangeSpec& c : changes) {
+    const RerouteDelta d = apply_change(st, c, ro);
+    json groups_json = json::array();
+    for (const GroupReport& g : d.groups) {
+      json cut = json::array();
+      for (NodeId n : g.cut_off) {
+        cut.push_back(f.name(n));
+      }
+      groups_json.push_back({{"mlid", hex_mlid(g.mlid)}, {"cut_off", cut}, {"what", g.what}});
+      std::fprintf(stderr, "syncfab-route: %s: group %s: %s%s\n", c.text.c_str(),
+                   hex_mlid(g.mlid).c_str(), g.what.c_str(),
+                   g.cut_off.empty()
+                       ? ""
+                       : (" (" + std::to_string(g.cut_off.size()) + " member(s) cut off)").c_str());
+    }
+    json credit = {{"checked", d.credit.has_value()}};
+    if (d.credit) {
+      credit["acyclic"] = d.credit->acyclic;
+      if (!d.credit->acyclic) {
+        // DOR's detours around a failed ring link are not deadlock free by
+        // construction: a cycle there is reported, and fails the run only
+        // with --credit-check always.
+        const bool fails = uc != "dor" || o.credit_check == "always";
+        credit_failed = credit_failed || fails;
+        credit["cycle"] = d.credit->describe(f);
+        std::fprintf(stderr, "syncfab-route: %s: credit-loop check %s: %s\n", c.text.c_str(),
+                     fails ? "FAILED" : "found a cycle (DOR detours)",
+                     d.credit->describe(f).c_str());
+      }
+    }
+    if (!d.turns_ok) {
+      credit_failed = true;
+      std::fprintf(stderr, "syncfab-route: %s: up*/down* turn check FAILED: %s\n", c.text.c_str(),
+                   d.turn_violation.c_str());
+    }
+    change_stats.push_back({{"change", c.text},
+                            {"updn_turns",
+                             {{"checked_entries", d.turns_checked},
+                              {"ok", d.turns_ok},
+                              {"violation", d.turn_violation},
+                              {"time_s", d.turns_s}}},
+                            {"distance_changes", d.distance_changes},
+                            {"lft_entries_examined", d.lids_examined},
+                            {"lft_entries_changed", d.lft.size()},
+                            {"trees_rerouted", d.trees_rerouted},
+                            {"mft_entries_changed", d.mft.size()},
+                            {"unicast_full", d.unicast_full},
+                            {"unicast_note", d.unicast_note},
+                            {"groups", groups_json},
+                            {"credit_loops", credit},
+                            {"time_s",
+                             {{"minhop", d.minhop_s},
+                              {"unicast", d.unicast_s},
+                              {"multicast", d.multicast_s},
+                              {"reroute", d.reroute_s()},
+                              {"credit_loop_check", d.credit_s}}}});
+    history["changes"].push_back({{"op", c.kind == ChangeSpec::Kind::kFailLink     ? "fail-link"
+                                         : c.kind == ChangeSpec::Kind::kFailSwitch ? "fail-switch"
+                                                                                   : "repair-link"},
+                                  {"node", f.id(c.node)},
+                                  {"port", c.port}});
+    log(c.text + ": " + std::to_string(d.lft.size()) + " LFT and " + std::to_string(d.mft.size()) +
+        " MFT entries, " + std::to_string(d.trees_rerouted) + " trees rerouted in " +
+        std::to_string(static_cast<int>(d.reroute_s() * 1e3)) + " ms");
+  }
+  history["down"] = json::array();
+  for (const FailedLink& l : st.failed) {
+    history["down"].push_back({{"a", f.id(l.a)},
+                               {"pa", l.pa},
+                               {"lid_a", f.is_switch(l.a) ? 0 : f.lid(l.a, l.pa)},
+                               {"b", f.id(l.b)},
+                               {"pb", l.pb},
+                               {"lid_b", f.is_switch(l.b) ? 0 : f.lid(l.b, l.pb)}});
+  }
+
+  // The delta of all the changes against the folder's tables.
+  std::map<SwitchIdx, std::vector<std::pair<Lid, PortNum>>> lft_delta;
+  std::size_t lft_entries = 0;
+  if (before) {
+    for (SwitchIdx s = 0; s < f.switch_count(); ++s) {
+      for (std::size_t l = 1; l < before->lid_count(); ++l) {
+        const PortNum now = st.uc.lft->get(s, static_cast<Lid>(l));
+        if (now != before->get(s, static_cast<Lid>(l))) {
+          lft_delta[s].emplace_back(static_cast<Lid>(l), now);
+          ++lft_entries;
+        }
+      }
+    }
+  }
+  RerouteDelta total;
+  {
+    const MftMasks after = mft_masks(st.trees);
+    std::map<std::pair<SwitchIdx, Lid>, std::vector<PortNum>> a, b;
+    for (const MftChange& m : masks_before) {
+      b[{m.sw, m.mlid}] = m.ports;
+    }
+    for (const MftChange& m : after) {
+      a[{m.sw, m.mlid}] = m.ports;
+    }
+    for (const auto& [k, ports] : b) {
+      if (!a.contains(k) && st.dead_switch[k.first] == 0) {
+        total.mft.push_back({k.first, k.second, {}});
+      }
+    }
+    for (const auto& [k, ports] : a) {
+      const auto it = b.find(k);
+      if (it == b.end() || it->second != ports) {
+        total.mft.push_back({k.first, k.second, ports});
+      }
+    }
+    std::sort(total.mft.begin(), total.mft.end(), [](const MftChange& x, const MftChange& y) {
+      return x.sw != y.sw ? x.sw < y.sw : x.mlid < y.mlid;
+    });
+  }
+
+  t0 = Clock::now();
+  staged.begin();
+  write_file(staged.file("fabric.net"), [&](std::ostream& out) { write_net(out, f); });
+  write_file(staged.file("groups.txt"),
+             [&](std::ostream& out) { out << slurp(from / "groups.txt"); });
+  write_file(staged.file("mcfdbs"), [&](std::ostream& out) { write_mcfdbs(out, f, st.trees); });
+  if (st.uc.lft && fs::exists(from / "lfts.dump", ec)) {
+    write_file(staged.file("lfts.dump"),
+               [&](std::ostream& out) { write_lfts_dump(out, *st.uc.lft); });
+    write_file(staged.file("guid2lid"), [&](std::ostream& out) { write_guid2lid(out, f); });
+  }
+  write_file(staged.file("failures.json"),
+             [&](std::ostream& out) { out << history.dump(2) << "\n"; });
+  write_file(staged.file("lft.delta"), [&](std::ostream& out) {
+    out << "# LFT entries to rewrite, per switch: LID and new port (0xFF = unrouted), then the\n"
+           "# 64-entry LinearForwardingTable blocks they fall in.\n";
+    for (const auto& [s, entries] : lft_delta) {
+      const NodeId node = f.switch_node(s);
+      out << "Switch " << guid_hex(f.guid(node)) << " ('" << f.name(node)
+          << "'): " << entries.size() << " entries\n";
+      std::vector<unsigned> blocks;
+      for (const auto& [l, p] : entries) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "0x%04x %03u\n", static_cast<unsigned>(l),
+                      static_cast<unsigned>(p));
+        out << buf;
+        if (blocks.empty() || blocks.back() != l / 64U) {
+          blocks.push_back(l / 64U);
+        }
+      }
+      out << "blocks:";
+      for (unsigned b : blocks) {
+        out << " " << b;
+      }
+      out << "\n";
+    }
+  });
+  write_file(staged.file("mft.delta"), [&](std::ostream& out) {
+    out << "# MFT entries to rewrite, per switch: MLID and its whole new port mask (none =\n"
+           "# cleared), in mcfdbs's layout.\n";
+    SwitchIdx last = kNoSwitch;
+    for (const MftChange& m : total.mft) {
+      if (m.sw != last) {
+        out << "Switch " << guid_hex(f.guid(f.switch_node(m.sw))) << " ('"
+            << f.name(f.switch_node(m.sw)) << "')\n";
+        last = m.sw;
+      }
+      char buf[16];
+      std::snprintf(buf, sizeof buf, "0x%04X :", static_cast<unsigned>(m.mlid));
+      out << buf;
+      if (m.ports.empty()) {
+        out << " none";
+      }
+      for (PortNum p : m.ports) {
+        std::snprintf(buf, sizeof buf, " 0x%03X ", static_cast<unsigned>(p));
+        out << buf;
+      }
+      out << "\n";
+    }
+  });
+  const double write_s = since(t0);
+  const bool ok = !credit_failed;
+  json stats = {
+      {"tool", "syncfab-route"},
+      {"command", command_line},
+      {"ok", ok},
+      {"from", o.from},
+      {"multicast", {{"algorithm", mc}}},
+      {"unicast", {{"algorithm", uc}}},
+      {"changes", change_stats},
+      {"delta", {{"lft_entries", lft_entries}, {"mft_entries", total.mft.size()}}},
+      {"links_down", history["down"].size()},
+      {"time_s", {{"restore", restore_s}, {"write_outputs", write_s}, {"total", since(t_start)}}},
+      {"peak_rss_bytes", peak_rss_bytes()}};
+  write_file(staged.file("stats.json"), [&](std::ostream& out) { out << stats.dump(2) << "\n"; });
+  staged.commit();
+  if (!o.quiet) {
+    std::printf("%s: %zu change(s) on %s, %zu LFT and %zu MFT entries to rewrite, %s\n",
+                staged.target().string().c_str(), changes.size(), o.from.c_str(), lft_entries,
+                total.mft.size(), ok ? "all checks passed" : "CHECKS FAILED");
+  }
+  return ok ? 0 : kExitCheckFailed;
+}
+
 int main_impl(int argc, char** argv) {
   Options o;
   CLI::App app{
@@ -596,21 +1020,45 @@ int main_impl(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
   app.add_flag("-q,--quiet", o.quiet, "no progress on stderr, no summary on stdout");
+  auto* from_opt =
+      app.add_option("--from", o.from,
+                     "failure workflow: the output folder of an earlier run (or of an earlier "
+                     "--from run) whose routed state --fail / --repair change")
+          ->option_text("DIR");
+  app.add_option("--fail", o.fail,
+                 "with --from: fail a link (link:NODE/PORT, either end) or a switch "
+                 "(switch:NODE); repeatable, applied in order after the repairs")
+      ->option_text("SPEC")
+      ->needs(from_opt);
+  app.add_option("--repair", o.repair,
+                 "with --from: bring back a failed link (link:NODE/PORT, either end); "
+                 "repeatable, applied in order before the failures")
+      ->option_text("SPEC")
+      ->needs(from_opt);
+  for (CLI::Option* opt : {fabric_opt, net_opt, pattern_opt, groups_opt}) {
+    from_opt->excludes(opt);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // --help exits 0; a bad command line is bad input (exit 1, as documented).
     return app.exit(e) == 0 ? 0 : kExitError;
   }
+  std::string command_line;
+  for (int i = 0; i < argc; ++i) {
+    command_line += (i == 0 ? "" : " ") + std::string(argv[i]);
+  }
+  if (!o.from.empty()) {
+    if (o.fail.empty() && o.repair.empty()) {
+      throw UsageError("--from: give the changes: --fail SPEC and/or --repair SPEC (see --help)");
+    }
+    return run_changes(o, command_line);
+  }
   if (o.fabric_spec.empty() && o.net_file.empty()) {
     throw UsageError("give the fabric: --fabric SPEC or --net FILE (see --help)");
   }
   if (o.pattern.empty() && o.groups_file.empty()) {
     throw UsageError("give the groups: --pattern SPEC or --groups FILE (see --help)");
-  }
-  std::string command_line;
-  for (int i = 0; i < argc; ++i) {
-    command_line += (i == 0 ? "" : " ") + std::string(argv[i]);
   }
   return run(o, command_line);
 }

@@ -8,6 +8,7 @@
 // switch x LID x port table of several GB.
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "syncfab/sm/fabric.hpp"
@@ -35,6 +36,31 @@ class MinHop {
   [[nodiscard]] std::uint8_t hops_via(SwitchIdx s, PortNum p, Lid d) const;
   // Hops from switch s through port p to switch t (kUnreachable as above).
   [[nodiscard]] std::uint8_t hops_via_to_switch(SwitchIdx s, PortNum p, SwitchIdx t) const;
+
+  // After links of the fabric were removed (Fabric::disconnect) or added
+  // again: recomputes only the distances that changed. A removal touches the
+  // destinations t for which an end of a removed link loses its last
+  // neighbour one hop closer to t, and then only the switches whose every
+  // shortest path to t used a removed link; an addition only the switches
+  // that come closer. `removed` / `added` name the switch pairs whose links
+  // changed (parallel links: a pair still joined by another link changes
+  // nothing). Returns every (switch, destination switch) distance that
+  // changed, both orders, with its old value. Throws FabricError if a
+  // distance would exceed 254.
+  struct Change {
+    SwitchIdx s = kNoSwitch;
+    SwitchIdx t = kNoSwitch;
+    std::uint8_t before = kUnreachable;
+  };
+  std::vector<Change> update(std::span<const std::pair<SwitchIdx, SwitchIdx>> removed,
+                             std::span<const std::pair<SwitchIdx, SwitchIdx>> added);
+  // Re-reads which switch every LID sits on or hangs off (after an end
+  // node's link changed).
+  void refresh_attachments();
+  // The switch LID d sits on or hangs off; kNoSwitch when unattached.
+  [[nodiscard]] SwitchIdx lid_switch(Lid d) const {
+    return d < lid_switch_.size() ? lid_switch_[d] : kNoSwitch;
+  }
 
   // Bytes held by this object (matrix + attachment arrays).
   [[nodiscard]] std::size_t memory_bytes() const;
