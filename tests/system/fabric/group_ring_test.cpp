@@ -3,8 +3,8 @@
 // two NICs each, seeded random groups and one of every NIC combined along
 // the torus's rings; every check of run_barriers (one OK completion per
 // member, none before the last member posted) and of the traffic, the
-// latency never below the group's physical bound; RTL against the golden
-// fabric; and a lost COMB_SHARE bound for a switch without members,
+// latency never below the group's physical bound, on the golden fabric;
+// and a lost COMB_SHARE bound for a switch without members,
 // recovered by a member's re-send and the switches' re-asks.
 #include <algorithm>
 #include <array>
@@ -32,7 +32,6 @@ namespace {
 
 using Kind = driver::GroupBarrierKind;
 
-constexpr CompareBand kBand{0.7, 1.35};
 constexpr unsigned kCtx = 0;
 // Well above a barrier's latency on this fabric (about 100 cycles).
 constexpr std::uint32_t kGroupTimeout = 600;
