@@ -119,8 +119,8 @@ BarrierRun group_run(const Groups& g, std::size_t i, unsigned barriers, unsigned
   run.skew = skew;
   run.limit = kLimit;
   run.common_start = common;
-  run.group = GroupRun{Kind::kSwitchCombined, g.routing.trees[i].mlid, g.members[i],
-                       g.first_epoch[i]};
+  run.group =
+      GroupRun{Kind::kSwitchCombined, g.routing.trees[i].mlid, g.members[i], g.first_epoch[i]};
   return run;
 }
 
@@ -234,7 +234,8 @@ void lost_share_to_memberless(TestContext& ctx, Backend b) {
   TB_CHECK(t.group_retries >= 1) << "a member re-sent its arrival";
   std::cout << "lost 1 COMB_SHARE (0,0) -> (1,0); " << t.group_retries
             << " arrival(s) re-sent after " << kGroupTimeout
-            << " cycles; 3 barriers completed, worst " << r.worst << " cycles after the last post\n";
+            << " cycles; 3 barriers completed, worst " << r.worst
+            << " cycles after the last post\n";
 }
 
 }  // namespace
