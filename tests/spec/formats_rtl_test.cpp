@@ -70,6 +70,8 @@ class Probes {
              {"prio", m.prio_o},
              {"ecn", m.ecn_o},
              {"dscp", m.dscp_o},
+             {"answer", m.answer_o},
+             {"ask", m.ask_o},
              {"flow_label", m.flow_label_o},
              {"ctx", m.ctx_o},
              {"epoch", m.epoch_o},

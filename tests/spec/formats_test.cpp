@@ -62,6 +62,8 @@ FieldValues read(const PktHdr& h) {
           {"prio", h.prio()},
           {"ecn", u(h.ecn())},
           {"dscp", h.dscp()},
+          {"answer", h.answer()},
+          {"ask", h.ask()},
           {"flow_label", h.flow_label()},
           {"ctx", h.ctx()},
           {"epoch", h.epoch()},
@@ -81,6 +83,8 @@ PktHdr build_pkt_hdr(const FieldValues& f) {
       .set_prio(as<std::uint8_t>(f, "prio"))
       .set_ecn(as<Ecn>(f, "ecn"))
       .set_dscp(as<std::uint8_t>(f, "dscp"))
+      .set_answer(as<bool>(f, "answer"))
+      .set_ask(as<std::uint8_t>(f, "ask"))
       .set_flow_label(as<std::uint32_t>(f, "flow_label"))
       .set_ctx(as<std::uint8_t>(f, "ctx"))
       .set_epoch(as<std::uint16_t>(f, "epoch"))

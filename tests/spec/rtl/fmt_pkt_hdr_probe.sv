@@ -14,6 +14,8 @@ module fmt_pkt_hdr_probe
   output logic [2:0]              prio_o,
   output logic [1:0]              ecn_o,
   output logic [5:0]              dscp_o,
+  output logic                    answer_o,
+  output logic [1:0]              ask_o,
   output logic [19:0]             flow_label_o,
   output logic [CTX_WIDTH-1:0]    ctx_o,
   output logic [EPOCH_WIDTH-1:0]  epoch_o,
@@ -34,6 +36,8 @@ module fmt_pkt_hdr_probe
   assign prio_o       = hdr.prio;
   assign ecn_o        = hdr.ecn;
   assign dscp_o       = hdr.dscp;
+  assign answer_o     = hdr.answer;
+  assign ask_o        = hdr.ask;
   assign flow_label_o = hdr.flow_label;
   assign ctx_o        = hdr.ctx;
   assign epoch_o      = hdr.epoch;
