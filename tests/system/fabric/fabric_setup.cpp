@@ -3,6 +3,7 @@
 #include <iostream>
 #include <string>
 
+#include "barrier_bound.hpp"
 #include "program.hpp"
 #include "routing.hpp"
 
@@ -125,6 +126,22 @@ TrafficTotals run_barriers_on(TestContext& ctx, const sm::Fabric& smf, bool pfc,
   TB_CHECK_EQ(t.notify - t.retries, want_sends) << "NOTIFYs sent = the schedules' sends";
   print_links(std::cout, sys);
   return t;
+}
+
+void check_group_bound(const sm::Fabric& smf, const std::vector<sm::NodeId>& members,
+                       unsigned delay, const BarrierResult& r) {
+  const std::uint64_t bound = group_bound(smf, members, delay);
+  const std::uint64_t latency = r.last_done.back() - r.last_posted.back();
+  std::cout << "  latency " << latency << " cycles, " << members.size()
+            << " members, physical bound " << bound << "\n";
+  TB_CHECK(latency >= bound) << "a barrier faster than the wires allow";
+}
+
+void append_result(BarrierResult& all, const BarrierResult& r) {
+  all.last_post.insert(all.last_post.end(), r.last_post.begin(), r.last_post.end());
+  all.last_posted.insert(all.last_posted.end(), r.last_posted.begin(), r.last_posted.end());
+  all.last_done.insert(all.last_done.end(), r.last_done.begin(), r.last_done.end());
+  all.epochs.insert(all.epochs.end(), r.epochs.begin(), r.epochs.end());
 }
 
 }  // namespace syncfab::tb::system

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "barrier_run.hpp"
 #include "nic_fabric_scenario.hpp"
@@ -23,6 +24,12 @@ sm::Fabric fat_tree_16();
 void route_and_program(TestContext& ctx, SystemFabric& sys);
 void print_run(const std::string& name, const BarrierRun& run, const BarrierResult& r);
 void print_totals(const TrafficTotals& t);
+// A group's common-start latency printed and checked against its physical
+// bound (barrier_bound.hpp): never faster than the wires allow.
+void check_group_bound(const sm::Fabric& smf, const std::vector<sm::NodeId>& members,
+                       unsigned delay, const BarrierResult& r);
+// Appends one run's per-barrier records to `all` (for record()).
+void append_result(BarrierResult& all, const BarrierResult& r);
 // One barrier (k = 2) checked alone, then `barriers_default` in a row for
 // each k = 1, 2, 3 (--param barriers=), with PFC at one cell when `pfc`;
 // completion and traffic checks after each part.

@@ -140,18 +140,10 @@ FabricRecord run_kind(TestContext& ctx, Backend b, Kind kind, const std::string&
                     (common ? " common start" : " skewed"),
                 run, r);
       if (common) {
-        const std::uint64_t bound = group_bound(smf, g.routing.groups.groups[i].members, cfg.delay);
-        std::cout << "  latency " << r.last_done.back() - r.last_posted.back() << " cycles, "
-                  << g.members[i].size() << " members, physical bound " << bound << "\n";
-        TB_CHECK(r.last_done.back() - r.last_posted.back() >= bound)
-            << "a barrier faster than the wires allow";
+        check_group_bound(smf, g.routing.groups.groups[i].members, cfg.delay, r);
       }
       arrivals += r.sends_per_barrier * barriers;
-      all_runs.last_post.insert(all_runs.last_post.end(), r.last_post.begin(), r.last_post.end());
-      all_runs.last_posted.insert(all_runs.last_posted.end(), r.last_posted.begin(),
-                                  r.last_posted.end());
-      all_runs.last_done.insert(all_runs.last_done.end(), r.last_done.begin(), r.last_done.end());
-      all_runs.epochs.insert(all_runs.epochs.end(), r.epochs.begin(), r.epochs.end());
+      append_result(all_runs, r);
     }
   }
   sys.idle_cycles(200);
