@@ -389,5 +389,173 @@ TEST(Reroute, CutOffMembersAreReportedPerGroup) {
   }
 }
 
+// Members joining and leaving groups, between failures and repairs: after
+// each membership change only that group's tree differs, the unicast tables
+// are untouched, the delta names only that group's MLID and turns the old
+// masks into the new ones exactly, the group is reported, and the state
+// checks as a full recomputation's would.
+void run_membership(const Case& c, int changes) {
+  for (const std::uint64_t seed : test::seeds({1, 2, 3})) {
+    std::mt19937_64 rng(seed);
+    Fabric f = make_fabric(c.fabric);
+    std::vector<Group> groups = random_groups(f, seed, 10, 4);
+    RouteState st = route_state(std::move(f), std::move(groups), c.unicast, c.mc);
+    const Fabric& fab = *st.fabric;
+    std::string ctx = std::string(c.fabric) + " " + c.unicast + " " + c.mc + " seed " +
+                      std::to_string(seed) + "\n  replay: " + test::replay_command(seed);
+    ASSERT_EQ(check_state(st), "") << ctx;
+    for (int i = 0; i < changes; ++i) {
+      if (rng() % 4 == 0) {
+        const Lft before = *st.uc.lft;
+        const MftMasks masks = mft_masks(st.trees);
+        Change ch = random_change(st, rng);
+        ctx += "\n  " + ch.what;
+        ASSERT_EQ(check_state(st), "") << ctx;
+        expect_delta_exact(before, masks, st, ch.delta, ctx);
+        continue;
+      }
+      const std::size_t g = rng() % st.groups.size();
+      const Lid mlid = st.groups[g].mlid;
+      const std::vector<NodeId>& ms = st.groups[g].members;
+      // Leave when the group is big enough and the draw says so, else join
+      // with an end node on a live switch that is not a member yet.
+      NodeId node = kNoNode;
+      const bool leave = ms.size() > 2 && rng() % 2 == 0;
+      if (leave) {
+        node = ms[rng() % ms.size()];
+      } else {
+        for (int tries = 0; tries < 1000 && node == kNoNode; ++tries) {
+          const NodeId h = fab.hcas()[rng() % fab.hcas().size()];
+          const SwitchIdx s = fab.attach_switch(h);
+          if (s != kNoSwitch && st.dead_switch[s] == 0 &&
+              !std::binary_search(ms.begin(), ms.end(), h) &&
+              !attached_members(fab, Group{mlid, {h}}).members.empty()) {
+            node = h;
+          }
+        }
+        if (node == kNoNode) {
+          continue;
+        }
+      }
+      const Lft before = *st.uc.lft;
+      const MftMasks masks = mft_masks(st.trees);
+      const std::vector<McTree> trees = st.trees;
+      const RerouteDelta d = leave ? leave_member(st, mlid, node) : join_member(st, mlid, node);
+      ctx +=
+          std::string("\n  ") + (leave ? "leave " : "join ") + hex_lid(mlid) + " " + fab.name(node);
+      ASSERT_EQ(check_state(st), "") << ctx;
+      EXPECT_EQ(std::binary_search(st.groups[g].members.begin(), st.groups[g].members.end(), node),
+                !leave)
+          << ctx;
+      EXPECT_TRUE(d.lft.empty()) << ctx << ": a membership change rewrote LFT entries";
+      for (std::size_t k = 0; k < trees.size(); ++k) {
+        if (k != g) {
+          ASSERT_EQ(st.trees[k].entries, trees[k].entries)
+              << ctx << ": the tree of " << hex_lid(trees[k].mlid) << " changed";
+        }
+      }
+      for (const MftChange& m : d.mft) {
+        ASSERT_EQ(m.mlid, mlid) << ctx << ": delta names " << hex_lid(m.mlid);
+      }
+      ASSERT_EQ(d.groups.size(), 1U) << ctx;
+      EXPECT_EQ(d.groups[0].mlid, mlid) << ctx;
+      expect_delta_exact(before, masks, st, d, ctx);
+      // The load the next changes balance on is the trees' own.
+      McLoad load(fab);
+      for (const McTree& t : st.trees) {
+        load.add(t);
+      }
+      EXPECT_EQ(load.stats().max_switch_links, st.load->stats().max_switch_links) << ctx;
+      if (::testing::Test::HasFatalFailure()) {
+        return;
+      }
+    }
+  }
+}
+
+TEST(Reroute, MembershipFatTreeFtree) {
+  run_membership({"fattree:ports=4,levels=3", "ftree", "FULB-MC"}, 16);
+}
+TEST(Reroute, MembershipTorusDor) {
+  run_membership({"torus:x=4,y=3,z=3,nodes=1", "dor", "FULB-MC-G"}, 16);
+}
+TEST(Reroute, MembershipDragonflyMinhop) {
+  run_membership({"dragonfly:a=4,p=2,h=2", "minhop", "FULB-MC-DF"}, 16);
+}
+
+// A join that keeps the tree's root: a member on a switch the tree already
+// reaches at its height adds only that switch's port towards it.
+TEST(Reroute, JoinOnATreeSwitchAddsOnlyItsPort) {
+  Fabric f = make_fabric("fattree:ports=4,levels=2");
+  const NodeId a = f.hcas()[0];
+  const NodeId b = f.hcas()[2];  // another leaf
+  const NodeId c = f.hcas()[1];  // a's leaf
+  ASSERT_NE(f.attach_switch(a), f.attach_switch(b));
+  ASSERT_EQ(f.attach_switch(a), f.attach_switch(c));
+  RouteState st = route_state(std::move(f), {Group{0xC000, {a, b}}}, "ftree", "FULB-MC");
+  const McTree before = st.trees[0];
+  const RerouteDelta d = join_member(st, 0xC000, c);
+  EXPECT_EQ(st.trees[0].root, before.root);
+  EXPECT_EQ(st.trees[0].height, before.height);
+  ASSERT_EQ(d.mft.size(), 1U);
+  const Fabric& fab = *st.fabric;
+  EXPECT_EQ(d.mft[0].sw, fab.attach_switch(c));
+  const PortNum pc = fab.peer(c, fab.attach_port(c)).port;
+  EXPECT_TRUE(std::find(d.mft[0].ports.begin(), d.mft[0].ports.end(), pc) != d.mft[0].ports.end());
+  EXPECT_EQ(check_state(st), "");
+  // Leaving again gives the first tree back.
+  (void)leave_member(st, 0xC000, c);
+  EXPECT_EQ(st.trees[0].entries, before.entries);
+}
+
+// A group left with one member has no tree, and says so.
+TEST(Reroute, LeaveToOneMemberClearsTheTree) {
+  Fabric f = make_fabric("fattree:ports=4,levels=2");
+  const NodeId a = f.hcas()[0];
+  const NodeId b = f.hcas()[3];
+  RouteState st = route_state(std::move(f), {Group{0xC001, {a, b}}}, "ftree", "FULB-MC");
+  ASSERT_FALSE(st.trees[0].entries.empty());
+  const RerouteDelta d = leave_member(st, 0xC001, b);
+  EXPECT_TRUE(st.trees[0].entries.empty());
+  ASSERT_EQ(d.groups.size(), 1U);
+  EXPECT_NE(d.groups[0].what.find("left without a tree"), std::string::npos) << d.groups[0].what;
+  for (const MftChange& m : d.mft) {
+    EXPECT_TRUE(m.ports.empty());
+  }
+  EXPECT_FALSE(d.mft.empty());
+}
+
+// Bad membership input: each refused with the MLID or node named, the state
+// left as it was.
+TEST(Reroute, BadMembershipNamesTheValue) {
+  Fabric f = make_fabric("fattree:ports=4,levels=2");
+  const NodeId a = f.hcas()[0];
+  const NodeId b = f.hcas()[3];
+  const NodeId c = f.hcas()[5];
+  RouteState st = route_state(std::move(f), {Group{0xC002, {a, b}}}, "ftree", "FULB-MC");
+  const Fabric& fab = *st.fabric;
+  auto message = [](auto&& fn) {
+    try {
+      fn();
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::vector<McTree> trees = st.trees;
+  const std::vector<Group> groups = st.groups;
+  EXPECT_EQ(message([&] { (void)join_member(st, 0xC007, c); }), "join: no group with MLID 0xC007");
+  EXPECT_EQ(message([&] { (void)join_member(st, 0xC002, a); }),
+            "join: \"" + fab.name(a) + "\" is already a member of 0xC002");
+  EXPECT_EQ(message([&] { (void)leave_member(st, 0xC002, c); }),
+            "leave: \"" + fab.name(c) + "\" is not a member of 0xC002");
+  EXPECT_EQ(message([&] { (void)leave_member(st, 0xC002, 100000); }), "leave: no node 100000");
+  (void)fail_link(st, c, fab.attach_port(c));
+  EXPECT_EQ(message([&] { (void)join_member(st, 0xC002, c); }),
+            "join: \"" + fab.name(c) + "\" is not attached to a live switch");
+  EXPECT_EQ(st.groups[0].members, groups[0].members);
+  EXPECT_EQ(st.trees[0].entries, trees[0].entries);
+}
+
 }  // namespace
 }  // namespace syncfab::sm

@@ -5,6 +5,8 @@
 #include <map>
 #include <numeric>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 
@@ -109,6 +111,9 @@ class Rerouter {
   // link brings back.
   RerouteDelta run(const std::vector<FailedLink>& removed, const std::optional<FailedLink>& added,
                    SwitchIdx dead, SwitchIdx revived);
+  // Group i's members changed (st.groups[i] holds the new ones): its tree
+  // alone is routed again.
+  RerouteDelta regroup(std::size_t i);
 
  private:
   [[nodiscard]] Lft& lft() { return *st_.uc.lft; }
@@ -157,6 +162,7 @@ class Rerouter {
   const RerouteOptions& o_;
   RerouteDelta d_;
   bool failure_ = false;
+  bool report_every_group_ = false;  // a membership change reports its group
   std::unordered_map<std::uint64_t, std::pair<PortNum, PortNum>> lft_changes_;
   std::unordered_map<SwitchIdx, std::vector<std::uint32_t>> counts_;
   std::vector<char> has_hca_;
@@ -787,7 +793,7 @@ void Rerouter::multicast(const std::vector<std::size_t>& touched, std::vector<Mc
       ++d_.trees_rerouted;
       what = "rerouted over " + std::to_string(eff.members.size()) + " attached members";
     }
-    if (!cut.empty() || cut != cut_before[k] || fresh.root == kNoSwitch) {
+    if (report_every_group_ || !cut.empty() || cut != cut_before[k] || fresh.root == kNoSwitch) {
       d_.groups.push_back({fresh.mlid, cut, what});
     }
     // MFT masks that differ, per switch.
@@ -814,6 +820,16 @@ void Rerouter::multicast(const std::vector<std::size_t>& touched, std::vector<Mc
   std::sort(d_.mft.begin(), d_.mft.end(), [](const MftChange& a, const MftChange& b) {
     return a.sw != b.sw ? a.sw < b.sw : a.mlid < b.mlid;
   });
+}
+
+RerouteDelta Rerouter::regroup(std::size_t i) {
+  const auto t0 = Clock::now();
+  report_every_group_ = true;
+  std::vector<McTree> old{st_.trees[i]};
+  st_.load->remove(st_.trees[i]);
+  multicast({i}, std::move(old), std::vector<std::vector<NodeId>>(1));
+  d_.multicast_s = since(t0);
+  return std::move(d_);
 }
 
 RerouteDelta Rerouter::run(const std::vector<FailedLink>& removed,
@@ -1104,6 +1120,60 @@ RerouteDelta repair_link(RouteState& st, NodeId n, PortNum p, const RerouteOptio
     st.touched.erase(std::unique(st.touched.begin(), st.touched.end()), st.touched.end());
   }
   return d;
+}
+
+namespace {
+
+std::size_t group_of(const RouteState& st, Lid mlid, std::string_view op) {
+  const auto it = std::find_if(st.groups.begin(), st.groups.end(),
+                               [&](const Group& g) { return g.mlid == mlid; });
+  if (it == st.groups.end()) {
+    throw FabricError(std::string(op) + ": no group with MLID " + hex_lid(mlid));
+  }
+  return static_cast<std::size_t>(it - st.groups.begin());
+}
+
+void check_node(const Fabric& f, NodeId n, std::string_view op) {
+  if (n >= f.node_count()) {
+    throw FabricError(std::string(op) + ": no node " + std::to_string(n));
+  }
+}
+
+}  // namespace
+
+RerouteDelta join_member(RouteState& st, Lid mlid, NodeId member) {
+  const Fabric& f = *st.fabric;
+  const std::size_t i = group_of(st, mlid, "join");
+  check_node(f, member, "join");
+  std::vector<NodeId>& ms = st.groups[i].members;
+  const auto at = std::lower_bound(ms.begin(), ms.end(), member);
+  if (at != ms.end() && *at == member) {
+    throw FabricError("join: \"" + f.name(member) + "\" is already a member of " + hex_lid(mlid));
+  }
+  Group one;
+  one.mlid = mlid;
+  one.members = {member};
+  const SwitchIdx s = f.attach_switch(member);
+  if (s == kNoSwitch || st.dead_switch[s] != 0 || attached_members(f, one).members.empty()) {
+    throw FabricError("join: \"" + f.name(member) + "\" is not attached to a live switch");
+  }
+  ms.insert(at, member);
+  Rerouter r(st, {});
+  return r.regroup(i);
+}
+
+RerouteDelta leave_member(RouteState& st, Lid mlid, NodeId member) {
+  const Fabric& f = *st.fabric;
+  const std::size_t i = group_of(st, mlid, "leave");
+  check_node(f, member, "leave");
+  std::vector<NodeId>& ms = st.groups[i].members;
+  const auto at = std::lower_bound(ms.begin(), ms.end(), member);
+  if (at == ms.end() || *at != member) {
+    throw FabricError("leave: \"" + f.name(member) + "\" is not a member of " + hex_lid(mlid));
+  }
+  ms.erase(at);
+  Rerouter r(st, {});
+  return r.regroup(i);
 }
 
 Lft full_unicast(const RouteState& st) {

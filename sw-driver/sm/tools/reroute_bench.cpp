@@ -3,7 +3,8 @@
 // switch-to-switch links one at a time (each repaired before the next, so
 // every failure starts from the full routing) and prints what each one
 // recomputed and how long it took. The credit-loop check of the new tables
-// is timed apart (it is the whole check).
+// is timed apart (it is the whole check). Then members join and leave seeded
+// random groups, each change routing that group's tree alone.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
@@ -97,6 +98,27 @@ int run(int argc, char** argv) {
       const RerouteDelta r = repair_link(st, node, port, o);
       std::printf("  repair             %7.1f ms  %zu LFT entries, %zu MFT entries\n",
                   (since(t0) - r.credit_s) * 1e3, r.lft.size(), r.mft.size());
+      std::fflush(stdout);
+    }
+    for (int i = 0; i < failures && !st.groups.empty(); ++i) {
+      const Fabric& fab = *st.fabric;
+      const Group& g = st.groups[rng() % st.groups.size()];
+      NodeId node = kNoNode;
+      while (node == kNoNode) {
+        const NodeId h = fab.hcas()[rng() % fab.hcas().size()];
+        if (!std::binary_search(g.members.begin(), g.members.end(), h)) {
+          node = h;
+        }
+      }
+      const Lid mlid = g.mlid;
+      t0 = Clock::now();
+      const RerouteDelta j = join_member(st, mlid, node);
+      const double join_s = since(t0);
+      t0 = Clock::now();
+      const RerouteDelta l = leave_member(st, mlid, node);
+      std::printf("  join %s %-12s %7.2f ms  %zu MFT entries; leave %7.2f ms  %zu MFT entries\n",
+                  hex_lid(mlid).c_str(), fab.name(node).c_str(), join_s * 1e3, j.mft.size(),
+                  since(t0) * 1e3, l.mft.size());
       std::fflush(stdout);
     }
   }

@@ -126,6 +126,15 @@ RerouteDelta fail_switch(RouteState& st, NodeId sw, const RerouteOptions& o = {}
 // when no failed link has that end (the link never failed, or is up).
 RerouteDelta repair_link(RouteState& st, NodeId n, PortNum p, const RerouteOptions& o = {});
 
+// Node `member` joins, or leaves, the group of MLID `mlid`: only that group's
+// tree is routed again, on the load of the others (its root kept while it is
+// still of minimal height for the new members), so the delta holds that
+// group's MFT masks and nothing else, and `groups` reports it. Throws
+// FabricError naming the MLID or the node: no such group, a join of a member
+// or of a node not attached to a live switch, a leave of a non-member.
+RerouteDelta join_member(RouteState& st, Lid mlid, NodeId member);
+RerouteDelta leave_member(RouteState& st, Lid mlid, NodeId member);
+
 // UPDN / FTREE's ranking over the fabric as it is now: the first ranking's
 // live roots (the first live switch when none is left), rank = distance
 // from them (failed switches rank 0: they have
