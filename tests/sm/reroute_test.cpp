@@ -41,6 +41,55 @@ std::vector<Group> random_groups(const Fabric& f, std::uint64_t seed, int count,
   return make_groups(f, p).groups;
 }
 
+// DOR's port at s toward switch t, found by walking the fabric: each
+// dimension in order along its ring, the short way (+ on a tie) when every
+// link and switch on it is up, else the long way, else none.
+PortNum dor_oracle(const RouteState& st, SwitchIdx s, SwitchIdx t) {
+  const Fabric& f = *st.fabric;
+  const TorusLayout& lay = *st.layout;
+  auto next = [&](SwitchIdx u, PortNum p) -> SwitchIdx {
+    const PortPeer o = f.peer(f.switch_node(u), p);
+    if (!o.connected() || !f.is_switch(o.node)) {
+      return kNoSwitch;
+    }
+    const SwitchIdx v = f.switch_index(o.node);
+    return st.dead_switch[v] == 0 ? v : kNoSwitch;
+  };
+  SwitchIdx cur = s;
+  PortNum first = kNoRoute;
+  for (int d = 0; d < 3; ++d) {
+    const int len = lay.dims[d];
+    const int ahead = (lay.coord[t][d] - lay.coord[cur][d] + len) % len;
+    if (ahead == 0) {
+      continue;
+    }
+    const bool short_plus = 2 * ahead <= len;
+    SwitchIdx reached = kNoSwitch;
+    PortNum used = kNoRoute;
+    for (const bool plus : {short_plus, !short_plus}) {
+      const auto port = static_cast<PortNum>(plus ? 2 * d + 1 : 2 * d + 2);
+      SwitchIdx u = cur;
+      for (int step = 0; step < len && u != kNoSwitch && lay.coord[u][d] != lay.coord[t][d];
+           ++step) {
+        u = next(u, port);
+      }
+      if (u != kNoSwitch && lay.coord[u][d] == lay.coord[t][d]) {
+        reached = u;
+        used = port;
+        break;
+      }
+    }
+    if (reached == kNoSwitch) {
+      return kNoRoute;
+    }
+    if (first == kNoRoute) {
+      first = used;
+    }
+    cur = reached;
+  }
+  return first;
+}
+
 // "" or the first thing wrong with the state's tables and trees.
 std::string check_state(const RouteState& st) {
   const Fabric& f = *st.fabric;
@@ -63,7 +112,7 @@ std::string check_state(const RouteState& st) {
   }
   if (st.uc.lft) {
     const Lft& lft = *st.uc.lft;
-    const bool shortest = st.unicast == "minhop" || st.unicast == "dor";
+    const bool shortest = st.unicast == "minhop";
     std::optional<Lft> full;
     bool same_ranking = false;
     if (st.unicast == "updn" || st.unicast == "ftree") {
@@ -92,6 +141,19 @@ std::string check_state(const RouteState& st) {
             return what + ": unreachable, yet routed to port " + std::to_string(lft.get(s, l));
           }
           continue;
+        }
+        if (st.unicast == "dor" && s != t) {
+          // Dimension order around the failures, or no route when a ring on
+          // the way is cut both ways (another dimension order would break
+          // the dateline argument).
+          const PortNum want = dor_oracle(st, s, t);
+          if (lft.get(s, l) != want) {
+            return what + ": port " + std::to_string(lft.get(s, l)) +
+                   ", DOR around the failures gives " + std::to_string(want);
+          }
+          if (want == kNoRoute) {
+            continue;
+          }
         }
         // Up*/down* cannot reach everything on every damaged fabric (nor a
         // switch's own LID between top switches): what a full
@@ -132,13 +194,7 @@ std::string check_state(const RouteState& st) {
         }
       }
     }
-    // DOR keeps its dimension order only on an intact torus: after a switch
-    // link fails, detours may close credit loops (reported, not promised).
-    const bool dor_detours =
-        st.unicast == "dor" &&
-        std::any_of(st.failed.begin(), st.failed.end(),
-                    [&](const FailedLink& l) { return f.is_switch(l.a) && f.is_switch(l.b); });
-    if (st.uc.promises_acyclic && !dor_detours) {
+    if (st.uc.promises_acyclic) {
       const CreditLoopReport r = check_credit_loops(lft, st.uc.vls);
       if (!r.acyclic) {
         return "credit loop: " + r.describe(f);
@@ -387,6 +443,38 @@ TEST(Reroute, CutOffMembersAreReportedPerGroup) {
       }
     }
   }
+}
+
+// DOR around failures: one link down in a ring makes it a line, travelled
+// the long way (the tables stay dimension ordered and acyclic, see
+// check_state); a second link down in the same ring cuts it in two, and the
+// pairs on either side are left unrouted and said so, not detoured through
+// another dimension.
+TEST(Reroute, DorRingCutTwiceLeavesPairsUnrouted) {
+  Fabric f = make_fabric("torus:x=5,y=3,z=1,nodes=1");
+  RouteState st = route_state(std::move(f), {}, "dor", "FULB-MC");
+  const Fabric& fab = *st.fabric;
+  const NodeId a = fab.resolve("sw-0-0-0");
+  const NodeId b = fab.resolve("sw-2-0-0");
+  const SwitchIdx from = fab.switch_index(fab.resolve("sw-1-0-0"));
+  const SwitchIdx to = fab.switch_index(fab.resolve("sw-3-0-0"));
+  const Lid to_lid = fab.lid(fab.switch_node(to));
+  // x + is port 1: (0,0) -> (1,0) down; (1,0) reaches (3,0) the short way.
+  RerouteDelta d = fail_link(st, a, 1);
+  EXPECT_EQ(d.unicast_note, "");
+  EXPECT_EQ(st.uc.lft->get(from, to_lid), 1);
+  EXPECT_EQ(check_state(st), "");
+  // (2,0) -> (3,0) down too: (1,0) has no way to (3,0) along its ring.
+  d = fail_link(st, b, 1);
+  EXPECT_NE(d.unicast_note.find("no dimension-ordered path"), std::string::npos) << d.unicast_note;
+  EXPECT_EQ(st.uc.lft->get(from, to_lid), kNoRoute);
+  EXPECT_EQ(check_state(st), "");
+  // Back to one cut: the long way again.
+  d = repair_link(st, b, 1);
+  EXPECT_EQ(st.uc.lft->get(from, to_lid), 1);
+  EXPECT_EQ(check_state(st), "");
+  // And (1,0) -> (0,0), whose short way is the failed link, goes the long way (+).
+  EXPECT_EQ(st.uc.lft->get(from, fab.lid(a)), 1);
 }
 
 // Members joining and leaving groups, between failures and repairs: after

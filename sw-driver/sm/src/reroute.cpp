@@ -150,6 +150,18 @@ class Rerouter {
   void unicast(const std::vector<FailedLink>& removed, const std::optional<FailedLink>& added,
                const std::vector<MinHop::Change>& changes, SwitchIdx dead, SwitchIdx revived);
   void unicast_full();
+  // DOR: the rings that lost or got back a link, and per ring the links that
+  // are down (index i = the link from position i to i + 1).
+  void dor_breaks(const std::vector<FailedLink>& removed);
+  [[nodiscard]] std::uint64_t ring_key(int d, SwitchIdx s) const;
+  [[nodiscard]] bool arc_open(std::uint64_t ring, int from, int to, bool plus) const;
+  // DOR's port at s toward switch t: each dimension in order along its ring,
+  // the short way (+ on a tie) unless a link on it is down, then the long
+  // way; kNoRoute when some dimension's ring is cut both ways.
+  [[nodiscard]] PortNum dor_port(SwitchIdx s, SwitchIdx t) const;
+  // Every (switch, destination) whose DOR walk runs in the ring of dimension
+  // d through switch r, routed again.
+  void dor_ring(int d, SwitchIdx r, const detail::LidsBySwitch& by);
   // UPDN / FTREE: no rewritten entry makes a packet that came down turn up
   // (at its switch, or at the switch it sends to), so with the fixed order
   // the channel graph stays acyclic.
@@ -169,6 +181,9 @@ class Rerouter {
   std::uint32_t max_rank_ = 0;
   std::vector<std::pair<SwitchIdx, Lid>>
       stuck_;  // reachable, but not up*/down* with the kept ranking
+  // DOR: switch at each coordinate (x + X (y + Y z)); links down per ring.
+  std::vector<SwitchIdx> at_;
+  std::unordered_map<std::uint64_t, std::vector<int>> breaks_;
   // updn_lid scratch
   std::vector<std::uint32_t> stamp_, walk_len_, dn_, lg_;
   std::vector<char> walk_down_;
@@ -246,37 +261,7 @@ void Rerouter::repick(SwitchIdx s, Lid l) {
   };
   const int ports = f_.num_ports(f_.switch_node(s));
   if (st_.unicast == "dor") {
-    // Dimension order among the ports on a shortest path: the short way
-    // (+ on a tie) of the first dimension still to travel comes first, so
-    // on an intact torus this is DOR's own port.
-    const auto& sc = st_.layout->coord[s];
-    const auto& tc = st_.layout->coord[t];
-    std::array<PortNum, 6> order{};
-    std::size_t k = 0;
-    for (int dim = 0; dim < 3; ++dim) {
-      if (sc[dim] == tc[dim]) {
-        continue;
-      }
-      const int len = st_.layout->dims[dim];
-      const int ahead = (tc[dim] - sc[dim] + len) % len;
-      const auto plus = static_cast<PortNum>(2 * dim + 1);
-      const auto minus = static_cast<PortNum>(2 * dim + 2);
-      order[k++] = 2 * ahead <= len ? plus : minus;
-      order[k++] = 2 * ahead <= len ? minus : plus;
-    }
-    for (std::size_t i = 0; i < k; ++i) {
-      if (on_path(order[i])) {
-        put(s, l, order[i]);
-        return;
-      }
-    }
-    for (int p = 1; p <= ports; ++p) {
-      if (on_path(static_cast<PortNum>(p))) {
-        put(s, l, static_cast<PortNum>(p));
-        return;
-      }
-    }
-    put(s, l, kNoRoute);
+    put(s, l, dor_port(s, t));
     return;
   }
   if (on_path(lft().get(s, l))) {
@@ -549,6 +534,155 @@ void Rerouter::check_turns() {
   d_.turns_ok = d_.turn_violation.empty();
 }
 
+std::uint64_t Rerouter::ring_key(int d, SwitchIdx s) const {
+  auto c = st_.layout->coord[s];
+  c[d] = 0;
+  const auto& dims = st_.layout->dims;
+  const std::size_t base = static_cast<std::size_t>(c[0]) +
+                           static_cast<std::size_t>(dims[0]) *
+                               (static_cast<std::size_t>(c[1]) +
+                                static_cast<std::size_t>(dims[1]) * static_cast<std::size_t>(c[2]));
+  return static_cast<std::uint64_t>(d) * f_.switch_count() + base;
+}
+
+void Rerouter::dor_breaks(const std::vector<FailedLink>& removed) {
+  const TorusLayout& lay = *st_.layout;
+  const std::size_t n = f_.switch_count();
+  at_.assign(n, kNoSwitch);
+  for (SwitchIdx s = 0; s < n; ++s) {
+    const auto& c = lay.coord[s];
+    at_[static_cast<std::size_t>(c[0]) +
+        static_cast<std::size_t>(lay.dims[0]) *
+            (static_cast<std::size_t>(c[1]) +
+             static_cast<std::size_t>(lay.dims[1]) * static_cast<std::size_t>(c[2]))] = s;
+  }
+  breaks_.clear();
+  auto add = [&](const FailedLink& fl) {
+    if (!f_.is_switch(fl.a) || !f_.is_switch(fl.b) || fl.pa < 1 || fl.pa > 6) {
+      return;
+    }
+    const SwitchIdx a = f_.switch_index(fl.a);
+    const int d = (fl.pa - 1) / 2;
+    const int len = lay.dims[d];
+    const int pos = lay.coord[a][d];
+    // Port 2d + 1 goes + (the link from pos to pos + 1), 2d + 2 goes -.
+    const int link = fl.pa % 2 == 1 ? pos : (pos - 1 + len) % len;
+    std::vector<int>& b = breaks_[ring_key(d, a)];
+    if (std::find(b.begin(), b.end(), link) == b.end()) {
+      b.push_back(link);
+    }
+  };
+  for (const FailedLink& fl : st_.failed) {
+    add(fl);
+  }
+  for (const FailedLink& fl : removed) {
+    add(fl);
+  }
+}
+
+bool Rerouter::arc_open(std::uint64_t ring, int from, int to, bool plus) const {
+  const auto it = breaks_.find(ring);
+  if (it == breaks_.end()) {
+    return true;
+  }
+  const int len = st_.layout->dims[static_cast<int>(ring / f_.switch_count())];
+  // Going + from `from` crosses links from, from + 1, ..., to - 1; going -
+  // crosses to, ..., from - 1 (all mod len).
+  const int first = plus ? from : to;
+  const int count = plus ? (to - from + len) % len : (from - to + len) % len;
+  return std::none_of(it->second.begin(), it->second.end(),
+                      [&](int link) { return (link - first + len) % len < count; });
+}
+
+PortNum Rerouter::dor_port(SwitchIdx s, SwitchIdx t) const {
+  const TorusLayout& lay = *st_.layout;
+  const auto& tc = lay.coord[t];
+  auto cur = lay.coord[s];
+  PortNum first = kNoRoute;
+  for (int d = 0; d < 3; ++d) {
+    if (cur[d] == tc[d]) {
+      continue;
+    }
+    const int len = lay.dims[d];
+    const std::size_t here =
+        static_cast<std::size_t>(cur[0]) +
+        static_cast<std::size_t>(lay.dims[0]) *
+            (static_cast<std::size_t>(cur[1]) +
+             static_cast<std::size_t>(lay.dims[1]) * static_cast<std::size_t>(cur[2]));
+    const std::uint64_t ring = ring_key(d, at_[here]);
+    const int ahead = (tc[d] - cur[d] + len) % len;
+    const bool short_plus = 2 * ahead <= len;
+    bool plus = short_plus;
+    if (!arc_open(ring, cur[d], tc[d], plus)) {
+      plus = !plus;
+      if (!arc_open(ring, cur[d], tc[d], plus)) {
+        return kNoRoute;
+      }
+    }
+    if (first == kNoRoute) {
+      first = static_cast<PortNum>(plus ? 2 * d + 1 : 2 * d + 2);
+    }
+    cur[d] = tc[d];
+  }
+  return first;
+}
+
+void Rerouter::dor_ring(int d, SwitchIdx r, const detail::LidsBySwitch& by) {
+  const TorusLayout& lay = *st_.layout;
+  const auto& rc = lay.coord[r];
+  // Sources: any coordinate up to d, r's above d; destinations: r's below
+  // d, any from d on.
+  auto range = [&](int dim, bool free) {
+    return free ? std::pair{0, lay.dims[dim]} : std::pair{rc[dim], rc[dim] + 1};
+  };
+  std::vector<SwitchIdx> src, dst;
+  for (int z = range(2, d >= 2).first; z < range(2, d >= 2).second; ++z) {
+    for (int y = range(1, d >= 1).first; y < range(1, d >= 1).second; ++y) {
+      for (int x = 0; x < lay.dims[0]; ++x) {
+        src.push_back(at_[static_cast<std::size_t>(x) +
+                          static_cast<std::size_t>(lay.dims[0]) *
+                              (static_cast<std::size_t>(y) + static_cast<std::size_t>(lay.dims[1]) *
+                                                                 static_cast<std::size_t>(z))]);
+      }
+    }
+  }
+  for (int z = 0; z < lay.dims[2]; ++z) {
+    for (int y = range(1, d <= 1).first; y < range(1, d <= 1).second; ++y) {
+      for (int x = range(0, d == 0).first; x < range(0, d == 0).second; ++x) {
+        dst.push_back(at_[static_cast<std::size_t>(x) +
+                          static_cast<std::size_t>(lay.dims[0]) *
+                              (static_cast<std::size_t>(y) + static_cast<std::size_t>(lay.dims[1]) *
+                                                                 static_cast<std::size_t>(z))]);
+      }
+    }
+  }
+  for (const SwitchIdx s : src) {
+    if (!live(s)) {
+      continue;
+    }
+    for (const SwitchIdx t : dst) {
+      if (s == t || lay.coord[s][d] == lay.coord[t][d]) {
+        continue;
+      }
+      const PortNum p = live(t) ? dor_port(s, t) : kNoRoute;
+      if (p == kNoRoute && live(t) && st_.mh->distance(s, t) != kUnreachable) {
+        if (d_.unicast_note.empty()) {
+          d_.unicast_note = "no dimension-ordered path (a ring on the way is cut in two places)";
+          d_.unicast_note += ", e.g. from \"" + f_.name(f_.switch_node(s)) + "\" to \"" +
+                             f_.name(f_.switch_node(t)) + "\"; those entries are unrouted";
+        }
+      }
+      for (std::uint32_t i = by.offset[t]; i < by.offset[t + 1]; ++i) {
+        const Lid l = by.lids[i];
+        // A LID that cannot be reached (its end node's link is down) stays
+        // unrouted.
+        put(s, l, target(l) == kNoSwitch ? kNoRoute : p);
+        ++d_.lids_examined;
+      }
+    }
+  }
+}
+
 void Rerouter::unicast(const std::vector<FailedLink>& removed,
                        const std::optional<FailedLink>& added,
                        const std::vector<MinHop::Change>& changes, SwitchIdx dead,
@@ -606,6 +740,46 @@ void Rerouter::unicast(const std::vector<FailedLink>& removed,
         put(s, l, kNoRoute);
       }
     }
+  }
+
+  if (st_.unicast == "dor") {
+    // DOR keeps its dimension order after failures: a ring with a link down
+    // is a line, travelled the long way where the short way is cut (so no
+    // walk leaves its dimension order and the dateline lanes stay acyclic);
+    // only walks that run in a ring whose links changed can change.
+    dor_breaks(removed);
+    std::vector<std::pair<int, SwitchIdx>> rings;
+    auto ring_of = [&](const FailedLink& fl) {
+      if (f_.is_switch(fl.a) && f_.is_switch(fl.b) && fl.pa >= 1 && fl.pa <= 6) {
+        const SwitchIdx a = f_.switch_index(fl.a);
+        const int d = (fl.pa - 1) / 2;
+        const std::uint64_t key = ring_key(d, a);
+        if (std::none_of(rings.begin(), rings.end(),
+                         [&](const auto& r) { return ring_key(r.first, r.second) == key; })) {
+          rings.emplace_back(d, a);
+        }
+      }
+    };
+    for (const FailedLink& fl : removed) {
+      ring_of(fl);
+    }
+    if (added) {
+      ring_of(*added);
+    }
+    for (const auto& [d, r] : rings) {
+      dor_ring(d, r, by);
+    }
+    for (Lid l : back) {
+      for (SwitchIdx s = 0; s < n; ++s) {
+        repick(s, l);
+      }
+    }
+    if (revived != kNoSwitch) {
+      for (std::size_t l = 1; l < lids; ++l) {
+        repick(revived, static_cast<Lid>(l));
+      }
+    }
+    return;
   }
 
   // Switch ends of removed switch-to-switch links: the entries sent over

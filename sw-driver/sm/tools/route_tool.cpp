@@ -779,16 +779,14 @@ int run_changes(const Options& o, const std::string& command_line) {
     if (d.credit) {
       credit["acyclic"] = d.credit->acyclic;
       if (!d.credit->acyclic) {
-        // DOR's detours around a failed ring link are not deadlock free by
-        // construction: a cycle there is reported, and fails the run only
-        // with --credit-check always.
-        const bool fails = uc != "dor" || o.credit_check == "always";
-        credit_failed = credit_failed || fails;
+        credit_failed = true;
         credit["cycle"] = d.credit->describe(f);
-        std::fprintf(stderr, "syncfab-route: %s: credit-loop check %s: %s\n", c.text.c_str(),
-                     fails ? "FAILED" : "found a cycle (DOR detours)",
+        std::fprintf(stderr, "syncfab-route: %s: credit-loop check FAILED: %s\n", c.text.c_str(),
                      d.credit->describe(f).c_str());
       }
+    }
+    if (!d.unicast_note.empty()) {
+      std::fprintf(stderr, "syncfab-route: %s: %s\n", c.text.c_str(), d.unicast_note.c_str());
     }
     if (!d.turns_ok) {
       credit_failed = true;

@@ -97,7 +97,9 @@ struct RerouteDelta {
   std::size_t lids_examined = 0;     // (switch, LID) entries recomputed
   std::size_t trees_rerouted = 0;
   bool unicast_full = false;  // UPDN/FTREE needed a new ranking: tables routed again
-  std::string unicast_note;   // why, when unicast_full
+  // Why, when unicast_full; UPDN / FTREE: a destination no up*/down* path
+  // reaches; DOR: one left without a dimension-ordered path.
+  std::string unicast_note;
   // UPDN / FTREE with the kept ranking: every rewritten entry checked for a
   // down-then-up turn it makes or meets (none anywhere = the up*/down*
   // argument: no credit loop). turns_ok is false only with a violation.
