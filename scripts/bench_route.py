@@ -12,9 +12,11 @@ never a timed unit test.
 
 The end-to-end scale rows run `syncfab-route` itself (fabric, min-hop,
 multicast, unicast tables, credit-loop check, every tree checked) and write
-docs/bench-route-scale.csv; `--scale-only` runs just those and replaces the
-"End to end at scale" section of an existing docs/bench-route.md, leaving the
-rest (the full benchmark takes over ten minutes) as it was.
+docs/bench-route-scale.csv; the failure rows run `sm_reroute_bench` (links
+failed and repaired one at a time on the paper's fat tree and torus, members
+joining and leaving). `--scale-only` runs just those two and replaces their
+sections of an existing docs/bench-route.md, leaving the rest (the full
+benchmark takes over ten minutes) as it was.
 """
 from __future__ import annotations
 
@@ -106,6 +108,10 @@ SCALE_PHASES = (("fabric", "fabric"), ("minhop", "min-hop"), ("multicast_route",
                 ("tree_check", "tree check"), ("unicast_route", "unicast"),
                 ("credit_loop_check", "credit check"), ("write_outputs", "write"))
 SCALE_HEADING = "## End to end at scale (`syncfab-route`)"
+REROUTE_HEADING = "## Failures, repairs and members joining (`sm_reroute_bench`)"
+# The paper's fabrics and how fast one link failure must be rerouted there.
+REROUTE_CASES = (("fattree:ports=40,levels=3", 50.0), ("torus:x=30,y=20,z=20,nodes=2", 200.0))
+REROUTE_FAILURES = 5
 
 # The paper's engines; anything else the registry lists is a variant that
 # the "beyond the paper" target applies to.
@@ -522,6 +528,108 @@ def scale_targets(rows: list[dict]) -> list[Target]:
                    f"checks {r['checks']}, {r['unicast']} {r['credit']}") for r in rows]
 
 
+_REROUTE_HEAD = re.compile(r"^(\S+): (\d+) switches, (\d+) groups, (\S+) \+ (\S+), "
+                           r"full routing ([\d.]+) s$")
+_REROUTE_FAIL = re.compile(r"^  fail (\S+)\s+([\d.]+) ms \(min-hop ([\d.]+), unicast ([\d.]+), "
+                           r"multicast ([\d.]+)\).*?, (\d+) rewritten, (\d+) trees rerouted, "
+                           r"(\d+) MFT entries.*?credit loops: (\w+) \(check (\d+) ms\)")
+_REROUTE_REPAIR = re.compile(r"^  repair\s+([\d.]+) ms\s+(\d+) LFT entries, (\d+) MFT entries")
+_REROUTE_MEMBER = re.compile(r"^  join (\S+) (\S+)\s+([\d.]+) ms\s+(\d+) MFT entries; leave\s+"
+                             r"([\d.]+) ms\s+(\d+) MFT entries")
+
+
+def parse_reroute(text: str, max_ms: float) -> dict:
+    """One fabric's figures from sm_reroute_bench --credit-check."""
+    row: dict = {"max_ms": max_ms, "fail_ms": [], "rewritten": [], "trees": [], "mft": [],
+                 "credit": [], "check_ms": [], "repair_ms": [], "join_ms": [], "leave_ms": []}
+    for line in text.splitlines():
+        if m := _REROUTE_HEAD.match(line):
+            row.update(spec=m[1], switches=int(m[2]), groups=int(m[3]), unicast=m[4],
+                       mc=m[5], full_s=float(m[6]))
+        elif m := _REROUTE_FAIL.match(line):
+            row["fail_ms"].append(float(m[2]))
+            row["rewritten"].append(int(m[6]))
+            row["trees"].append(int(m[7]))
+            row["mft"].append(int(m[8]))
+            row["credit"].append(m[9])
+            row["check_ms"].append(int(m[10]))
+        elif m := _REROUTE_REPAIR.match(line):
+            row["repair_ms"].append(float(m[1]))
+        elif m := _REROUTE_MEMBER.match(line):
+            row["join_ms"].append(float(m[3]))
+            row["leave_ms"].append(float(m[5]))
+    if "spec" not in row or not row["fail_ms"]:
+        raise ValueError("sm_reroute_bench printed no fabric or no failure line")
+    return row
+
+
+def reroute_verdict(r: dict) -> str:
+    ok = max(r["fail_ms"]) < r["max_ms"] and all(c == "none" for c in r["credit"])
+    return "PASS" if ok else "MISS"
+
+
+def run_reroute(bench_bin: str, log) -> tuple[list[dict], list[str]]:
+    rows, failures = [], []
+    for spec, max_ms in REROUTE_CASES:
+        r = run_tool([bench_bin, "--fabric", spec, "--failures", str(REROUTE_FAILURES),
+                      "--credit-check"])
+        if r.returncode != 0:
+            failures.append(f"sm_reroute_bench {spec}: exit {r.returncode}: "
+                            f"{r.stderr.strip().splitlines()[-1:]}")
+            log(f"reroute {spec}: FAILED")
+            continue
+        try:
+            row = parse_reroute(r.stdout, max_ms)
+        except ValueError as e:
+            failures.append(f"sm_reroute_bench {spec}: {e}")
+            continue
+        rows.append(row)
+        log(f"reroute {spec}: link failures {min(row['fail_ms']):.1f}-{max(row['fail_ms']):.1f} "
+            f"ms, {reroute_verdict(row)}")
+    return rows, failures
+
+
+def _span(v: list, digits: int = 0) -> str:
+    lo, hi = min(v), max(v)
+    return f"{lo:.{digits}f}" if lo == hi else f"{lo:.{digits}f}-{hi:.{digits}f}"
+
+
+def reroute_section(rows: list[dict], machine: str, failures: list[str]) -> list[str]:
+    md = [REROUTE_HEADING, "",
+          f"`sm_reroute_bench --fabric SPEC --failures {REROUTE_FAILURES} --credit-check`: the "
+          "fabric routed in full (260 groups of `grid2d:160x100`, FULB-MC, the fabric's default "
+          "unicast engine), then seeded random switch-to-switch links failed one at a time, each "
+          "repaired before the next; the reroute time is min-hop + unicast + multicast (what a "
+          "subnet manager waits for before it writes the delta), the whole credit-loop check of "
+          "the new tables timed apart; then members join and leave random groups, each change "
+          "routing that group's tree alone (sw-driver/sm/README.md, \"Failures and repairs\"). "
+          "Only this section and the scale rows: `scripts/bench_route.sh build --scale-only`.",
+          "", machine, ""]
+    md += _table(["fabric", "unicast", "failures", "link failure ms", "LFT entries rewritten",
+                  "trees rerouted", "MFT entries", "repair ms", "credit loops after each",
+                  "whole check s", "join ms", "leave ms", "target", "verdict"],
+                 [[r["spec"], r["unicast"], len(r["fail_ms"]), _span(r["fail_ms"], 1),
+                   _span(r["rewritten"]), _span(r["trees"]), _span(r["mft"]),
+                   _span(r["repair_ms"], 1), ", ".join(sorted(set(r["credit"]))),
+                   _span([c / 1000 for c in r["check_ms"]], 2),
+                   _span(r["join_ms"], 2) if r["join_ms"] else "-",
+                   _span(r["leave_ms"], 2) if r["leave_ms"] else "-",
+                   f"< {r['max_ms']:.0f} ms, no credit loop", f"**{reroute_verdict(r)}**"]
+                  for r in rows])
+    if failures:
+        md += ["", "Failed: " + "; ".join(failures)]
+    return md
+
+
+def reroute_targets(rows: list[dict]) -> list[Target]:
+    return [Target(f"one link failure rerouted on {r['spec']} ({r['unicast']}) in < "
+                   f"{r['max_ms']:.0f} ms, no credit loop after it",
+                   reroute_verdict(r) == "PASS",
+                   f"{_span(r['fail_ms'], 1)} ms over {len(r['fail_ms'])} failures; credit loops "
+                   f"{', '.join(sorted(set(r['credit'])))} (whole check "
+                   f"{_span([c / 1000 for c in r['check_ms']], 2)} s)") for r in rows]
+
+
 SCALE_CSV_FIELDS = ("spec", "pattern", "nodes", "switches", "groups", "unicast", "credit",
                     "checks") + tuple(k + "_s" for k, _ in SCALE_PHASES) + (
                         "total_s", "wall_s", "cpu_s", "peak_mb")
@@ -587,7 +695,8 @@ def _pivot(rows: list[dict], engines: list[str], cell, extra=None) -> list[str]:
 def write_markdown(path: Path, machine: str, mh_rows: list[dict], mc_rows: list[dict],
                    uc_rows: list[dict], targets: list[Target], wall_s: float,
                    floor_mb: float, root_rows: list[dict] | None = None,
-                   scale_rows: list[dict] | None = None) -> None:
+                   scale_rows: list[dict] | None = None,
+                   reroute_rows: list[dict] | None = None) -> None:
     engines = engines_in_order(mc_rows)
     largest = max(mc_rows, key=lambda r: r["peak_mb"]) if mc_rows else None
     md = ["# Routing benchmark (generated by `make bench-route`)", "",
@@ -657,6 +766,8 @@ def write_markdown(path: Path, machine: str, mh_rows: list[dict], mc_rows: list[
                    f"{r['cdg_s']:.2f}", f"{r['peak_mb']:.0f}"] for r in uc_rows])
     if scale_rows:
         md += [""] + scale_section(scale_rows, "Measured with the whole benchmark.", [])
+    if reroute_rows:
+        md += [""] + reroute_section(reroute_rows, "Measured with the whole benchmark.", [])
     path.write_text("\n".join(md) + "\n")
 
 
@@ -719,15 +830,20 @@ def scale_only(route_bin: str, out_dir: Path) -> int:
 
     machine = machine_line(ROOT)
     rows, failures = run_scale(route_bin, SCALE, log)
+    reroute_bin = str(Path(route_bin).parent / "sm_reroute_bench")
+    rr_rows, rr_failures = run_reroute(reroute_bin, log)
     out_dir.mkdir(parents=True, exist_ok=True)
     write_csv(out_dir / "bench-route-scale.csv", SCALE_CSV_FIELDS, rows)
     md = out_dir / "bench-route.md"
     old = md.read_text() if md.exists() else ""
-    md.write_text(replace_section(old, SCALE_HEADING,
-                                  scale_section(rows, machine + f" Load average at the end "
-                                                f"{os.getloadavg()[0]:.2f}.", failures)))
-    log(f"wrote the scale section of {md} and {out_dir}/bench-route-scale.csv")
-    return 1 if failures or any(scale_verdict(r) != "PASS" for r in rows) else 0
+    end = f" Load average at the end {os.getloadavg()[0]:.2f}."
+    text = replace_section(old, SCALE_HEADING, scale_section(rows, machine + end, failures))
+    text = replace_section(text, REROUTE_HEADING,
+                           reroute_section(rr_rows, machine + end, rr_failures))
+    md.write_text(text)
+    log(f"wrote the scale and failure sections of {md} and {out_dir}/bench-route-scale.csv")
+    return 1 if (failures or rr_failures or any(scale_verdict(r) != "PASS" for r in rows)
+                 or any(reroute_verdict(r) != "PASS" for r in rr_rows)) else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -742,8 +858,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-plot", action="store_true")
     ap.add_argument("--no-scale", action="store_true", help="skip the end-to-end scale rows")
     ap.add_argument("--scale-only", action="store_true",
-                    help="run only the end-to-end scale rows and replace their section of "
-                         "an existing bench-route.md")
+                    help="run only the end-to-end scale rows and the failure rows and replace "
+                         "their sections of an existing bench-route.md")
     args = ap.parse_args(argv)
     route_bin = str(Path(args.build) / "sw-driver" / "sm" / "syncfab-route")
     if args.scale_only:
@@ -786,6 +902,7 @@ def main(argv: list[str] | None = None) -> int:
     root_rows: list[dict] = []
     uc_rows: list[dict] = []
     scale_rows: list[dict] = []
+    reroute_rows: list[dict] = []
     root_bench = "--root-bench" in run_tool([exe["sm_mc_bench"], "--help"]).stdout
     csv_path = out_dir / "bench-route.csv"
 
@@ -794,7 +911,8 @@ def main(argv: list[str] | None = None) -> int:
         run still leaves complete fabrics behind)."""
         wall = time.monotonic() - t_start
         targets = checker_targets(mc_rows, uc_rows, failures, root_rows) + \
-            compute_targets(mc_rows) + scale_targets(scale_rows)
+            compute_targets(mc_rows) + scale_targets(scale_rows) + \
+            reroute_targets(reroute_rows)
         write_csv(csv_path, CSV_FIELDS, mc_rows)
         write_csv(out_dir / "bench-route-unicast.csv", UC_CSV_FIELDS, uc_rows)
         partial = len(done) < len(fabrics)
@@ -802,7 +920,7 @@ def main(argv: list[str] | None = None) -> int:
                        machine + (f" **Partial run: {', '.join(done)} only.**" if partial
                                   else ""),
                        mh_rows, mc_rows, uc_rows, targets, wall, floor_mb, root_rows,
-                       scale_rows)
+                       scale_rows, reroute_rows)
         if not args.no_plot and mc_rows:
             plot = subprocess.run(["/usr/bin/python3",
                                    str(ROOT / "scripts" / "plot_bench_route.py"),
@@ -875,6 +993,10 @@ def main(argv: list[str] | None = None) -> int:
         scale_rows[:], scale_failures = run_scale(route_bin, SCALE, log)
         failures += scale_failures
         write_csv(out_dir / "bench-route-scale.csv", SCALE_CSV_FIELDS, scale_rows)
+        reroute_bin = str(tools / "sm_reroute_bench")
+        if os.access(reroute_bin, os.X_OK):
+            reroute_rows[:], rr_failures = run_reroute(reroute_bin, log)
+            failures += rr_failures
         targets = report(done)
     for t in targets:
         log(f"{t.verdict}  {t.name}: {t.detail}")

@@ -297,3 +297,34 @@ def test_scale_section_replaced_in_place_or_appended():
     assert appended == "# T\n\n## A\n\na\n\n" + br.SCALE_HEADING + "\n\nrows\n"
     last = br.replace_section(appended, br.SCALE_HEADING, [br.SCALE_HEADING, "", "again"])
     assert last == "# T\n\n## A\n\na\n\n" + br.SCALE_HEADING + "\n\nagain\n"
+
+
+REROUTE_OUT = """\
+torus:x=30,y=20,z=20,nodes=2: 12000 switches, 260 groups, dor + FULB-MC, full routing 1.61 s
+  fail sw-24-12-5:2        17.9 ms (min-hop 8.9, unicast 7.0, multicast 1.0)  210 distances, 39126 LFT entries examined, 34842 rewritten, 2 trees rerouted, 89 MFT entries  credit loops: none (check 3527 ms)
+  repair                18.5 ms  34842 LFT entries, 6 MFT entries
+  fail sw-8-14-7:2        250.0 ms (min-hop 8.7, unicast 5.3, multicast 0.9)  210 distances, 39126 LFT entries examined, 270000 rewritten, 0 trees rerouted, 0 MFT entries  credit loops: none (check 3242 ms)
+  repair                18.4 ms  34842 LFT entries, 0 MFT entries
+  join 0xC024 node-11-19-7-1    0.12 ms  9 MFT entries; leave    0.06 ms  6 MFT entries
+"""
+
+
+def test_reroute_rows_and_verdict():
+    r = br.parse_reroute(REROUTE_OUT, 200.0)
+    assert (r["spec"], r["switches"], r["groups"], r["unicast"]) == \
+        ("torus:x=30,y=20,z=20,nodes=2", 12000, 260, "dor")
+    assert r["fail_ms"] == [17.9, 250.0]
+    assert r["rewritten"] == [34842, 270000]
+    assert r["check_ms"] == [3527, 3242]
+    assert r["repair_ms"] == [18.5, 18.4]
+    assert (r["join_ms"], r["leave_ms"]) == ([0.12], [0.06])
+    # One failure over the target is a miss; so is a credit loop.
+    assert br.reroute_verdict(r) == "MISS"
+    r["fail_ms"][1] = 150.0
+    assert br.reroute_verdict(r) == "PASS"
+    r["credit"][0] = "CYCLE"
+    assert br.reroute_verdict(r) == "MISS"
+    t = br.reroute_targets([r])[0]
+    assert not t.passed and "CYCLE" in t.detail
+    with pytest.raises(ValueError):
+        br.parse_reroute("nothing here\n", 200.0)
