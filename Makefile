@@ -13,6 +13,7 @@ help:
 	@echo "make run        the system flow: 32 verilated NICs through verilated switches, routed, programmed, compared with the golden fabric"
 	@echo "make test       build and run the test suite (what CI runs)"
 	@echo "make regress    all tests, every seed, slow ones included"
+	@echo "make regress SLURM=1 [SLURM_ARGS=...]   the same as Slurm job arrays (scripts/slurm/regress.py --help)"
 	@echo "make lint       source style (verible, clang-format), verilator --lint-only -Wall on all RTL, clang-tidy on C++"
 	@echo "make waves TEST=<name> SEED=<n>   re-run one test with FST tracing"
 	@echo "make bench      benchmarks (simulation speed, DAMQ traffic, barrier latency, routing)"
@@ -52,9 +53,16 @@ test: build
 	@mkdir -p $(BUILD)/test-results
 	@$(CTEST) -LE slow --output-junit test-results/ctest.xml
 
+# SLURM=1: the same tests as Slurm job arrays, one per test, seed chunks as
+# array tasks (scripts/slurm/regress.py; SLURM_ARGS e.g. "--partition p
+# --chunk 50 --seeds 1-1000"), merged into $(BUILD)/regress-slurm/regress.xml.
 regress: build
+ifdef SLURM
+	@$(PY) scripts/slurm/regress.py --build $(BUILD) $(SLURM_ARGS)
+else
 	@mkdir -p $(BUILD)/test-results
 	@SYNCFAB_REGRESS=1 $(CTEST) --output-junit test-results/regress.xml
+endif
 
 lint: configure
 	@scripts/lint.sh $(BUILD)
