@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -179,12 +180,12 @@ TEST(EfiBound, FamiliesFoundFromTheStructure) {
   }
 }
 
-// Fewest groups sharing a link over every choice of one tree per group,
-// where a tree is any edge set that is a tree, holds the member switches and
-// ends only in members (extra branches only add load). Exhaustive: tiny
-// fabrics only.
-std::uint32_t exact_min_max_efi(const std::vector<Link>& links, std::size_t switches,
-                                const std::vector<std::vector<SwitchIdx>>& members) {
+// Every tree each group can have, as link masks: any link set that is a
+// tree, holds the member switches and ends only in members (extra branches
+// only add load). Exhaustive: tiny fabrics only.
+std::vector<std::vector<std::uint32_t>> tree_options(
+    const std::vector<Link>& links, std::size_t switches,
+    const std::vector<std::vector<SwitchIdx>>& members) {
   const std::size_t e = links.size();
   std::vector<std::vector<std::uint32_t>> options;
   for (const auto& m : members) {
@@ -240,6 +241,12 @@ std::uint32_t exact_min_max_efi(const std::vector<Link>& links, std::size_t swit
     }
     options.push_back(trees);
   }
+  return options;
+}
+
+// Fewest groups sharing a link over every choice of one tree per group.
+std::uint32_t exact_min_max_efi(const std::vector<std::vector<std::uint32_t>>& options,
+                                std::size_t e) {
   std::vector<std::uint32_t> load(e, 0);
   std::uint32_t best = UINT32_MAX;
   std::function<void(std::size_t, std::uint32_t)> go = [&](std::size_t g, std::uint32_t cur) {
@@ -285,9 +292,12 @@ std::vector<Group> random_groups(const Fabric& f, std::mt19937_64& rng, std::siz
 // claims more than any set can prove is miscounted), and at most the exact
 // optimum over all tree choices.
 TEST(EfiBound, TinyFabricsAgainstEverySetAndTheExactOptimum) {
-  const char* const specs[] = {"fattree:ports=4,levels=2", "torus:x=3,y=2,z=1,nodes=1",
-                               "dragonfly:a=2,p=1,h=1", "dragonfly:a=3,p=1,h=1",
-                               "pruned:pods=2,leaves=2,nodes=1,l2=2,tops=1,paths=1"};
+  const char* const specs[] = {"fattree:ports=4,levels=2",
+                               "torus:x=3,y=2,z=1,nodes=1",
+                               "dragonfly:a=2,p=1,h=1",
+                               "dragonfly:a=3,p=1,h=1",
+                               "pruned:pods=2,leaves=2,nodes=1,l2=2,tops=1,paths=1",
+                               "torus:x=8,y=1,z=1,nodes=1"};
   for (const std::uint64_t seed : test::seeds({1, 2, 3, 4, 5})) {
     std::mt19937_64 rng(seed);
     for (const char* spec : specs) {
@@ -297,8 +307,11 @@ TEST(EfiBound, TinyFabricsAgainstEverySetAndTheExactOptimum) {
       const std::vector<Group> gs = random_groups(f, rng, 2 + rng() % 4, 4);
       const auto members = member_sets(f, gs);
       const EfiBound b = efi_lower_bound(f, gs);
+      const MinHop mh(f);
+      const EfiBound with_distances = efi_lower_bound(f, gs, &mh);
       const std::string where = std::string(spec) + ", seed " + std::to_string(seed) +
                                 "\n  replay: " + test::replay_command(seed);
+      EXPECT_GE(with_distances.switch_links, b.switch_links) << where;
       for (const EfiCut& c : b.families) {
         std::vector<char> in(f.switch_count(), 0);
         for (SwitchIdx s : c.switches) {
@@ -321,11 +334,29 @@ TEST(EfiBound, TinyFabricsAgainstEverySetAndTheExactOptimum) {
       }
       EXPECT_LE(b.switch_links, any_set) << where;
       if (links.size() <= 12) {
-        const std::uint32_t exact = exact_min_max_efi(links, f.switch_count(), members);
-        EXPECT_LE(b.switch_links, exact) << where;
-        std::printf("%s seed %llu: %zu groups, bound %u, best over all sets %u, exact %u\n", spec,
-                    static_cast<unsigned long long>(seed), gs.size(), b.switch_links, any_set,
-                    exact);
+        const auto options = tree_options(links, f.switch_count(), members);
+        const std::uint32_t exact = exact_min_max_efi(options, links.size());
+        EXPECT_LE(with_distances.switch_links, exact) << where;
+        // The tree sizes the distances promise: at most the smallest trees.
+        std::size_t smallest = 0;
+        for (const auto& trees : options) {
+          std::size_t fewest = SIZE_MAX;
+          for (std::uint32_t mask : trees) {
+            fewest = std::min<std::size_t>(fewest, static_cast<std::size_t>(std::popcount(mask)));
+          }
+          smallest += fewest;
+        }
+        for (const EfiCut& c : with_distances.families) {
+          if (c.family == "tree sizes") {
+            EXPECT_LE(c.demand, smallest) << where;
+            EXPECT_EQ(c.inner, links.size()) << where;
+          }
+        }
+        std::printf(
+            "%s seed %llu: %zu groups, bound %u (with distances %u), best over all sets %u, "
+            "exact %u\n",
+            spec, static_cast<unsigned long long>(seed), gs.size(), b.switch_links,
+            with_distances.switch_links, any_set, exact);
       }
     }
   }
@@ -349,7 +380,7 @@ TEST(EfiBound, RandomGroupsNoEngineBelowTheBound) {
       const MinHop mh(f);
       const bool dragonfly = std::string(spec).starts_with("dragonfly");
       const std::vector<Group> gs = random_groups(f, rng, 20 + rng() % 60, 2 + rng() % 24);
-      const EfiBound b = efi_lower_bound(f, gs);
+      const EfiBound b = efi_lower_bound(f, gs, &mh);
       const std::string where = std::string(spec) + ", " + std::to_string(gs.size()) +
                                 " groups, bound " + std::to_string(b.switch_links) + " (" +
                                 b.best.family + ": " + b.best.what +

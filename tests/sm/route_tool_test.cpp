@@ -362,7 +362,7 @@ void check_case(RouteToolTest& t, const RunResult& r, const fs::path& out, const
   }
   EXPECT_EQ(hist.size() - 1, ls.max_all_links);
   // The lower bound is the library's, and the trees are not below it.
-  const EfiBound bound = efi_lower_bound(gen, groups.groups);
+  const EfiBound bound = efi_lower_bound(gen, groups.groups, &mh);
   const json& lb = s["multicast"]["efi_lower_bound"];
   EXPECT_EQ(lb["switch_links"].get<std::uint32_t>(), bound.switch_links);
   EXPECT_EQ(lb["all_links"].get<std::uint32_t>(), bound.all_links);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "syncfab/sm/minhop.hpp"
 #include "syncfab/sm/multicast.hpp"
 
 namespace syncfab::sm {
@@ -366,9 +367,51 @@ void torus_slabs(const Fabric& f, const SwitchGraph& g, const SpreadGroups& spre
   }
 }
 
+// Fewest links a tree spanning the member switches `ms` can have: m - 1; half
+// the sum of each member's distance to its nearest other member (disjoint
+// balls of those radii around the members each hold that much tree); half
+// the minimum spanning tree over the members' distances (walking around the
+// tree visits every member). O(m^2) distance lookups, one row per member.
+std::size_t tree_links_at_least(const MinHop& mh, std::span<const SwitchIdx> ms,
+                                std::vector<std::uint32_t>& key, std::vector<std::uint32_t>& near,
+                                std::vector<char>& done) {
+  const std::size_t m = ms.size();
+  key.assign(m, kNone);
+  near.assign(m, kNone);
+  done.assign(m, 0);
+  std::size_t mst = 0;
+  key[0] = 0;
+  for (std::size_t step = 0; step < m; ++step) {
+    std::size_t u = m;
+    for (std::size_t i = 0; i < m; ++i) {
+      if (done[i] == 0 && (u == m || key[i] < key[u])) {
+        u = i;
+      }
+    }
+    done[u] = 1;
+    mst += key[u];
+    const std::span<const std::uint8_t> row = mh.row(ms[u]);
+    for (std::size_t i = 0; i < m; ++i) {
+      if (i == u) {
+        continue;
+      }
+      const std::uint32_t d = row[ms[i]];
+      near[u] = std::min(near[u], d);
+      if (done[i] == 0) {
+        key[i] = std::min(key[i], d);
+      }
+    }
+  }
+  std::size_t nearest = 0;
+  for (std::uint32_t d : near) {
+    nearest += d;
+  }
+  return std::max({m - 1, (nearest + 1) / 2, (mst + 1) / 2});
+}
+
 }  // namespace
 
-EfiBound efi_lower_bound(const Fabric& f, std::span<const Group> groups) {
+EfiBound efi_lower_bound(const Fabric& f, std::span<const Group> groups, const MinHop* mh) {
   EfiBound out;
   const SwitchGraph g(f);
   const SpreadGroups spread(f, groups);
@@ -383,6 +426,28 @@ EfiBound efi_lower_bound(const Fabric& f, std::span<const Group> groups) {
   search.partition("switch", comp, static_cast<std::uint32_t>(ns), "switch");
   std::fill(comp.begin(), comp.end(), 0);
   search.partition("whole fabric", comp, 1, "all");
+
+  // Tree sizes from distances: the whole fabric again, each group's demand
+  // raised from m - 1 to what its members' distances force.
+  if (mh != nullptr && spread.count() > 0) {
+    std::size_t demand = 0;
+    std::vector<std::uint32_t> key;
+    std::vector<std::uint32_t> near;
+    std::vector<char> done;
+    for (std::uint32_t gi = 0; gi < spread.count(); ++gi) {
+      demand += tree_links_at_least(*mh, spread.members(gi), key, near, done);
+    }
+    EfiCut c = rate(0, 0, demand, g.to.size() / 2);
+    c.family = "tree sizes";
+    c.what = "all " + std::to_string(ns) + " switches, trees at least as long as their " +
+             "members' distances force";
+    c.switches.resize(ns);
+    for (SwitchIdx s = 0; s < ns; ++s) {
+      c.switches[s] = s;
+    }
+    ++out.cuts;
+    search.keep(std::move(c));
+  }
 
   // Subtrees: components of the switches below each level.
   std::vector<int> level(ns, -1);

@@ -161,7 +161,7 @@ int run(int argc, char** argv) {
     const GroupSet gs = make_groups(f, p);
     const bool dragonfly = c.fabric.rfind("dragonfly", 0) == 0;
     const auto tb = std::chrono::steady_clock::now();
-    const EfiBound bound = root_bench ? EfiBound{} : efi_lower_bound(f, gs.groups);
+    const EfiBound bound = root_bench ? EfiBound{} : efi_lower_bound(f, gs.groups, &mh);
     const double bound_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - tb).count();
     const std::string bound_cut =

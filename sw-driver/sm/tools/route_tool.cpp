@@ -527,7 +527,7 @@ int run(const Options& o, const std::string& command_line) {
   const bool ok = tree_failures == 0 && !credit_failed;
   const EfiSummary efi = summarize_efi(fabric, load);
   t0 = Clock::now();
-  const EfiBound bound = efi_lower_bound(fabric, groups.groups);
+  const EfiBound bound = efi_lower_bound(fabric, groups.groups, &mh);
   const double bound_s = since(t0);
   const HeightSummary heights = summarize_heights(trees);
   std::size_t member_total = 0;

@@ -10,6 +10,7 @@
 
 #include "syncfab/sm/fabric.hpp"
 #include "syncfab/sm/groups.hpp"
+#include "syncfab/sm/minhop.hpp"
 
 namespace syncfab::sm {
 
@@ -67,6 +68,12 @@ struct EfiBound {
 // The bound is the best such value over these families of S, all found from the fabric's
 // structure (so they work on net files too):
 //   - every single switch, and all switches together;
+//   - "tree sizes" (with min-hop distances): all switches again, each group's
+//     tree at least max(m - 1, half the sum of every member switch's distance
+//     to its nearest other one, half the minimum spanning tree of the member
+//     switches' distances) links: balls of half those nearest distances
+//     around the members are disjoint and the tree runs that far inside
+//     each; a walk around the tree visits every member in twice its length;
 //   - "subtree": with level(s) = hops from s to the nearest switch with an end
 //     node, the connected components of the switches below level t, for every
 //     t up to the highest level (on a fat tree: the subtrees under each level,
@@ -95,6 +102,8 @@ struct EfiBound {
 // Cost: O(members + switch links) per family, plus O(n^2 / 2) per group with
 // member switches on more than one coordinate for each torus dimension of n
 // switches.
-EfiBound efi_lower_bound(const Fabric& fabric, std::span<const Group> groups);
+// mh (optional): with the min-hop distances, also the "tree sizes" family.
+EfiBound efi_lower_bound(const Fabric& fabric, std::span<const Group> groups,
+                         const MinHop* mh = nullptr);
 
 }  // namespace syncfab::sm
