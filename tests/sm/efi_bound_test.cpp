@@ -362,6 +362,50 @@ TEST(EfiBound, TinyFabricsAgainstEverySetAndTheExactOptimum) {
   }
 }
 
+// Switch-to-switch links the trees hold, summed over the trees (an entry at
+// each end).
+std::size_t switch_links_used(const Fabric& f, const std::vector<McTree>& trees) {
+  std::size_t ends = 0;
+  for (const McTree& t : trees) {
+    for (const MftEntry& e : t.entries) {
+      ends += f.is_switch(f.peer(f.switch_node(e.sw), e.port).node) ? 1 : 0;
+    }
+  }
+  return ends / 2;
+}
+
+// The tree links the "tree sizes" family says the groups need at least.
+std::size_t tree_size_demand(const EfiBound& b) {
+  for (const EfiCut& c : b.families) {
+    if (c.family == "tree sizes") {
+      return c.demand;
+    }
+  }
+  return 0;
+}
+
+// Groups of more member switches than the tree sizes look at in full: the
+// sampled distances still promise no more links than real trees have.
+TEST(EfiBound, LargeGroupsTreeSizesBelowRealTrees) {
+  const Fabric f = make_fabric("torus:x=12,y=10,z=10,nodes=1");
+  const MinHop mh(f);
+  std::vector<Group> gs;
+  gs.push_back(group_of(0, {f.hcas().begin(), f.hcas().end()}));
+  std::vector<NodeId> odd;
+  for (std::size_t i = 1; i < f.hca_count(); i += 2) {
+    odd.push_back(f.hcas()[i]);
+  }
+  gs.push_back(group_of(1, odd));
+  const EfiBound b = efi_lower_bound(f, gs, &mh);
+  EXPECT_GE(tree_size_demand(b), f.switch_count() - 1 + odd.size() - 1);
+  for (const char* engine : {"FULB-MC", "MINIHOP-MC-new"}) {
+    McLoad load(f);
+    const std::vector<McTree> trees = find_mc_engine(engine).route_all(mh, gs, load);
+    EXPECT_GE(switch_links_used(f, trees), tree_size_demand(b)) << engine;
+    EXPECT_GE(load.stats().max_switch_links, b.switch_links) << engine;
+  }
+}
+
 // Every engine's max EFI on random group sets is at least the bound (a cut
 // that counts a group it cannot force, or misses a boundary link, fails
 // here), switch links and all links alike.
@@ -391,10 +435,11 @@ TEST(EfiBound, RandomGroupsNoEngineBelowTheBound) {
           continue;
         }
         McLoad load(f);
-        (void)e.route_all(mh, gs, load);
+        const std::vector<McTree> trees = e.route_all(mh, gs, load);
         const McLoad::Stats s = load.stats();
         EXPECT_GE(s.max_switch_links, b.switch_links) << e.name << " on " << where;
         EXPECT_GE(s.max_all_links, b.all_links) << e.name << " on " << where;
+        EXPECT_GE(switch_links_used(f, trees), tree_size_demand(b)) << e.name << " on " << where;
       }
     }
   }

@@ -367,46 +367,60 @@ void torus_slabs(const Fabric& f, const SwitchGraph& g, const SpreadGroups& spre
   }
 }
 
-// Fewest links a tree spanning the member switches `ms` can have: m - 1; half
+// Fewest links a tree spanning the member switches `all` can have: m - 1; half
 // the sum of each member's distance to its nearest other member (disjoint
 // balls of those radii around the members each hold that much tree); half
 // the minimum spanning tree over the members' distances (walking around the
-// tree visits every member). O(m^2) distance lookups, one row per member.
-std::size_t tree_links_at_least(const MinHop& mh, std::span<const SwitchIdx> ms,
-                                std::vector<std::uint32_t>& key, std::vector<std::uint32_t>& near,
-                                std::vector<char>& done) {
+// tree visits every member in twice its length). The last two on at most
+// kTreeSample members, evenly spread over the list: a tree spanning all
+// members spans those too, and it keeps the cost at O(min(m, 1024)^2)
+// distance lookups, one row per member.
+constexpr std::size_t kTreeSample = 1024;
+
+std::size_t tree_links_at_least(const MinHop& mh, std::span<const SwitchIdx> all,
+                                std::vector<SwitchIdx>& sample, std::vector<std::uint32_t>& key,
+                                std::vector<std::uint32_t>& near, std::vector<char>& done) {
+  std::span<const SwitchIdx> ms = all;
+  if (all.size() > kTreeSample) {
+    sample.clear();
+    for (std::size_t i = 0; i < kTreeSample; ++i) {
+      sample.push_back(all[i * all.size() / kTreeSample]);
+    }
+    ms = sample;
+  }
   const std::size_t m = ms.size();
   key.assign(m, kNone);
   near.assign(m, kNone);
   done.assign(m, 0);
   std::size_t mst = 0;
   key[0] = 0;
+  std::size_t u = 0;  // Prim's next member: the closest not yet in the tree
   for (std::size_t step = 0; step < m; ++step) {
-    std::size_t u = m;
-    for (std::size_t i = 0; i < m; ++i) {
-      if (done[i] == 0 && (u == m || key[i] < key[u])) {
-        u = i;
-      }
-    }
     done[u] = 1;
     mst += key[u];
     const std::span<const std::uint8_t> row = mh.row(ms[u]);
+    std::size_t next = m;
     for (std::size_t i = 0; i < m; ++i) {
       if (i == u) {
         continue;
       }
       const std::uint32_t d = row[ms[i]];
+      if (d == kUnreachable) {
+        return 0;  // no tree joins them: nothing to count
+      }
       near[u] = std::min(near[u], d);
       if (done[i] == 0) {
         key[i] = std::min(key[i], d);
+        next = next == m || key[i] < key[next] ? i : next;
       }
     }
+    u = next;
   }
   std::size_t nearest = 0;
   for (std::uint32_t d : near) {
     nearest += d;
   }
-  return std::max({m - 1, (nearest + 1) / 2, (mst + 1) / 2});
+  return std::max({all.size() - 1, (nearest + 1) / 2, (mst + 1) / 2});
 }
 
 }  // namespace
@@ -431,11 +445,12 @@ EfiBound efi_lower_bound(const Fabric& f, std::span<const Group> groups, const M
   // raised from m - 1 to what its members' distances force.
   if (mh != nullptr && spread.count() > 0) {
     std::size_t demand = 0;
+    std::vector<SwitchIdx> sample;
     std::vector<std::uint32_t> key;
     std::vector<std::uint32_t> near;
     std::vector<char> done;
     for (std::uint32_t gi = 0; gi < spread.count(); ++gi) {
-      demand += tree_links_at_least(*mh, spread.members(gi), key, near, done);
+      demand += tree_links_at_least(*mh, spread.members(gi), sample, key, near, done);
     }
     EfiCut c = rate(0, 0, demand, g.to.size() / 2);
     c.family = "tree sizes";

@@ -49,7 +49,8 @@ struct EfiBound {
 // and switch-to-switch links spanning its member switches (the switches its
 // end nodes hang off, Fabric::attach_switch), and every tree link carries the
 // group in both directions (an MFT entry at both ends: McLoad counts the
-// group on both directed links).
+// group on both directed links). The fabric is taken as connected
+// (Fabric::ensure_connected): with no tree possible there is nothing to bound.
 //
 // The argument. For a set S of switches, a group with a member switch in S
 // and one outside has a connected tree joining the two, so the tree holds at
@@ -99,9 +100,11 @@ struct EfiBound {
 // only be higher); and that the engines are held
 // to shortest-path trees of minimal height, which the bound does not assume
 // (it holds for any trees, so it can be below the best minimal-height set).
-// Cost: O(members + switch links) per family, plus O(n^2 / 2) per group with
-// member switches on more than one coordinate for each torus dimension of n
-// switches.
+// Cost: O(members + switch links) per family, plus O(n^2 / 2) per group
+// spanning more than one switch for each torus dimension of n switches, plus
+// O(min(m, 1024)^2) distance lookups per group of m member switches for the
+// tree sizes (past 1,024, an evenly spread 1,024 of them: a tree spanning all
+// spans those).
 // mh (optional): with the min-hop distances, also the "tree sizes" family.
 EfiBound efi_lower_bound(const Fabric& fabric, std::span<const Group> groups,
                          const MinHop* mh = nullptr);
