@@ -714,8 +714,10 @@ def write_markdown(path: Path, machine: str, mh_rows: list[dict], mc_rows: list[
     md += ["", "### Max EFI / lower bound", "",
            "`lower bound`: no set of trees, one connected tree per group over its members' "
            "switches, can have a lower max EFI (`sm::efi_lower_bound`: cut and volume "
-           "arguments over single switches, the whole fabric, subtrees, dragonfly groups and "
-           "torus slabs; sw-driver/sm/README.md, \"EFI lower bound\"); `cut` = the set that "
+           "arguments over single switches, the whole fabric, subtrees, dragonfly groups, "
+           "torus slabs, the tree sizes the distances force and the fabric with subtrees or "
+           "dragonfly groups contracted; sw-driver/sm/README.md, \"EFI lower bound\"); "
+           "`cut` = the set that "
            "proves it. Each engine's max EFI divided by it: 1.00 = provably optimal; above, "
            "the gap is the engine's or the bound's (the bound ignores much, e.g. that a tree "
            "spanning many pods needs many uplinks).", ""]

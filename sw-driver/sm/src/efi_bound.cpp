@@ -91,9 +91,10 @@ class Search {
       : f_(f), g_(g), spread_(spread), out_(out) {}
 
   // Every part of a partial partition (comp[s] = part, kNone = in no part) as
-  // a cut; keeps the family's best.
+  // a cut; keeps the family's best. contract: also the whole fabric with
+  // every part contracted to one node ("contracted <family>").
   void partition(const std::string& family, const std::vector<std::uint32_t>& comp,
-                 std::uint32_t parts, const std::string& unit) {
+                 std::uint32_t parts, const std::string& unit, bool contract = true) {
     std::vector<std::size_t> boundary(parts, 0);
     std::vector<std::size_t> inner_ends(parts, 0);
     for (SwitchIdx s = 0; s < g_.switches(); ++s) {
@@ -109,13 +110,16 @@ class Search {
     std::vector<std::uint32_t> stamp(parts, kNone);
     std::vector<std::uint32_t> inside(parts, 0);
     std::vector<std::uint32_t> touched;
+    std::size_t contracted_demand = 0;
     for (std::uint32_t gi = 0; gi < spread_.count(); ++gi) {
       touched.clear();
       bool outside = false;
+      std::size_t loose = 0;  // member switches in no part: nodes of their own
       for (SwitchIdx s : spread_.members(gi)) {
         const std::uint32_t c = comp[s];
         if (c == kNone) {
           outside = true;
+          ++loose;
         } else if (stamp[c] != gi) {
           stamp[c] = gi;
           inside[c] = 1;
@@ -125,12 +129,16 @@ class Search {
         }
       }
       const bool crosses = touched.size() + (outside ? 1 : 0) >= 2;
+      contracted_demand += touched.size() + loose - 1;
       for (std::uint32_t c : touched) {
         crossing[c] += crosses ? 1 : 0;
         demand[c] += inside[c] - (crosses ? 0 : 1);
       }
     }
     out_.cuts += parts;
+    if (contract) {
+      contracted(family, comp, parts, contracted_demand);
+    }
     EfiCut best{family, "", 0, 0, 0, 0, 0, {}};
     std::uint32_t best_part = kNone;
     for (std::uint32_t c = 0; c < parts; ++c) {
@@ -155,6 +163,34 @@ class Search {
                     : std::to_string(best.switches.size()) + " switches (" + unit + " of " +
                           f_.name(f_.switch_node(best.switches[0])) + ")";
     keep(std::move(best));
+  }
+
+  // The volume argument on the fabric with every part contracted to a node:
+  // a group's tree maps to a connected subgraph over the nodes it touches, so
+  // it holds at least (parts touched + member switches in no part - 1) links
+  // that join two different nodes, and only those links can carry them.
+  void contracted(const std::string& family, const std::vector<std::uint32_t>& comp,
+                  std::uint32_t parts, std::size_t demand) {
+    std::size_t ends = 0;
+    for (SwitchIdx s = 0; s < g_.switches(); ++s) {
+      for (std::uint32_t e = g_.off[s]; e < g_.off[s + 1]; ++e) {
+        const std::uint32_t c = comp[s];
+        ends += (c == kNone || comp[g_.to[e]] != c) && g_.to[e] != s ? 1 : 0;
+      }
+    }
+    ++out_.cuts;
+    EfiCut c = rate(0, 0, demand, ends / 2);
+    if (c.bound == 0) {
+      return;
+    }
+    c.family = "contracted " + family;
+    c.what = "all " + std::to_string(g_.switches()) + " switches, " + std::to_string(parts) +
+             " parts contracted, " + std::to_string(ends / 2) + " links between them";
+    c.switches.resize(g_.switches());
+    for (SwitchIdx s = 0; s < g_.switches(); ++s) {
+      c.switches[s] = s;
+    }
+    keep(std::move(c));
   }
 
   void keep(EfiCut cut) {
@@ -437,9 +473,9 @@ EfiBound efi_lower_bound(const Fabric& f, std::span<const Group> groups, const M
   for (SwitchIdx s = 0; s < ns; ++s) {
     comp[s] = s;
   }
-  search.partition("switch", comp, static_cast<std::uint32_t>(ns), "switch");
+  search.partition("switch", comp, static_cast<std::uint32_t>(ns), "switch", false);
   std::fill(comp.begin(), comp.end(), 0);
-  search.partition("whole fabric", comp, 1, "all");
+  search.partition("whole fabric", comp, 1, "all", false);
 
   // Tree sizes from distances: the whole fabric again, each group's demand
   // raised from m - 1 to what its members' distances force.

@@ -19,9 +19,14 @@ namespace syncfab::sm {
 // outside, `boundary` switch-to-switch links have exactly one end in S,
 // `inner` both; the trees need at least `demand` links with an end in S.
 // bound = max(ceil(crossing / boundary), ceil(demand / (inner + boundary))).
+// The contracted families count on the fabric with parts contracted: S is
+// every switch, `inner` the links between different parts, `demand` the
+// links between parts the trees need.
 struct EfiCut {
-  std::string family;  // "switch", "whole fabric", "subtree", "local group", "torus slab"
-  std::string what;    // which set, in words (switch names, coordinates)
+  // "switch", "whole fabric", "tree sizes", "subtree", "local group",
+  // "torus slab", "contracted subtree", "contracted local group"
+  std::string family;
+  std::string what;  // which set, in words (switch names, coordinates)
   std::size_t crossing = 0;
   std::size_t boundary = 0;
   std::size_t demand = 0;
@@ -87,6 +92,13 @@ struct EfiBound {
 //     implies are consistent around every ring, every slab of consecutive
 //     coordinates [a, a+w) of each dimension, w up to half the ring: the
 //     bisections and everything thinner.
+// Every subtree and local-group partition also gives "contracted <family>":
+// all switches, each part contracted to one node. A group's tree maps to a
+// connected subgraph over the nodes it touches, so it holds at least (parts
+// it has members in + its member switches in no part - 1) links joining two
+// different nodes; with d = that sum and l = the links joining different
+// nodes, max EFI >= ceil(d / l) (on a dragonfly: the global links a group
+// spread over k switch groups needs, k - 1 of them).
 // For the switch-to-node links: every member end node is served by an entry
 // on its switch's port towards it, so a node in g groups with p cabled ports
 // puts >= ceil(g / p) on one of them.
