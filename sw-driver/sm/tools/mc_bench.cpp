@@ -164,8 +164,11 @@ int run(int argc, char** argv) {
     const EfiBound bound = root_bench ? EfiBound{} : efi_lower_bound(f, gs.groups, &mh);
     const double bound_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - tb).count();
+    // What proves bound_all: an end node's memberships or the best cut.
     const std::string bound_cut =
-        bound.best.family.empty() ? "" : bound.best.family + ": " + bound.best.what;
+        bound.end_node > bound.switch_links ? "end node: " + bound.end_node_what
+        : bound.best.family.empty()         ? ""
+                                            : bound.best.family + ": " + bound.best.what;
     if (root_bench) {
       rc |=
           bench_roots(mh, gs, c.fabric + " " + c.pattern + " ppn " + std::to_string(c.ppn)) ? 0 : 1;
