@@ -717,10 +717,10 @@ def write_markdown(path: Path, machine: str, mh_rows: list[dict], mc_rows: list[
            "arguments over single switches, the whole fabric, subtrees, dragonfly groups, "
            "torus slabs, the tree sizes the distances force and the fabric with subtrees or "
            "dragonfly groups contracted; sw-driver/sm/README.md, \"EFI lower bound\"); "
-           "`cut` = what proves it "
-           "(a set of switches, or an end node in that many groups). Each engine's max EFI divided by it: 1.00 = provably optimal; above, "
-           "the gap is the engine's or the bound's (the bound ignores much, e.g. that a tree "
-           "spanning many pods needs many uplinks).", ""]
+           "`cut` = what proves it (a set of switches, or an end node in that many groups). "
+           "Each engine's max EFI divided by it: 1.00 = provably optimal; above, the gap is "
+           "the engine's or the bound's (the bound ignores much, e.g. that a tree spanning "
+           "many pods needs many uplinks).", ""]
     md += _pivot(mc_rows, engines, ratio_text,
                  lead=[("lower bound", _case_bound), ("cut", _case_cut)])
     md += ["", "### Mean EFI (over used switch-to-switch links)", ""]
