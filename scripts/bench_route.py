@@ -50,6 +50,7 @@ class FabricCase:
     # 81x27x12 dragonfly patterns are the ppn=1 ones here).
     patterns: dict[int, tuple[str, ...]]
     lash: bool = False  # LASH is switches^2 paths: only where it finishes in seconds
+    unicast: bool = True  # the unicast engines and credit loops on this fabric
 
 
 FABRICS: tuple[FabricCase, ...] = (
@@ -57,6 +58,10 @@ FABRICS: tuple[FabricCase, ...] = (
         1: ("grid2d:160x100", "grid3d:40x20x20", "random:count=4000,size=16"),
         4: ("grid2d:320x200", "grid3d:40x40x40", "random:count=4000,size=16"),
     }),
+    # The max-EFI target case (TARGET_CASE): k=32 three-level fat tree, one
+    # pattern; its unicast tables add nothing to the 40-port tree's.
+    FabricCase("fattree32", "fattree:ports=32,levels=3", 8192, {1: ("grid2d:128x64",)},
+               unicast=False),
     FabricCase("pruned:paths=8", "pruned:paths=8", 8704, {
         1: ("grid2d:136x64", "grid3d:17x32x16", "random:count=4000,size=16"),
         4: ("grid2d:136x256", "grid3d:34x32x32", "random:count=4000,size=16"),
@@ -153,6 +158,8 @@ def run_tool(argv: list[str]) -> RunResult:
 MC_FIELDS = ("fabric", "pattern", "ppn", "placement", "seed", "groups", "single_node_groups",
              "engine", "max_efi_sw", "max_efi_all", "mean_efi_sw", "mean_efi_all", "route_s",
              "trees")
+# The case's EFI lower bound (sm::efi_lower_bound), when the tool reports it.
+BOUND_FIELDS = ("bound_sw", "bound_all", "bound_s", "bound_cut")
 
 
 def parse_mc_csv(text: str) -> list[dict]:
@@ -167,6 +174,11 @@ def parse_mc_csv(text: str) -> list[dict]:
             r[k] = int(r[k])
         for k in ("mean_efi_sw", "mean_efi_all", "route_s"):
             r[k] = float(r[k])
+        for k in BOUND_FIELDS:
+            if r.get(k) in (None, ""):
+                r[k] = None
+            elif k != "bound_cut":
+                r[k] = float(r[k]) if k == "bound_s" else int(r[k])
         rows.append(r)
     return rows
 
@@ -294,6 +306,23 @@ def max_efi(r: dict) -> int:
     return r["max_efi_all"]
 
 
+def bound_all(r: dict) -> int | None:
+    """The case's lower bound of max_efi(r): no set of trees does better."""
+    return r.get("bound_all")
+
+
+def ratio_text(r: dict) -> str:
+    b = bound_all(r)
+    return f"{max_efi(r) / b:.2f}" if b else "—"
+
+
+# The max-EFI target: an engine beyond the paper at most TARGET_EFI on this
+# case, at most TARGET_TIME x FULB-MC's routing time there.
+TARGET_CASE = ("fattree32", "grid2d:128x64", 1, "unaware")
+TARGET_SPEC = "fattree:ports=32,levels=3"
+TARGET_EFI = 8
+TARGET_TIME = 2.0
+
 TIME_TARGETS = (("fattree", 0.2), ("torus", 2.3), ("pruned:paths=2", 3.0))
 SPEEDUP_FABRIC = "pruned:paths=2"
 SPEEDUP_MIN = 10.0
@@ -375,6 +404,8 @@ def compute_targets(rows: list[dict]) -> list[Target]:
                       (f"{n} cases" + (f"; above: {'; '.join(bad)}" if bad else ", none above"))
                       if n else "no case with both engines"))
 
+    out.append(efi_case_target(cases.get(TARGET_CASE, {})))
+
     # Beyond-the-paper variants.
     variants = sorted({r["engine"] for r in rows} - set(PAPER_ENGINES))
     if not variants:
@@ -406,6 +437,35 @@ def compute_targets(rows: list[dict]) -> list[Target]:
     return out
 
 
+def efi_case_target(eng: dict[str, dict]) -> Target:
+    """The best engine beyond the paper (FULB-MC-G first on a tie) on TARGET_CASE:
+    max EFI <= TARGET_EFI at <= TARGET_TIME x FULB-MC's routing time."""
+    fabric, pattern, _, placement = TARGET_CASE
+    name = (f"FULB-MC-G (or the best engine beyond the paper) max EFI <= {TARGET_EFI} on "
+            f"{TARGET_SPEC} {pattern} {placement} at <= {TARGET_TIME:g}x FULB-MC's routing time")
+    if "FULB-MC" not in eng:
+        return Target(name, False, f"no FULB-MC run on {_case_name(TARGET_CASE)}")
+    base = eng["FULB-MC"]
+    variants = [e for e in eng if e not in PAPER_ENGINES]
+    if not variants:
+        return Target(name, False, f"no engine beyond the paper ran on {_case_name(TARGET_CASE)}")
+
+    def ok(e: str) -> bool:
+        return (max_efi(eng[e]) <= TARGET_EFI and
+                eng[e]["route_s"] <= TARGET_TIME * base["route_s"])
+
+    best = min(variants, key=lambda e: (not ok(e), max_efi(eng[e]), e != "FULB-MC-G",
+                                        eng[e]["route_s"]))
+    r = eng[best]
+    bound = bound_all(r)
+    detail = (f"{best}: max EFI {max_efi(r)} in {r['route_s']:.4f} s = "
+              f"{r['route_s'] / max(base['route_s'], 1e-9):.2f}x FULB-MC's "
+              f"({max_efi(base)} in {base['route_s']:.4f} s)")
+    if bound:
+        detail += f"; lower bound {bound} (ratio {ratio_text(r)})"
+    return Target(name, ok(best), detail)
+
+
 def checker_targets(mc_rows: list[dict], uc_rows: list[dict], failures: list[str],
                     root_rows: list[dict] | None = None) -> list[Target]:
     out = []
@@ -415,6 +475,14 @@ def checker_targets(mc_rows: list[dict], uc_rows: list[dict], failures: list[str
                       bool(mc_rows) and not bad,
                       f"{len(mc_rows)} runs" + (f"; failing: {'; '.join(bad)}" if bad
                                                 else ", all ok")))
+    bounded = [r for r in mc_rows if r.get("bound_all") is not None]
+    below = [f"{_case_name(_case_key(r))} {r['engine']}: {r['max_efi_sw']}/{r['max_efi_all']} < "
+             f"{r['bound_sw']}/{r['bound_all']}" for r in bounded
+             if r["max_efi_all"] < r["bound_all"] or r["max_efi_sw"] < r["bound_sw"]]
+    out.append(Target("EFI lower bound: no engine below it (switch links and all links)",
+                      bool(bounded) and not below,
+                      f"{len(bounded)} runs" + (f"; below: {'; '.join(below)}" if below
+                                                else ", none below")))
     need = [r for r in uc_rows if r["engine"] in DEADLOCK_FREE]
     cyc = [f"{r['spec']} {r['engine']}" for r in need if not r["acyclic"]]
     out.append(Target("credit-loop checker: UPDN, FTREE, DOR+dateline, LASH acyclic",
@@ -677,19 +745,32 @@ def engines_in_order(rows: list[dict]) -> list[str]:
     return seen
 
 
-def _pivot(rows: list[dict], engines: list[str], cell, extra=None) -> list[str]:
+def _pivot(rows: list[dict], engines: list[str], cell, extra=None, lead=None) -> list[str]:
+    """One line per case, one column per engine; `lead` = (header, fn(engines)) columns
+    before the engines, `extra` = one (header, fn(engines)) column after them."""
     cases = _by_case(rows)
-    header = ["fabric", "pattern", "ppn", "placement", "groups"] + engines
+    lead = lead or []
+    header = ["fabric", "pattern", "ppn", "placement", "groups"] + [h for h, _ in lead] + engines
     if extra:
         header.append(extra[0])
     body = []
     for key, eng in cases.items():
         groups = next(iter(eng.values()))["groups"]
-        line = list(key) + [groups] + [cell(eng[e]) if e in eng else "—" for e in engines]
+        line = list(key) + [groups] + [fn(eng) for _, fn in lead] + \
+            [cell(eng[e]) if e in eng else "—" for e in engines]
         if extra:
             line.append(extra[1](eng))
         body.append(line)
     return _table(header, body)
+
+
+def _case_bound(eng: dict[str, dict]) -> str:
+    b = bound_all(next(iter(eng.values())))
+    return "—" if b is None else str(b)
+
+
+def _case_cut(eng: dict[str, dict]) -> str:
+    return (next(iter(eng.values())).get("bound_cut") or "—").replace("|", "/")
 
 
 def write_markdown(path: Path, machine: str, mh_rows: list[dict], mc_rows: list[dict],
@@ -737,7 +818,20 @@ def write_markdown(path: Path, machine: str, mh_rows: list[dict], mc_rows: list[
            "every member, no loop, minimal height).", ""]
     md += _pivot(mc_rows, engines, lambda r: r["max_efi_all"],
                  ("trees", lambda eng: "all ok" if all(r["trees"] == "all ok"
-                                                       for r in eng.values()) else "**BAD**"))
+                                                       for r in eng.values()) else "**BAD**"),
+                 lead=[("lower bound", _case_bound)])
+    md += ["", "### Max EFI / lower bound", "",
+           "`lower bound`: no set of trees, one connected tree per group over its members' "
+           "switches, can have a lower max EFI (`sm::efi_lower_bound`: cut and volume "
+           "arguments over single switches, the whole fabric, subtrees, dragonfly groups, "
+           "torus slabs, the tree sizes the distances force and the fabric with subtrees or "
+           "dragonfly groups contracted; sw-driver/sm/README.md, \"EFI lower bound\"); "
+           "`cut` = what proves it (a set of switches, or an end node in that many groups). "
+           "Each engine's max EFI divided by it: 1.00 = provably optimal; above, the gap is "
+           "the engine's or the bound's (the bound ignores much, e.g. that a tree spanning "
+           "many pods needs many uplinks).", ""]
+    md += _pivot(mc_rows, engines, ratio_text,
+                 lead=[("lower bound", _case_bound), ("cut", _case_cut)])
     md += ["", "### Mean EFI (over used switch-to-switch links)", ""]
     md += _pivot(mc_rows, engines, lambda r: f"{r['mean_efi_sw']:.2f}")
     md += ["", "### Routing time, s", ""]
@@ -773,7 +867,7 @@ def write_markdown(path: Path, machine: str, mh_rows: list[dict], mc_rows: list[
 
 CSV_FIELDS = ("fabric", "spec", "pattern", "ppn", "placement", "seed", "engine", "groups",
               "single_node_groups", "max_efi_all", "mean_efi_all", "max_efi_sw", "mean_efi_sw",
-              "route_s", "peak_mb", "wall_s", "trees")
+              "route_s", "peak_mb", "wall_s", "trees", "bound_all", "bound_sw", "bound_cut")
 UC_CSV_FIELDS = ("spec", "switches", "nodes", "engine", "lanes", "route_s", "lft_mb", "shortest",
                  "check_s", "acyclic", "channels", "deps", "cdg_s", "cycle_links", "unrouted",
                  "peak_mb", "wall_s")
@@ -943,7 +1037,7 @@ def main(argv: list[str] | None = None) -> int:
     for fab in fabrics:
         dragonfly = fab.spec.startswith("dragonfly")
         for ppn in ppns:
-            for pattern in fab.patterns[ppn]:
+            for pattern in fab.patterns.get(ppn, ()):
                 for placement in placements:
                     for engine in engines:
                         if engine in dragonfly_only and not dragonfly:
@@ -968,7 +1062,7 @@ def main(argv: list[str] | None = None) -> int:
                             log(f"{what}: max EFI {row['max_efi_all']}, "
                                 f"{row['route_s']:.3f} s, {r.peak_mb:.0f} MB, {row['trees']}")
         if root_bench:
-            for pattern in fab.patterns[1]:
+            for pattern in fab.patterns.get(1, ()):
                 log(f"root selection, scan vs index: {fab.label} {pattern} unaware")
                 r = run_tool([exe["sm_mc_bench"], "--root-bench", "--placement", "unaware",
                               "--seed", str(SEED), "--case", fab.spec, pattern, "1"])
@@ -976,7 +1070,7 @@ def main(argv: list[str] | None = None) -> int:
                     failures.append(f"root bench {fab.label} {pattern}: exit {r.returncode}: "
                                     f"{r.stderr.strip()}")
                 root_rows += parsed(parse_root_bench, r, f"root bench {fab.label} {pattern}")
-        if not args.no_unicast:
+        if not args.no_unicast and fab.unicast:
             log(f"unicast engines + credit loops on {fab.label}")
             r = run_tool([exe["sm_unicast_bench"], "--fabric", fab.spec] +
                          (["--lash"] if fab.lash else []))

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "syncfab/sm/efi_bound.hpp"
 #include "syncfab/sm/errors.hpp"
 #include "syncfab/sm/generators.hpp"
 #include "syncfab/sm/groups.hpp"
@@ -360,6 +361,17 @@ void check_case(RouteToolTest& t, const RunResult& r, const fs::path& out, const
     EXPECT_EQ(hist[k], load_hist[k]) << "EFI " << k;
   }
   EXPECT_EQ(hist.size() - 1, ls.max_all_links);
+  // The lower bound is the library's, and the trees are not below it.
+  const EfiBound bound = efi_lower_bound(gen, groups.groups, &mh);
+  const json& lb = s["multicast"]["efi_lower_bound"];
+  EXPECT_EQ(lb["switch_links"].get<std::uint32_t>(), bound.switch_links);
+  EXPECT_EQ(lb["all_links"].get<std::uint32_t>(), bound.all_links);
+  EXPECT_EQ(lb["cut"]["family"].get<std::string>(), bound.best.family);
+  EXPECT_GE(ls.max_switch_links, bound.switch_links);
+  EXPECT_GE(ls.max_all_links, bound.all_links);
+  ASSERT_GT(bound.all_links, 0U);
+  EXPECT_DOUBLE_EQ(lb["ratio_all_links"].get<double>(),
+                   static_cast<double>(ls.max_all_links) / bound.all_links);
   EXPECT_TRUE(s["multicast"]["tree_check"]["ok"].get<bool>());
   EXPECT_EQ(s["multicast"]["tree_check"]["checked"].get<std::size_t>(), trees.size());
   const HeightSummary h = summarize_heights(trees);

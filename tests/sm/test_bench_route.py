@@ -38,6 +38,21 @@ def test_mc_csv_quoted_fields_and_numbers():
     assert b["trees"] == 'BAD: group 0xc001: "x", not a member'
 
 
+def test_mc_csv_bound_columns():
+    text = MC_CSV.replace(",route_s,trees\n",
+                          ",route_s,trees,bound_sw,bound_all,bound_s,bound_cut\n")
+    lines = text.splitlines()
+    lines[1] += ',7,8,0.0021,"switch: sw-l1-0"'
+    lines[2] += ',2,3,0.5,"torus slab: x in [0, 2) mod 30, 800 switches from sw-0-0-0"'
+    a, b = br.parse_mc_csv("\n".join(lines) + "\n")
+    assert (a["bound_sw"], a["bound_all"], a["bound_cut"]) == (7, 8, "switch: sw-l1-0")
+    assert a["bound_s"] == pytest.approx(0.0021)
+    assert b["bound_cut"].startswith("torus slab: x in [0, 2)")
+    # A tool without the bound: the columns are absent, the rows still parse.
+    assert br.parse_mc_csv(MC_CSV)[0]["bound_all"] is None
+    assert br.ratio_text(a) == "1.75" and br.ratio_text(br.parse_mc_csv(MC_CSV)[0]) == "—"
+
+
 def test_mc_csv_missing_column_is_an_error():
     with pytest.raises(ValueError, match="route_s"):
         br.parse_mc_csv("fabric,pattern,ppn,placement,seed,groups,single_node_groups,engine,"
@@ -100,14 +115,22 @@ def test_run_tool_peak_is_the_child_own():
 # --- verdicts --------------------------------------------------------------------
 
 
-def row(fabric, pattern, engine, efi, secs, ppn=1, placement="aware", trees="all ok"):
+def row(fabric, pattern, engine, efi, secs, ppn=1, placement="aware", trees="all ok",
+        bound=2):
     return {"fabric": fabric, "pattern": pattern, "ppn": ppn, "placement": placement,
-            "engine": engine, "max_efi_all": efi, "route_s": secs, "groups": 10,
-            "trees": trees}
+            "engine": engine, "max_efi_all": efi, "max_efi_sw": efi, "route_s": secs,
+            "groups": 10, "trees": trees, "bound_sw": bound, "bound_all": bound,
+            "bound_cut": "switch: s", "mean_efi_sw": 1.5, "peak_mb": 10.0}
+
+
+# The k=32 fat tree case of the max-EFI target, and that target's name.
+TARGET = br.TARGET_CASE
+TARGET_NAME = ("FULB-MC-G (or the best engine beyond the paper) max EFI <= 8 on "
+               "fattree:ports=32,levels=3 grid2d:128x64 unaware at <= 2x FULB-MC's routing time")
 
 
 def passing_rows():
-    """One case per fabric the targets look at, every target met."""
+    """One case per fabric the targets look at, every paper target met."""
     rows = []
     for fabric, pattern in (("fattree", "grid2d:160x100"), ("torus", "grid3d:30x20x40"),
                             ("pruned:paths=2", "random:count=16000,size=8"),
@@ -116,6 +139,10 @@ def passing_rows():
                  row(fabric, pattern, "MINIHOP-MC-new", 20, 0.05),
                  row(fabric, pattern, "SSSP-MC-new", 20, 1.5),
                  row(fabric, pattern, "FULB-MC", 20, 0.1)]
+    fabric, pattern, ppn, placement = TARGET
+    rows += [row(fabric, pattern, e, efi, secs, ppn, placement) for e, efi, secs in
+             (("MINIHOP-MC", 179, 0.007), ("MINIHOP-MC-new", 8, 0.007),
+              ("SSSP-MC-new", 8, 0.5), ("FULB-MC", 8, 0.004))]
     return rows
 
 
@@ -131,7 +158,8 @@ NO_VARIANT = "a variant beyond the paper: max EFI <= min(MINIHOP-MC-new, SSSP-MC
 
 
 def test_all_targets_pass_on_passing_rows():
-    assert only_failing(passing_rows()) == [NO_VARIANT]
+    # No engine beyond the paper: neither the variant targets nor the k=32 target.
+    assert only_failing(passing_rows()) == sorted([NO_VARIANT, TARGET_NAME])
 
 
 def edit(rows, fabric, engine, **kw):
@@ -145,9 +173,9 @@ def edit(rows, fabric, engine, **kw):
 def test_time_limits():
     rows = edit(passing_rows(), "fattree", "FULB-MC", route_s=0.2)  # not under 0.2
     assert only_failing(rows) == sorted(
-        [NO_VARIANT, "FULB-MC routes every pattern on fattree in < 0.2 s"])
+        [NO_VARIANT, TARGET_NAME, "FULB-MC routes every pattern on fattree in < 0.2 s"])
     rows = edit(passing_rows(), "torus", "FULB-MC", route_s=2.29)
-    assert only_failing(rows) == [NO_VARIANT]
+    assert only_failing(rows) == sorted([NO_VARIANT, TARGET_NAME])
     rows = edit(passing_rows(), "pruned:paths=2", "FULB-MC", route_s=3.5)
     failing = only_failing(rows)
     assert "FULB-MC routes every pattern on pruned:paths=2 in < 3.0 s" in failing
@@ -199,10 +227,13 @@ def test_within_ten_percent_of_sssp():
 
 def test_variant():
     rows = passing_rows()
-    for fabric, pattern in {(r["fabric"], r["pattern"]) for r in rows}:
-        rows.append(row(fabric, pattern, "FULB-MC-X", 20, 0.2))
+    for fabric, pattern, ppn, placement in {br._case_key(r) for r in rows}:
+        base = 8 if fabric == TARGET[0] else 20
+        secs = 0.008 if fabric == TARGET[0] else 0.2  # 2x FULB-MC's
+        rows.append(row(fabric, pattern, "FULB-MC-X", base, secs, ppn, placement))
     v = verdicts(rows)
     assert NO_VARIANT not in v
+    assert v[TARGET_NAME].passed and "FULB-MC-X: max EFI 8" in v[TARGET_NAME].detail
     efi = "FULB-MC-X max EFI <= min(MINIHOP-MC-new, SSSP-MC-new) on every case"
     tm = "FULB-MC-X routing time <= 2 x FULB-MC's on every case"
     assert v[efi].passed and v[tm].passed
@@ -328,3 +359,61 @@ def test_reroute_rows_and_verdict():
     assert not t.passed and "CYCLE" in t.detail
     with pytest.raises(ValueError):
         br.parse_reroute("nothing here\n", 200.0)
+
+
+def with_variants(efi_secs):
+    rows = passing_rows()
+    fabric, pattern, ppn, placement = TARGET
+    for engine, efi, secs in efi_secs:
+        rows.append(row(fabric, pattern, engine, efi, secs, ppn, placement))
+    return rows
+
+
+def test_k32_target():
+    # FULB-MC-G at 6 in 1.5x FULB-MC's time: PASS, with the bound and ratio.
+    v = verdicts(with_variants([("FULB-MC-G", 6, 0.006)]))[TARGET_NAME]
+    assert v.passed and "FULB-MC-G: max EFI 6" in v.detail and "1.50x" in v.detail
+    assert "lower bound 2 (ratio 3.00)" in v.detail
+    # At the limits: EFI 8 and exactly 2x pass; one above either misses.
+    assert verdicts(with_variants([("FULB-MC-G", 8, 0.008)]))[TARGET_NAME].passed
+    assert not verdicts(with_variants([("FULB-MC-G", 9, 0.006)]))[TARGET_NAME].passed
+    assert not verdicts(with_variants([("FULB-MC-G", 6, 0.0081)]))[TARGET_NAME].passed
+    # Another variant that meets it is enough, and is the one named.
+    v = verdicts(with_variants([("FULB-MC-G", 6, 0.01), ("FULB-MC-Y", 7, 0.005)]))[TARGET_NAME]
+    assert v.passed and v.detail.startswith("FULB-MC-Y")
+    # FULB-MC itself at 8 does not count: it is the paper's engine.
+    assert not verdicts(passing_rows())[TARGET_NAME].passed
+    # Only the unaware case counts.
+    rows = [dict(r, placement="aware") if r["engine"] == "FULB-MC-G" else r
+            for r in with_variants([("FULB-MC-G", 6, 0.006)])]
+    assert not verdicts(rows)[TARGET_NAME].passed
+
+
+def test_no_engine_below_the_bound():
+    name = "EFI lower bound: no engine below it (switch links and all links)"
+    t = {x.name: x for x in br.checker_targets(passing_rows(), [], [])}
+    assert t[name].passed
+    rows = edit(passing_rows(), "torus", "FULB-MC", bound_all=21)
+    t = {x.name: x for x in br.checker_targets(rows, [], [])}
+    assert not t[name].passed and "torus grid3d:30x20x40 ppn1 aware FULB-MC" in t[name].detail
+    rows = edit(passing_rows(), "torus", "FULB-MC", max_efi_sw=1)
+    assert not {x.name: x for x in br.checker_targets(rows, [], [])}[name].passed
+    # No bound reported at all: nothing checked, not a pass.
+    rows = [dict(r, bound_all=None, bound_sw=None) for r in passing_rows()]
+    assert not {x.name: x for x in br.checker_targets(rows, [], [])}[name].passed
+
+
+def test_markdown_bound_columns(tmp_path):
+    rows = with_variants([("FULB-MC-G", 6, 0.006)])
+    md_path = tmp_path / "bench-route.md"
+    br.write_markdown(md_path, "Machine: test.", [], rows, [], br.compute_targets(rows), 1.0, 5.0)
+    md = md_path.read_text()
+    assert "### Max EFI / lower bound" in md
+    lines = md.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("### Max EFI (all"))
+    header = next(line for line in lines[head:] if line.startswith("| fabric"))
+    assert "| groups | lower bound | MINIHOP-MC |" in header
+    ratio = lines.index("### Max EFI / lower bound")
+    k32 = next(line for line in lines[ratio:] if line.startswith("| fattree32 "))
+    # lower bound 2, cut, then the ratios: MINIHOP-MC 179/2, ..., FULB-MC-G 6/2.
+    assert "| 2 | switch: s | 89.50 |" in k32 and k32.endswith("| 3.00 |")

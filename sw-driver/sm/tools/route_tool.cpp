@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "syncfab/sm/credit_loop.hpp"
+#include "syncfab/sm/efi_bound.hpp"
 #include "syncfab/sm/errors.hpp"
 #include "syncfab/sm/fabric.hpp"
 #include "syncfab/sm/generators.hpp"
@@ -253,7 +254,8 @@ Output folder (--out DIR), created complete or not at all:
                see --no-lfts-dump)
   guid2lid     every port's LID in OpenSM's guid2lid cache layout (with lfts.dump): OpenSM
                --honor_guid2lid -R file -U lfts.dump then loads the tables for these LIDs
-  stats.json   sizes, algorithms, seed, EFI (max, mean over used links, histogram), tree heights,
+  stats.json   sizes, algorithms, seed, EFI (max, mean over used links, histogram), a lower bound
+               of the max EFI any trees could reach and the engine's ratio to it, tree heights,
                times (min-hop, multicast, unicast, checks), peak memory, check results
 
 Failures and repairs (--from DIR --out NEWDIR --fail SPEC --repair SPEC): the routed state of
@@ -296,6 +298,47 @@ json efi_json(const EfiSummary& e) {
               {"histogram_switch_links", e.switch_links},
               {"histogram_all_links", e.all_links},
               {"histogram_note", "[k] = directed links out of a switch with EFI k; [0] = unused"}};
+}
+
+json cut_json(const EfiCut& c) {
+  return json{{"family", c.family},     {"what", c.what},
+              {"bound", c.bound},       {"crossing", c.crossing},
+              {"boundary", c.boundary}, {"demand", c.demand},
+              {"inner", c.inner},       {"switches", c.switches.size()}};
+}
+
+// The lower bound next to what the engine reached: ratio = max / bound (null
+// when the bound is 0, i.e. nothing to route).
+json bound_json(const EfiBound& b, const EfiSummary& e, double secs) {
+  auto ratio = [](std::uint32_t got, std::uint32_t bound) {
+    return bound == 0 ? json(nullptr) : json(static_cast<double>(got) / bound);
+  };
+  json families = json::array();
+  for (const EfiCut& c : b.families) {
+    families.push_back(cut_json(c));
+  }
+  return json{{"switch_links", b.switch_links},
+              {"all_links", b.all_links},
+              {"end_node", b.end_node},
+              {"end_node_what", b.end_node_what},
+              {"ratio_switch_links", ratio(e.stats.max_switch_links, b.switch_links)},
+              {"ratio_all_links", ratio(e.stats.max_all_links, b.all_links)},
+              {"cut", cut_json(b.best)},
+              {"families", families},
+              {"cuts_evaluated", b.cuts},
+              {"time_s", secs},
+              {"note",
+               "no set of trees can have a lower max EFI; from cut and volume arguments "
+               "(sw-driver/sm/README.md, \"EFI lower bound\")"}};
+}
+
+std::string ratio_text(std::uint32_t got, std::uint32_t bound) {
+  if (bound == 0) {
+    return "-";
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", static_cast<double>(got) / bound);
+  return buf;
 }
 
 std::string hex_mlid(Lid mlid) {
@@ -483,6 +526,9 @@ int run(const Options& o, const std::string& command_line) {
 
   const bool ok = tree_failures == 0 && !credit_failed;
   const EfiSummary efi = summarize_efi(fabric, load);
+  t0 = Clock::now();
+  const EfiBound bound = efi_lower_bound(fabric, groups.groups, &mh);
+  const double bound_s = since(t0);
   const HeightSummary heights = summarize_heights(trees);
   std::size_t member_total = 0;
   for (const Group& g : groups.groups) {
@@ -510,6 +556,7 @@ int run(const Options& o, const std::string& command_line) {
        {{"algorithm", engine->name},
         {"route_s", mc_s},
         {"efi", efi_json(efi)},
+        {"efi_lower_bound", bound_json(bound, efi, bound_s)},
         {"tree_height",
          {{"min", heights.min},
           {"max", heights.max},
@@ -533,6 +580,7 @@ int run(const Options& o, const std::string& command_line) {
         {"minhop", minhop_s},
         {"multicast_route", mc_s},
         {"tree_check", tree_check_s},
+        {"efi_lower_bound", bound_s},
         {"unicast_route", uc_s},
         {"credit_loop_check", cdg_s},
         {"write_outputs", write_s},
@@ -546,12 +594,15 @@ int run(const Options& o, const std::string& command_line) {
   log("wrote " + staged.target().string() + (ok ? "" : " (CHECKS FAILED)"));
   if (!o.quiet) {
     std::printf(
-        "%s: %zu groups, %s + %s, max EFI %u (switch links) / %u (all), mean %.2f, heights %d..%d, "
-        "multicast %.3f s, unicast %.3f s, peak %.0f MB, %s\n",
+        "%s: %zu groups, %s + %s, max EFI %u (switch links) / %u (all), lower bound %u / %u "
+        "(ratio %s / %s), mean %.2f, heights %d..%d, multicast %.3f s, unicast %.3f s, peak %.0f "
+        "MB, %s\n",
         staged.target().string().c_str(), groups.groups.size(), std::string(engine->name).c_str(),
-        unicast.c_str(), efi.stats.max_switch_links, efi.stats.max_all_links,
-        efi.stats.mean_switch_links, heights.min, heights.max, mc_s, uc_s,
-        static_cast<double>(rss) / (1024.0 * 1024.0), ok ? "all checks passed" : "CHECKS FAILED");
+        unicast.c_str(), efi.stats.max_switch_links, efi.stats.max_all_links, bound.switch_links,
+        bound.all_links, ratio_text(efi.stats.max_switch_links, bound.switch_links).c_str(),
+        ratio_text(efi.stats.max_all_links, bound.all_links).c_str(), efi.stats.mean_switch_links,
+        heights.min, heights.max, mc_s, uc_s, static_cast<double>(rss) / (1024.0 * 1024.0),
+        ok ? "all checks passed" : "CHECKS FAILED");
   }
   return ok ? 0 : kExitCheckFailed;
 }
