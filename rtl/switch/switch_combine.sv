@@ -26,9 +26,9 @@
 //
 // Ring mode (section 9; control word RING = 1). Per entry and phase the
 // ring tables (TABLE 4: geometry, 5: EXPECT) and the state heard[parity]
-// [phase], sent, owe (with the owed epoch), query and the ask level beside A
-// and E. A packet's first take applies its
-// effect (section 9.3) and emits its own copy (a forwarded COMB_SHARE, a
+// [phase], sent, owe (with the owed epoch), query, and per entry the ask
+// level, beside A and E. A packet's first take applies its effect (section
+// 9.3, re-asks included) and emits its own copy (a forwarded COMB_SHARE, a
 // re-sent COMB_RELEASE) or, without one, the entry's first pending emission
 // (section 9.4). When emissions are still pending after that, hold_o keeps
 // the packet at the head of its input (switch_ingress remembers it); each
