@@ -26,8 +26,9 @@
 //
 // Ring mode (section 9; control word RING = 1). Per entry and phase the
 // ring tables (TABLE 4: geometry, 5: EXPECT) and the state heard[parity]
-// [phase], sent, owe beside A and E. A packet's first take applies its
-// effect (section 9.3) and emits its own copy (a forwarded COMB_SHARE, a
+// [phase], sent, owe (with the owed epoch), query, and per entry the ask
+// level, beside A and E. A packet's first take applies its effect (section
+// 9.3, re-asks included) and emits its own copy (a forwarded COMB_SHARE, a
 // re-sent COMB_RELEASE) or, without one, the entry's first pending emission
 // (section 9.4). When emissions are still pending after that, hold_o keeps
 // the packet at the head of its input (switch_ingress remembers it); each
@@ -105,6 +106,8 @@ module switch_combine
   typedef logic [NumPh-1:0] ph_mask_t;
   // heard[b][d]: positions heard in phase d for the epoch of parity b.
   typedef logic [1:0][NumPh-1:0][COMB_RING_MAX-1:0] heard_t;
+  typedef logic [PKT_HDR_ASK_W-1:0] ask_t;
+  typedef epoch_t [NumPh-1:0] owe_ep_t;  // per phase: the epoch an answer is owed for
 
   // The PHASES values an entry may hold: 1 .. COMB_PHASES.
   function automatic logic [(1<<CbPhasesW)-1:0] phases_ok_tab();
@@ -129,12 +132,16 @@ module switch_combine
     heard_t     heard;
     ph_mask_t   sent;
     ph_mask_t   owe;
+    owe_ep_t    owe_ep;
+    ph_mask_t   query;
+    ask_t       level;
   } rs_t;
 
-  // A pending emission (section 9.4): own share, answer, completion.
-  typedef enum logic [1:0] {
+  // A pending emission (section 9.4): own share, query, answer, completion.
+  typedef enum logic [2:0] {
     EmNone,
     EmShare,
+    EmQuery,
     EmAnswer,
     EmRelease
   } em_e;
@@ -157,6 +164,9 @@ module switch_combine
   heard_t heard_q [MftEntries];
   ph_mask_t sent_q [MftEntries];
   ph_mask_t owe_q [MftEntries];
+  owe_ep_t owe_ep_q [MftEntries];
+  ph_mask_t query_q [MftEntries];
+  ask_t level_q [MftEntries];
 
   logic w_in_range, w_children, w_ctrl;
   idx_t widx;
@@ -282,6 +292,14 @@ module switch_combine
                         (children == '0 || (mft_valid_i && (children & ~mft_mask_i) == '0)) &&
                         &geo_ok;
 
+  // Epoch e is behind cur: e != cur and (cur - e) mod 2^16 < 2^15 (an epoch
+  // cur's entry completed, not E + 1).
+  function automatic logic behind(epoch_t e, epoch_t cur);
+    epoch_t lag;
+    lag = cur - e;
+    return lag != '0 && !lag[$bits(epoch_t)-1];
+  endfunction
+
   // The done chain of a state (A, and heard of the parity of its E):
   // dprev[d] = done_(d-1); and whether it is complete (with sent).
   typedef logic [NumPh-1:0][COMB_RING_MAX-1:0] heard_e_t;
@@ -303,7 +321,7 @@ module switch_combine
   endfunction
   // The first pending emission of a state (section 9.4's order).
   function automatic em_t pending_of(port_mask_t arrived, heard_e_t heard, ph_mask_t sent,
-                                     ph_mask_t owe);
+                                     ph_mask_t owe, ph_mask_t query);
     em_t e;
     ph_mask_t sh;
     sh = org & done_prev(arrived, heard) & ~sent;
@@ -312,10 +330,31 @@ module switch_combine
       if (owe[d]) e = '{kind: EmAnswer, d: ph_t'(d)};
     end
     for (int d = NumPh - 1; d >= 0; d--) begin
+      if (query[d]) e = '{kind: EmQuery, d: ph_t'(d)};
+    end
+    for (int d = NumPh - 1; d >= 0; d--) begin
       if (sh[d]) e = '{kind: EmShare, d: ph_t'(d)};
     end
-    if (e.kind == EmNone && complete_of(arrived, heard, sent)) e = '{kind: EmRelease, d: '0};
+    if (e.kind == EmNone && complete_of(arrived, heard, sent)) begin
+      e = '{kind: EmRelease, d: '0};
+    end
     return e;
+  endfunction
+  // re-ask(k) (section 9.3): the own shares of the phases reached go out
+  // again, the short phases this switch has no share in are queried, and
+  // what it sends carries ask k.
+  function automatic rs_t reask(rs_t s, ask_t k);
+    rs_t r;
+    ph_mask_t dp, short_ph;
+    heard_e_t heard;
+    r = s;
+    heard = s.heard[s.epoch[0]];
+    dp = done_prev(s.arrived, heard);
+    for (int d = 0; d < NumPh; d++) short_ph[d] = (expv[d] & ~heard[d]) != '0;
+    r.sent = s.sent & ~(org & dp);
+    r.query = s.query | (vph & ~org & short_ph);
+    r.level = k;
+    return r;
   endfunction
   // The state after an emission.
   function automatic rs_t apply_em(rs_t s, em_t e);
@@ -323,12 +362,15 @@ module switch_combine
     r = s;
     unique case (e.kind)
       EmShare: r.sent[e.d] = 1'b1;
+      EmQuery: r.query[e.d] = 1'b0;
       EmAnswer: r.owe[e.d] = 1'b0;
       EmRelease: begin
         r.epoch = s.epoch + epoch_t'(1);
         r.arrived = '0;
         r.sent = '0;
         r.owe = '0;
+        r.query = '0;
+        r.level = '0;
         r.heard[s.epoch[0]] = '0;
       end
       default: ;
@@ -409,8 +451,9 @@ module switch_combine
   // ---------------------------------------------------------------------------
   rs_t r_s0, r_s1, r_s2;  // the entry read, after the packet, after the emission
   em_t r_em, r_next;  // this take's pending emission (if it has no own copy), the next one
-  ph_mask_t r_dp0;  // done_(d-1) of the entry read
   logic r_drop, r_own, r_own_rel;  // refused; the packet has a copy of its own (a re-sent release)
+  logic r_reask;  // the packet re-asks, with level r_reask_k
+  ask_t r_reask_k;
   port_mask_t r_own_mask;
   // The COMB_SHARE's phase, geometry, direction and distance.
   ph_t sd;
@@ -434,21 +477,29 @@ module switch_combine
   assign s_fwd = s_k < s_reach;  // k + 1 <= reach
   ring_set_t s_bit;  // the origin's bit, if EXPECT names it
   assign s_bit = expv[sd] & (ring_set_t'(1) << s_o);
+  // The share's epoch: E, E + 1, or behind E.
+  logic s_e_next, s_behind;
+  assign s_e_next = hdr_i.epoch == ent.epoch + epoch_t'(1);
+  assign s_behind = behind(hdr_i.epoch, ent.epoch);
 
   assign r_s0 = '{
           epoch: ent.epoch,
           arrived: ent.arrived,
           heard: heard_q[idx],
           sent: sent_q[idx],
-          owe: owe_q[idx]
+          owe: owe_q[idx],
+          owe_ep: owe_ep_q[idx],
+          query: query_q[idx],
+          level: level_q[idx]
       };
-  assign r_dp0 = done_prev(r_s0.arrived, r_s0.heard[r_s0.epoch[0]]);
 
   always_comb begin
     r_drop = 1'b0;
     r_own = 1'b0;
     r_own_rel = 1'b0;
     r_own_mask = '0;
+    r_reask = 1'b0;
+    r_reask_k = '0;
     r_s1 = r_s0;
     if (!r_consistent) begin
       r_drop = !retake_i;
@@ -462,8 +513,9 @@ module switch_combine
       end else if (e_cur && !ent.arrived[in_i]) begin
         r_s1.arrived = a_new;
       end else if (e_cur) begin
-        // A member re-sent: the own shares of the phases reached go again.
-        r_s1.sent = r_s0.sent & ~(org & r_dp0);
+        // A member re-sent: something was lost.
+        r_reask = 1'b1;
+        r_reask_k = ask_t'(phases_q[idx]);
       end else if (e_prev) begin
         // The member missed release e: re-send it on its port only.
         r_own = 1'b1;
@@ -480,24 +532,35 @@ module switch_combine
           r_own = 1'b1;
           r_own_mask = s_dir_p ? plus_bit[sd] : minus_bit[sd];
         end
-        if (hdr_i.epoch == ent.epoch) begin
+        if (e_cur) begin
           r_s1.heard[ent.epoch[0]][sd] = r_s0.heard[ent.epoch[0]][sd] | s_bit;
-        end else if (hdr_i.epoch == ent.epoch + epoch_t'(1)) begin
+        end else if (s_e_next) begin
           r_s1.heard[!ent.epoch[0]][sd] = r_s0.heard[!ent.epoch[0]][sd] | s_bit;
-        end else if (e_prev && !hdr_i.answer && org[sd]) begin
+        end else if (s_behind && !hdr_i.answer && hdr_i.ask != '0 && org[sd]) begin
+          // Its origin asks at an epoch this switch completed.
           r_s1.owe[sd] = 1'b1;
+          r_s1.owe_ep[sd] = hdr_i.epoch;
+        end
+        // A switch that waits on this one asks: ask in turn, one level less.
+        if ((e_cur || s_e_next) && hdr_i.ask >= ask_t'(2)) begin
+          r_reask = 1'b1;
+          r_reask_k = hdr_i.ask - ask_t'(1);
         end
       end
     end else begin
       r_drop = 1'b1;  // a COMB_RELEASE: in ring mode releases only go to members
     end
+    // After the packet's own effect (a share's heard bit counts).
+    if (r_reask) r_s1 = reask(r_s1, r_reask_k);
   end
 
   assign r_em = (r_drop || r_own || !r_consistent) ? '{kind: EmNone, d: '0} :
-                pending_of(r_s1.arrived, r_s1.heard[r_s1.epoch[0]], r_s1.sent, r_s1.owe);
+                pending_of(r_s1.arrived, r_s1.heard[r_s1.epoch[0]], r_s1.sent, r_s1.owe,
+                           r_s1.query);
   assign r_s2 = apply_em(r_s1, r_em);
   assign r_next = (r_drop || !r_consistent) ? '{kind: EmNone, d: '0} :
-                  pending_of(r_s2.arrived, r_s2.heard[r_s2.epoch[0]], r_s2.sent, r_s2.owe);
+                  pending_of(r_s2.arrived, r_s2.heard[r_s2.epoch[0]], r_s2.sent, r_s2.owe,
+                             r_s2.query);
 
   // The ring-mode emission: its copies and header.
   port_mask_t r_mask;
@@ -513,6 +576,7 @@ module switch_combine
         r_hdr.round = '0;
         r_hdr.member = '0;
         r_hdr.answer = 1'b0;
+        r_hdr.ask = '0;
       end
     end else if (r_em.kind == EmRelease) begin
       r_mask = children;
@@ -521,13 +585,17 @@ module switch_combine
       r_hdr.round = '0;
       r_hdr.member = '0;
       r_hdr.answer = 1'b0;
+      r_hdr.ask = '0;
     end else if (r_em.kind != EmNone) begin
+      // An own share, a query (the same packet from a phase without ORIGIN)
+      // or an answer (for the epoch owed, never asking).
       r_mask = share_mask[r_em.d];
       r_hdr.pkt_type = PktCombShare;
-      r_hdr.epoch = (r_em.kind == EmAnswer) ? r_s1.epoch - epoch_t'(1) : r_s1.epoch;
+      r_hdr.epoch = (r_em.kind == EmAnswer) ? r_s1.owe_ep[r_em.d] : r_s1.epoch;
       r_hdr.round = $bits(r_hdr.round)'(r_em.d);
       r_hdr.member = $bits(r_hdr.member)'(geo_q[idx][r_em.d].pos);
       r_hdr.answer = r_em.kind == EmAnswer;
+      r_hdr.ask = (r_em.kind == EmAnswer) ? '0 : r_s1.level;
     end
   end
 
@@ -569,6 +637,9 @@ module switch_combine
       heard_q[idx] <= r_s2.heard;
       sent_q[idx] <= r_s2.sent;
       owe_q[idx] <= r_s2.owe;
+      owe_ep_q[idx] <= r_s2.owe_ep;
+      query_q[idx] <= r_s2.query;
+      level_q[idx] <= r_s2.level;
     end
     if (w_children) begin
       children_q[widx] <= wdata_i[NumPorts-1:0];
@@ -581,6 +652,8 @@ module switch_combine
       heard_q[widx] <= '0;
       sent_q[widx] <= '0;
       owe_q[widx] <= '0;
+      query_q[widx] <= '0;
+      level_q[widx] <= '0;
     end
     if (w_geo) geo_q[ridx][rph] <= wgeo;
     if (w_expect) expect_q[ridx][rph] <= ring_set_t'(wdata_i);
@@ -680,27 +753,38 @@ module switch_combine
                            : s_from_plus && mask_o == minus_bit[sd]) &&
                   hdr_o == hdr_fwd))
   // An own share of phase d for E leaves only with done_(d-1), from a phase
-  // this switch originates, and not twice for E.
+  // this switch originates, and not twice for E; it carries the entry's level.
   `SF_ASSERT_IMM(a_ring_own_share_done,
                  !(req_i && use_ring && r_em.kind == EmShare) ||
                  (r_dp1[r_em.d] && org[r_em.d] && !r_s1.sent[r_em.d] &&
-                  hdr_o.epoch == r_s1.epoch && !hdr_o.answer &&
+                  hdr_o.epoch == r_s1.epoch && !hdr_o.answer && hdr_o.ask == r_s1.level &&
                   32'(hdr_o.member) == 32'(geo_q[idx][r_em.d].pos)))
-  // An answer names E - 1 (an epoch this entry completed), answer = 1, for
-  // a phase it originates.
-  `SF_ASSERT_IMM(a_ring_answer_prev_epoch,
+  // A query of phase d never comes from a phase with ORIGIN_d (nobody may
+  // record it); it names E, answer 0, and asks (level >= 1).
+  `SF_ASSERT_IMM(a_ring_query_no_origin,
+                 !(req_i && use_ring && r_em.kind == EmQuery) ||
+                 (vph[r_em.d] && !org[r_em.d] && r_s1.query[r_em.d] &&
+                  hdr_o.epoch == r_s1.epoch && !hdr_o.answer && hdr_o.ask == r_s1.level &&
+                  hdr_o.ask != '0 && 32'(hdr_o.member) == 32'(geo_q[idx][r_em.d].pos)))
+  // An answer names an epoch behind E (one this entry completed), answer =
+  // 1 and ask 0, for a phase it originates.
+  `SF_ASSERT_IMM(a_ring_answer_behind,
                  !(req_i && use_ring && r_em.kind == EmAnswer) ||
-                 (r_s1.owe[r_em.d] && org[r_em.d] && hdr_o.answer &&
-                  hdr_o.epoch == r_s1.epoch - epoch_t'(1)))
+                 (r_s1.owe[r_em.d] && org[r_em.d] && hdr_o.answer && hdr_o.ask == '0 &&
+                  hdr_o.epoch == r_s1.owe_ep[r_em.d] && behind(hdr_o.epoch, r_s1.epoch)))
   // A retake looks at no packet: no drop, no partner, no copy of its own.
   `SF_ASSERT_IMM(a_ring_retake_no_packet,
                  !(req_i && retake_i) || (!drop_o && absorb_o == '0 && !r_own))
   // The ring state stays within its ring: heard only in EXPECT; owe only
-  // where the phase originates; the arrivals are children.
+  // where the phase originates, for an epoch behind E; a query only where
+  // the phase is valid without ORIGIN, with a level to ask; the arrivals are
+  // children.
   `SF_ASSERT_IMM_FORALL(a_ring_state_in_bounds, req_i && use_ring && r_consistent, d, NumPh, 1'b1,
                         (r_s2.heard[0][d] & ~expv[d]) == '0 &&
                         (r_s2.heard[1][d] & ~expv[d]) == '0 &&
-                        (!r_s2.owe[d] || org[d]) && (r_s2.arrived & ~children) == '0)
+                        (!r_s2.owe[d] || (org[d] && behind(r_s2.owe_ep[d], r_s2.epoch))) &&
+                        (!r_s2.query[d] || (vph[d] && !org[d] && r_s2.level != '0)) &&
+                        (r_s2.arrived & ~children) == '0)
   // verilog_format: on
 
   logic unused_combine;

@@ -137,6 +137,7 @@ struct P {
   unsigned round = 0;
   unsigned member = 0;
   bool answer = false;
+  std::uint8_t ask = 0;
   std::uint8_t prio = kPrio;
   std::uint32_t flow = 0;
   std::uint16_t src = 0x21;
@@ -157,7 +158,8 @@ fmt::PktHdr hdr_of(const P& p) {
       .set_epoch(p.epoch)
       .set_round(static_cast<std::uint8_t>(p.round))
       .set_member(static_cast<std::uint16_t>(p.member))
-      .set_answer(p.answer);
+      .set_answer(p.answer)
+      .set_ask(p.ask);
   return h;
 }
 
@@ -172,9 +174,15 @@ Packet pkt(const P& p) {
 Packet arrive(std::uint16_t e, std::uint32_t flow) {
   return pkt(P{.type = kCombArrive, .epoch = e, .flow = flow});
 }
-Packet share(std::uint16_t e, unsigned d, unsigned o, std::uint32_t flow, bool answer = false) {
-  return pkt(
-      P{.type = kCombShare, .epoch = e, .round = d, .member = o, .answer = answer, .flow = flow});
+Packet share(std::uint16_t e, unsigned d, unsigned o, std::uint32_t flow, bool answer = false,
+             std::uint8_t ask = 0) {
+  return pkt(P{.type = kCombShare,
+               .epoch = e,
+               .round = d,
+               .member = o,
+               .answer = answer,
+               .ask = ask,
+               .flow = flow});
 }
 
 fmt::PktHdr got_hdr(const RxPacket& g) { return fmt::PktHdr(bytes_of(g.flits.at(0))); }
@@ -182,7 +190,8 @@ fmt::PktHdr got_hdr(const RxPacket& g) { return fmt::PktHdr(bytes_of(g.flits.at(
 // What the unit made: one flit, src_lid 0, the processed packet's ctx, prio,
 // dscp, ecn and flow label (section 9.3), and the given type and fields.
 void check_made(const RxPacket& got, std::uint8_t type, std::uint16_t epoch, unsigned round,
-                unsigned member, bool answer, std::uint32_t flow, const std::string& what) {
+                unsigned member, bool answer, std::uint32_t flow, const std::string& what,
+                std::uint8_t ask = 0) {
   TB_CHECK_EQ(got.flits.size(), 1U) << what;
   const fmt::PktHdr h = got_hdr(got);
   P want{.type = type,
@@ -190,12 +199,14 @@ void check_made(const RxPacket& got, std::uint8_t type, std::uint16_t epoch, uns
          .round = round,
          .member = member,
          .answer = answer,
+         .ask = ask,
          .flow = flow,
          .src = 0};
   TB_CHECK(got.flits.at(0) == flit_of(hdr_of(want).bytes()))
       << what << ": header differs (type " << static_cast<unsigned>(h.pkt_type()) << ", epoch "
       << h.epoch() << ", round " << unsigned{h.round()} << ", member " << h.member() << ", answer "
-      << h.answer() << ", src " << h.src_lid() << ", flow " << h.flow_label() << ")";
+      << h.answer() << ", ask " << unsigned{h.ask()} << ", src " << h.src_lid() << ", flow "
+      << h.flow_label() << ")";
 }
 
 std::array<unsigned, kPorts> free_cells(Bench& b) {
@@ -464,11 +475,12 @@ SYNCFAB_TEST(switch_combine_ring, partners) {
 }
 
 // Repairs (section 9.3): a share of E + 1 that comes before E completes is
-// remembered; after E completes, a member's re-sent arrival of E + 1 sends
-// the own shares of the phases reached again (answer 0); a share of E (now
-// E - 1 here) with answer 0 is forwarded and answered with this switch's
-// own share of E, answer 1; an answer is not answered; an arrival of E - 1
-// gets the release of E - 1 on its port only.
+// remembered; after E completes, a member's re-sent arrival of E + 1
+// re-asks: the own shares of the phases reached go again (answer 0, ask
+// PHASES); a first send of E (now E - 1 here, ask 0) is only forwarded; a
+// share of E with answer 0 and ask >= 1 is forwarded and answered with
+// this switch's own share of E, answer 1, ask 0; an answer is not answered;
+// an arrival of E - 1 gets the release of E - 1 on its port only.
 SYNCFAB_TEST(switch_combine_ring, repairs) {
   Bench b(ctx);
   co_await b.reset();
@@ -502,33 +514,42 @@ SYNCFAB_TEST(switch_combine_ring, repairs) {
   TB_CHECK_EQ(new_ports(b, m, "phase 0 of E+1 heard"), (1U << 4) | (1U << 5))
       << "E+1's position 0 was remembered";
   check_made(b.out[4].back(), kCombShare, kE1, 1, 0, false, 13, "own share 1 of E+1");
-  // Member 0 re-sends E + 1: both phases are reached, both own shares again.
+  // Member 0 re-sends E + 1: both phases are reached, both own shares again,
+  // asking PHASES = 2 levels.
   m = mark(b);
   b.send(0, arrive(kE1, 14));
   co_await b.drain(60);
   TB_CHECK_EQ(new_ports(b, m, "re-sent arrival"), 0x3CU) << "own shares 0 and 1 again";
-  check_made(b.out[2].back(), kCombShare, kE1, 0, 1, false, 14, "own share 0 again");
-  check_made(b.out[5].back(), kCombShare, kE1, 1, 0, false, 14, "own share 1 again");
-  // Position 3 of phase 0 still at E asks (answer 0, from MINUS, k = 2: not
-  // forwarded): answered with the own share of E, answer 1, to PLUS and MINUS.
+  check_made(b.out[2].back(), kCombShare, kE1, 0, 1, false, 14, "own share 0 again", 2);
+  check_made(b.out[3].back(), kCombShare, kE1, 0, 1, false, 14, "own share 0 again (MINUS)", 2);
+  check_made(b.out[4].back(), kCombShare, kE1, 1, 0, false, 14, "own share 1 again (PLUS)", 2);
+  check_made(b.out[5].back(), kCombShare, kE1, 1, 0, false, 14, "own share 1 again", 2);
+  // A first send of E (now E - 1 here; ask 0) from position 3 of phase 0
+  // (from MINUS, k = 2: not forwarded): nothing was lost yet, no answer.
   m = mark(b);
-  b.send(3, share(kE, 0, 3, 15));
+  b.send(3, share(kE, 0, 3, 20));
+  co_await b.drain(60);
+  TB_CHECK_EQ(new_ports(b, m, "E-1 first send"), 0U) << "a first send is not answered";
+  // Position 3 asks (answer 0, ask 1): answered with the own share of E,
+  // answer 1, ask 0, to PLUS and MINUS.
+  m = mark(b);
+  b.send(3, share(kE, 0, 3, 15, false, 1));
   co_await b.drain(60);
   TB_CHECK_EQ(new_ports(b, m, "E-1 request"), (1U << 2) | (1U << 3)) << "the answer";
   check_made(b.out[2].back(), kCombShare, kE, 0, 1, true, 15, "answer on PLUS");
   check_made(b.out[3].back(), kCombShare, kE, 0, 1, true, 15, "answer on MINUS");
-  // Position 0 at E asks from MINUS, k = 1: forwarded (first take, a fresh
-  // cell) and answered (retake).
+  // Position 0 at E asks from MINUS, k = 1: forwarded unchanged (first take,
+  // a fresh cell) and answered (retake).
   m = mark(b);
-  b.send(3, share(kE, 0, 0, 16));
+  b.send(3, share(kE, 0, 0, 16, false, 3));
   co_await b.drain(60);
   TB_CHECK_EQ(b.out[2].size() - m.n[2], 2U) << "forward and answer on PLUS";
   TB_CHECK_EQ(b.out[3].size() - m.n[3], 1U) << "answer on MINUS";
-  check_made(b.out[2].at(m.n[2]), kCombShare, kE, 0, 0, false, 16, "forward first");
+  check_made(b.out[2].at(m.n[2]), kCombShare, kE, 0, 0, false, 16, "forward first", 3);
   check_made(b.out[2].at(m.n[2] + 1), kCombShare, kE, 0, 1, true, 16, "then the answer");
   // An answer (answer 1) of E is not answered.
   m = mark(b);
-  b.send(2, share(kE, 0, 2, 17, true));
+  b.send(2, share(kE, 0, 2, 17, true, 1));
   co_await b.drain(60);
   TB_CHECK_EQ(new_ports(b, m, "answer received"), 0U);
   // Member 1 missed release E: its arrival of E gets it on port 1 only.
@@ -540,6 +561,262 @@ SYNCFAB_TEST(switch_combine_ring, repairs) {
   TB_CHECK_EQ(epoch_of(b, kMlid), kE1);
   TB_CHECK_EQ(drops(b), 0U);
   check_no_cell_held(b, "repairs");
+}
+
+// A member's re-sent arrival re-asks (section 9.3, re-ask(PHASES)) on a
+// three-phase entry (MLID 0xC003) whose phase 1 has no ORIGIN:
+//   phase 0: LEN 4, POS 1, PLUS 2, MINUS 3, ORIGIN, EXPECT {0};
+//   phase 1: LEN 3, POS 0, PLUS 4, MINUS 5, no ORIGIN, EXPECT {1, 2};
+//   phase 2: LEN 2, POS 0, PLUS = MINUS = 6, ORIGIN, EXPECT {1}.
+// With done_0 and phase 1 short, the re-send sends the own share of phase 0
+// again and a query of phase 1 (epoch E, member POS_1, answer 0), both with
+// ask PHASES = 3; phase 2 (ORIGIN without done_1) sends nothing. The entry
+// keeps level 3: its first send of phase 2 carries ask 3 too; completion
+// clears it (E + 1's first share has ask 0).
+SYNCFAB_TEST(switch_combine_ring, reask_on_resent_arrival) {
+  Bench b(ctx);
+  co_await b.reset();
+  RingEntry x;
+  x.mlid = 0xC003;
+  x.children = 0x3;
+  x.phases = 3;
+  x.geo[0] = Geo{.origin = true, .plus = 2, .minus = 3, .pos = 1, .len = 4, .expect = 0x1};
+  x.geo[1] = Geo{.origin = false, .plus = 4, .minus = 5, .pos = 0, .len = 3, .expect = 0x6};
+  x.geo[2] = Geo{.origin = true, .plus = 6, .minus = 6, .pos = 0, .len = 2, .expect = 0x2};
+  x.epoch = kE;
+  program_ring(b, x);
+  b.sw().enable(true);
+  auto mk = [&](std::uint8_t type, std::uint16_t e, unsigned d, unsigned o, std::uint32_t flow) {
+    return pkt(P{.type = type, .mlid = x.mlid, .epoch = e, .round = d, .member = o, .flow = flow});
+  };
+  auto made = [&](const RxPacket& g, std::uint8_t type, std::uint16_t e, unsigned d, unsigned o,
+                  std::uint32_t flow, std::uint8_t ask, const std::string& what) {
+    P want{.type = type,
+           .mlid = x.mlid,
+           .epoch = e,
+           .round = d,
+           .member = o,
+           .ask = ask,
+           .flow = flow,
+           .src = 0};
+    TB_CHECK(g.flits.at(0) == flit_of(hdr_of(want).bytes()))
+        << what << ": ask " << unsigned{got_hdr(g).ask()} << ", epoch " << got_hdr(g).epoch()
+        << ", round " << unsigned{got_hdr(g).round()};
+  };
+  // Both members: the own share of phase 0, a first send (ask 0).
+  Marks m = mark(b);
+  b.send(0, mk(kCombArrive, kE, 0, 0, 1));
+  b.send(1, mk(kCombArrive, kE, 0, 0, 1));
+  co_await b.drain(60);
+  TB_CHECK_EQ(new_ports(b, m, "arrivals"), (1U << 2) | (1U << 3));
+  made(b.out[2].back(), kCombShare, kE, 0, 1, 1, 0, "first own share 0");
+  // Position 0 of phase 0 (from MINUS, k = 1, forwarded): done_0; phase 1
+  // is short, so phase 2 waits.
+  m = mark(b);
+  b.send(3, mk(kCombShare, kE, 0, 0, 3));
+  co_await b.drain(60);
+  TB_CHECK_EQ(new_ports(b, m, "share 0"), 1U << 2) << "forwarded only";
+  // Member 0 re-sends: own share 0 again and the query of phase 1, ask 3.
+  m = mark(b);
+  b.send(0, mk(kCombArrive, kE, 0, 0, 4));
+  co_await b.drain(60);
+  TB_CHECK_EQ(new_ports(b, m, "re-sent arrival"), 0x3CU) << "own share 0 and query 1";
+  made(b.out[2].back(), kCombShare, kE, 0, 1, 4, 3, "own share 0 again (PLUS)");
+  made(b.out[3].back(), kCombShare, kE, 0, 1, 4, 3, "own share 0 again (MINUS)");
+  made(b.out[4].back(), kCombShare, kE, 1, 0, 4, 3, "query of phase 1 (PLUS)");
+  made(b.out[5].back(), kCombShare, kE, 1, 0, 4, 3, "query of phase 1 (MINUS)");
+  TB_CHECK(b.out[6].empty()) << "phase 2 has ORIGIN but not done_1: nothing";
+  // Phase 1 heard: done_1, the own share of phase 2 (R- = 0: PLUS only)
+  // with the entry's level 3.
+  m = mark(b);
+  b.send(4, mk(kCombShare, kE, 1, 1, 5));
+  b.send(5, mk(kCombShare, kE, 1, 2, 6));
+  co_await b.drain(60);
+  TB_CHECK_EQ(new_ports(b, m, "phase 1 heard"), 1U << 6);
+  made(b.out[6].back(), kCombShare, kE, 2, 0, 6, 3, "own share 2 at level 3");
+  // Phase 2 heard: the release; E + 1 starts at level 0.
+  m = mark(b);
+  b.send(6, mk(kCombShare, kE, 2, 1, 7));
+  co_await b.drain(60);
+  TB_CHECK_EQ(new_ports(b, m, "complete"), 0x3U);
+  TB_CHECK_EQ(epoch_of(b, x.mlid), kE + 1);
+  m = mark(b);
+  b.send(0, mk(kCombArrive, kE + 1, 0, 0, 8));
+  b.send(1, mk(kCombArrive, kE + 1, 0, 0, 8));
+  co_await b.drain(60);
+  TB_CHECK_EQ(new_ports(b, m, "E+1 arrivals"), (1U << 2) | (1U << 3));
+  made(b.out[2].back(), kCombShare, kE + 1, 0, 1, 8, 0, "E+1's first send: ask 0");
+  TB_CHECK_EQ(drops(b), 0U);
+  check_no_cell_held(b, "re-ask on a re-sent arrival");
+}
+
+// A switch without members (MLID 0xC004, no children, no MFT entry), stuck
+// at E: phase 0 without ORIGIN (LEN 4, POS 1, PLUS 2, MINUS 3, EXPECT {0,
+// 3}), phase 1 with ORIGIN (LEN 3, POS 0, PLUS 4, MINUS 5, EXPECT {1, 2}).
+// A share of E with ask 1 only counts; one with ask 2 re-asks with ask 1
+// (section 9.3): phase 0 is short, so a query of phase 0 goes out with ask
+// 1; phase 1 is not done_0: no share. A share of E + 1 with ask 2 re-asks
+// too. Once phase 0 is heard the own share of phase 1 carries ask 1, and
+// the entry completes (nothing to release to).
+SYNCFAB_TEST(switch_combine_ring, reask_on_share_memberless) {
+  Bench b(ctx);
+  co_await b.reset();
+  RingEntry x;
+  x.mlid = 0xC004;
+  x.phases = 2;
+  x.geo[0] = Geo{.origin = false, .plus = 2, .minus = 3, .pos = 1, .len = 4, .expect = 0x9};
+  x.geo[1] = Geo{.origin = true, .plus = 4, .minus = 5, .pos = 0, .len = 3, .expect = 0x6};
+  x.geo[2] = Geo{.valid = false};
+  x.epoch = kE;
+  program_ring(b, x);
+  b.sw().enable(true);
+  auto sh = [&](std::uint16_t e, unsigned d, unsigned o, std::uint8_t ask, std::uint32_t flow) {
+    return pkt(P{.type = kCombShare,
+                 .mlid = x.mlid,
+                 .epoch = e,
+                 .round = d,
+                 .member = o,
+                 .ask = ask,
+                 .flow = flow});
+  };
+  auto made = [&](const RxPacket& g, std::uint16_t e, unsigned d, unsigned o, std::uint32_t flow,
+                  std::uint8_t ask, const std::string& what) {
+    P want{.type = kCombShare,
+           .mlid = x.mlid,
+           .epoch = e,
+           .round = d,
+           .member = o,
+           .ask = ask,
+           .flow = flow,
+           .src = 0};
+    TB_CHECK(g.flits.at(0) == flit_of(hdr_of(want).bytes()))
+        << what << ": ask " << unsigned{got_hdr(g).ask()} << ", epoch " << got_hdr(g).epoch()
+        << ", round " << unsigned{got_hdr(g).round()} << ", member " << got_hdr(g).member();
+  };
+  // Phase 1, position 1 (from PLUS, k = 1 = R-), ask 1: recorded only.
+  Marks m = mark(b);
+  b.send(4, sh(kE, 1, 1, 1, 1));
+  co_await b.drain(60);
+  TB_CHECK_EQ(new_ports(b, m, "ask 1"), 0U) << "ask 1 re-asks nobody";
+  // Phase 1, position 2 (from MINUS, k = 1 = R+), ask 2: re-ask(1).
+  m = mark(b);
+  b.send(5, sh(kE, 1, 2, 2, 2));
+  co_await b.drain(60);
+  TB_CHECK_EQ(new_ports(b, m, "ask 2"), (1U << 2) | (1U << 3)) << "the query of phase 0";
+  made(b.out[2].back(), kE, 0, 1, 2, 1, "query of phase 0 (PLUS)");
+  made(b.out[3].back(), kE, 0, 1, 2, 1, "query of phase 0 (MINUS)");
+  // A share of E + 1 with ask 2: this switch, still at E, re-asks again.
+  m = mark(b);
+  b.send(4, sh(kE + 1, 1, 1, 2, 3));
+  co_await b.drain(60);
+  TB_CHECK_EQ(new_ports(b, m, "E+1 ask 2"), (1U << 2) | (1U << 3));
+  made(b.out[2].back(), kE, 0, 1, 3, 1, "query again (PLUS)");
+  // Phase 0: position 0 (k = 1, forwarded), then position 3 (k = 2 = R+):
+  // done_0, the own share of phase 1 at level 1, then the completion.
+  m = mark(b);
+  b.send(3, sh(kE, 0, 0, 0, 4));
+  co_await b.drain(60);
+  TB_CHECK_EQ(new_ports(b, m, "position 0"), 1U << 2) << "forwarded only";
+  m = mark(b);
+  b.send(3, sh(kE, 0, 3, 0, 5));
+  co_await b.drain(60);
+  TB_CHECK_EQ(new_ports(b, m, "position 3"), (1U << 4) | (1U << 5));
+  made(b.out[4].back(), kE, 1, 0, 5, 1, "own share 1 at level 1 (PLUS)");
+  made(b.out[5].back(), kE, 1, 0, 5, 1, "own share 1 at level 1 (MINUS)");
+  TB_CHECK_EQ(epoch_of(b, x.mlid), kE + 1) << "complete";
+  TB_CHECK_EQ(drops(b), 0U);
+  check_no_cell_held(b, "re-ask on a share");
+}
+
+// Answers for any epoch behind E (section 9.3), on the two-phase entry at
+// E: a request (answer 0, ask 1) of E - 2 is answered with the own share of
+// E - 2 (answer 1, ask 0), in phase 0 and phase 1; a first send of E - 1
+// (ask 0) is not; a share of E + 2 (ahead, not behind) asking is not
+// either.
+SYNCFAB_TEST(switch_combine_ring, answer_two_behind) {
+  Bench b(ctx);
+  co_await b.reset();
+  program_ring(b, two_phase_entry());
+  b.sw().enable(true);
+  constexpr auto kE2 = static_cast<std::uint16_t>(kE - 2);
+  // Phase 0, position 3 (from MINUS, k = 2 = R+: not forwarded).
+  Marks m = mark(b);
+  b.send(3, share(kE2, 0, 3, 1, false, 1));
+  co_await b.drain(60);
+  TB_CHECK_EQ(new_ports(b, m, "E-2 request, phase 0"), (1U << 2) | (1U << 3));
+  check_made(b.out[2].back(), kCombShare, kE2, 0, 1, true, 1, "answer of E-2 (PLUS)");
+  check_made(b.out[3].back(), kCombShare, kE2, 0, 1, true, 1, "answer of E-2 (MINUS)");
+  // Phase 1, position 2 (from MINUS_1, k = 1 = R+).
+  m = mark(b);
+  b.send(5, share(kE2, 1, 2, 2, false, 1));
+  co_await b.drain(60);
+  TB_CHECK_EQ(new_ports(b, m, "E-2 request, phase 1"), (1U << 4) | (1U << 5));
+  check_made(b.out[4].back(), kCombShare, kE2, 1, 0, true, 2, "answer of E-2, phase 1");
+  // Not answered: a first send of E - 1; an asking share of E + 2.
+  m = mark(b);
+  b.send(3, share(kE - 1, 0, 3, 3));
+  b.send(3, share(kE + 2, 0, 3, 4, false, 1));
+  co_await b.drain(60);
+  TB_CHECK_EQ(new_ports(b, m, "not behind or not asking"), 0U);
+  TB_CHECK_EQ(epoch_of(b, kMlid), kE);
+  TB_CHECK_EQ(drops(b), 0U);
+  check_no_cell_held(b, "answers behind");
+}
+
+// A query (section 9.3) on a one-phase entry (MLID 0xC005, members on 0
+// and 1; LEN 4, POS 1, PLUS 2, MINUS 3, ORIGIN, EXPECT {0}: positions 2 and
+// 3 send no share): a query of E from position 3 (ask 1) is recorded by
+// nobody (the barrier still waits for position 0) and, the entry at E, not
+// answered; once E completed, the same query is answered with the own
+// share of E (answer 1, ask 0).
+SYNCFAB_TEST(switch_combine_ring, query_answered_after_completion) {
+  Bench b(ctx);
+  co_await b.reset();
+  RingEntry x;
+  x.mlid = 0xC005;
+  x.children = 0x3;
+  x.phases = 1;
+  x.geo[0] = Geo{.origin = true, .plus = 2, .minus = 3, .pos = 1, .len = 4, .expect = 0x1};
+  x.geo[1] = Geo{.valid = false};
+  x.geo[2] = Geo{.valid = false};
+  x.epoch = kE;
+  program_ring(b, x);
+  b.sw().enable(true);
+  auto mk = [&](std::uint8_t type, unsigned o, std::uint8_t ask, std::uint32_t flow) {
+    return pkt(P{.type = type, .mlid = x.mlid, .epoch = kE, .member = o, .ask = ask, .flow = flow});
+  };
+  b.send(0, mk(kCombArrive, 0, 0, 1));
+  b.send(1, mk(kCombArrive, 0, 0, 2));
+  co_await b.drain(60);
+  TB_CHECK_EQ(b.out[2].size(), 1U) << "own share";
+  // The query from position 3 (from MINUS, k = 2 = R+: not forwarded).
+  Marks m = mark(b);
+  b.send(3, mk(kCombShare, 3, 1, 3));
+  co_await b.drain(60);
+  TB_CHECK_EQ(new_ports(b, m, "query at E"), 0U) << "not recorded, not answered";
+  TB_CHECK_EQ(epoch_of(b, x.mlid), kE) << "a query completes nothing";
+  // Position 0 completes E.
+  m = mark(b);
+  b.send(3, mk(kCombShare, 0, 0, 4));
+  co_await b.drain(60);
+  TB_CHECK_EQ(new_ports(b, m, "position 0"), 0x7U) << "forward and release";
+  TB_CHECK_EQ(epoch_of(b, x.mlid), kE + 1);
+  // The query again: answered.
+  m = mark(b);
+  b.send(3, mk(kCombShare, 3, 1, 5));
+  co_await b.drain(60);
+  TB_CHECK_EQ(new_ports(b, m, "query after completion"), (1U << 2) | (1U << 3));
+  const P want{.type = kCombShare,
+               .mlid = x.mlid,
+               .epoch = kE,
+               .member = 1,
+               .answer = true,
+               .flow = 5,
+               .src = 0};
+  TB_CHECK(b.out[2].back().flits.at(0) == flit_of(hdr_of(want).bytes())) << "the answer";
+  TB_CHECK(b.out[3].back().flits.at(0) == flit_of(hdr_of(want).bytes())) << "the answer";
+  TB_CHECK_EQ(drops(b), 0U);
+  check_no_cell_held(b, "query");
 }
 
 // A relay (no members, no EXPECT, no MFT entry): shares pass within their
@@ -752,6 +1029,7 @@ SYNCFAB_TEST(switch_combine_ring, random_safety) {
         p.round = s.d;
         p.member = s.o;
         p.answer = pct(rng) < 10;
+        p.ask = static_cast<std::uint8_t>(pct(rng) % 4);
         in = s.in;
       } else {
         p.type = pct(rng) < 50 ? kCombShare : kCombArrive;
