@@ -15,6 +15,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "syncfab/sm/errors.hpp"
 #include "syncfab/sm/generators.hpp"
@@ -88,6 +89,17 @@ PortNum dor_oracle(const RouteState& st, SwitchIdx s, SwitchIdx t) {
     cur = reached;
   }
   return first;
+}
+
+// What fn throws, or "no error".
+template <typename F>
+std::string error_of(F&& fn) {
+  try {
+    std::forward<F>(fn)();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "no error";
 }
 
 // "" or the first thing wrong with the state's tables and trees.
@@ -376,31 +388,23 @@ TEST(Reroute, BadInputNamesTheValue) {
   std::vector<Group> groups = random_groups(f, 1, 4, 3);
   RouteState st = route_state(std::move(f), groups, "ftree", "FULB-MC");
   const Fabric& fab = *st.fabric;
-  auto message = [](auto&& fn) {
-    try {
-      fn();
-    } catch (const std::exception& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   const NodeId leaf = fab.resolve("sw-l1-0");
   const NodeId hca = fab.hcas()[0];
-  EXPECT_EQ(message([&] { (void)fail_link(st, leaf, 9); }),
+  EXPECT_EQ(error_of([&] { (void)fail_link(st, leaf, 9); }),
             "fail link: \"sw-l1-0\" port 9 out of range 1..4");
-  EXPECT_EQ(message([&] { (void)fail_switch(st, hca); }),
+  EXPECT_EQ(error_of([&] { (void)fail_switch(st, hca); }),
             "fail switch: \"" + fab.name(hca) + "\" is not a switch");
-  EXPECT_EQ(message([&] { (void)repair_link(st, leaf, 3); }),
+  EXPECT_EQ(error_of([&] { (void)repair_link(st, leaf, 3); }),
             "repair link: \"sw-l1-0\" port 3 never failed (it is up)");
   (void)fail_link(st, leaf, 3);
-  EXPECT_EQ(message([&] { (void)fail_link(st, leaf, 3); }),
+  EXPECT_EQ(error_of([&] { (void)fail_link(st, leaf, 3); }),
             "fail link: \"sw-l1-0\" port 3 is already down");
   (void)fail_switch(st, leaf);
-  EXPECT_EQ(message([&] { (void)fail_switch(st, leaf); }),
+  EXPECT_EQ(error_of([&] { (void)fail_switch(st, leaf); }),
             "fail switch: \"sw-l1-0\" has already failed");
   EXPECT_EQ(check_state(st), "");
   Fabric g = make_fabric("fattree:ports=4,levels=2");
-  EXPECT_NE(message([&] {
+  EXPECT_NE(error_of([&] {
               (void)route_state(std::move(g), {}, "lash", "FULB-MC");
             }).find("lash: not supported for incremental rerouting"),
             std::string::npos);
@@ -622,24 +626,16 @@ TEST(Reroute, BadMembershipNamesTheValue) {
   const NodeId c = f.hcas()[5];
   RouteState st = route_state(std::move(f), {Group{0xC002, {a, b}}}, "ftree", "FULB-MC");
   const Fabric& fab = *st.fabric;
-  auto message = [](auto&& fn) {
-    try {
-      fn();
-    } catch (const std::exception& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   const std::vector<McTree> trees = st.trees;
   const std::vector<Group> groups = st.groups;
-  EXPECT_EQ(message([&] { (void)join_member(st, 0xC007, c); }), "join: no group with MLID 0xC007");
-  EXPECT_EQ(message([&] { (void)join_member(st, 0xC002, a); }),
+  EXPECT_EQ(error_of([&] { (void)join_member(st, 0xC007, c); }), "join: no group with MLID 0xC007");
+  EXPECT_EQ(error_of([&] { (void)join_member(st, 0xC002, a); }),
             "join: \"" + fab.name(a) + "\" is already a member of 0xC002");
-  EXPECT_EQ(message([&] { (void)leave_member(st, 0xC002, c); }),
+  EXPECT_EQ(error_of([&] { (void)leave_member(st, 0xC002, c); }),
             "leave: \"" + fab.name(c) + "\" is not a member of 0xC002");
-  EXPECT_EQ(message([&] { (void)leave_member(st, 0xC002, 100000); }), "leave: no node 100000");
+  EXPECT_EQ(error_of([&] { (void)leave_member(st, 0xC002, 100000); }), "leave: no node 100000");
   (void)fail_link(st, c, fab.attach_port(c));
-  EXPECT_EQ(message([&] { (void)join_member(st, 0xC002, c); }),
+  EXPECT_EQ(error_of([&] { (void)join_member(st, 0xC002, c); }),
             "join: \"" + fab.name(c) + "\" is not attached to a live switch");
   EXPECT_EQ(st.groups[0].members, groups[0].members);
   EXPECT_EQ(st.trees[0].entries, trees[0].entries);

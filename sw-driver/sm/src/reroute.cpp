@@ -1,6 +1,7 @@
 #include "syncfab/sm/reroute.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <map>
 #include <numeric>
@@ -142,6 +143,11 @@ class Rerouter {
   // MINHOP / DOR: entry (s, l) again by the engine's rule (MINHOP keeps a
   // port still on a shortest path).
   void repick(SwitchIdx s, Lid l);
+  // Every switch's entries for the LIDs back on the fabric, and every entry
+  // of a switch that came back.
+  void repick_returning(const std::vector<Lid>& back, SwitchIdx revived);
+  // DOR: the index of a coordinate in at_.
+  [[nodiscard]] std::size_t coord_index(const std::array<int, 3>& c) const;
   // UPDN / FTREE: the entries of LID l at the switches X, from the walks of
   // the other switches (unchanged, still legal and shortest).
   void updn_lid(Lid l, std::vector<SwitchIdx>& x);
@@ -534,15 +540,31 @@ void Rerouter::check_turns() {
   d_.turns_ok = d_.turn_violation.empty();
 }
 
+void Rerouter::repick_returning(const std::vector<Lid>& back, SwitchIdx revived) {
+  for (Lid l : back) {
+    for (SwitchIdx s = 0; s < f_.switch_count(); ++s) {
+      repick(s, l);
+    }
+  }
+  if (revived != kNoSwitch) {
+    for (std::size_t l = 1; l < lft().lid_count(); ++l) {
+      repick(revived, static_cast<Lid>(l));
+    }
+  }
+}
+
+std::size_t Rerouter::coord_index(const std::array<int, 3>& c) const {
+  const auto& dims = st_.layout->dims;
+  return static_cast<std::size_t>(c[0]) +
+         static_cast<std::size_t>(dims[0]) *
+             (static_cast<std::size_t>(c[1]) +
+              static_cast<std::size_t>(dims[1]) * static_cast<std::size_t>(c[2]));
+}
+
 std::uint64_t Rerouter::ring_key(int d, SwitchIdx s) const {
   auto c = st_.layout->coord[s];
   c[d] = 0;
-  const auto& dims = st_.layout->dims;
-  const std::size_t base = static_cast<std::size_t>(c[0]) +
-                           static_cast<std::size_t>(dims[0]) *
-                               (static_cast<std::size_t>(c[1]) +
-                                static_cast<std::size_t>(dims[1]) * static_cast<std::size_t>(c[2]));
-  return static_cast<std::uint64_t>(d) * f_.switch_count() + base;
+  return static_cast<std::uint64_t>(d) * f_.switch_count() + coord_index(c);
 }
 
 void Rerouter::dor_breaks(const std::vector<FailedLink>& removed) {
@@ -550,11 +572,7 @@ void Rerouter::dor_breaks(const std::vector<FailedLink>& removed) {
   const std::size_t n = f_.switch_count();
   at_.assign(n, kNoSwitch);
   for (SwitchIdx s = 0; s < n; ++s) {
-    const auto& c = lay.coord[s];
-    at_[static_cast<std::size_t>(c[0]) +
-        static_cast<std::size_t>(lay.dims[0]) *
-            (static_cast<std::size_t>(c[1]) +
-             static_cast<std::size_t>(lay.dims[1]) * static_cast<std::size_t>(c[2]))] = s;
+    at_[coord_index(lay.coord[s])] = s;
   }
   breaks_.clear();
   auto add = [&](const FailedLink& fl) {
@@ -604,12 +622,7 @@ PortNum Rerouter::dor_port(SwitchIdx s, SwitchIdx t) const {
       continue;
     }
     const int len = lay.dims[d];
-    const std::size_t here =
-        static_cast<std::size_t>(cur[0]) +
-        static_cast<std::size_t>(lay.dims[0]) *
-            (static_cast<std::size_t>(cur[1]) +
-             static_cast<std::size_t>(lay.dims[1]) * static_cast<std::size_t>(cur[2]));
-    const std::uint64_t ring = ring_key(d, at_[here]);
+    const std::uint64_t ring = ring_key(d, at_[coord_index(cur)]);
     const int ahead = (tc[d] - cur[d] + len) % len;
     const bool short_plus = 2 * ahead <= len;
     bool plus = short_plus;
@@ -639,20 +652,14 @@ void Rerouter::dor_ring(int d, SwitchIdx r, const detail::LidsBySwitch& by) {
   for (int z = range(2, d >= 2).first; z < range(2, d >= 2).second; ++z) {
     for (int y = range(1, d >= 1).first; y < range(1, d >= 1).second; ++y) {
       for (int x = 0; x < lay.dims[0]; ++x) {
-        src.push_back(at_[static_cast<std::size_t>(x) +
-                          static_cast<std::size_t>(lay.dims[0]) *
-                              (static_cast<std::size_t>(y) + static_cast<std::size_t>(lay.dims[1]) *
-                                                                 static_cast<std::size_t>(z))]);
+        src.push_back(at_[coord_index({x, y, z})]);
       }
     }
   }
   for (int z = 0; z < lay.dims[2]; ++z) {
     for (int y = range(1, d <= 1).first; y < range(1, d <= 1).second; ++y) {
       for (int x = range(0, d == 0).first; x < range(0, d == 0).second; ++x) {
-        dst.push_back(at_[static_cast<std::size_t>(x) +
-                          static_cast<std::size_t>(lay.dims[0]) *
-                              (static_cast<std::size_t>(y) + static_cast<std::size_t>(lay.dims[1]) *
-                                                                 static_cast<std::size_t>(z))]);
+        dst.push_back(at_[coord_index({x, y, z})]);
       }
     }
   }
@@ -769,16 +776,7 @@ void Rerouter::unicast(const std::vector<FailedLink>& removed,
     for (const auto& [d, r] : rings) {
       dor_ring(d, r, by);
     }
-    for (Lid l : back) {
-      for (SwitchIdx s = 0; s < n; ++s) {
-        repick(s, l);
-      }
-    }
-    if (revived != kNoSwitch) {
-      for (std::size_t l = 1; l < lids; ++l) {
-        repick(revived, static_cast<Lid>(l));
-      }
-    }
+    repick_returning(back, revived);
     return;
   }
 
@@ -915,16 +913,7 @@ void Rerouter::unicast(const std::vector<FailedLink>& removed,
       }
     }
   }
-  for (Lid l : back) {
-    for (SwitchIdx s = 0; s < n; ++s) {
-      repick(s, l);
-    }
-  }
-  if (revived != kNoSwitch) {
-    for (std::size_t l = 1; l < lids; ++l) {
-      repick(revived, static_cast<Lid>(l));
-    }
-  }
+  repick_returning(back, revived);
   if (added) {
     const std::vector<std::uint64_t> entries = st_.touched;
     for (std::uint64_t key : entries) {
