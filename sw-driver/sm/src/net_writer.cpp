@@ -22,7 +22,13 @@ const std::string& description(const Fabric& f, NodeId n) {
   return f.description(n).empty() ? f.id(n) : f.description(n);
 }
 
+// A node read from a file (it has a description) keeps its id: a name that
+// disambiguates a shared description carries the id, and must read back the
+// same. A generated node gets ibnetdiscover's id from its GUID.
 std::string node_id(const Fabric& f, NodeId n) {
+  if (!f.description(n).empty()) {
+    return f.id(n);
+  }
   return (f.is_switch(n) ? "S-" : "H-") + hex(f.guid(n), true);
 }
 
