@@ -54,8 +54,7 @@ void descriptor(const std::vector<std::uint8_t>& image, const drv::DescLimits& l
   try {
     again = drv::encode_group_desc(*group, decoded.ctx, decoded.epoch, decoded.completion);
   } catch (const std::invalid_argument& e) {
-    syncfab::fuzz::finding(std::string("a valid group descriptor does not re-encode: ") +
-                           e.what());
+    syncfab::fuzz::finding(std::string("a valid group descriptor does not re-encode: ") + e.what());
   }
   // root_lid is written only where it is used: a multicast-release member
   // other than the root names the root's LID.
@@ -77,8 +76,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   const unsigned ctl = data[0];
-  const drv::ImageKind kinds[] = {drv::ImageKind::kDesc, drv::ImageKind::kCq,
-                                  drv::ImageKind::kPkt};
+  const drv::ImageKind kinds[] = {drv::ImageKind::kDesc, drv::ImageKind::kCq, drv::ImageKind::kPkt};
   const drv::ImageKind kind = kinds[(ctl & 3U) % 3];
   // Limits as a device reports them (0: the format's maximum).
   drv::DescLimits limits;

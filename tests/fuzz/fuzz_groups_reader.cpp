@@ -24,7 +24,7 @@ Fabric make_fabric() {
   Fabric f;
   const auto sw = f.add_node(NodeType::kSwitch, "sw0", 12, 0x200000);
   const char* ids[] = {"h1", "h2", "0xc001", "H-0008f10403961354", "n3", "n4", "n5", "n6"};
-  const char* descs[] = {"",         "node018 HCA-1", "",      "a#b",
+  const char* descs[] = {"",         "node018 HCA-1", "",        "a#b",
                          "quote\"d", "MT23108",       "MT23108", "0x100004"};
   std::uint64_t guid = 0x100000;
   for (int i = 0; i < 8; ++i) {

@@ -18,7 +18,8 @@ inline void same_fabric(const sm::Fabric& a, const sm::Fabric& b, bool names = t
     check(a.type(n) == b.type(n), at + ": type changed");
     check(a.guid(n) == b.guid(n), at + ": GUID changed");
     check(a.num_ports(n) == b.num_ports(n), at + ": port count changed");
-    check(!names || a.name(n) == b.name(n), at + ": name \"" + a.name(n) + "\" became \"" + b.name(n) + "\"");
+    check(!names || a.name(n) == b.name(n),
+          at + ": name \"" + a.name(n) + "\" became \"" + b.name(n) + "\"");
     check(a.lid(n) == b.lid(n), at + ": LID changed");
     for (int p = 1; p <= a.num_ports(n); ++p) {
       const auto port = static_cast<sm::PortNum>(p);

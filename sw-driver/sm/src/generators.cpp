@@ -132,8 +132,9 @@ Fabric make_pruned_fat_tree(const PrunedFatTreeSpec& s) {
                                 " ports (max " + std::to_string(kMaxPorts) + ")");
   }
   // Every parameter is below kMaxPorts now, so none of these overflow.
-  require_lids("pruned fat tree", 1LL * s.pods * s.leaves_per_pod * s.nodes_per_leaf,
-               1LL * s.pods * (s.leaves_per_pod + s.l2_per_pod) + 1LL * s.l2_per_pod * s.tops_per_plane);
+  require_lids(
+      "pruned fat tree", 1LL * s.pods * s.leaves_per_pod * s.nodes_per_leaf,
+      1LL * s.pods * (s.leaves_per_pod + s.l2_per_pod) + 1LL * s.l2_per_pod * s.tops_per_plane);
   Fabric f;
   std::vector<NodeId> leaf, l2, top;
   for (int q = 0; q < s.pods; ++q) {
