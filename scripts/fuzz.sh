@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses of tests/fuzz (clang-14, ASan + UBSan) in a
 # tree of their own and runs every target, each from a copy of its seed
-# corpus, for --time seconds or --runs executions (docs/fuzz.md).
+# corpus, for --time seconds and/or --runs executions (default 60 s; both:
+# whichever comes first), docs/fuzz.md.
 #
 #   scripts/fuzz.sh [--time S] [--runs N] [--build DIR] [--jobs J] [--csv FILE]
 #                   [--target NAME]...
@@ -13,7 +14,7 @@
 # (2 GB), with the input that caused it in DIR/findings/<target>/.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-time_s=60
+time_s=
 runs=
 build="$root/build-fuzz"
 jobs=2
@@ -51,8 +52,11 @@ fi
 cmake --build "$build" --target fuzz_all -j "$jobs" >"$build.build.log" 2>&1 ||
   { tail -50 "$build.build.log"; echo "fuzz: build failed (log: $build.build.log)" >&2; exit 1; }
 
-limit=(-max_total_time="$time_s")
-[[ -z "$runs" ]] || limit=(-runs="$runs")
+# Both given: whichever comes first ends a target's run.
+[[ -n "$time_s" || -n "$runs" ]] || time_s=60
+limit=()
+[[ -z "$time_s" ]] || limit+=(-max_total_time="$time_s")
+[[ -z "$runs" ]] || limit+=(-runs="$runs")
 csv=${csv:-$build/fuzz-results.csv}
 echo "target,executions,seconds,findings,commit" >"$csv"
 commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
