@@ -7,6 +7,7 @@
 // (the paper's fabrics, thousands of nodes) is skipped, so that each
 // execution stays in the microseconds. Huge numbers stay in: the generators
 // must refuse them before they allocate.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -21,21 +22,19 @@ bool small(std::string_view spec) {
   if (spec.size() > 80) {
     return false;
   }
-  // A number is small (0..6) or huge (six digits or more: refused by the
-  // generators' limits, or a finding if it gets far enough to allocate).
-  std::size_t digits = 0;
-  int value = 0;
-  auto number_ok = [&] { return digits == 0 || value <= 6 || digits >= 6; };
+  // A number is small (0..6) or huge (100,000 or more: refused by the
+  // generators' limits, or a finding if it gets far enough to allocate);
+  // leading zeros count for nothing.
+  long value = -1;
+  auto number_ok = [&] { return value <= 6 || value >= 100000; };
   for (const char c : spec) {
     if (c >= '0' && c <= '9') {
-      value = digits >= 6 ? value : value * 10 + (c - '0');
-      ++digits;
+      value = std::min(100000L, (value < 0 ? 0 : value) * 10 + (c - '0'));
     } else {
       if (!number_ok()) {
         return false;
       }
-      digits = 0;
-      value = 0;
+      value = -1;
     }
   }
   if (!number_ok()) {

@@ -13,20 +13,34 @@ namespace syncfab::fuzz {
 
 inline void same_fabric(const sm::Fabric& a, const sm::Fabric& b, bool names = true) {
   check(a.node_count() == b.node_count(), "round trip changed the node count");
+  // Messages are built only for a difference: this runs for every port.
+  auto differs = [&](sm::NodeId n, const std::string& what) {
+    finding("node " + std::to_string(n) + " (" + a.id(n) + "): " + what);
+  };
   for (sm::NodeId n = 0; n < a.node_count(); ++n) {
-    const std::string at = "node " + std::to_string(n) + " (" + a.id(n) + ")";
-    check(a.type(n) == b.type(n), at + ": type changed");
-    check(a.guid(n) == b.guid(n), at + ": GUID changed");
-    check(a.num_ports(n) == b.num_ports(n), at + ": port count changed");
-    check(!names || a.name(n) == b.name(n),
-          at + ": name \"" + a.name(n) + "\" became \"" + b.name(n) + "\"");
-    check(a.lid(n) == b.lid(n), at + ": LID changed");
+    if (a.type(n) != b.type(n)) {
+      differs(n, "type changed");
+    }
+    if (a.guid(n) != b.guid(n)) {
+      differs(n, "GUID changed");
+    }
+    if (a.num_ports(n) != b.num_ports(n)) {
+      differs(n, "port count changed");
+    }
+    if (names && a.name(n) != b.name(n)) {
+      differs(n, "name \"" + a.name(n) + "\" became \"" + b.name(n) + "\"");
+    }
+    if (a.lid(n) != b.lid(n)) {
+      differs(n, "LID changed");
+    }
     for (int p = 1; p <= a.num_ports(n); ++p) {
       const auto port = static_cast<sm::PortNum>(p);
-      check(a.peer(n, port) == b.peer(n, port),
-            at + ": the link on port " + std::to_string(p) + " changed");
-      check(a.lid(n, port) == b.lid(n, port),
-            at + ": the LID of port " + std::to_string(p) + " changed");
+      if (a.peer(n, port) != b.peer(n, port)) {
+        differs(n, "the link on port " + std::to_string(p) + " changed");
+      }
+      if (a.lid(n, port) != b.lid(n, port)) {
+        differs(n, "the LID of port " + std::to_string(p) + " changed");
+      }
     }
   }
 }
