@@ -5,7 +5,7 @@ CMAKE_FLAGS ?=
 PY      := .venv/bin/python
 CTEST   := ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-.PHONY: all deps configure build run test regress lint waves bench bench-sim bench-route bench-barrier bench-system bench-collective docs format clean help
+.PHONY: all deps configure build run test regress fuzz lint waves bench bench-sim bench-route bench-barrier bench-system bench-collective docs format clean help
 
 all: build
 
@@ -14,6 +14,7 @@ help:
 	@echo "make test       build and run the test suite (what CI runs)"
 	@echo "make regress    all tests, every seed, slow ones included"
 	@echo "make regress SLURM=1 [SLURM_ARGS=...]   the same as Slurm job arrays (scripts/slurm/regress.py --help)"
+	@echo "make fuzz FUZZ_TIME=<s>   libFuzzer (ASan + UBSan) and atheris on every parser and decoder, <s> seconds each (default 60), in build-fuzz; see docs/fuzz.md"
 	@echo "make lint       source style (verible, clang-format), verilator --lint-only -Wall on all RTL, clang-tidy on C++"
 	@echo "make waves TEST=<name> SEED=<n>   re-run one test with FST tracing"
 	@echo "make bench      benchmarks (simulation speed, DAMQ traffic, barrier latency, routing)"
@@ -64,6 +65,11 @@ else
 	@SYNCFAB_REGRESS=1 $(CTEST) --output-junit test-results/regress.xml
 endif
 
+# Its own build tree (clang-14, sanitizers): the normal build is not touched.
+FUZZ_TIME ?= 60
+fuzz: deps
+	@scripts/fuzz.sh --time $(FUZZ_TIME) --build build-fuzz --jobs $(JOBS)
+
 lint: configure
 	@scripts/lint.sh $(BUILD)
 
@@ -100,4 +106,4 @@ format: deps
 	@scripts/style.sh fix
 
 clean:
-	rm -rf $(BUILD) $(BUILD).configure.log
+	rm -rf $(BUILD) $(BUILD).configure.log build-fuzz build-fuzz.*.log

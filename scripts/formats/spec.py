@@ -520,6 +520,14 @@ def load(path: Path) -> Spec:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise SpecError([f"{path}: cannot read the spec: {exc.strerror}"]) from exc
+    except UnicodeDecodeError as exc:
+        raise SpecError([f"{path.name}: not UTF-8 text: byte {exc.start}: {exc.reason}"]) from exc
+    return loads(text, path)
+
+
+def loads(text: str, path: Path) -> Spec:
+    """As load(), for spec text already read; `path` names it in messages."""
+    path = Path(path)
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

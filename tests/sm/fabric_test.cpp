@@ -306,5 +306,36 @@ TEST(Generators, SpecErrorsNameTheProblem) {
   EXPECT_NE(message("pruned:pods=200,paths=2").find("ports"), std::string::npos);
 }
 
+// Sizes are checked before anything is built and before any arithmetic can
+// overflow: a torus past the LID space is refused at once with its counts,
+// and parameters near INT_MAX name the real (widened) sizes.
+TEST(Generators, HugeSpecsAreRefusedBeforeBuilding) {
+  auto message = [](const char* spec) {
+    try {
+      make_fabric(spec);
+    } catch (const FabricError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(
+      message("torus:x=100000,y=1,z=1,nodes=0").find("100000 switches need 100000 unicast LIDs"),
+      std::string::npos)
+      << message("torus:x=100000,y=1,z=1,nodes=0");
+  EXPECT_NE(message("torus:x=2000000000,y=2000000000,z=4").find("exceed 2^31 nodes"),
+            std::string::npos);
+  EXPECT_NE(message("torus:nodes=2147483647").find("nodes per switch"), std::string::npos);
+  EXPECT_NE(message("pruned:nodes=2147483647,l2=2147483647").find("4294967294 ports"),
+            std::string::npos)
+      << message("pruned:nodes=2147483647,l2=2147483647");
+  EXPECT_NE(message("pruned:pods=254,paths=1,leaves=200,nodes=50,l2=4,tops=1").find("unicast LIDs"),
+            std::string::npos);
+  EXPECT_NE(message("dragonfly:a=2147483647,p=2147483647,h=1").find("4294967294 ports"),
+            std::string::npos);
+  EXPECT_NE(message("dragonfly:a=20,p=220,h=20").find("ports"), std::string::npos);
+  EXPECT_NE(message("dragonfly:a=40,p=100,h=40").find("unicast LIDs"), std::string::npos)
+      << message("dragonfly:a=40,p=100,h=40");
+}
+
 }  // namespace
 }  // namespace syncfab::sm

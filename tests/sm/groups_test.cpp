@@ -188,6 +188,27 @@ TEST(GroupsFile, NamesWithSpacesAreQuoted) {
   EXPECT_EQ(read("0xbeef sw\n", f).groups[0].mlid, fmt::kMlidBase);  // a name, not an MLID
 }
 
+// A quoted word ends at the next '"': a name holding one is written as
+// something that reads back as the same node (its id, else its GUID).
+TEST(GroupsFile, NamesWithAQuoteAreWrittenAsIdOrGuid) {
+  Fabric f;
+  const NodeId s = f.add_node(NodeType::kSwitch, "sw", 4, 0x200000);
+  const NodeId a = f.add_node(NodeType::kHca, "h-a", 1, 0x100000, "say \"hi\"");
+  const NodeId b = f.add_node(NodeType::kHca, "h\"b", 1, 0x100002, "q\"b");
+  const NodeId c = f.add_node(NodeType::kHca, "h-c", 1, 0x100004);
+  f.connect(s, 1, a, 1);
+  f.connect(s, 2, b, 1);
+  f.connect(s, 3, c, 1);
+  GroupSet gs;
+  gs.groups.push_back(Group{0xC005, {a, b, c}});
+  std::ostringstream out;
+  write_groups(out, f, gs);
+  EXPECT_EQ(out.str(), "0xc005 h-a \"0x100002\" h-c\n");
+  const GroupSet back = read(out.str(), f);
+  ASSERT_EQ(back.groups.size(), 1u);
+  EXPECT_EQ(back.groups[0].members, (std::vector<NodeId>{a, b, c}));
+}
+
 TEST(GroupsFile, ErrorsNameTheLine) {
   {
     const auto [msg, line] = error_of("node-1 node-2\nnode-3 node-99\n");

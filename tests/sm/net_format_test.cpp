@@ -265,6 +265,38 @@ TEST(NetFormat, RepeatedDescriptionsAreLabels) {
   EXPECT_THROW((void)f.resolve("nope"), FabricError);
 }
 
+// A node read from a file keeps its id through a write and a read even when
+// the id is not ibnetdiscover's "S-<GUID>" (a hand-edited dump, a GUID line
+// left out): the name of a node whose description repeats carries the id.
+TEST(NetFormat, RoundTripKeepsTheIdsThatNamesCarry) {
+  const Fabric f = parse(
+      "switchguid=0x10\nSwitch 4 \"S-1\" # \"leaf\"\n[1] \"H-a\"[1]\n\n"
+      "switchguid=0x20\nSwitch 4 \"S-2\" # \"leaf\"\n[1] \"H-b\"[1]\n\n"
+      "Ca 1 \"H-a\" # \"host\"\n[1] \"S-1\"[1]\n\nCa 1 \"H-b\" # \"host\"\n[1] \"S-2\"[1]\n");
+  std::ostringstream out;
+  write_net(out, f);
+  const Fabric g = parse(out.str());
+  expect_same(f, g);
+  EXPECT_EQ(g.name(g.resolve("S-2")), "leaf (S-2)") << out.str();
+  EXPECT_EQ(g.name(g.resolve("H-a")), "host (H-a)") << out.str();
+}
+
+// A kept id may be the text a generated node's id would be made of (its
+// GUID): that node's id is counted on, and both read back as they were.
+TEST(NetFormat, KeptIdsAndGuidIdsDoNotCollide) {
+  const Fabric f = parse(
+      "switchguid=0x2d0001\nSwitch 8 \"S-00000000002d0002\" # \"Switch2\"\n[1] \"Switch1\"[1]\n\n"
+      "Switch 6 \"Switch1\"\n[1] \"S-00000000002d0002\"[1]\n");
+  ASSERT_EQ(f.guid(f.resolve("Switch1")), 0x2d0002u);  // a GUID line, then counting on
+  std::ostringstream out;
+  write_net(out, f);
+  const Fabric g = parse(out.str());
+  expect_same(f, g);
+  std::ostringstream again;
+  write_net(again, g);
+  EXPECT_EQ(out.str(), again.str());
+}
+
 // ibnetdiscover -g: chassis lines, "[ext N]" front-panel labels on both
 // ends, tabs; a router is refused by its id.
 TEST(NetFormat, ChassisGroupingAndExtPorts) {

@@ -79,6 +79,16 @@ def line_of(text: str, needle: str) -> int:
     return next(i + 1 for i, line in enumerate(text.splitlines()) if needle in line)
 
 
+def test_spec_that_is_not_utf8_is_rejected_with_a_message(tmp_path):
+    spec = tmp_path / "formats.toml"
+    spec.write_bytes(GOOD.encode() + b'# caf\xe9\n')
+    res = subprocess.run([sys.executable, str(GEN), "--spec", str(spec), "--out",
+                          str(tmp_path / "out")], capture_output=True, text=True, check=False)
+    assert res.returncode == 1, res.stderr
+    assert "formats.toml: not UTF-8 text" in res.stderr and "Traceback" not in res.stderr
+    assert not (tmp_path / "out").exists()
+
+
 def test_good_spec_generates_all_outputs(tmp_path):
     res = run_gen(tmp_path, GOOD)
     assert res.returncode == 0, res.stderr

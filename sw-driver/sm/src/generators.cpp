@@ -19,6 +19,18 @@ void require(bool ok, const std::string& what) {
 
 PortNum port(int p) { return static_cast<PortNum>(p); }
 
+// One LID per end node and per switch: refused before anything is built,
+// naming the sizes, rather than after building a fabric of millions of
+// nodes at the first port assign_lids() runs out on.
+void require_lids(const char* what, long long hcas, long long switches) {
+  const long long needed = hcas + switches;
+  require(needed <= kLastUnicastLid,
+          std::string(what) + ": " + std::to_string(hcas) + " end nodes and " +
+              std::to_string(switches) + " switches need " + std::to_string(needed) +
+              " unicast LIDs, the LID space holds " +
+              std::to_string(kLastUnicastLid - kFirstUnicastLid + 1) + " (1..0xBFFF)");
+}
+
 // a * b + c as an index, widened before the arithmetic.
 std::size_t idx(int a, int b, int c) {
   return static_cast<std::size_t>(a) * static_cast<std::size_t>(b) + static_cast<std::size_t>(c);
@@ -111,26 +123,34 @@ Fabric make_pruned_fat_tree(const PrunedFatTreeSpec& s) {
   require(s.pods >= 1 && s.leaves_per_pod >= 1 && s.nodes_per_leaf >= 1 && s.l2_per_pod >= 1 &&
               s.tops_per_plane >= 1 && s.paths >= 1,
           "pruned fat tree: every parameter must be at least 1");
-  const int leaf_ports = s.nodes_per_leaf + s.l2_per_pod;
-  const int l2_ports = s.leaves_per_pod + s.tops_per_plane * s.paths;
-  const int top_ports = s.pods * s.paths;
-  for (int p : {leaf_ports, l2_ports, top_ports}) {
+  // Widened: each parameter may be anything up to INT_MAX here.
+  const long long leaf_ports = 0LL + s.nodes_per_leaf + s.l2_per_pod;
+  const long long l2_ports = s.leaves_per_pod + 1LL * s.tops_per_plane * s.paths;
+  const long long top_ports = 1LL * s.pods * s.paths;
+  for (long long p : {leaf_ports, l2_ports, top_ports}) {
     require(p <= kMaxPorts, "pruned fat tree: a switch would need " + std::to_string(p) +
                                 " ports (max " + std::to_string(kMaxPorts) + ")");
   }
+  // Every parameter is below kMaxPorts now, so none of these overflow.
+  require_lids(
+      "pruned fat tree", 1LL * s.pods * s.leaves_per_pod * s.nodes_per_leaf,
+      1LL * s.pods * (s.leaves_per_pod + s.l2_per_pod) + 1LL * s.l2_per_pod * s.tops_per_plane);
   Fabric f;
   std::vector<NodeId> leaf, l2, top;
   for (int q = 0; q < s.pods; ++q) {
     const std::string pod = "pod" + std::to_string(q);
     for (int l = 0; l < s.leaves_per_pod; ++l) {
-      leaf.push_back(f.add_node(NodeType::kSwitch, pod + "-leaf" + std::to_string(l), leaf_ports));
+      leaf.push_back(f.add_node(NodeType::kSwitch, pod + "-leaf" + std::to_string(l),
+                                static_cast<int>(leaf_ports)));
     }
     for (int j = 0; j < s.l2_per_pod; ++j) {
-      l2.push_back(f.add_node(NodeType::kSwitch, pod + "-l2-" + std::to_string(j), l2_ports));
+      l2.push_back(f.add_node(NodeType::kSwitch, pod + "-l2-" + std::to_string(j),
+                              static_cast<int>(l2_ports)));
     }
   }
   for (int t = 0; t < s.l2_per_pod * s.tops_per_plane; ++t) {
-    top.push_back(f.add_node(NodeType::kSwitch, "top" + std::to_string(t), top_ports));
+    top.push_back(
+        f.add_node(NodeType::kSwitch, "top" + std::to_string(t), static_cast<int>(top_ports)));
   }
   for (int q = 0; q < s.pods; ++q) {
     for (int l = 0; l < s.leaves_per_pod; ++l) {
@@ -159,8 +179,18 @@ Fabric make_pruned_fat_tree(const PrunedFatTreeSpec& s) {
 
 Fabric make_torus(const TorusSpec& s) {
   require(s.x >= 1 && s.y >= 1 && s.z >= 1, "torus: dimensions must be at least 1");
-  require(s.nodes_per_switch >= 0 && 6 + s.nodes_per_switch <= kMaxPorts,
+  require(s.nodes_per_switch >= 0 && s.nodes_per_switch <= kMaxPorts - 6,
           "torus: nodes per switch must be 0.." + std::to_string(kMaxPorts - 6));
+  // Node ids are 32-bit; the product is checked before it can overflow.
+  constexpr long long kMaxSwitches = 1LL << 31;
+  require(s.x <= kMaxSwitches / s.y && 1LL * s.x * s.y <= kMaxSwitches / s.z &&
+              1LL * s.x * s.y * s.z * (1 + s.nodes_per_switch) <= kMaxSwitches,
+          "torus: " + std::to_string(s.x) + "x" + std::to_string(s.y) + "x" + std::to_string(s.z) +
+              " switches with " + std::to_string(s.nodes_per_switch) +
+              " end nodes each exceed 2^31 nodes");
+  if (s.lids) {
+    require_lids("torus", 1LL * s.x * s.y * s.z * s.nodes_per_switch, 1LL * s.x * s.y * s.z);
+  }
   const int dims[3] = {s.x, s.y, s.z};
   Fabric f;
   const long n = static_cast<long>(s.x) * s.y * s.z;
@@ -200,10 +230,12 @@ Fabric make_torus(const TorusSpec& s) {
 
 Fabric make_dragonfly(const DragonflySpec& s) {
   require(s.a >= 1 && s.p >= 0 && s.h >= 1, "dragonfly: need a >= 1, p >= 0, h >= 1");
-  const int ports = s.p + s.a - 1 + s.h;
-  require(ports <= kMaxPorts, "dragonfly: a switch would need " + std::to_string(ports) +
-                                  " ports (max " + std::to_string(kMaxPorts) + ")");
-  const int groups = s.a * s.h + 1;
+  const long long wide_ports = 0LL + s.p + s.a - 1 + s.h;
+  require(wide_ports <= kMaxPorts, "dragonfly: a switch would need " + std::to_string(wide_ports) +
+                                       " ports (max " + std::to_string(kMaxPorts) + ")");
+  const int ports = static_cast<int>(wide_ports);
+  const int groups = s.a * s.h + 1;  // a and h are below kMaxPorts now
+  require_lids("dragonfly", 1LL * groups * s.a * s.p, 1LL * groups * s.a);
   Fabric f;
   std::vector<NodeId> sw;
   for (int g = 0; g < groups; ++g) {

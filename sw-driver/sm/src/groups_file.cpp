@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <charconv>
+#include <cinttypes>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -55,6 +56,21 @@ bool needs_quotes(const std::string& name) {
     }
   }
   return name.rfind("0x", 0) == 0 || name.rfind("0X", 0) == 0;
+}
+
+// The node's name as a groups file can hold it: a quoted word ends at the
+// next '"' and a line at '\n', so a name with either is written as the
+// node's id or else its GUID, whichever reads back as this node.
+std::string writable_name(const Fabric& fabric, NodeId n) {
+  char guid[24];
+  std::snprintf(guid, sizeof guid, "0x%" PRIx64, fabric.guid(n));
+  for (const std::string& candidate : {fabric.name(n), fabric.id(n), std::string(guid)}) {
+    if (candidate.find_first_of("\"\n") == std::string::npos && fabric.find(candidate) == n) {
+      return candidate;
+    }
+  }
+  throw FabricError("node \"" + printable(fabric.name(n)) +
+                    "\" has no name, id or GUID a groups file can hold");
 }
 
 // The value of an unquoted "0x..." word, if it is one.
@@ -174,7 +190,7 @@ void write_groups(std::ostream& out, const Fabric& fabric, const GroupSet& group
     std::snprintf(mlid, sizeof mlid, "0x%04x", static_cast<unsigned>(g.mlid));
     out << mlid;
     for (NodeId n : g.members) {
-      const std::string& name = fabric.name(n);
+      const std::string name = writable_name(fabric, n);
       if (needs_quotes(name)) {
         out << " \"" << name << '"';
       } else {

@@ -2,6 +2,9 @@
 #include <cstdio>
 #include <fstream>
 #include <ostream>
+#include <string>
+#include <unordered_set>
+#include <vector>
 
 #include "syncfab/sm/errors.hpp"
 #include "syncfab/sm/net_format.hpp"
@@ -22,8 +25,32 @@ const std::string& description(const Fabric& f, NodeId n) {
   return f.description(n).empty() ? f.id(n) : f.description(n);
 }
 
-std::string node_id(const Fabric& f, NodeId n) {
-  return (f.is_switch(n) ? "S-" : "H-") + hex(f.guid(n), true);
+// The id each node is written with. A node read from a file (it has a
+// description) keeps its id: a name that disambiguates a shared description
+// carries the id, and must read back the same. A generated node gets
+// ibnetdiscover's id from its GUID (its name travels as the description),
+// counted on in the rare case that a kept id already is that text.
+std::vector<std::string> node_ids(const Fabric& f) {
+  std::vector<std::string> ids(f.node_count());
+  std::unordered_set<std::string> used;
+  for (NodeId n = 0; n < f.node_count(); ++n) {
+    if (!f.description(n).empty()) {
+      ids[n] = f.id(n);
+      used.insert(ids[n]);
+    }
+  }
+  for (NodeId n = 0; n < f.node_count(); ++n) {
+    if (f.description(n).empty()) {
+      const std::string base = (f.is_switch(n) ? "S-" : "H-") + hex(f.guid(n), true);
+      std::string id = base;
+      for (int k = 1; used.count(id) != 0; ++k) {
+        id = base + "." + std::to_string(k);
+      }
+      ids[n] = id;
+      used.insert(id);
+    }
+  }
+  return ids;
 }
 
 }  // namespace
@@ -31,16 +58,17 @@ std::string node_id(const Fabric& f, NodeId n) {
 void write_net(std::ostream& out, const Fabric& f) {
   out << "#\n# Topology file: written by syncfab (ibnetdiscover layout)\n#\n# " << f.switch_count()
       << " switches, " << f.hca_count() << " end nodes\n";
+  const std::vector<std::string> id = node_ids(f);
   for (NodeId n = 0; n < f.node_count(); ++n) {
     const std::string g = hex(f.guid(n), false);
     out << "\nvendid=0x0\ndevid=0x0\nsysimgguid=0x" << g << "\n";
     if (f.is_switch(n)) {
       out << "switchguid=0x" << g << "(" << g << ")\n";
-      out << "Switch\t" << f.num_ports(n) << " \"" << node_id(f, n) << "\"\t\t# \""
-          << description(f, n) << "\" base port 0 lid " << f.lid(n) << " lmc 0\n";
+      out << "Switch\t" << f.num_ports(n) << " \"" << id[n] << "\"\t\t# \"" << description(f, n)
+          << "\" base port 0 lid " << f.lid(n) << " lmc 0\n";
     } else {
       out << "caguid=0x" << g << "\n";
-      out << "Ca\t" << f.num_ports(n) << " \"" << node_id(f, n) << "\"\t\t# \"" << description(f, n)
+      out << "Ca\t" << f.num_ports(n) << " \"" << id[n] << "\"\t\t# \"" << description(f, n)
           << "\"\n";
     }
     for (int pi = 1; pi <= f.num_ports(n); ++pi) {
@@ -53,7 +81,7 @@ void write_net(std::ostream& out, const Fabric& f) {
       if (!f.is_switch(n)) {
         out << "(" << hex(f.port_guid(n, p), false) << ")";
       }
-      out << "\t\"" << node_id(f, o.node) << "\"[" << static_cast<int>(o.port) << "]";
+      out << "\t\"" << id[o.node] << "\"[" << static_cast<int>(o.port) << "]";
       if (!f.is_switch(o.node)) {
         out << "(" << hex(f.port_guid(o.node, o.port), false) << ")";
       }

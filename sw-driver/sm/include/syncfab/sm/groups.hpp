@@ -60,6 +60,9 @@ PatternSpec parse_pattern(std::string_view text);
 // the MLID space.
 GroupSet read_groups(std::istream& in, const std::string& file_name, const Fabric& fabric);
 GroupSet read_groups_file(const std::string& path, const Fabric& fabric);
+// Writing names each member so that it reads back as the same node: its
+// name, or where the name holds a '"' or a line break, its id or GUID
+// (FabricError if none of them would).
 void write_groups(std::ostream& out, const Fabric& fabric, const GroupSet& groups);
 
 inline constexpr std::size_t kMulticastLidCount = kLastMulticastLid - fmt::kMlidBase + 1;
