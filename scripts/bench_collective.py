@@ -25,8 +25,11 @@ group: its longest member-to-member shortest path (links x link delay +
 switches x least forwarding time) plus one NIC injection and one ejection
 (sim/system/barrier_bound.hpp).
 
-    .venv/bin/python scripts/bench_collective.py --build build [--parts rtl,model,concurrency]
+    /usr/bin/python3 scripts/bench_collective.py --build build [--parts rtl,model,concurrency]
         [--quick] [--out docs/bench-collective]
+
+Debian's python3 (`make bench-collective` uses it): the plots need its
+matplotlib, which the project's .venv does not have.
 """
 from __future__ import annotations
 
