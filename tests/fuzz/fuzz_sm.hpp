@@ -11,7 +11,7 @@
 
 namespace syncfab::fuzz {
 
-inline void same_fabric(const sm::Fabric& a, const sm::Fabric& b, bool names = true) {
+inline void same_fabric(const sm::Fabric& a, const sm::Fabric& b) {
   check(a.node_count() == b.node_count(), "round trip changed the node count");
   // Messages are built only for a difference: this runs for every port.
   auto differs = [&](sm::NodeId n, const std::string& what) {
@@ -27,8 +27,11 @@ inline void same_fabric(const sm::Fabric& a, const sm::Fabric& b, bool names = t
     if (a.num_ports(n) != b.num_ports(n)) {
       differs(n, "port count changed");
     }
-    if (names && a.name(n) != b.name(n)) {
+    if (a.name(n) != b.name(n)) {
       differs(n, "name \"" + a.name(n) + "\" became \"" + b.name(n) + "\"");
+    }
+    if (a.find(a.name(n)) != n) {
+      differs(n, "name \"" + a.name(n) + "\" does not find the node");
     }
     if (a.lid(n) != b.lid(n)) {
       differs(n, "LID changed");
@@ -51,9 +54,9 @@ inline std::string net_text(const sm::Fabric& f) {
   return out.str();
 }
 
-// Writes `f`, reads it back, and checks that nothing changed (names only
-// when `names`), including the text of a second write.
-inline void net_round_trip(const sm::Fabric& f, bool names = true) {
+// Writes `f`, reads it back, and checks that nothing changed, including the
+// text of a second write.
+inline void net_round_trip(const sm::Fabric& f) {
   const std::string text = net_text(f);
   std::istringstream in(text);
   sm::Fabric again;
@@ -62,7 +65,7 @@ inline void net_round_trip(const sm::Fabric& f, bool names = true) {
   } catch (const sm::InputError& e) {
     finding(std::string("the writer's output does not read back: ") + e.what());
   }
-  same_fabric(f, again, names);
+  same_fabric(f, again);
   check(net_text(again) == text, "writing the re-read fabric gives other text");
 }
 

@@ -297,6 +297,52 @@ TEST(NetFormat, KeptIdsAndGuidIdsDoNotCollide) {
   EXPECT_EQ(out.str(), again.str());
 }
 
+// Every name finds its node and survives a write and a read.
+void expect_names_round_trip(const Fabric& f) {
+  for (NodeId n = 0; n < f.node_count(); ++n) {
+    EXPECT_EQ(f.resolve(f.name(n)), n) << f.name(n);
+  }
+  std::ostringstream out;
+  write_net(out, f);
+  const Fabric g = parse(out.str());
+  expect_same(f, g);
+  std::ostringstream again;
+  write_net(again, g);
+  EXPECT_EQ(out.str(), again.str());
+}
+
+// A description that is another node's id is labelled like a repeated one,
+// in whichever order the two nodes come.
+TEST(NetFormat, DescriptionThatIsAnotherIdIsDisambiguated) {
+  const Fabric f = parse(
+      "Switch 8 \"S-1\" # \"Switch1\"\n[1] \"Switch1\"[1]\n\n"
+      "Switch 8 \"Switch1\"\n[1] \"S-1\"[1]\n");
+  EXPECT_EQ(f.name(f.resolve("S-1")), "Switch1 (S-1)");
+  EXPECT_EQ(f.name(f.resolve("Switch1")), "Switch1");
+  expect_names_round_trip(f);
+
+  const Fabric g = parse(
+      "Switch 8 \"Switch1\"\n[1] \"S-1\"[1]\n\n"
+      "Switch 8 \"S-1\" # \"Switch1\"\n[1] \"Switch1\"[1]\n");
+  EXPECT_EQ(g.name(g.resolve("S-1")), "Switch1 (S-1)");
+  expect_names_round_trip(g);
+}
+
+// Two nodes describe themselves as a third's id; an id that spells another
+// node's disambiguated label sends that node back to its id.
+TEST(NetFormat, LabelsAndIdsShareOneNamespace) {
+  const Fabric f = parse(
+      "Switch 8 \"S-1\" # \"Switch1\"\n[1] \"Switch1\"[1]\n\n"
+      "Switch 8 \"S-2\" # \"Switch1\"\n[1] \"Switch1\"[2]\n\n"
+      "Switch 8 \"Switch1\"\n[1] \"S-1\"[1]\n[2] \"S-2\"[1]\n[3] \"Switch1 (S-2)\"[1]\n\n"
+      "Switch 4 \"Switch1 (S-2)\"\n[1] \"Switch1\"[3]\n");
+  EXPECT_EQ(f.name(f.resolve("S-1")), "Switch1 (S-1)");
+  EXPECT_EQ(f.name(f.resolve("S-2")), "S-2");
+  EXPECT_EQ(f.name(f.resolve("Switch1")), "Switch1");
+  EXPECT_EQ(f.name(f.resolve("Switch1 (S-2)")), "Switch1 (S-2)");
+  expect_names_round_trip(f);
+}
+
 // ibnetdiscover -g: chassis lines, "[ext N]" front-panel labels on both
 // ends, tabs; a router is refused by its id.
 TEST(NetFormat, ChassisGroupingAndExtPorts) {

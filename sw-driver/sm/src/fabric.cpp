@@ -51,11 +51,12 @@ NodeId Fabric::add_node(NodeType type, std::string name, int num_ports, std::uin
   by_guid_.emplace(guid, id);
   label_.push_back(description.empty() ? name : description);
   id_.push_back(std::move(name));
-  if (!description.empty()) {
-    by_desc_[description].push_back(id);
-    relabel(description);
-  }
   desc_.push_back(std::move(description));
+  if (!desc_[id].empty()) {
+    by_desc_[desc_[id]].push_back(id);
+    relabel_around(desc_[id]);
+  }
+  relabel_around(id_[id]);
   guid_.push_back(guid);
   port_offset_.push_back(port_offset_.back() + static_cast<std::uint32_t>(num_ports) + 1);
   peer_.resize(port_offset_.back());
@@ -164,10 +165,38 @@ void Fabric::assign_lids() {
   }
 }
 
+// Labels and ids share one namespace, so that a name always finds its node
+// (find() tries ids, then descriptions, then "description (id)"): a
+// description that is another node's id is disambiguated like a repeated
+// one, and a "description (id)" that is some node's id or description, or
+// whose id itself holds " (", falls back to the node's own id (ids are
+// unique).
 void Fabric::relabel(const std::string& description) {
   const std::vector<NodeId>& same = by_desc_.at(description);
+  const auto owner = by_id_.find(description);
+  const bool plain = same.size() == 1 && (owner == by_id_.end() || owner->second == same.front());
   for (const NodeId n : same) {
-    label_[n] = same.size() == 1 ? description : description + " (" + id_[n] + ")";
+    if (plain) {
+      label_[n] = description;
+      continue;
+    }
+    std::string label = description + " (" + id_[n] + ")";
+    const bool taken = by_id_.count(label) != 0 || by_desc_.count(label) != 0 ||
+                       id_[n].find(" (") != std::string::npos;
+    label_[n] = taken ? id_[n] : std::move(label);
+  }
+}
+
+// A new id or description may be the text other nodes are labelled with: a
+// description, or the "description (id)" of a disambiguated one.
+void Fabric::relabel_around(const std::string& text) {
+  if (by_desc_.count(text) != 0) {
+    relabel(text);
+  }
+  if (const auto open = text.rfind(" ("); open != std::string::npos && text.back() == ')') {
+    if (const std::string d = text.substr(0, open); by_desc_.count(d) != 0) {
+      relabel(d);
+    }
   }
 }
 

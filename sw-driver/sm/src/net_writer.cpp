@@ -19,10 +19,36 @@ std::string hex(std::uint64_t v, bool pad) {
   return buf;
 }
 
+// A node without a description whose id is another node's description, or
+// reads as one disambiguated ("description (id)"), keeps its id and is
+// written without one: written as a description, its name would be shared
+// with the other node's after a read.
+bool keeps_id(const Fabric& f, NodeId n, const std::unordered_set<std::string>& descriptions) {
+  if (!f.description(n).empty()) {
+    return false;
+  }
+  const std::string& id = f.id(n);
+  const auto open = id.rfind(" (");
+  return descriptions.count(id) != 0 || (open != std::string::npos && id.back() == ')' &&
+                                         descriptions.count(id.substr(0, open)) != 0);
+}
+
 // A generated node has no description: its name travels as one, so that it
 // is the node's name again when the file is read back.
-const std::string& description(const Fabric& f, NodeId n) {
+std::string description(const Fabric& f, NodeId n,
+                        const std::unordered_set<std::string>& descriptions) {
+  if (keeps_id(f, n, descriptions)) {
+    return {};
+  }
   return f.description(n).empty() ? f.id(n) : f.description(n);
+}
+
+// The node's description as the comment's quoted field; nothing for a node
+// written without one.
+std::string quoted_description(const Fabric& f, NodeId n,
+                               const std::unordered_set<std::string>& descriptions) {
+  const std::string d = description(f, n, descriptions);
+  return d.empty() ? std::string{} : "\"" + d + "\" ";
 }
 
 // The id each node is written with. A node read from a file (it has a
@@ -30,17 +56,18 @@ const std::string& description(const Fabric& f, NodeId n) {
 // carries the id, and must read back the same. A generated node gets
 // ibnetdiscover's id from its GUID (its name travels as the description),
 // counted on in the rare case that a kept id already is that text.
-std::vector<std::string> node_ids(const Fabric& f) {
+std::vector<std::string> node_ids(const Fabric& f,
+                                  const std::unordered_set<std::string>& descriptions) {
   std::vector<std::string> ids(f.node_count());
   std::unordered_set<std::string> used;
   for (NodeId n = 0; n < f.node_count(); ++n) {
-    if (!f.description(n).empty()) {
+    if (!f.description(n).empty() || keeps_id(f, n, descriptions)) {
       ids[n] = f.id(n);
       used.insert(ids[n]);
     }
   }
   for (NodeId n = 0; n < f.node_count(); ++n) {
-    if (f.description(n).empty()) {
+    if (ids[n].empty()) {
       const std::string base = (f.is_switch(n) ? "S-" : "H-") + hex(f.guid(n), true);
       std::string id = base;
       for (int k = 1; used.count(id) != 0; ++k) {
@@ -58,18 +85,27 @@ std::vector<std::string> node_ids(const Fabric& f) {
 void write_net(std::ostream& out, const Fabric& f) {
   out << "#\n# Topology file: written by syncfab (ibnetdiscover layout)\n#\n# " << f.switch_count()
       << " switches, " << f.hca_count() << " end nodes\n";
-  const std::vector<std::string> id = node_ids(f);
+  std::unordered_set<std::string> descriptions;
+  for (NodeId n = 0; n < f.node_count(); ++n) {
+    if (!f.description(n).empty()) {
+      descriptions.insert(f.description(n));
+    }
+  }
+  const std::vector<std::string> id = node_ids(f, descriptions);
   for (NodeId n = 0; n < f.node_count(); ++n) {
     const std::string g = hex(f.guid(n), false);
     out << "\nvendid=0x0\ndevid=0x0\nsysimgguid=0x" << g << "\n";
     if (f.is_switch(n)) {
       out << "switchguid=0x" << g << "(" << g << ")\n";
-      out << "Switch\t" << f.num_ports(n) << " \"" << id[n] << "\"\t\t# \"" << description(f, n)
-          << "\" base port 0 lid " << f.lid(n) << " lmc 0\n";
+      out << "Switch\t" << f.num_ports(n) << " \"" << id[n] << "\"\t\t# "
+          << quoted_description(f, n, descriptions) << "base port 0 lid " << f.lid(n) << " lmc 0\n";
     } else {
       out << "caguid=0x" << g << "\n";
-      out << "Ca\t" << f.num_ports(n) << " \"" << id[n] << "\"\t\t# \"" << description(f, n)
-          << "\"\n";
+      out << "Ca\t" << f.num_ports(n) << " \"" << id[n] << "\"";
+      if (const std::string d = quoted_description(f, n, descriptions); !d.empty()) {
+        out << "\t\t# " << d.substr(0, d.size() - 1);
+      }
+      out << "\n";
     }
     for (int pi = 1; pi <= f.num_ports(n); ++pi) {
       const auto p = static_cast<PortNum>(pi);
@@ -89,7 +125,8 @@ void write_net(std::ostream& out, const Fabric& f) {
       if (!f.is_switch(n)) {
         out << "lid " << f.lid(n, p) << " lmc 0 ";
       }
-      out << "\"" << description(f, o.node) << "\" lid " << f.lid(o.node, o.port) << " 4xQDR\n";
+      out << quoted_description(f, o.node, descriptions) << "lid " << f.lid(o.node, o.port)
+          << " 4xQDR\n";
     }
   }
 }

@@ -80,8 +80,9 @@ class Fabric {
   NodeType type(NodeId n) const { return type_[n]; }
   bool is_switch(NodeId n) const { return type_[n] == NodeType::kSwitch; }
   // What outputs and messages call the node: its description where that is
-  // unique in the fabric, "description (id)" where it repeats, the id when
-  // it has none.
+  // unique in the fabric and no other node's id, "description (id)" where it
+  // is not (or the id, should that text be another node's id), the id when
+  // it has none. Names are unique and find() gives each one's node back.
   const std::string& name(NodeId n) const { return label_[n]; }
   const std::string& id(NodeId n) const { return id_[n]; }
   const std::string& description(NodeId n) const { return desc_[n]; }
@@ -126,6 +127,7 @@ class Fabric {
  private:
   std::vector<NodeType> type_;
   void relabel(const std::string& description);
+  void relabel_around(const std::string& text);
 
   std::vector<std::string> id_;
   std::vector<std::string> desc_;
