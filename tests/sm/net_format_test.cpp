@@ -328,6 +328,16 @@ TEST(NetFormat, DescriptionThatIsAnotherIdIsDisambiguated) {
   expect_names_round_trip(g);
 }
 
+// Undescribed nodes whose ids are the GUID ids the writer makes for other
+// nodes: their ids travel as descriptions, so no new id may be one of them.
+TEST(NetFormat, GuidIdsAreNotWrittenDescriptions) {
+  const Fabric f = parse(
+      "Switch 8 \"S-0000000000200001\"\n[1] \"S-0000000000200002\"[1]\n\n"
+      "Switch 8 \"S-0000000000200002\"\n[1] \"S-0000000000200001\"[1]\n");
+  ASSERT_EQ(f.guid(f.resolve("S-0000000000200001")), 0x200000u);
+  expect_names_round_trip(f);
+}
+
 // Two nodes describe themselves as a third's id; an id that spells another
 // node's disambiguated label sends that node back to its id.
 TEST(NetFormat, LabelsAndIdsShareOneNamespace) {

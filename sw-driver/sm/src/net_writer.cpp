@@ -55,15 +55,21 @@ std::string quoted_description(const Fabric& f, NodeId n,
 // description) keeps its id: a name that disambiguates a shared description
 // carries the id, and must read back the same. A generated node gets
 // ibnetdiscover's id from its GUID (its name travels as the description),
-// counted on in the rare case that a kept id already is that text.
+// counted on in the rare case that a kept id or a written description
+// already is that text.
 std::vector<std::string> node_ids(const Fabric& f,
                                   const std::unordered_set<std::string>& descriptions) {
   std::vector<std::string> ids(f.node_count());
   std::unordered_set<std::string> used;
+  // A new id must not be a text written as some node's description either:
+  // read back, the two would share a name.
   for (NodeId n = 0; n < f.node_count(); ++n) {
     if (!f.description(n).empty() || keeps_id(f, n, descriptions)) {
       ids[n] = f.id(n);
       used.insert(ids[n]);
+    }
+    if (const std::string d = description(f, n, descriptions); !d.empty()) {
+      used.insert(d);
     }
   }
   for (NodeId n = 0; n < f.node_count(); ++n) {
