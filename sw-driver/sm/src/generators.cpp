@@ -20,14 +20,23 @@ void require(bool ok, const std::string& what) {
 PortNum port(int p) { return static_cast<PortNum>(p); }
 
 // Past the LID space the destinations without a LID are still routed (only
-// lfts.dump needs LIDs); what bounds a generated fabric is the 32-bit node
-// ids and destination indices, checked before anything is built rather than
-// after allocating millions of nodes.
-void require_ids(const std::string& what, long long hcas, long long switches) {
+// lfts.dump needs LIDs). What bounds a generated fabric is checked before
+// anything is built rather than after allocating millions of nodes: its
+// node ids and destination indices (32-bit) and, when it is to be routed,
+// its unicast tables (switches x destinations entries, a byte or half a
+// byte each: past 2^40 no machine holds them).
+void require_ids(const std::string& what, long long hcas, long long switches, bool tables = true) {
   constexpr long long kMaxNodes = (1LL << 31) - 1;
   require(hcas + switches <= kMaxNodes,
           what + ": " + std::to_string(hcas) + " end nodes and " + std::to_string(switches) +
               " switches exceed the " + std::to_string(kMaxNodes) + " nodes a fabric holds");
+  constexpr long double kMaxEntries = 1099511627776.0L;  // 2^40
+  const long double entries =
+      static_cast<long double>(switches) * static_cast<long double>(hcas + switches);
+  require(!tables || entries <= kMaxEntries,
+          what + ": " + std::to_string(hcas) + " end nodes and " + std::to_string(switches) +
+              " switches need unicast tables of " + std::to_string(switches) + " x " +
+              std::to_string(hcas + switches) + " entries, past the 2^40 one machine holds");
 }
 
 // a * b + c as an index, widened before the arithmetic.
@@ -62,7 +71,7 @@ Fabric make_fat_tree(const FatTreeSpec& spec) {
   for (int i = 0; i <= n; ++i) {
     total += count[i];
   }
-  require_ids("fat tree", count[0], total - count[0]);
+  require_ids("fat tree", count[0], total - count[0], spec.lids);
 
   Fabric f;
   std::vector<std::vector<NodeId>> ids(n + 1);
@@ -182,6 +191,7 @@ Fabric make_torus(const TorusSpec& s) {
           "torus: " + std::to_string(s.x) + "x" + std::to_string(s.y) + "x" + std::to_string(s.z) +
               " switches with " + std::to_string(s.nodes_per_switch) +
               " end nodes each exceed 2^31 nodes");
+  require_ids("torus", 1LL * s.x * s.y * s.z * s.nodes_per_switch, 1LL * s.x * s.y * s.z, s.lids);
   const int dims[3] = {s.x, s.y, s.z};
   Fabric f;
   const long n = static_cast<long>(s.x) * s.y * s.z;

@@ -252,7 +252,8 @@ Output folder (--out DIR), created complete or not at all:
   mcfdbs       per-switch multicast forwarding tables, layout of OpenSM's opensm.mcfdbs
   lfts.dump    per-switch unicast tables, layout of OpenSM's opensm-lfts.dump (switches x LIDs
                lines: 4.9 GB for pruned:paths=2, about 30 GB for the 24,000-node torus;
-               see --no-lfts-dump)
+               see --no-lfts-dump); not written, nor guid2lid, when destinations past the LID
+               space (0xBFFF, or --max-lid) have no LID: said on stderr and in stats.json
   guid2lid     every port's LID in OpenSM's guid2lid cache layout (with lfts.dump): OpenSM
                --honor_guid2lid -R file -U lfts.dump then loads the tables for these LIDs
   stats.json   sizes, algorithms, seed, EFI (max, mean over used links, histogram), a lower bound
