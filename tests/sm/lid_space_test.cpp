@@ -4,6 +4,7 @@
 // same fabric with enough LIDs, index for index; only lfts.dump refuses it.
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <sstream>
 #include <string>
 
@@ -46,8 +47,7 @@ TEST(LidSpace, LimitKeepsIndicesAndDropsLidsPastIt) {
   EXPECT_EQ(f.dest_owner(d).node, h);
   EXPECT_EQ(f.lid_owner(151).node, kNoNode);
   EXPECT_EQ(f.lid_owner(150).node, f.dest_owner(150).node);
-  EXPECT_NE(error_of([&] { f.limit_lids(0); }).find("last LID 0 out of range"),
-            std::string::npos);
+  EXPECT_NE(error_of([&] { f.limit_lids(0); }).find("last LID 0 out of range"), std::string::npos);
   EXPECT_NE(error_of([&] { f.limit_lids(0xC000); }).find("49152"), std::string::npos);
   f.limit_lids(kLastUnicastLid);
   EXPECT_EQ(f.lidless_count(), 0U);
@@ -59,6 +59,9 @@ struct Case {
   const char* engine;
   Lid last_lid;
 };
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.spec << " " << c.engine << " --max-lid " << c.last_lid;
+}
 
 // Every unicast engine on a fabric with all LIDs and on the same fabric
 // whose LID space ends well before its destinations do.
@@ -113,29 +116,28 @@ TEST_P(PastTheLidSpace, RoutesAsWithEnoughLidsAndChecks) {
   std::ostringstream dump;
   const std::string why = error_of([&] { write_lfts_dump(dump, *b.lft); });
   const std::string count = std::to_string(capped.lidless_count()) + " of " +
-                            std::to_string(capped.destination_count()) +
-                            " destinations have none";
+                            std::to_string(capped.destination_count()) + " destinations have none";
   EXPECT_NE(why.find(count), std::string::npos) << why;
   std::ostringstream ok;
   write_lfts_dump(ok, *a.lft);
   EXPECT_FALSE(ok.str().empty());
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Engines, PastTheLidSpace,
-    ::testing::Values(Case{"fattree:ports=8,levels=3", "ftree", 150},
-                      Case{"fattree:ports=8,levels=3", "updn", 100},
-                      Case{"fattree:ports=8,levels=3", "minhop", 90},
-                      Case{"fattree:ports=8,levels=3", "lash", 120},
-                      Case{"torus:x=4,y=3,z=3,nodes=2", "dor", 60},
-                      Case{"torus:x=4,y=3,z=3,nodes=2", "lash", 40},
-                      Case{"dragonfly:a=4,p=2,h=2", "updn", 70},
-                      Case{"dragonfly:a=4,p=2,h=2", "minhop", 30},
-                      Case{"dragonfly:a=4,p=2,h=2", "ftree", 50}),
-    [](const ::testing::TestParamInfo<Case>& info) {
-      std::string name = std::string(info.param.engine) + "_" + std::to_string(info.index);
-      return name;
-    });
+INSTANTIATE_TEST_SUITE_P(Engines, PastTheLidSpace,
+                         ::testing::Values(Case{"fattree:ports=8,levels=3", "ftree", 150},
+                                           Case{"fattree:ports=8,levels=3", "updn", 100},
+                                           Case{"fattree:ports=8,levels=3", "minhop", 90},
+                                           Case{"fattree:ports=8,levels=3", "lash", 120},
+                                           Case{"torus:x=4,y=3,z=3,nodes=2", "dor", 60},
+                                           Case{"torus:x=4,y=3,z=3,nodes=2", "lash", 40},
+                                           Case{"dragonfly:a=4,p=2,h=2", "updn", 70},
+                                           Case{"dragonfly:a=4,p=2,h=2", "minhop", 30},
+                                           Case{"dragonfly:a=4,p=2,h=2", "ftree", 50}),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           std::string name =
+                               std::string(info.param.engine) + "_" + std::to_string(info.index);
+                           return name;
+                         });
 
 // Indices past 16 bits: a torus of 17 x 16 switches with 248 end nodes each
 // has 67,728 destinations, so no index may be narrowed to a LID's width.

@@ -802,10 +802,10 @@ TEST_F(RouteToolTest, HelpDocumentsEveryOptionAndEngine) {
   const RunResult r = run({"--help"});
   ASSERT_EQ(r.status, 0);
   for (const char* opt :
-       {"--fabric",       "--net",      "--pattern",  "--groups",    "--ppn",   "--placement",
-        "--mc-algorithm", "--unicast",  "--seed",     "--out",       "--force", "--no-lfts-dump",
-        "--credit-check", "--quiet",    "--max-lid",  "Examples:",  "Exit status", "mcfdbs",  "stats.json",
-        "lfts.dump",      "groups.txt", "fabric.net", "guid2lid"}) {
+       {"--fabric",       "--net",     "--pattern",  "--groups",   "--ppn",       "--placement",
+        "--mc-algorithm", "--unicast", "--seed",     "--out",      "--force",     "--no-lfts-dump",
+        "--credit-check", "--quiet",   "--max-lid",  "Examples:",  "Exit status", "mcfdbs",
+        "stats.json",     "lfts.dump", "groups.txt", "fabric.net", "guid2lid"}) {
     EXPECT_NE(r.out.find(opt), std::string::npos) << opt;
   }
   for (const McEngine& e : mc_engines()) {
@@ -820,8 +820,9 @@ TEST_F(RouteToolTest, HelpDocumentsEveryOptionAndEngine) {
 // deltas as with enough LIDs, lfts.dump and guid2lid skipped and said so on
 // stderr and in stats.json with the count.
 TEST_F(RouteToolTest, PastTheLidSpaceRoutesAndSkipsLftsDump) {
-  const std::vector<std::string> ft = {"--fabric", "fattree:ports=8,levels=3", "--pattern",
-                                       "grid2d:8x16", "--unicast", "updn", "--quiet"};
+  const std::vector<std::string> ft = {
+      "--fabric", "fattree:ports=8,levels=3", "--pattern", "grid2d:8x16", "--unicast", "updn",
+      "--quiet"};
   auto with = [](std::vector<std::string> v, std::initializer_list<std::string> more) {
     v.insert(v.end(), more);
     return v;

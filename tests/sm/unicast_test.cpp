@@ -106,9 +106,10 @@ TEST(Lft, RowsAndRunsMatchEntries) {
             << spec << " switch " << s << " LID " << d;
       }
       for (std::size_t d0 = 0; d0 < rows.dest_count(); ++d0) {
-        rows.for_run(s, static_cast<Lid>(d0), rows.dest_count() - d0, [&](std::size_t k, PortNum p) {
-          ASSERT_EQ(p, entries.get(s, static_cast<Lid>(d0 + k))) << spec << " run from " << d0;
-        });
+        rows.for_run(
+            s, static_cast<Lid>(d0), rows.dest_count() - d0, [&](std::size_t k, PortNum p) {
+              ASSERT_EQ(p, entries.get(s, static_cast<Lid>(d0 + k))) << spec << " run from " << d0;
+            });
       }
     }
     EXPECT_THROW(rows.set_row(0, std::vector<PortNum>(rows.dest_count(), 99)), FabricError);

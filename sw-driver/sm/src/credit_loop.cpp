@@ -241,10 +241,10 @@ class Lanes {
   std::vector<std::uint8_t> next_;   // per (cell + out port), when next does
 };
 
-// Destination LIDs in walk order: grouped by switch (the lanes may depend on
+// Destinations in walk order: grouped by switch (the lanes may depend on
 // it), groups packed into blocks whose tables are read together.
 struct Destinations {
-  std::vector<Dest> lids;            // grouped by switch, ascending within a group
+  std::vector<Dest> lids;           // grouped by switch, ascending within a group
   std::vector<std::size_t> groups;  // start of each group in lids, then lids.size()
   std::vector<std::size_t> blocks;  // first group of each block, then the group count
   std::size_t widest = 0;           // most LIDs in one block

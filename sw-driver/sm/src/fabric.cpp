@@ -166,9 +166,8 @@ std::size_t Fabric::lidless_count() const {
 }
 
 std::size_t Fabric::destination_count() const {
-  return static_cast<std::size_t>(
-      std::count_if(dest_owner_.begin(), dest_owner_.end(),
-                    [](const LidOwner& o) { return o.node != kNoNode; }));
+  return static_cast<std::size_t>(std::count_if(
+      dest_owner_.begin(), dest_owner_.end(), [](const LidOwner& o) { return o.node != kNoNode; }));
 }
 
 void Fabric::assign_lids() {

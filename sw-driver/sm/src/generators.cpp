@@ -27,9 +27,9 @@ PortNum port(int p) { return static_cast<PortNum>(p); }
 // byte each: past 2^40 no machine holds them).
 void require_ids(const std::string& what, long long hcas, long long switches, bool tables = true) {
   constexpr long long kMaxNodes = (1LL << 31) - 1;
-  require(hcas + switches <= kMaxNodes,
-          what + ": " + std::to_string(hcas) + " end nodes and " + std::to_string(switches) +
-              " switches exceed the " + std::to_string(kMaxNodes) + " nodes a fabric holds");
+  require(hcas + switches <= kMaxNodes, what + ": " + std::to_string(hcas) + " end nodes and " +
+                                            std::to_string(switches) + " switches exceed the " +
+                                            std::to_string(kMaxNodes) + " nodes a fabric holds");
   constexpr long double kMaxEntries = 1099511627776.0L;  // 2^40
   const long double entries =
       static_cast<long double>(switches) * static_cast<long double>(hcas + switches);

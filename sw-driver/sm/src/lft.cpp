@@ -21,9 +21,7 @@ int max_switch_ports(const Fabric& f) {
 }  // namespace
 
 Lft::Lft(const Fabric& fabric)
-    : fabric_(fabric),
-      dests_(fabric.dest_count()),
-      nibbles_(max_switch_ports(fabric) < 15) {
+    : fabric_(fabric), dests_(fabric.dest_count()), nibbles_(max_switch_ports(fabric) < 15) {
   const std::size_t entries = fabric.switch_count() * dests_;
   const std::size_t bytes = nibbles_ ? (entries + 1) / 2 : entries;
   // 0xF in a nibble and 0xFF in a byte both read back as kNoRoute.
@@ -132,8 +130,7 @@ std::string check_shortest(const MinHop& mh, const Lft& lft,
       const PortNum p = lft.get(s, d);
       auto fail = [&](const std::string& what) {
         return "switch \"" + f.name(node) + "\" " + (d <= f.last_lid() ? "LID " : "destination ") +
-               std::to_string(d) + " port " +
-               std::to_string(p) + ": " + what;
+               std::to_string(d) + " port " + std::to_string(p) + ": " + what;
       };
       if (best == kUnreachable) {
         continue;
@@ -225,10 +222,10 @@ LftBalance lft_balance(const MinHop& mh, const Lft& lft) {
 void write_lfts_dump(std::ostream& out, const Lft& lft) {
   const Fabric& f = lft.fabric();
   if (const std::size_t lidless = f.lidless_count(); lidless != 0) {
-    throw FabricError("lfts.dump needs a LID per destination: " + std::to_string(lidless) +
-                      " of " + std::to_string(f.destination_count()) +
-                      " destinations have none (the LID space ends at " +
-                      hex_lid(f.last_lid()) + ")");
+    throw FabricError("lfts.dump needs a LID per destination: " + std::to_string(lidless) + " of " +
+                      std::to_string(f.destination_count()) +
+                      " destinations have none (the LID space ends at " + hex_lid(f.last_lid()) +
+                      ")");
   }
   const auto max_lid = static_cast<unsigned>(lft.dest_count() - 1);
   char buf[512];

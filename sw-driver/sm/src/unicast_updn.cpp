@@ -146,8 +146,7 @@ Lft route_up_down(const MinHop& mh, const UpdnRanking& ranking, bool spread) {
   // s can go down all the way (it must, so that no packet that came down is
   // sent up again), else 1 + min legal over its up links; up links lead to
   // smaller keys, computed first.
-  auto distances = [&](SwitchIdx t, Hops* dn, Hops* lg,
-                       std::vector<SwitchIdx>& queue) {
+  auto distances = [&](SwitchIdx t, Hops* dn, Hops* lg, std::vector<SwitchIdx>& queue) {
     std::fill(dn, dn + n, kInf);
     dn[t] = 0;
     queue[0] = t;
@@ -224,8 +223,8 @@ Lft route_up_down(const MinHop& mh, const UpdnRanking& ranking, bool spread) {
           }
           continue;
         }
-        detail::set_balanced(lft, s, {by.lids.data() + by.offset[t], by.lids.data() + by.offset[t + 1]},
-                             cand, c);
+        detail::set_balanced(
+            lft, s, {by.lids.data() + by.offset[t], by.lids.data() + by.offset[t + 1]}, cand, c);
       }
     }
   };

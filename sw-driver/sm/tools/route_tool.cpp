@@ -405,9 +405,13 @@ int run(const Options& o, const std::string& command_line) {
                       e.what());
   }
   const double fabric_s = since(t0);
-  log("fabric: " + std::to_string(fabric.switch_count()) + " switches, " +
-      std::to_string(fabric.hca_count()) + " end nodes");
   const std::size_t lidless = fabric.lidless_count();
+  log("fabric: " + std::to_string(fabric.switch_count()) + " switches, " +
+      std::to_string(fabric.hca_count()) + " end nodes" +
+      (lidless == 0 ? std::string()
+                    : ", " + std::to_string(lidless) + " of " +
+                          std::to_string(fabric.destination_count()) +
+                          " destinations without a LID (routed by destination index)"));
   const bool unicast_default = unicast.empty();
   if (unicast_default) {
     unicast = default_unicast(fabric);
@@ -430,11 +434,10 @@ int run(const Options& o, const std::string& command_line) {
   } else if (o.no_lfts_dump) {
     lfts_dump_skipped = "--no-lfts-dump";
   } else if (lidless != 0) {
-    const std::string why = std::to_string(lidless) + " of " +
-                            std::to_string(fabric.destination_count()) +
-                            " destinations have no LID (the LID space ends at " +
-                            hex_lid(fabric.last_lid()) +
-                            "): lfts.dump and guid2lid need one per destination";
+    const std::string why =
+        std::to_string(lidless) + " of " + std::to_string(fabric.destination_count()) +
+        " destinations have no LID (the LID space ends at " + hex_lid(fabric.last_lid()) +
+        "): lfts.dump and guid2lid need one per destination";
     lfts_dump_skipped = why;
     std::fprintf(stderr, "syncfab-route: note: not writing lfts.dump and guid2lid: %s\n",
                  why.c_str());

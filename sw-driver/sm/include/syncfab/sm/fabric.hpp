@@ -125,12 +125,12 @@ class Fabric {
 
   // Destination index of a switch (port ignored: port 0's) or of an HCA
   // port; 0 = none.
-  Dest dest(NodeId n, PortNum p = 0) const { return dest_[port_offset_[n] + (is_switch(n) ? 0 : p)]; }
+  Dest dest(NodeId n, PortNum p = 0) const {
+    return dest_[port_offset_[n] + (is_switch(n) ? 0 : p)];
+  }
   // One more than the highest destination index: the tables' column count.
   std::size_t dest_count() const { return dest_owner_.size(); }
-  LidOwner dest_owner(Dest d) const {
-    return d < dest_owner_.size() ? dest_owner_[d] : LidOwner{};
-  }
+  LidOwner dest_owner(Dest d) const { return d < dest_owner_.size() ? dest_owner_[d] : LidOwner{}; }
   // LID of a switch (port ignored: port 0's LID) or of an HCA port; 0 = none
   // (never assigned, or past the LID space).
   Lid lid(NodeId n, PortNum p = 0) const {
