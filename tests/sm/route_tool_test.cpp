@@ -877,6 +877,10 @@ TEST_F(RouteToolTest, PastTheLidSpaceRoutesAndSkipsLftsDump) {
   }
   EXPECT_NE(slurp(capped.string() + "-failed/lft.delta").find("0x00d0 255"), std::string::npos);
 
+  // --from keeps the folder's cap.
+  r = run({"--from", capped.string(), "--max-lid", "100", "--out", (dir_ / "bad").string()});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("--max-lid"), std::string::npos) << r.err;
   // The cap itself is checked.
   for (const char* bad : {"0", "49152"}) {
     r = run(with(ft, {"--max-lid", bad, "--out", (dir_ / "bad").string()}));

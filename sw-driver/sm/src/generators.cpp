@@ -23,20 +23,20 @@ PortNum port(int p) { return static_cast<PortNum>(p); }
 // lfts.dump needs LIDs). What bounds a generated fabric is checked before
 // anything is built rather than after allocating millions of nodes: its
 // node ids and destination indices (32-bit) and, when it is to be routed,
-// its unicast tables (switches x destinations entries, a byte or half a
-// byte each: past 2^40 no machine holds them).
+// its unicast tables: switches x destinations entries of a byte or half a
+// byte, at most 2^34 (16 GiB; the 100,000-node dragonfly needs 0.8 GiB).
 void require_ids(const std::string& what, long long hcas, long long switches, bool tables = true) {
   constexpr long long kMaxNodes = (1LL << 31) - 1;
   require(hcas + switches <= kMaxNodes, what + ": " + std::to_string(hcas) + " end nodes and " +
                                             std::to_string(switches) + " switches exceed the " +
                                             std::to_string(kMaxNodes) + " nodes a fabric holds");
-  constexpr long double kMaxEntries = 1099511627776.0L;  // 2^40
+  constexpr long double kMaxEntries = 17179869184.0L;  // 2^34
   const long double entries =
       static_cast<long double>(switches) * static_cast<long double>(hcas + switches);
   require(!tables || entries <= kMaxEntries,
           what + ": " + std::to_string(hcas) + " end nodes and " + std::to_string(switches) +
               " switches need unicast tables of " + std::to_string(switches) + " x " +
-              std::to_string(hcas + switches) + " entries, past the 2^40 one machine holds");
+              std::to_string(hcas + switches) + " entries, past the 2^34 a routing run may hold");
 }
 
 // a * b + c as an index, widened before the arithmetic.

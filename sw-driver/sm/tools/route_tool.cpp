@@ -408,10 +408,10 @@ int run(const Options& o, const std::string& command_line) {
   const std::size_t lidless = fabric.lidless_count();
   log("fabric: " + std::to_string(fabric.switch_count()) + " switches, " +
       std::to_string(fabric.hca_count()) + " end nodes" +
-      (lidless == 0 ? std::string()
-                    : ", " + std::to_string(lidless) + " of " +
-                          std::to_string(fabric.destination_count()) +
-                          " destinations without a LID (routed by destination index)"));
+      (lidless == 0
+           ? std::string()
+           : ", " + std::to_string(lidless) + " of " + std::to_string(fabric.destination_count()) +
+                 " destinations without a LID (routed by destination index)"));
   const bool unicast_default = unicast.empty();
   if (unicast_default) {
     unicast = default_unicast(fabric);
@@ -1102,11 +1102,12 @@ int main_impl(int argc, char** argv) {
   app.add_flag(
       "--no-lfts-dump", o.no_lfts_dump,
       "route and check the unicast tables but do not write lfts.dump (huge on big fabrics)");
-  app.add_option("--max-lid", o.max_lid,
-                 "last unicast LID to assign (1..49151 = 0xBFFF, the default): destinations past "
-                 "it are routed and checked by destination index but get no LID, so lfts.dump and "
-                 "guid2lid are not written")
-      ->check(CLI::Range(1U, static_cast<unsigned>(kLastUnicastLid)));
+  auto* max_lid_opt =
+      app.add_option("--max-lid", o.max_lid,
+                     "last unicast LID to assign (1..49151 = 0xBFFF, the default): destinations "
+                     "past it are routed and checked by destination index but get no LID, so "
+                     "lfts.dump and guid2lid are not written (with --from: the folder's)")
+          ->check(CLI::Range(1U, static_cast<unsigned>(kLastUnicastLid)));
   app.add_option("--credit-check", o.credit_check,
                  "credit-loop check of the unicast tables: auto (when the engine promises "
                  "acyclic), always (a cycle fails the run), never")
@@ -1128,7 +1129,7 @@ int main_impl(int argc, char** argv) {
                  "repeatable, applied in order before the failures")
       ->option_text("SPEC")
       ->needs(from_opt);
-  for (CLI::Option* opt : {fabric_opt, net_opt, pattern_opt, groups_opt}) {
+  for (CLI::Option* opt : {fabric_opt, net_opt, pattern_opt, groups_opt, max_lid_opt}) {
     from_opt->excludes(opt);
   }
   try {
