@@ -22,6 +22,13 @@ std::string port_name(const std::string& node, unsigned port) {
 
 SystemFabric::SystemFabric(TestContext& ctx, const sm::Fabric& smf, const SystemConfig& cfg)
     : ctx_(ctx), smf_(smf) {
+  // NICs and switches address end nodes by 16-bit LIDs (sw-driver/sm, "Past
+  // the LID space").
+  if (smf.lidless_count() != 0) {
+    throw std::invalid_argument("system fabric: " + std::to_string(smf.lidless_count()) + " of " +
+                                std::to_string(smf.destination_count()) +
+                                " destinations have no LID; the hardware model needs one each");
+  }
   const auto backend = [&](sm::NodeId n) { return cfg.backend ? cfg.backend(n) : Backend::kRtl; };
   for (sm::SwitchIdx s = 0; s < smf.switch_count(); ++s) {
     const sm::NodeId n = smf.switch_node(s);

@@ -130,8 +130,8 @@ CreditLoopReport check_credit_loops_oracle(const Lft& lft, const VlAssignment& v
   std::vector<PortNum> col(kBlock * n_sw);
   std::vector<std::uint32_t> seen(g.node_count(), 0);
   std::uint32_t stamp = 0;
-  for (std::size_t d0 = 1; d0 < lft.lid_count(); d0 += kBlock) {
-    const std::size_t d1 = std::min(lft.lid_count(), d0 + kBlock);
+  for (std::size_t d0 = 1; d0 < lft.dest_count(); d0 += kBlock) {
+    const std::size_t d1 = std::min(lft.dest_count(), d0 + kBlock);
     for (SwitchIdx s = 0; s < n_sw; ++s) {
       for (std::size_t l = d0; l < d1; ++l) {
         col[(l - d0) * n_sw + s] = lft.get(s, static_cast<Lid>(l));

@@ -162,22 +162,25 @@ TEST(Generators, SmallFatTreeIsTheKPortNTree) {
   f.ensure_connected();
 }
 
-// Past the unicast LID space the fat tree is refused with the sizes; the
-// largest 3-level one of even-port switches that fits is built.
-TEST(Generators, FatTreePastTheLidSpaceIsRefusedWithTheCounts) {
-  try {
-    (void)make_fabric("fattree:ports=64,levels=3");
-    FAIL() << "no error";
-  } catch (const FabricError& e) {
-    EXPECT_NE(std::string(e.what()).find("65536 end nodes and 5120 switches need 70656 unicast "
-                                         "LIDs, the LID space holds 49151"),
-              std::string::npos)
-        << e.what();
-  }
-  EXPECT_THROW((void)make_fabric("fattree:ports=58,levels=3"), FabricError);
+// Past the unicast LID space the fat tree is still built: every switch and
+// end-node port gets a destination index, LIDs run out at 0xBFFF.
+TEST(Generators, FatTreePastTheLidSpaceGetsDestinationsWithoutLids) {
+  const Fabric big = make_fabric("fattree:ports=64,levels=3");
+  EXPECT_EQ(big.hca_count(), 65536U);
+  EXPECT_EQ(big.switch_count(), 5120U);
+  EXPECT_EQ(big.max_lid(), kLastUnicastLid);
+  EXPECT_EQ(big.destination_count(), 70656U);
+  EXPECT_EQ(big.dest_count(), 70657U);
+  EXPECT_EQ(big.lidless_count(), 70656U - 49151U);
+  const NodeId last = big.hcas().back();
+  EXPECT_EQ(big.dest(last, 1), 70656U);
+  EXPECT_EQ(big.lid(last, 1), 0U);
+  EXPECT_EQ(big.dest_owner(70656).node, last);
+  EXPECT_EQ(big.lid_owner(kLastUnicastLid).node, big.dest_owner(kLastUnicastLid).node);
   const Fabric f = make_fabric("fattree:ports=56,levels=3");
   EXPECT_EQ(f.hca_count(), 43904U);
   EXPECT_EQ(f.max_lid(), 43904U + 3920U);
+  EXPECT_EQ(f.lidless_count(), 0U);
 }
 
 TEST(Generators, PaperFabricSizes) {
@@ -307,7 +310,7 @@ TEST(Generators, SpecErrorsNameTheProblem) {
 }
 
 // Sizes are checked before anything is built and before any arithmetic can
-// overflow: a torus past the LID space is refused at once with its counts,
+// overflow: a fat tree past 2^31 nodes is refused at once with its counts,
 // and parameters near INT_MAX name the real (widened) sizes.
 TEST(Generators, HugeSpecsAreRefusedBeforeBuilding) {
   auto message = [](const char* spec) {
@@ -318,23 +321,24 @@ TEST(Generators, HugeSpecsAreRefusedBeforeBuilding) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(
-      message("torus:x=100000,y=1,z=1,nodes=0").find("100000 switches need 100000 unicast LIDs"),
-      std::string::npos)
-      << message("torus:x=100000,y=1,z=1,nodes=0");
+  EXPECT_NE(message("fattree:ports=254,levels=5").find("exceed the 2147483647 nodes"),
+            std::string::npos)
+      << message("fattree:ports=254,levels=5");
+  EXPECT_NE(message("torus:x=100000,y=6,z=6,nodes=0")
+                .find("need unicast tables of 3600000 x 3600000 entries, past the 2^34"),
+            std::string::npos)
+      << message("torus:x=100000,y=6,z=6,nodes=0");
+  EXPECT_NE(message("dragonfly:a=127,p=64,h=64").find("past the 2^34"), std::string::npos)
+      << message("dragonfly:a=127,p=64,h=64");
   EXPECT_NE(message("torus:x=2000000000,y=2000000000,z=4").find("exceed 2^31 nodes"),
             std::string::npos);
   EXPECT_NE(message("torus:nodes=2147483647").find("nodes per switch"), std::string::npos);
   EXPECT_NE(message("pruned:nodes=2147483647,l2=2147483647").find("4294967294 ports"),
             std::string::npos)
       << message("pruned:nodes=2147483647,l2=2147483647");
-  EXPECT_NE(message("pruned:pods=254,paths=1,leaves=200,nodes=50,l2=4,tops=1").find("unicast LIDs"),
-            std::string::npos);
   EXPECT_NE(message("dragonfly:a=2147483647,p=2147483647,h=1").find("4294967294 ports"),
             std::string::npos);
   EXPECT_NE(message("dragonfly:a=20,p=220,h=20").find("ports"), std::string::npos);
-  EXPECT_NE(message("dragonfly:a=40,p=100,h=40").find("unicast LIDs"), std::string::npos)
-      << message("dragonfly:a=40,p=100,h=40");
 }
 
 }  // namespace

@@ -118,7 +118,7 @@ std::string check_state(const RouteState& st) {
     }
   }
   for (Lid l = 1; l <= f.max_lid(); ++l) {
-    if (mh.hops(0, l) != fresh.hops(0, l) || mh.lid_switch(l) != fresh.lid_switch(l)) {
+    if (mh.hops(0, l) != fresh.hops(0, l) || mh.dest_switch(l) != fresh.dest_switch(l)) {
       return "min-hop attachment of LID " + std::to_string(l) + " differs from a recomputation";
     }
   }
@@ -143,7 +143,7 @@ std::string check_state(const RouteState& st) {
         continue;
       }
       for (Lid l = 1; l <= f.max_lid(); ++l) {
-        const SwitchIdx t = mh.lid_switch(l);
+        const SwitchIdx t = mh.dest_switch(l);
         const bool reachable =
             t != kNoSwitch && st.dead_switch[t] == 0 && mh.distance(s, t) != kUnreachable;
         const auto path = walk(lft, s, l);

@@ -802,10 +802,10 @@ TEST_F(RouteToolTest, HelpDocumentsEveryOptionAndEngine) {
   const RunResult r = run({"--help"});
   ASSERT_EQ(r.status, 0);
   for (const char* opt :
-       {"--fabric",       "--net",      "--pattern",  "--groups",    "--ppn",   "--placement",
-        "--mc-algorithm", "--unicast",  "--seed",     "--out",       "--force", "--no-lfts-dump",
-        "--credit-check", "--quiet",    "Examples:",  "Exit status", "mcfdbs",  "stats.json",
-        "lfts.dump",      "groups.txt", "fabric.net", "guid2lid"}) {
+       {"--fabric",       "--net",     "--pattern",  "--groups",   "--ppn",       "--placement",
+        "--mc-algorithm", "--unicast", "--seed",     "--out",      "--force",     "--no-lfts-dump",
+        "--credit-check", "--quiet",   "--max-lid",  "Examples:",  "Exit status", "mcfdbs",
+        "stats.json",     "lfts.dump", "groups.txt", "fabric.net", "guid2lid"}) {
     EXPECT_NE(r.out.find(opt), std::string::npos) << opt;
   }
   for (const McEngine& e : mc_engines()) {
@@ -813,6 +813,80 @@ TEST_F(RouteToolTest, HelpDocumentsEveryOptionAndEngine) {
   }
   for (const char* u : {"minhop", "updn", "ftree", "dor", "lash"}) {
     EXPECT_NE(r.out.find(std::string("  ") + u), std::string::npos) << u;
+  }
+}
+
+// Past the LID space (--max-lid caps it): the same routing, checks and
+// deltas as with enough LIDs, lfts.dump and guid2lid skipped and said so on
+// stderr and in stats.json with the count.
+TEST_F(RouteToolTest, PastTheLidSpaceRoutesAndSkipsLftsDump) {
+  const std::vector<std::string> ft = {
+      "--fabric", "fattree:ports=8,levels=3", "--pattern", "grid2d:8x16", "--unicast", "updn",
+      "--quiet"};
+  auto with = [](std::vector<std::string> v, std::initializer_list<std::string> more) {
+    v.insert(v.end(), more);
+    return v;
+  };
+  const fs::path full = dir_ / "full";
+  const fs::path capped = dir_ / "capped";
+  ASSERT_EQ(run(with(ft, {"--out", full.string()})).status, 0);
+  RunResult r = run(with(ft, {"--max-lid", "150", "--out", capped.string()}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("not writing lfts.dump and guid2lid: 58 of 208 destinations have no LID"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(capped / "lfts.dump"));
+  EXPECT_FALSE(fs::exists(capped / "guid2lid"));
+  EXPECT_TRUE(fs::exists(full / "lfts.dump"));
+  const json s = json::parse(slurp(capped / "stats.json"));
+  EXPECT_EQ(s["fabric"]["max_lid"].get<int>(), 150);
+  EXPECT_EQ(s["fabric"]["last_lid"].get<int>(), 150);
+  EXPECT_EQ(s["fabric"]["destinations"].get<int>(), 208);
+  EXPECT_EQ(s["fabric"]["destinations_without_lid"].get<int>(), 58);
+  EXPECT_FALSE(s["unicast"]["lfts_dump_written"].get<bool>());
+  EXPECT_NE(s["unicast"]["lfts_dump_skipped"].get<std::string>().find("58 of 208"),
+            std::string::npos);
+  EXPECT_TRUE(s["unicast"]["credit_loops"]["acyclic"].get<bool>());
+  EXPECT_TRUE(s["ok"].get<bool>());
+  const json sf = json::parse(slurp(full / "stats.json"));
+  EXPECT_EQ(sf["fabric"]["destinations_without_lid"].get<int>(), 0);
+  EXPECT_TRUE(sf["unicast"]["lfts_dump_skipped"].is_null());
+  EXPECT_EQ(slurp(capped / "mcfdbs"), slurp(full / "mcfdbs"));
+  // Only the LIDs differ in fabric.net: 0 past the cap.
+  EXPECT_NE(slurp(capped / "fabric.net").find("lid 0 "), std::string::npos);
+
+  // Failures (an end node past the cap among them) and a repair: the same
+  // deltas as on the fabric with enough LIDs, where indices are the LIDs.
+  for (const fs::path& base : {full, capped}) {
+    r = run({"--from", base.string(), "--fail", "link:node-127/1", "--fail", "link:sw-l2-0/1",
+             "--out", (base.string() + "-failed"), "--quiet"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    r = run({"--from", base.string() + "-failed", "--repair", "link:sw-l2-0/1", "--out",
+             (base.string() + "-repaired"), "--quiet"});
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  for (const char* step : {"-failed", "-repaired"}) {
+    const fs::path a = full.string() + step;
+    const fs::path b = capped.string() + step;
+    EXPECT_EQ(slurp(a / "lft.delta"), slurp(b / "lft.delta")) << step;
+    EXPECT_EQ(slurp(a / "mft.delta"), slurp(b / "mft.delta")) << step;
+    EXPECT_FALSE(fs::exists(b / "lfts.dump")) << step;
+    const json sb = json::parse(slurp(b / "stats.json"));
+    EXPECT_EQ(sb["fabric"]["last_lid"].get<int>(), 150) << step;
+    EXPECT_TRUE(sb["ok"].get<bool>()) << step;
+  }
+  EXPECT_NE(slurp(capped.string() + "-failed/lft.delta").find("0x00d0 255"), std::string::npos);
+
+  // --from keeps the folder's cap.
+  r = run({"--from", capped.string(), "--max-lid", "100", "--out", (dir_ / "bad").string()});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("--max-lid"), std::string::npos) << r.err;
+  // The cap itself is checked.
+  for (const char* bad : {"0", "49152"}) {
+    r = run(with(ft, {"--max-lid", bad, "--out", (dir_ / "bad").string()}));
+    EXPECT_EQ(r.status, 1) << bad;
+    EXPECT_NE(r.err.find(std::string("--max-lid: Value ") + bad), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir_ / "bad"));
   }
 }
 

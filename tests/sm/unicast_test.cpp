@@ -92,7 +92,7 @@ TEST(Lft, RowsAndRunsMatchEntries) {
     Lft rows(f);
     Lft entries(f);
     for (SwitchIdx s = 0; s < f.switch_count(); ++s) {
-      std::vector<PortNum> row(rows.lid_count());
+      std::vector<PortNum> row(rows.dest_count());
       for (std::size_t d = 0; d < row.size(); ++d) {
         const int ports = f.num_ports(f.switch_node(s));
         row[d] = (d + s) % 5 == 0 ? kNoRoute : static_cast<PortNum>((d * 7 + s) % (ports + 1));
@@ -101,17 +101,18 @@ TEST(Lft, RowsAndRunsMatchEntries) {
       rows.set_row(s, row);
     }
     for (SwitchIdx s = 0; s < f.switch_count(); ++s) {
-      for (std::size_t d = 0; d < rows.lid_count(); ++d) {
+      for (std::size_t d = 0; d < rows.dest_count(); ++d) {
         ASSERT_EQ(rows.get(s, static_cast<Lid>(d)), entries.get(s, static_cast<Lid>(d)))
             << spec << " switch " << s << " LID " << d;
       }
-      for (std::size_t d0 = 0; d0 < rows.lid_count(); ++d0) {
-        rows.for_run(s, static_cast<Lid>(d0), rows.lid_count() - d0, [&](std::size_t k, PortNum p) {
-          ASSERT_EQ(p, entries.get(s, static_cast<Lid>(d0 + k))) << spec << " run from " << d0;
-        });
+      for (std::size_t d0 = 0; d0 < rows.dest_count(); ++d0) {
+        rows.for_run(
+            s, static_cast<Lid>(d0), rows.dest_count() - d0, [&](std::size_t k, PortNum p) {
+              ASSERT_EQ(p, entries.get(s, static_cast<Lid>(d0 + k))) << spec << " run from " << d0;
+            });
       }
     }
-    EXPECT_THROW(rows.set_row(0, std::vector<PortNum>(rows.lid_count(), 99)), FabricError);
+    EXPECT_THROW(rows.set_row(0, std::vector<PortNum>(rows.dest_count(), 99)), FabricError);
     EXPECT_THROW(rows.set_row(0, std::vector<PortNum>(1, 0)), FabricError);
   }
 }
@@ -385,7 +386,7 @@ TEST(Dor, EveryEntryFollowsTheRuleOnALargeTorus) {
   const Fabric f = make_fabric("torus:x=11,y=10,z=10,nodes=1");
   const TorusLayout t = torus_layout(f);
   const Lft lft = route_dor(f, t);
-  ASSERT_EQ(lft.lid_count() % 2, 1U);
+  ASSERT_EQ(lft.dest_count() % 2, 1U);
   for (SwitchIdx s = 0; s < f.switch_count(); ++s) {
     for (Lid d = 1; d <= f.max_lid(); ++d) {
       const NodeId owner = f.lid_owner(d).node;

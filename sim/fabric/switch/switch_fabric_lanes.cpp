@@ -187,7 +187,7 @@ LanePlan plan_lanes(const sm::Lft& lft, const sm::VlAssignment& vls,
   LanePlan plan;
   plan.lane_prio_.assign(lane_prio.begin(), lane_prio.begin() + vls.lanes);
   const std::size_t n_sw = smf.switch_count();
-  plan.lid_count_ = lft.lid_count();
+  plan.lid_count_ = lft.dest_count();
   plan.first_.assign(n_sw * plan.lid_count_, kNoLane);
 
   const auto lane = [&](std::uint8_t v, const char* what) {

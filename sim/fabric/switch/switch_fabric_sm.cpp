@@ -37,6 +37,13 @@ void instantiate(Fabric& f, const sm::Fabric& smf,
   if (f.switch_count() != 0 || f.host_count() != 0) {
     throw std::logic_error("instantiate: the harness fabric is not empty");
   }
+  // The switches and NICs address end nodes by 16-bit LIDs: a fabric past
+  // the LID space (sw-driver/sm, "Past the LID space") cannot be modelled.
+  if (smf.lidless_count() != 0) {
+    throw std::invalid_argument("SM fabric: " + std::to_string(smf.lidless_count()) + " of " +
+                                std::to_string(smf.destination_count()) +
+                                " destinations have no LID; the hardware model needs one each");
+  }
   for (sm::SwitchIdx s = 0; s < smf.switch_count(); ++s) {
     const sm::NodeId n = smf.switch_node(s);
     if (smf.num_ports(n) > static_cast<int>(kPorts)) {
@@ -80,7 +87,7 @@ void for_each_link(
 
 std::vector<driver::LftEntry> lft_entries(const sm::Lft& lft, sm::SwitchIdx s, unsigned ports) {
   std::vector<driver::LftEntry> out;
-  for (std::size_t d = 1; d < lft.lid_count(); ++d) {
+  for (std::size_t d = 1; d < lft.dest_count(); ++d) {
     const sm::PortNum p = lft.get(s, static_cast<sm::Lid>(d));
     if (p == 0 || p == sm::kNoRoute) {
       continue;

@@ -208,14 +208,14 @@ class Lanes {
   }
   [[nodiscard]] bool constant() const { return !v_.first && !v_.next; }
   // port: the dense index of (src, out).
-  [[nodiscard]] std::size_t first(SwitchIdx src, Lid dst, PortNum out, std::size_t port) const {
+  [[nodiscard]] std::size_t first(SwitchIdx src, Dest dst, PortNum out, std::size_t port) const {
     if (!v_.first) {
       return 0;
     }
     return checked(first_.empty() ? v_.first(src, dst, out) : first_[port]);
   }
   // cell: the arriving (channel, lane)'s Channels::cell.
-  [[nodiscard]] std::size_t next(SwitchIdx at, PortNum in, PortNum out, std::size_t vl, Lid dst,
+  [[nodiscard]] std::size_t next(SwitchIdx at, PortNum in, PortNum out, std::size_t vl, Dest dst,
                                  std::size_t cell) const {
     if (!v_.next) {
       return vl;
@@ -241,20 +241,20 @@ class Lanes {
   std::vector<std::uint8_t> next_;   // per (cell + out port), when next does
 };
 
-// Destination LIDs in walk order: grouped by switch (the lanes may depend on
+// Destinations in walk order: grouped by switch (the lanes may depend on
 // it), groups packed into blocks whose tables are read together.
 struct Destinations {
-  std::vector<Lid> lids;            // grouped by switch, ascending within a group
+  std::vector<Dest> lids;           // grouped by switch, ascending within a group
   std::vector<std::size_t> groups;  // start of each group in lids, then lids.size()
   std::vector<std::size_t> blocks;  // first group of each block, then the group count
   std::size_t widest = 0;           // most LIDs in one block
 };
 
 Destinations destinations(const Fabric& f, const Lft& lft, std::size_t block_lids) {
-  std::vector<std::pair<std::uint64_t, Lid>> keyed;
-  for (std::size_t l = 1; l < lft.lid_count(); ++l) {
-    const auto d = static_cast<Lid>(l);
-    const LidOwner o = f.lid_owner(d);
+  std::vector<std::pair<std::uint64_t, Dest>> keyed;
+  for (std::size_t l = 1; l < lft.dest_count(); ++l) {
+    const auto d = static_cast<Dest>(l);
+    const LidOwner o = f.dest_owner(d);
     if (o.node == kNoNode) {
       continue;
     }
@@ -306,7 +306,7 @@ class Walker {
   void block(std::size_t b) {
     const std::size_t g0 = dst_.blocks[b];
     const std::size_t g1 = dst_.blocks[b + 1];
-    const Lid* lids = dst_.lids.data() + dst_.groups[g0];
+    const Dest* lids = dst_.lids.data() + dst_.groups[g0];
     const std::size_t m = dst_.groups[g1] - dst_.groups[g0];
     // Tables are stored per switch; walks read one destination across all
     // switches, so the block is first copied column-wise, a few rows at a
@@ -373,7 +373,7 @@ class Walker {
   // From every source until a (channel, lane) this destination already
   // reached: the rest of that walk is already in the graph.
   template <bool kLanes>
-  void walk(const PortNum* route, Lid d) {
+  void walk(const PortNum* route, Dest d) {
     std::fill(seen_.begin(), seen_.end(), 0);
     const std::size_t lanes = lanes_n_;
     for (const SwitchIdx s : sources_) {

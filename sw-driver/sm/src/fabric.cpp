@@ -60,7 +60,7 @@ NodeId Fabric::add_node(NodeType type, std::string name, int num_ports, std::uin
   guid_.push_back(guid);
   port_offset_.push_back(port_offset_.back() + static_cast<std::uint32_t>(num_ports) + 1);
   peer_.resize(port_offset_.back());
-  lid_.resize(port_offset_.back(), 0);
+  dest_.resize(port_offset_.back(), 0);
   if (sw) {
     switch_idx_.push_back(static_cast<SwitchIdx>(switches_.size()));
     switches_.push_back(id);
@@ -125,32 +125,73 @@ void Fabric::set_lid(NodeId node, PortNum port, Lid lid) {
                       hex_lid(kLastUnicastLid) + ")");
   }
   const PortNum slot = is_switch(node) ? 0 : port;
-  if (lid_owner_.size() <= lid) {
-    lid_owner_.resize(lid + 1u);
+  if (dest_owner_.size() <= lid) {
+    dest_owner_.resize(lid + 1u);
   }
-  const LidOwner o = lid_owner_[lid];
+  const LidOwner o = dest_owner_[lid];
   if (o.node != kNoNode && !(o.node == node && o.port == slot)) {
     throw FabricError("LID " + std::to_string(lid) + " of " + port_text(*this, node, port) +
                       " already belongs to " + port_text(*this, o.node, o.port));
   }
-  lid_[port_offset_[node] + slot] = lid;
-  lid_owner_[lid] = LidOwner{node, slot};
+  dest_[port_offset_[node] + slot] = lid;
+  dest_owner_[lid] = LidOwner{node, slot};
+  if (lid <= last_lid_ && lid > max_lid_) {
+    max_lid_ = lid;
+  }
+}
+
+void Fabric::limit_lids(Lid last) {
+  if (last < kFirstUnicastLid || last > kLastUnicastLid) {
+    throw FabricError("last LID " + std::to_string(last) + " out of range " +
+                      std::to_string(kFirstUnicastLid) + ".." + std::to_string(kLastUnicastLid) +
+                      " (" + hex_lid(kLastUnicastLid) + ")");
+  }
+  last_lid_ = last;
+  recount_max_lid();
+}
+
+void Fabric::recount_max_lid() {
+  std::size_t l = std::min<std::size_t>(dest_owner_.size() - 1, last_lid_);
+  while (l > 0 && dest_owner_[l].node == kNoNode) {
+    --l;
+  }
+  max_lid_ = static_cast<Lid>(l);
+}
+
+std::size_t Fabric::lidless_count() const {
+  std::size_t n = 0;
+  for (std::size_t d = static_cast<std::size_t>(last_lid_) + 1; d < dest_owner_.size(); ++d) {
+    n += dest_owner_[d].node != kNoNode ? 1 : 0;
+  }
+  return n;
+}
+
+std::size_t Fabric::destination_count() const {
+  return static_cast<std::size_t>(std::count_if(
+      dest_owner_.begin(), dest_owner_.end(), [](const LidOwner& o) { return o.node != kNoNode; }));
 }
 
 void Fabric::assign_lids() {
-  Lid next = kFirstUnicastLid;
+  // The index type bounds the destinations; a fabric this large cannot be
+  // built anyway (node ids and port slots are 32-bit), but say so if it is.
+  constexpr Dest kLastDest = 0xFFFFFFFEu;
+  Dest next = kFirstUnicastLid;
   auto take = [&](NodeId n, PortNum p) {
-    if (lid(n, p) != 0) {
+    if (dest(n, p) != 0) {
       return;
     }
-    while (next < lid_owner_.size() && lid_owner_[next].node != kNoNode) {
+    while (next < dest_owner_.size() && dest_owner_[next].node != kNoNode) {
       ++next;
     }
-    if (next > kLastUnicastLid) {
-      throw FabricError("unicast LID space (" + std::to_string(kFirstUnicastLid) + ".." +
-                        hex_lid(kLastUnicastLid) + ") exhausted at " + port_text(*this, n, p));
+    if (next > kLastDest) {
+      throw FabricError("destination index space (1.." + std::to_string(kLastDest) +
+                        ") exhausted at " + port_text(*this, n, p));
     }
-    set_lid(n, p, next);
+    if (dest_owner_.size() <= next) {
+      dest_owner_.resize(static_cast<std::size_t>(next) + 1);
+    }
+    dest_[port_offset_[n] + p] = next;
+    dest_owner_[next] = LidOwner{n, p};
   };
   for (NodeId n = 0; n < node_count(); ++n) {
     if (is_switch(n)) {
@@ -163,6 +204,7 @@ void Fabric::assign_lids() {
       }
     }
   }
+  recount_max_lid();
 }
 
 // Labels and ids share one namespace, so that a name always finds its node

@@ -19,16 +19,24 @@ void require(bool ok, const std::string& what) {
 
 PortNum port(int p) { return static_cast<PortNum>(p); }
 
-// One LID per end node and per switch: refused before anything is built,
-// naming the sizes, rather than after building a fabric of millions of
-// nodes at the first port assign_lids() runs out on.
-void require_lids(const char* what, long long hcas, long long switches) {
-  const long long needed = hcas + switches;
-  require(needed <= kLastUnicastLid,
-          std::string(what) + ": " + std::to_string(hcas) + " end nodes and " +
-              std::to_string(switches) + " switches need " + std::to_string(needed) +
-              " unicast LIDs, the LID space holds " +
-              std::to_string(kLastUnicastLid - kFirstUnicastLid + 1) + " (1..0xBFFF)");
+// Past the LID space the destinations without a LID are still routed (only
+// lfts.dump needs LIDs). What bounds a generated fabric is checked before
+// anything is built rather than after allocating millions of nodes: its
+// node ids and destination indices (32-bit) and, when it is to be routed,
+// its unicast tables: switches x destinations entries of a byte or half a
+// byte, at most 2^34 (16 GiB; the 100,000-node dragonfly needs 0.8 GiB).
+void require_ids(const std::string& what, long long hcas, long long switches, bool tables = true) {
+  constexpr long long kMaxNodes = (1LL << 31) - 1;
+  require(hcas + switches <= kMaxNodes, what + ": " + std::to_string(hcas) + " end nodes and " +
+                                            std::to_string(switches) + " switches exceed the " +
+                                            std::to_string(kMaxNodes) + " nodes a fabric holds");
+  constexpr long double kMaxEntries = 17179869184.0L;  // 2^34
+  const long double entries =
+      static_cast<long double>(switches) * static_cast<long double>(hcas + switches);
+  require(!tables || entries <= kMaxEntries,
+          what + ": " + std::to_string(hcas) + " end nodes and " + std::to_string(switches) +
+              " switches need unicast tables of " + std::to_string(switches) + " x " +
+              std::to_string(hcas + switches) + " entries, past the 2^34 a routing run may hold");
 }
 
 // a * b + c as an index, widened before the arithmetic.
@@ -58,17 +66,12 @@ Fabric make_fat_tree(const FatTreeSpec& spec) {
       count[i] *= radix(i, j);
     }
   }
-  // One LID per end node and per switch: refused here, naming the sizes,
-  // rather than at the first port assign_lids() runs out on.
-  long lids_needed = 0;
+  // Below 2^63 even for 6 levels of 254-port switches.
+  long long total = 0;
   for (int i = 0; i <= n; ++i) {
-    lids_needed += count[i];
+    total += count[i];
   }
-  require(!spec.lids || lids_needed <= kLastUnicastLid,
-          "fat tree: " + std::to_string(count[0]) + " end nodes and " +
-              std::to_string(lids_needed - count[0]) + " switches need " +
-              std::to_string(lids_needed) + " unicast LIDs, the LID space holds " +
-              std::to_string(kLastUnicastLid - kFirstUnicastLid + 1) + " (1..0xBFFF)");
+  require_ids("fat tree", count[0], total - count[0], spec.lids);
 
   Fabric f;
   std::vector<std::vector<NodeId>> ids(n + 1);
@@ -132,7 +135,7 @@ Fabric make_pruned_fat_tree(const PrunedFatTreeSpec& s) {
                                 " ports (max " + std::to_string(kMaxPorts) + ")");
   }
   // Every parameter is below kMaxPorts now, so none of these overflow.
-  require_lids(
+  require_ids(
       "pruned fat tree", 1LL * s.pods * s.leaves_per_pod * s.nodes_per_leaf,
       1LL * s.pods * (s.leaves_per_pod + s.l2_per_pod) + 1LL * s.l2_per_pod * s.tops_per_plane);
   Fabric f;
@@ -188,9 +191,7 @@ Fabric make_torus(const TorusSpec& s) {
           "torus: " + std::to_string(s.x) + "x" + std::to_string(s.y) + "x" + std::to_string(s.z) +
               " switches with " + std::to_string(s.nodes_per_switch) +
               " end nodes each exceed 2^31 nodes");
-  if (s.lids) {
-    require_lids("torus", 1LL * s.x * s.y * s.z * s.nodes_per_switch, 1LL * s.x * s.y * s.z);
-  }
+  require_ids("torus", 1LL * s.x * s.y * s.z * s.nodes_per_switch, 1LL * s.x * s.y * s.z, s.lids);
   const int dims[3] = {s.x, s.y, s.z};
   Fabric f;
   const long n = static_cast<long>(s.x) * s.y * s.z;
@@ -235,7 +236,7 @@ Fabric make_dragonfly(const DragonflySpec& s) {
                                        " ports (max " + std::to_string(kMaxPorts) + ")");
   const int ports = static_cast<int>(wide_ports);
   const int groups = s.a * s.h + 1;  // a and h are below kMaxPorts now
-  require_lids("dragonfly", 1LL * groups * s.a * s.p, 1LL * groups * s.a);
+  require_ids("dragonfly", 1LL * groups * s.a * s.p, 1LL * groups * s.a);
   Fabric f;
   std::vector<NodeId> sw;
   for (int g = 0; g < groups; ++g) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <new>
 #include <ostream>
 
 #include "syncfab/sm/errors.hpp"
@@ -20,73 +21,68 @@ int max_switch_ports(const Fabric& f) {
 }  // namespace
 
 Lft::Lft(const Fabric& fabric)
-    : fabric_(fabric),
-      lids_(static_cast<std::size_t>(fabric.max_lid()) + 1),
-      nibbles_(max_switch_ports(fabric) < 15) {
-  const std::size_t entries = fabric.switch_count() * lids_;
+    : fabric_(fabric), dests_(fabric.dest_count()), nibbles_(max_switch_ports(fabric) < 15) {
+  const std::size_t entries = fabric.switch_count() * dests_;
+  const std::size_t bytes = nibbles_ ? (entries + 1) / 2 : entries;
   // 0xF in a nibble and 0xFF in a byte both read back as kNoRoute.
-  table_.assign(nibbles_ ? (entries + 1) / 2 : entries, 0xFF);
+  try {
+    table_.assign(bytes, 0xFF);
+  } catch (const std::bad_alloc&) {
+    throw FabricError("LFT: " + std::to_string(fabric.switch_count()) + " switches x " +
+                      std::to_string(dests_) + " destinations need " + std::to_string(bytes) +
+                      " bytes, more than this machine gives");
+  }
   ports_.reserve(fabric.switch_count());
   for (NodeId n : fabric.switches()) {
     ports_.push_back(static_cast<std::uint8_t>(fabric.num_ports(n)));
   }
 }
 
-void Lft::set(SwitchIdx s, Lid d, PortNum port) {
-  if (s >= fabric_.switch_count() || d >= lids_) {
-    throw FabricError("LFT: switch " + std::to_string(s) + " LID " + std::to_string(d) +
+void Lft::fail_set(SwitchIdx s, Dest d, PortNum port) const {
+  if (s >= fabric_.switch_count() || d >= dests_) {
+    throw FabricError("LFT: switch " + std::to_string(s) + " destination " + std::to_string(d) +
                       " out of range");
   }
-  if (port != kNoRoute && port > ports_[s]) {
-    throw FabricError("LFT: port " + std::to_string(port) + " out of range on \"" +
-                      fabric_.name(fabric_.switch_node(s)) + "\"");
-  }
-  const std::size_t i = static_cast<std::size_t>(s) * lids_ + d;
-  if (!nibbles_) {
-    table_[i] = port;
-    return;
-  }
-  const auto v = static_cast<std::uint8_t>(port == kNoRoute ? 0xF : port);
-  const unsigned shift = (i & 1U) * 4;
-  table_[i / 2] = static_cast<std::uint8_t>((table_[i / 2] & ~(0xFU << shift)) | (v << shift));
+  throw FabricError("LFT: port " + std::to_string(port) + " out of range on \"" +
+                    fabric_.name(fabric_.switch_node(s)) + "\"");
 }
 
 void Lft::set_row(SwitchIdx s, std::span<const PortNum> row) {
-  if (s >= fabric_.switch_count() || row.size() != lids_) {
+  if (s >= fabric_.switch_count() || row.size() != dests_) {
     throw FabricError("LFT: row of switch " + std::to_string(s) + " with " +
-                      std::to_string(row.size()) + " entries (" + std::to_string(lids_) + ")");
+                      std::to_string(row.size()) + " entries (" + std::to_string(dests_) + ")");
   }
-  for (std::size_t d = 0; d < lids_; ++d) {
+  for (std::size_t d = 0; d < dests_; ++d) {
     if (row[d] != kNoRoute && row[d] > ports_[s]) {
       throw FabricError("LFT: port " + std::to_string(row[d]) + " out of range on \"" +
                         fabric_.name(fabric_.switch_node(s)) + "\"");
     }
   }
-  const std::size_t first = static_cast<std::size_t>(s) * lids_;
+  const std::size_t first = static_cast<std::size_t>(s) * dests_;
   if (!nibbles_) {
     std::copy(row.begin(), row.end(), table_.begin() + static_cast<std::ptrdiff_t>(first));
     return;
   }
   std::size_t d = 0;
   auto nibble = [](PortNum p) { return static_cast<std::uint8_t>(p == kNoRoute ? 0xF : p); };
-  if ((first & 1U) != 0 && lids_ > 0) {
+  if ((first & 1U) != 0 && dests_ > 0) {
     table_[first / 2] =
         static_cast<std::uint8_t>((table_[first / 2] & 0x0FU) | (nibble(row[0]) << 4U));
     d = 1;
   }
-  for (; d + 1 < lids_; d += 2) {
+  for (; d + 1 < dests_; d += 2) {
     table_[(first + d) / 2] =
         static_cast<std::uint8_t>(nibble(row[d]) | (nibble(row[d + 1]) << 4U));
   }
-  if (d < lids_) {
+  if (d < dests_) {
     const std::size_t i = first + d;
     table_[i / 2] = static_cast<std::uint8_t>((table_[i / 2] & 0xF0U) | nibble(row[d]));
   }
 }
 
-std::vector<SwitchIdx> walk(const Lft& lft, SwitchIdx s, Lid d) {
+std::vector<SwitchIdx> walk(const Lft& lft, SwitchIdx s, Dest d) {
   const Fabric& f = lft.fabric();
-  const LidOwner owner = f.lid_owner(d);
+  const LidOwner owner = f.dest_owner(d);
   if (owner.node == kNoNode) {
     return {};
   }
@@ -125,16 +121,16 @@ std::string check_shortest(const MinHop& mh, const Lft& lft,
   const std::vector<SwitchIdx>& srcs = sources.empty() ? all : sources;
   for (SwitchIdx s : srcs) {
     const NodeId node = f.switch_node(s);
-    for (std::size_t l = 1; l < lft.lid_count(); ++l) {
-      const auto d = static_cast<Lid>(l);
-      if (f.lid_owner(d).node == kNoNode) {
+    for (std::size_t l = 1; l < lft.dest_count(); ++l) {
+      const auto d = static_cast<Dest>(l);
+      if (f.dest_owner(d).node == kNoNode) {
         continue;
       }
       const std::uint8_t best = mh.hops(s, d);
       const PortNum p = lft.get(s, d);
       auto fail = [&](const std::string& what) {
-        return "switch \"" + f.name(node) + "\" LID " + std::to_string(d) + " port " +
-               std::to_string(p) + ": " + what;
+        return "switch \"" + f.name(node) + "\" " + (d <= f.last_lid() ? "LID " : "destination ") +
+               std::to_string(d) + " port " + std::to_string(p) + ": " + what;
       };
       if (best == kUnreachable) {
         continue;
@@ -184,11 +180,11 @@ LftBalance lft_balance(const MinHop& mh, const Lft& lft) {
   for (SwitchIdx s = 0; s < n; ++s) {
     const NodeId node = f.switch_node(s);
     count.assign(static_cast<std::size_t>(f.num_ports(node)) + 1, 0);
-    for (std::size_t l = 1; l < lft.lid_count(); ++l) {
-      if (f.lid_owner(static_cast<Lid>(l)).node == kNoNode) {
+    for (std::size_t l = 1; l < lft.dest_count(); ++l) {
+      if (f.dest_owner(static_cast<Dest>(l)).node == kNoNode) {
         continue;
       }
-      const PortNum p = lft.get(s, static_cast<Lid>(l));
+      const PortNum p = lft.get(s, static_cast<Dest>(l));
       if (p == kNoRoute) {
         ++b.unrouted;
       } else {
@@ -225,7 +221,13 @@ LftBalance lft_balance(const MinHop& mh, const Lft& lft) {
 
 void write_lfts_dump(std::ostream& out, const Lft& lft) {
   const Fabric& f = lft.fabric();
-  const auto max_lid = static_cast<unsigned>(lft.lid_count() - 1);
+  if (const std::size_t lidless = f.lidless_count(); lidless != 0) {
+    throw FabricError("lfts.dump needs a LID per destination: " + std::to_string(lidless) + " of " +
+                      std::to_string(f.destination_count()) +
+                      " destinations have none (the LID space ends at " + hex_lid(f.last_lid()) +
+                      ")");
+  }
+  const auto max_lid = static_cast<unsigned>(lft.dest_count() - 1);
   char buf[512];
   for (SwitchIdx s = 0; s < f.switch_count(); ++s) {
     const NodeId node = f.switch_node(s);
@@ -233,12 +235,12 @@ void write_lfts_dump(std::ostream& out, const Lft& lft) {
                   max_lid, static_cast<unsigned>(f.lid(node)), f.guid(node));
     out << buf << f.name(node) << "'):\n";
     for (unsigned l = 0; l <= max_lid; ++l) {
-      const PortNum p = lft.get(s, static_cast<Lid>(l));
+      const PortNum p = lft.get(s, static_cast<Dest>(l));
       // OpenSM skips entries at or above its port count (unrouted = 0xFF).
       if (l == 0 || p == kNoRoute) {
         continue;
       }
-      const LidOwner o = f.lid_owner(static_cast<Lid>(l));
+      const LidOwner o = f.dest_owner(static_cast<Dest>(l));
       std::snprintf(buf, sizeof buf, "0x%04x %03u # ", l, static_cast<unsigned>(p));
       out << buf;
       if (o.node == kNoNode) {
@@ -257,7 +259,7 @@ void write_lfts_dump(std::ostream& out, const Lft& lft) {
 void write_guid2lid(std::ostream& out, const Fabric& f) {
   char buf[64];
   for (unsigned l = 1; l <= f.max_lid(); ++l) {
-    const LidOwner o = f.lid_owner(static_cast<Lid>(l));
+    const LidOwner o = f.dest_owner(static_cast<Dest>(l));
     if (o.node == kNoNode) {
       continue;
     }

@@ -87,21 +87,21 @@ MinHop::MinHop(const Fabric& fabric) : fabric_(fabric), n_(fabric.switch_count()
 
 void MinHop::refresh_attachments() {
   const Fabric& fabric = fabric_;
-  const std::size_t lids = static_cast<std::size_t>(fabric.max_lid()) + 1;
-  lid_switch_.assign(lids, kNoSwitch);
-  lid_extra_.assign(lids, 0);
+  const std::size_t lids = fabric.dest_count();
+  dest_switch_.assign(lids, kNoSwitch);
+  dest_extra_.assign(lids, 0);
   for (std::size_t l = 1; l < lids; ++l) {
-    const LidOwner o = fabric.lid_owner(static_cast<Lid>(l));
+    const LidOwner o = fabric.dest_owner(static_cast<Dest>(l));
     if (o.node == kNoNode) {
       continue;
     }
     if (fabric.is_switch(o.node)) {
-      lid_switch_[l] = fabric.switch_index(o.node);
+      dest_switch_[l] = fabric.switch_index(o.node);
     } else {
       const PortPeer sw = fabric.peer(o.node, o.port);
       if (sw.connected() && fabric.is_switch(sw.node)) {
-        lid_switch_[l] = fabric.switch_index(sw.node);
-        lid_extra_[l] = 1;
+        dest_switch_[l] = fabric.switch_index(sw.node);
+        dest_extra_[l] = 1;
       }
     }
   }
@@ -290,12 +290,12 @@ std::vector<MinHop::Change> MinHop::update(std::span<const std::pair<SwitchIdx, 
   return changes;
 }
 
-std::uint8_t MinHop::hops(SwitchIdx s, Lid d) const {
-  if (d >= lid_switch_.size() || lid_switch_[d] == kNoSwitch) {
+std::uint8_t MinHop::hops(SwitchIdx s, Dest d) const {
+  if (d >= dest_switch_.size() || dest_switch_[d] == kNoSwitch) {
     return kUnreachable;
   }
-  const std::uint8_t base = distance(s, lid_switch_[d]);
-  return base == kUnreachable ? kUnreachable : static_cast<std::uint8_t>(base + lid_extra_[d]);
+  const std::uint8_t base = distance(s, dest_switch_[d]);
+  return base == kUnreachable ? kUnreachable : static_cast<std::uint8_t>(base + dest_extra_[d]);
 }
 
 std::uint8_t MinHop::hops_via_to_switch(SwitchIdx s, PortNum p, SwitchIdx t) const {
@@ -311,8 +311,8 @@ std::uint8_t MinHop::hops_via_to_switch(SwitchIdx s, PortNum p, SwitchIdx t) con
   return d == kUnreachable ? kUnreachable : static_cast<std::uint8_t>(d + 1);
 }
 
-std::uint8_t MinHop::hops_via(SwitchIdx s, PortNum p, Lid d) const {
-  if (d >= lid_switch_.size() || lid_switch_[d] == kNoSwitch) {
+std::uint8_t MinHop::hops_via(SwitchIdx s, PortNum p, Dest d) const {
+  if (d >= dest_switch_.size() || dest_switch_[d] == kNoSwitch) {
     return kUnreachable;
   }
   const NodeId node = fabric_.switch_node(s);
@@ -324,14 +324,14 @@ std::uint8_t MinHop::hops_via(SwitchIdx s, PortNum p, Lid d) const {
     return kUnreachable;
   }
   if (!fabric_.is_switch(o.node)) {
-    return fabric_.lid(o.node, o.port) == d ? 1 : kUnreachable;
+    return fabric_.dest(o.node, o.port) == d ? 1 : kUnreachable;
   }
-  const std::uint8_t via = hops_via_to_switch(s, p, lid_switch_[d]);
-  return via == kUnreachable ? kUnreachable : static_cast<std::uint8_t>(via + lid_extra_[d]);
+  const std::uint8_t via = hops_via_to_switch(s, p, dest_switch_[d]);
+  return via == kUnreachable ? kUnreachable : static_cast<std::uint8_t>(via + dest_extra_[d]);
 }
 
 std::size_t MinHop::memory_bytes() const {
-  return dist_.capacity() + lid_switch_.capacity() * sizeof(SwitchIdx) + lid_extra_.capacity();
+  return dist_.capacity() + dest_switch_.capacity() * sizeof(SwitchIdx) + dest_extra_.capacity();
 }
 
 }  // namespace syncfab::sm

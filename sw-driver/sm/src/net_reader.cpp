@@ -48,7 +48,8 @@ std::string_view trim(std::string_view s) {
 
 class Parser {
  public:
-  Parser(std::istream& in, std::string file) : in_(in), file_(std::move(file)) {}
+  Parser(std::istream& in, std::string file, bool assign)
+      : in_(in), file_(std::move(file)), assign_(assign) {}
 
   Fabric run() {
     std::string raw;
@@ -364,16 +365,19 @@ class Parser {
         fail(r.line, e.what());
       }
     }
-    try {
-      f.assign_lids();
-    } catch (const FabricError& e) {
-      fail(line_, e.what());
+    if (assign_) {
+      try {
+        f.assign_lids();
+      } catch (const FabricError& e) {
+        fail(line_, e.what());
+      }
     }
     return f;
   }
 
   std::istream& in_;
   std::string file_;
+  bool assign_ = true;
   std::size_t line_ = 0;
   std::vector<Record> records_;  // reserve-free: current_ is re-taken after push_back
   Record* current_ = nullptr;
@@ -384,11 +388,11 @@ class Parser {
 
 }  // namespace
 
-Fabric read_net(std::istream& in, const std::string& file_name) {
-  return Parser(in, file_name).run();
+Fabric read_net(std::istream& in, const std::string& file_name, bool assign) {
+  return Parser(in, file_name, assign).run();
 }
 
-Fabric read_net_file(const std::string& path) {
+Fabric read_net_file(const std::string& path, bool assign) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     throw InputError(path, 0, "is a folder, not a net file");
@@ -397,7 +401,7 @@ Fabric read_net_file(const std::string& path) {
   if (!in) {
     throw InputError(path, 0, "cannot open net file");
   }
-  return read_net(in, path);
+  return read_net(in, path, assign);
 }
 
 }  // namespace syncfab::sm

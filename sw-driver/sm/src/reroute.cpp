@@ -50,17 +50,17 @@ std::vector<std::uint32_t> updn_positions(const Fabric& f, const std::vector<std
 
 // FTREE's destination index: end-node ports in node order, then switches.
 std::vector<std::uint32_t> ftree_indices(const Fabric& f) {
-  std::vector<std::uint32_t> index(static_cast<std::size_t>(f.max_lid()) + 1, 0);
+  std::vector<std::uint32_t> index(f.dest_count(), 0);
   std::uint32_t next = 0;
   for (NodeId h : f.hcas()) {
     for (int p = 1; p <= f.num_ports(h); ++p) {
-      if (f.lid(h, static_cast<PortNum>(p)) != 0) {
-        index[f.lid(h, static_cast<PortNum>(p))] = next++;
+      if (f.dest(h, static_cast<PortNum>(p)) != 0) {
+        index[f.dest(h, static_cast<PortNum>(p))] = next++;
       }
     }
   }
   for (NodeId sw : f.switches()) {
-    index[f.lid(sw)] = next++;
+    index[f.dest(sw)] = next++;
   }
   return index;
 }
@@ -120,8 +120,8 @@ class Rerouter {
   [[nodiscard]] Lft& lft() { return *st_.uc.lft; }
   [[nodiscard]] bool live(SwitchIdx s) const { return st_.dead_switch[s] == 0; }
   // The switch LID l is routed to, kNoSwitch when it cannot be reached.
-  [[nodiscard]] SwitchIdx target(Lid l) const {
-    const SwitchIdx t = st_.mh->lid_switch(l);
+  [[nodiscard]] SwitchIdx target(Dest l) const {
+    const SwitchIdx t = st_.mh->dest_switch(l);
     return t == kNoSwitch || !live(t) ? kNoSwitch : t;
   }
   // The live switch behind port p of switch s, or kNoSwitch.
@@ -137,22 +137,22 @@ class Rerouter {
     const SwitchIdx u = f_.switch_index(o.node);
     return live(u) ? u : kNoSwitch;
   }
-  void put(SwitchIdx s, Lid l, PortNum p);
+  void put(SwitchIdx s, Dest l, PortNum p);
   std::uint32_t* counts(SwitchIdx s);
-  void local(SwitchIdx t, Lid l);
+  void local(SwitchIdx t, Dest l);
   // MINHOP / DOR: entry (s, l) again by the engine's rule (MINHOP keeps a
   // port still on a shortest path).
-  void repick(SwitchIdx s, Lid l);
+  void repick(SwitchIdx s, Dest l);
   // Every switch's entries for the LIDs back on the fabric, and every entry
   // of a switch that came back.
-  void repick_returning(const std::vector<Lid>& back, SwitchIdx revived);
+  void repick_returning(const std::vector<Dest>& back, SwitchIdx revived);
   // DOR: the index of a coordinate in at_.
   [[nodiscard]] std::size_t coord_index(const std::array<int, 3>& c) const;
   // UPDN / FTREE: the entries of LID l at the switches X, from the walks of
   // the other switches (unchanged, still legal and shortest).
-  void updn_lid(Lid l, std::vector<SwitchIdx>& x);
+  void updn_lid(Dest l, std::vector<SwitchIdx>& x);
   // The switches whose walk to l starts with one of the seed entries.
-  std::vector<SwitchIdx> walkers(Lid l, const std::vector<SwitchIdx>& seeds);
+  std::vector<SwitchIdx> walkers(Dest l, const std::vector<SwitchIdx>& seeds);
   void unicast(const std::vector<FailedLink>& removed, const std::optional<FailedLink>& added,
                const std::vector<MinHop::Change>& changes, SwitchIdx dead, SwitchIdx revived);
   void unicast_full();
@@ -185,7 +185,7 @@ class Rerouter {
   std::unordered_map<SwitchIdx, std::vector<std::uint32_t>> counts_;
   std::vector<char> has_hca_;
   std::uint32_t max_rank_ = 0;
-  std::vector<std::pair<SwitchIdx, Lid>>
+  std::vector<std::pair<SwitchIdx, Dest>>
       stuck_;  // reachable, but not up*/down* with the kept ranking
   // DOR: switch at each coordinate (x + X (y + Y z)); links down per ring.
   std::vector<SwitchIdx> at_;
@@ -196,12 +196,12 @@ class Rerouter {
   std::uint32_t gen_ = 0;
 };
 
-void Rerouter::put(SwitchIdx s, Lid l, PortNum p) {
+void Rerouter::put(SwitchIdx s, Dest l, PortNum p) {
   const PortNum old = lft().get(s, l);
   if (old == p) {
     return;
   }
-  const std::uint64_t key = (std::uint64_t{s} << 16U) | l;
+  const std::uint64_t key = (std::uint64_t{s} << 32U) | l;
   auto [it, fresh] = lft_changes_.try_emplace(key, old, p);
   if (!fresh) {
     it->second.second = p;
@@ -227,7 +227,7 @@ std::uint32_t* Rerouter::counts(SwitchIdx s) {
   if (fresh) {
     it->second.assign(static_cast<std::size_t>(f_.num_ports(f_.switch_node(s))) + 1, 0);
     auto& c = it->second;
-    lft().for_run(s, 1, lft().lid_count() - 1, [&](std::size_t, PortNum p) {
+    lft().for_run(s, 1, lft().dest_count() - 1, [&](std::size_t, PortNum p) {
       if (p != kNoRoute && p < c.size()) {
         ++c[p];
       }
@@ -236,12 +236,12 @@ std::uint32_t* Rerouter::counts(SwitchIdx s) {
   return it->second.data();
 }
 
-void Rerouter::local(SwitchIdx t, Lid l) {
-  const LidOwner o = f_.lid_owner(l);
+void Rerouter::local(SwitchIdx t, Dest l) {
+  const LidOwner o = f_.dest_owner(l);
   put(t, l, f_.is_switch(o.node) ? PortNum{0} : f_.peer(o.node, o.port).port);
 }
 
-void Rerouter::repick(SwitchIdx s, Lid l) {
+void Rerouter::repick(SwitchIdx s, Dest l) {
   if (!live(s)) {
     return;
   }
@@ -290,7 +290,7 @@ void Rerouter::repick(SwitchIdx s, Lid l) {
   put(s, l, p);
 }
 
-std::vector<SwitchIdx> Rerouter::walkers(Lid l, const std::vector<SwitchIdx>& seeds) {
+std::vector<SwitchIdx> Rerouter::walkers(Dest l, const std::vector<SwitchIdx>& seeds) {
   ++gen_;
   std::vector<SwitchIdx> x;
   for (SwitchIdx s : seeds) {
@@ -316,7 +316,7 @@ std::vector<SwitchIdx> Rerouter::walkers(Lid l, const std::vector<SwitchIdx>& se
   return x;
 }
 
-void Rerouter::updn_lid(Lid l, std::vector<SwitchIdx>& x) {
+void Rerouter::updn_lid(Dest l, std::vector<SwitchIdx>& x) {
   const SwitchIdx t = target(l);
   std::erase_if(x, [&](SwitchIdx s) { return !live(s) || s == t; });
   ++d_.lids_examined;
@@ -477,8 +477,8 @@ void Rerouter::unicast_full() {
     if (!live(s)) {
       continue;
     }
-    for (std::size_t l = 1; l < fresh.lid_count(); ++l) {
-      put(s, static_cast<Lid>(l), fresh.get(s, static_cast<Lid>(l)));
+    for (std::size_t l = 1; l < fresh.dest_count(); ++l) {
+      put(s, static_cast<Dest>(l), fresh.get(s, static_cast<Dest>(l)));
     }
   }
   st_.updn_rank = live_ranking(st_).rank;
@@ -490,7 +490,7 @@ void Rerouter::unicast_full() {
                 "the repair changed the switches' distances from the roots: routed again "
                 "with the new ranking")
           : "the kept ranking left \"" + f_.name(f_.switch_node(stuck_.front().first)) +
-                "\" without a path to \"" + f_.name(f_.lid_owner(stuck_.front().second).node) +
+                "\" without a path to \"" + f_.name(f_.dest_owner(stuck_.front().second).node) +
                 "\" and the switches' distances from the roots changed: routed again with the "
                 "new ranking";
 }
@@ -498,7 +498,7 @@ void Rerouter::unicast_full() {
 void Rerouter::check_turns() {
   const auto& pos = st_.updn_pos;
   std::size_t checked = 0;
-  auto fail = [&](SwitchIdx y, SwitchIdx s, SwitchIdx u, Lid l) {
+  auto fail = [&](SwitchIdx y, SwitchIdx s, SwitchIdx u, Dest l) {
     d_.turn_violation = "LID " + std::to_string(l) + ": \"" + f_.name(f_.switch_node(y)) +
                         "\" sends it down to \"" + f_.name(f_.switch_node(s)) +
                         "\", which sends it up to \"" + f_.name(f_.switch_node(u)) + "\"";
@@ -507,8 +507,8 @@ void Rerouter::check_turns() {
     if (v.first == v.second || !d_.turn_violation.empty()) {
       continue;
     }
-    const auto s = static_cast<SwitchIdx>(key >> 16U);
-    const auto l = static_cast<Lid>(key & 0xFFFFU);
+    const auto s = static_cast<SwitchIdx>(key >> 32U);
+    const auto l = static_cast<Dest>(key & 0xFFFFFFFFU);
     const SwitchIdx u = next_switch(s, v.second);
     if (u == kNoSwitch) {
       continue;
@@ -540,15 +540,15 @@ void Rerouter::check_turns() {
   d_.turns_ok = d_.turn_violation.empty();
 }
 
-void Rerouter::repick_returning(const std::vector<Lid>& back, SwitchIdx revived) {
-  for (Lid l : back) {
+void Rerouter::repick_returning(const std::vector<Dest>& back, SwitchIdx revived) {
+  for (Dest l : back) {
     for (SwitchIdx s = 0; s < f_.switch_count(); ++s) {
       repick(s, l);
     }
   }
   if (revived != kNoSwitch) {
-    for (std::size_t l = 1; l < lft().lid_count(); ++l) {
-      repick(revived, static_cast<Lid>(l));
+    for (std::size_t l = 1; l < lft().dest_count(); ++l) {
+      repick(revived, static_cast<Dest>(l));
     }
   }
 }
@@ -680,7 +680,7 @@ void Rerouter::dor_ring(int d, SwitchIdx r, const detail::LidsBySwitch& by) {
         }
       }
       for (std::uint32_t i = by.offset[t]; i < by.offset[t + 1]; ++i) {
-        const Lid l = by.lids[i];
+        const Dest l = by.lids[i];
         // A LID that cannot be reached (its end node's link is down) stays
         // unrouted.
         put(s, l, target(l) == kNoSwitch ? kNoRoute : p);
@@ -695,7 +695,7 @@ void Rerouter::unicast(const std::vector<FailedLink>& removed,
                        const std::vector<MinHop::Change>& changes, SwitchIdx dead,
                        SwitchIdx revived) {
   const std::size_t n = f_.switch_count();
-  const std::size_t lids = lft().lid_count();
+  const std::size_t lids = lft().dest_count();
   has_hca_.assign(n, 0);
   for (NodeId h : f_.hcas()) {
     const SwitchIdx s = f_.attach_switch(h);
@@ -716,13 +716,13 @@ void Rerouter::unicast(const std::vector<FailedLink>& removed,
 
   // LIDs that can no longer be reached (an end node's link, a failed
   // switch and its end nodes) or can again.
-  std::vector<Lid> lost;
-  std::vector<Lid> back;
-  auto lids_of_port = [&](NodeId node, PortNum p, std::vector<Lid>& into) {
+  std::vector<Dest> lost;
+  std::vector<Dest> back;
+  auto lids_of_port = [&](NodeId node, PortNum p, std::vector<Dest>& into) {
     if (f_.is_switch(node)) {
       return;
     }
-    const Lid l = f_.lid(node, p);
+    const Dest l = f_.dest(node, p);
     if (l != 0) {
       into.push_back(l);
     }
@@ -732,16 +732,16 @@ void Rerouter::unicast(const std::vector<FailedLink>& removed,
     lids_of_port(fl.b, fl.pb, lost);
   }
   if (dead != kNoSwitch) {
-    lost.push_back(f_.lid(f_.switch_node(dead)));
+    lost.push_back(f_.dest(f_.switch_node(dead)));
   }
   if (revived != kNoSwitch) {
-    back.push_back(f_.lid(f_.switch_node(revived)));
+    back.push_back(f_.dest(f_.switch_node(revived)));
   }
   if (added) {
     lids_of_port(added->a, added->pa, back);
     lids_of_port(added->b, added->pb, back);
   }
-  for (Lid l : lost) {
+  for (Dest l : lost) {
     for (SwitchIdx s = 0; s < n; ++s) {
       if (live(s) && target(l) == kNoSwitch) {
         put(s, l, kNoRoute);
@@ -790,7 +790,7 @@ void Rerouter::unicast(const std::vector<FailedLink>& removed,
     }
   }
   if (updn) {
-    std::map<Lid, std::vector<SwitchIdx>> seeds;
+    std::map<Dest, std::vector<SwitchIdx>> seeds;
     for (const auto& end : cut_ends) {
       const SwitchIdx s = end.first;
       const PortNum p = end.second;
@@ -799,7 +799,7 @@ void Rerouter::unicast(const std::vector<FailedLink>& removed,
       }
       lft().for_run(s, 1, lids - 1, [&](std::size_t k, PortNum q) {
         if (q == p) {
-          seeds[static_cast<Lid>(k + 1)].push_back(s);
+          seeds[static_cast<Dest>(k + 1)].push_back(s);
         }
       });
     }
@@ -810,7 +810,7 @@ void Rerouter::unicast(const std::vector<FailedLink>& removed,
     if (revived != kNoSwitch) {
       for (std::size_t l = 1; l < lids; ++l) {
         std::vector<SwitchIdx> one{revived};
-        updn_lid(static_cast<Lid>(l), one);
+        updn_lid(static_cast<Dest>(l), one);
       }
     }
     if (added) {
@@ -818,9 +818,9 @@ void Rerouter::unicast(const std::vector<FailedLink>& removed,
       // to a destination switch, and the repaired link's ends start the
       // walks routed again; end nodes back on the fabric are routed again
       // from every switch.
-      std::map<Lid, std::vector<SwitchIdx>> again;
+      std::map<Dest, std::vector<SwitchIdx>> again;
       for (std::uint64_t key : st_.touched) {
-        again[static_cast<Lid>(key & 0xFFFFU)].push_back(static_cast<SwitchIdx>(key >> 16U));
+        again[static_cast<Dest>(key & 0xFFFFFFFFU)].push_back(static_cast<SwitchIdx>(key >> 32U));
       }
       for (const MinHop::Change& c : changes) {
         for (std::uint32_t i = by.offset[c.t]; i < by.offset[c.t + 1]; ++i) {
@@ -834,7 +834,7 @@ void Rerouter::unicast(const std::vector<FailedLink>& removed,
         }
       }
       std::vector<char> whole(lids, 0);
-      for (Lid l : back) {
+      for (Dest l : back) {
         whole[l] = 1;
       }
       for (std::size_t l = 1; l < lids; ++l) {
@@ -843,11 +843,11 @@ void Rerouter::unicast(const std::vector<FailedLink>& removed,
         }
         std::vector<SwitchIdx> all(n);
         std::iota(all.begin(), all.end(), SwitchIdx{0});
-        const SwitchIdx t = target(static_cast<Lid>(l));
+        const SwitchIdx t = target(static_cast<Dest>(l));
         if (t != kNoSwitch) {
-          local(t, static_cast<Lid>(l));
+          local(t, static_cast<Dest>(l));
         }
-        updn_lid(static_cast<Lid>(l), all);
+        updn_lid(static_cast<Dest>(l), all);
       }
       for (auto& [l, sw] : again) {
         if (whole[l] != 0) {
@@ -870,9 +870,9 @@ void Rerouter::unicast(const std::vector<FailedLink>& removed,
       check_turns();
       d_.turns_s = since(t0);
       for (const auto& [s, l] : stuck_) {
-        if (has_hca_[s] != 0 && !f_.is_switch(f_.lid_owner(l).node)) {
+        if (has_hca_[s] != 0 && !f_.is_switch(f_.dest_owner(l).node)) {
           d_.unicast_note = "no up*/down* path from \"" + f_.name(f_.switch_node(s)) + "\" to \"" +
-                            f_.name(f_.lid_owner(l).node) + "\" (nor in a full recomputation)";
+                            f_.name(f_.dest_owner(l).node) + "\" (nor in a full recomputation)";
           break;
         }
       }
@@ -890,19 +890,19 @@ void Rerouter::unicast(const std::vector<FailedLink>& removed,
     if (!live(s)) {
       continue;
     }
-    std::vector<Lid> over;
+    std::vector<Dest> over;
     lft().for_run(s, 1, lids - 1, [&](std::size_t k, PortNum q) {
       if (q == p) {
-        over.push_back(static_cast<Lid>(k + 1));
+        over.push_back(static_cast<Dest>(k + 1));
       }
     });
-    for (Lid l : over) {
+    for (Dest l : over) {
       repick(s, l);
     }
   }
   for (const MinHop::Change& c : changes) {
     for (std::uint32_t i = by.offset[c.t]; i < by.offset[c.t + 1]; ++i) {
-      const Lid l = by.lids[i];
+      const Dest l = by.lids[i];
       repick(c.s, l);
       const NodeId node = f_.switch_node(c.s);
       for (int q = 1; q <= f_.num_ports(node); ++q) {
@@ -917,7 +917,7 @@ void Rerouter::unicast(const std::vector<FailedLink>& removed,
   if (added) {
     const std::vector<std::uint64_t> entries = st_.touched;
     for (std::uint64_t key : entries) {
-      repick(static_cast<SwitchIdx>(key >> 16U), static_cast<Lid>(key & 0xFFFFU));
+      repick(static_cast<SwitchIdx>(key >> 32U), static_cast<Dest>(key & 0xFFFFFFFFU));
     }
   }
 }
@@ -1070,7 +1070,7 @@ RerouteDelta Rerouter::run(const std::vector<FailedLink>& removed,
     unicast(removed, added, changes, dead, revived);
     for (const auto& [key, v] : lft_changes_) {
       if (v.first != v.second) {
-        d_.lft.push_back({static_cast<SwitchIdx>(key >> 16U), static_cast<Lid>(key & 0xFFFFU),
+        d_.lft.push_back({static_cast<SwitchIdx>(key >> 32U), static_cast<Dest>(key & 0xFFFFFFFFU),
                           v.first, v.second});
       }
     }
@@ -1177,7 +1177,7 @@ RouteState route_state(Fabric fabric, std::vector<Group> groups, std::string_vie
   st.load = std::make_unique<McLoad>(f);
   st.trees = st.mc->route_all(*st.mh, st.groups, *st.load);
   st.dead_switch.assign(f.switch_count(), 0);
-  st.touched_lid.assign(static_cast<std::size_t>(f.max_lid()) + 1, 0);
+  st.touched_lid.assign(f.dest_count(), 0);
   return st;
 }
 

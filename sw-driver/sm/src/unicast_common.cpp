@@ -5,10 +5,10 @@ namespace syncfab::sm::detail {
 LidsBySwitch lids_by_switch(const Fabric& f) {
   LidsBySwitch by;
   const std::size_t n = f.switch_count();
-  std::vector<SwitchIdx> sw_of(static_cast<std::size_t>(f.max_lid()) + 1, kNoSwitch);
+  std::vector<SwitchIdx> sw_of(f.dest_count(), kNoSwitch);
   by.offset.assign(n + 1, 0);
   for (std::size_t l = 1; l < sw_of.size(); ++l) {
-    const LidOwner o = f.lid_owner(static_cast<Lid>(l));
+    const LidOwner o = f.dest_owner(static_cast<Dest>(l));
     if (o.node == kNoNode) {
       continue;
     }
@@ -33,7 +33,7 @@ LidsBySwitch lids_by_switch(const Fabric& f) {
   std::vector<std::uint32_t> fill(by.offset.begin(), by.offset.end() - 1);
   for (std::size_t l = 1; l < sw_of.size(); ++l) {
     if (sw_of[l] != kNoSwitch) {
-      by.lids[fill[sw_of[l]]++] = static_cast<Lid>(l);
+      by.lids[fill[sw_of[l]]++] = static_cast<Dest>(l);
     }
   }
   return by;
@@ -41,23 +41,10 @@ LidsBySwitch lids_by_switch(const Fabric& f) {
 
 void route_local(const Fabric& f, SwitchIdx t, const LidsBySwitch& by, Lft& lft) {
   for (std::uint32_t i = by.offset[t]; i < by.offset[t + 1]; ++i) {
-    const Lid d = by.lids[i];
-    const LidOwner o = f.lid_owner(d);
+    const Dest d = by.lids[i];
+    const LidOwner o = f.dest_owner(d);
     lft.set(t, d, f.is_switch(o.node) ? PortNum{0} : f.peer(o.node, o.port).port);
   }
-}
-
-PortNum pick_balanced(const std::vector<PortNum>& candidates, std::uint32_t* count) {
-  PortNum best = kNoRoute;
-  for (PortNum p : candidates) {
-    if (best == kNoRoute || count[p] < count[best] || (count[p] == count[best] && p < best)) {
-      best = p;
-    }
-  }
-  if (best != kNoRoute) {
-    ++count[best];
-  }
-  return best;
 }
 
 }  // namespace syncfab::sm::detail

@@ -1,5 +1,6 @@
 #pragma once
 // Shared by the unicast engines (not installed).
+#include <span>
 #include <vector>
 
 #include "syncfab/sm/fabric.hpp"
@@ -7,10 +8,10 @@
 
 namespace syncfab::sm::detail {
 
-// LIDs grouped by the switch they sit on or hang off, in LID order.
+// Destinations grouped by the switch they sit on or hang off, in index order.
 struct LidsBySwitch {
   std::vector<std::uint32_t> offset;  // switch t's LIDs: lids[offset[t] .. offset[t+1])
-  std::vector<Lid> lids;
+  std::vector<Dest> lids;
 };
 LidsBySwitch lids_by_switch(const Fabric& f);
 
@@ -18,8 +19,34 @@ LidsBySwitch lids_by_switch(const Fabric& f);
 // an end node to the port it hangs off.
 void route_local(const Fabric& f, SwitchIdx t, const LidsBySwitch& by, Lft& lft);
 
-// Picks, among `candidates`, the port with the fewest LIDs so far (lowest
-// port on a tie) and counts the LID on it.
-PortNum pick_balanced(const std::vector<PortNum>& candidates, std::uint32_t* count);
+// Picks, among `candidates`, the port with the fewest destinations so far
+// (lowest port on a tie) and counts the destination on it.
+inline PortNum pick_balanced(const std::vector<PortNum>& candidates, std::uint32_t* count) {
+  PortNum best = kNoRoute;
+  for (PortNum p : candidates) {
+    if (best == kNoRoute || count[p] < count[best] || (count[p] == count[best] && p < best)) {
+      best = p;
+    }
+  }
+  if (best != kNoRoute) {
+    ++count[best];
+  }
+  return best;
+}
+
+// pick_balanced for each of `dests` in order, set on switch s.
+inline void set_balanced(Lft& lft, SwitchIdx s, std::span<const Dest> dests,
+                         const std::vector<PortNum>& candidates, std::uint32_t* count) {
+  if (candidates.size() == 1) {
+    for (const Dest d : dests) {
+      lft.set(s, d, candidates[0]);
+    }
+    count[candidates[0]] += static_cast<std::uint32_t>(dests.size());
+    return;
+  }
+  for (const Dest d : dests) {
+    lft.set(s, d, pick_balanced(candidates, count));
+  }
+}
 
 }  // namespace syncfab::sm::detail

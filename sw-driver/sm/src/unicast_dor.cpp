@@ -103,7 +103,7 @@ Lft route_dor(const Fabric& f, const TorusLayout& layout) {
     }
   }
   auto rows = [&](SwitchIdx first, SwitchIdx last) {
-    std::vector<PortNum> row(lft.lid_count(), kNoRoute);
+    std::vector<PortNum> row(lft.dest_count(), kNoRoute);
     for (SwitchIdx s = first; s < last; ++s) {
       const auto& sc = layout.coord[s];
       for (SwitchIdx t = 0; t < n; ++t) {
@@ -167,10 +167,10 @@ VlAssignment dor_dateline_vls(const TorusLayout& layout) {
   v.lanes = 2;
   v.first_ignores_dst = true;
   v.next_ignores_dst = true;
-  v.first = [crosses](SwitchIdx src, Lid, PortNum out) -> std::uint8_t {
+  v.first = [crosses](SwitchIdx src, Dest, PortNum out) -> std::uint8_t {
     return crosses(src, out) ? 1 : 0;
   };
-  v.next = [crosses](SwitchIdx at, PortNum in, PortNum out, std::uint8_t vl, Lid) -> std::uint8_t {
+  v.next = [crosses](SwitchIdx at, PortNum in, PortNum out, std::uint8_t vl, Dest) -> std::uint8_t {
     const bool same_dim = in >= 1 && in <= 6 && (in - 1) / 2 == (out - 1) / 2;
     if (crosses(at, out)) {
       return 1;

@@ -115,7 +115,7 @@ LashRouting route_lash(const MinHop& mh, int max_lanes) {
       if (t == s || by.offset[t] == by.offset[t + 1] || mh.distance(s, t) == kUnreachable) {
         continue;
       }
-      const Lid d = by.lids[by.offset[t]];
+      const Dest d = by.lids[by.offset[t]];
       path.clear();
       for (SwitchIdx u = s; u != t;) {
         const NodeId node = f.switch_node(u);
@@ -143,9 +143,9 @@ LashRouting route_lash(const MinHop& mh, int max_lanes) {
 
 VlAssignment LashRouting::vls() const {
   const Fabric& f = lft.fabric();
-  std::vector<SwitchIdx> lid_switch(lft.lid_count(), kNoSwitch);
+  std::vector<SwitchIdx> lid_switch(lft.dest_count(), kNoSwitch);
   for (std::size_t l = 1; l < lid_switch.size(); ++l) {
-    const LidOwner o = f.lid_owner(static_cast<Lid>(l));
+    const LidOwner o = f.dest_owner(static_cast<Dest>(l));
     if (o.node != kNoNode) {
       lid_switch[l] = f.is_switch(o.node) ? f.switch_index(o.node) : f.attach_switch(o.node);
     }
@@ -153,11 +153,11 @@ VlAssignment LashRouting::vls() const {
   VlAssignment v;
   v.lanes = lanes;
   v.next_ignores_dst = true;
-  v.first = [lane = lane, n = switches, lid_switch](SwitchIdx src, Lid dst,
+  v.first = [lane = lane, n = switches, lid_switch](SwitchIdx src, Dest dst,
                                                     PortNum) -> std::uint8_t {
     return lane[src * n + lid_switch[dst]];
   };
-  v.next = [](SwitchIdx, PortNum, PortNum, std::uint8_t vl, Lid) { return vl; };
+  v.next = [](SwitchIdx, PortNum, PortNum, std::uint8_t vl, Dest) { return vl; };
   return v;
 }
 

@@ -8,7 +8,7 @@ Lft route_minhop(const MinHop& mh) {
   Lft lft(f);
   const std::size_t n = f.switch_count();
   const detail::LidsBySwitch by = detail::lids_by_switch(f);
-  std::vector<SwitchIdx> lid_switch(lft.lid_count(), kNoSwitch);
+  std::vector<SwitchIdx> lid_switch(lft.dest_count(), kNoSwitch);
   for (SwitchIdx t = 0; t < n; ++t) {
     for (std::uint32_t i = by.offset[t]; i < by.offset[t + 1]; ++i) {
       lid_switch[by.lids[i]] = t;
@@ -32,7 +32,7 @@ Lft route_minhop(const MinHop& mh) {
     }
     detail::route_local(f, s, by, lft);
     const auto row = mh.row(s);
-    for (std::size_t l = 1; l < lft.lid_count(); ++l) {
+    for (std::size_t l = 1; l < lft.dest_count(); ++l) {
       const SwitchIdx t = lid_switch[l];
       if (t == kNoSwitch || t == s || row[t] == kUnreachable) {
         continue;
@@ -46,7 +46,7 @@ Lft route_minhop(const MinHop& mh) {
           }
         }
       }
-      lft.set(s, static_cast<Lid>(l), detail::pick_balanced(cand[t], count.data()));
+      lft.set(s, static_cast<Dest>(l), detail::pick_balanced(cand[t], count.data()));
     }
   }
   return lft;

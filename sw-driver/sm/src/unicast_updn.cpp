@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <numeric>
+#include <thread>
 
 #include "syncfab/sm/errors.hpp"
 #include "syncfab/sm/unicast.hpp"
@@ -102,93 +103,163 @@ Lft route_up_down(const MinHop& mh, const UpdnRanking& ranking, bool spread) {
     off[s + 1] = static_cast<std::uint32_t>(adj.size());
   }
 
-  constexpr std::uint32_t kInf = UINT32_MAX;
-  std::vector<std::uint32_t> down(n), legal(n);
-  std::vector<SwitchIdx> queue(n);
+  // Legal path lengths stay below 2 x 255 (up the ranks, then down): 16
+  // bits keep a block's distances in cache.
+  using Hops = std::uint16_t;
+  constexpr Hops kInf = 0xFFFF;
+  // Per switch link: whether it goes down (toward the larger key).
+  std::vector<char> goes_down(adj.size());
+  for (SwitchIdx s = 0; s < n; ++s) {
+    for (std::uint32_t e = off[s]; e < off[s + 1]; ++e) {
+      goes_down[e] = pos[adj[e].second] > pos[s] ? 1 : 0;
+    }
+  }
   std::vector<std::uint32_t> count(f.port_slot_count(), 0);
-  std::vector<PortNum> cand;
   // FTREE: destination index = end node order (ranks), then switches; a
   // switch at height h above the lowest rank picks candidate
   // (index / |cand|^h) mod |cand| (d-mod-k).
-  std::vector<std::uint32_t> index(lft.lid_count(), 0);
+  std::vector<std::uint32_t> index(lft.dest_count(), 0);
   std::uint32_t next_index = 0;
   for (NodeId h : f.hcas()) {
     for (int p = 1; p <= f.num_ports(h); ++p) {
-      if (f.lid(h, static_cast<PortNum>(p)) != 0) {
-        index[f.lid(h, static_cast<PortNum>(p))] = next_index++;
+      if (f.dest(h, static_cast<PortNum>(p)) != 0) {
+        index[f.dest(h, static_cast<PortNum>(p))] = next_index++;
       }
     }
   }
   for (NodeId sw : f.switches()) {
-    index[f.lid(sw)] = next_index++;
+    index[f.dest(sw)] = next_index++;
   }
   const std::uint32_t max_rank = *std::max_element(ranking.rank.begin(), ranking.rank.end());
-  for (SwitchIdx t = 0; t < n; ++t) {
-    if (by.offset[t] == by.offset[t + 1]) {
-      continue;
-    }
-    // down[s]: hops from s to t over down links only (BFS backwards from t
-    // over links s -> x that go down, i.e. x has the larger key).
-    std::fill(down.begin(), down.end(), kInf);
-    down[t] = 0;
+  // Destination switches in blocks: the per-destination distances of a block
+  // are computed first, then each source switch writes its row for the whole
+  // block at once. Writing one destination across all rows instead touches
+  // a page per switch per destination (the 100,000-node dragonfly: minutes
+  // of TLB misses). Each source still sees the destinations in the same
+  // order, so its port counters, and the tables, do not depend on the
+  // blocks, nor on the two threads that share both steps on large fabrics
+  // (each writes its own rows and counters).
+  constexpr std::size_t kBlock = 64;
+  std::vector<Hops> down(kBlock * n, kInf), legal(kBlock * n, kInf);
+  // dn[s]: hops from s to t over down links only (BFS backwards from t over
+  // links s -> x that go down, i.e. x has the larger key). lg[s]: dn[s] if
+  // s can go down all the way (it must, so that no packet that came down is
+  // sent up again), else 1 + min legal over its up links; up links lead to
+  // smaller keys, computed first.
+  auto distances = [&](SwitchIdx t, Hops* dn, Hops* lg, std::vector<SwitchIdx>& queue) {
+    std::fill(dn, dn + n, kInf);
+    dn[t] = 0;
     queue[0] = t;
     std::size_t head = 0, tail = 1;
     while (head < tail) {
       const SwitchIdx x = queue[head++];
       for (std::uint32_t e = off[x]; e < off[x + 1]; ++e) {
         const SwitchIdx s = adj[e].second;
-        if (pos[s] < pos[x] && down[s] == kInf) {
-          down[s] = down[x] + 1;
+        if (pos[s] < pos[x] && dn[s] == kInf) {
+          dn[s] = static_cast<Hops>(dn[x] + 1);
           queue[tail++] = s;
         }
       }
     }
-    // legal[s]: down[s] if s can go down all the way (it must, so that no
-    // packet that came down is sent up again), else 1 + min legal over its
-    // up links; up links lead to smaller keys, computed first.
     for (SwitchIdx s : order) {
-      if (down[s] != kInf) {
-        legal[s] = down[s];
+      if (dn[s] != kInf) {
+        lg[s] = dn[s];
         continue;
       }
-      std::uint32_t best = kInf;
+      std::uint32_t best = UINT32_MAX;
       for (std::uint32_t e = off[s]; e < off[s + 1]; ++e) {
         const SwitchIdx x = adj[e].second;
-        if (pos[x] < pos[s] && legal[x] != kInf) {
-          best = std::min(best, legal[x] + 1);
+        if (goes_down[e] == 0 && lg[x] != kInf) {
+          best = std::min<std::uint32_t>(best, lg[x] + 1U);
         }
       }
-      legal[s] = best;
+      if (best == UINT32_MAX) {
+        lg[s] = kInf;
+        continue;
+      }
+      if (best >= kInf) {
+        throw FabricError("UPDN: a legal path of " + std::to_string(best) + " hops from \"" +
+                          f.name(f.switch_node(s)) + "\"");
+      }
+      lg[s] = static_cast<Hops>(best);
     }
-    detail::route_local(f, t, by, lft);
-    for (SwitchIdx s = 0; s < n; ++s) {
-      if (s == t || legal[s] == kInf) {
-        continue;
-      }
-      cand.clear();
-      for (std::uint32_t e = off[s]; e < off[s + 1]; ++e) {
-        const auto [p, x] = adj[e];
-        const bool going_down = pos[x] > pos[s];
-        if (down[s] != kInf ? (going_down && down[x] + 1 == down[s])
-                            : (!going_down && legal[x] != kInf && legal[x] + 1 == legal[s])) {
-          cand.push_back(p);
-        }
-      }
+  };
+  auto rows = [&](SwitchIdx t0, SwitchIdx t1, SwitchIdx s0, SwitchIdx s1,
+                  std::vector<PortNum>& cand) {
+    for (SwitchIdx s = s0; s < s1; ++s) {
       std::uint32_t* c = count.data() + f.port_slot(f.switch_node(s), 0);
-      if (spread && !cand.empty()) {
-        std::uint64_t div = 1;
-        for (std::uint32_t h = ranking.rank[s]; h < max_rank; ++h) {
-          div *= cand.size();
+      for (SwitchIdx t = t0; t < t1; ++t) {
+        if (by.offset[t] == by.offset[t + 1]) {
+          continue;
         }
-        for (std::uint32_t i = by.offset[t]; i < by.offset[t + 1]; ++i) {
-          const Lid d = by.lids[i];
-          lft.set(s, d, cand[(index[d] / div) % cand.size()]);
+        const Hops* dn = down.data() + static_cast<std::size_t>(t - t0) * n;
+        const Hops* lg = legal.data() + static_cast<std::size_t>(t - t0) * n;
+        if (s == t || lg[s] == kInf) {
+          continue;
         }
-        continue;
+        cand.clear();
+        if (dn[s] != kInf) {
+          for (std::uint32_t e = off[s]; e < off[s + 1]; ++e) {
+            if (goes_down[e] != 0 && dn[adj[e].second] + 1 == dn[s]) {
+              cand.push_back(adj[e].first);
+            }
+          }
+        } else {
+          for (std::uint32_t e = off[s]; e < off[s + 1]; ++e) {
+            const Hops l = lg[adj[e].second];
+            if (goes_down[e] == 0 && l != kInf && l + 1 == lg[s]) {
+              cand.push_back(adj[e].first);
+            }
+          }
+        }
+        if (spread && !cand.empty()) {
+          std::uint64_t div = 1;
+          for (std::uint32_t h = ranking.rank[s]; h < max_rank; ++h) {
+            div *= cand.size();
+          }
+          for (std::uint32_t i = by.offset[t]; i < by.offset[t + 1]; ++i) {
+            const Dest d = by.lids[i];
+            lft.set(s, d, cand[(index[d] / div) % cand.size()]);
+          }
+          continue;
+        }
+        detail::set_balanced(
+            lft, s, {by.lids.data() + by.offset[t], by.lids.data() + by.offset[t + 1]}, cand, c);
       }
-      for (std::uint32_t i = by.offset[t]; i < by.offset[t + 1]; ++i) {
-        lft.set(s, by.lids[i], detail::pick_balanced(cand, c));
+    }
+  };
+  // Two threads once a fabric has thousands of switches; the second one
+  // splits the rows at an even switch so that, with 4-bit entries, no byte
+  // holds entries of both halves.
+  constexpr std::size_t kThreadSwitches = 2000;
+  const bool two = n >= kThreadSwitches && std::thread::hardware_concurrency() >= 2;
+  const auto s_mid = static_cast<SwitchIdx>(n / 2 & ~std::size_t{1});
+  std::vector<SwitchIdx> queue0(n), queue1(n);
+  std::vector<PortNum> cand0, cand1;
+  for (SwitchIdx t0 = 0; t0 < n; t0 += kBlock) {
+    const auto t1 = static_cast<SwitchIdx>(std::min<std::size_t>(n, t0 + kBlock));
+    auto block_distances = [&](SwitchIdx first, std::vector<SwitchIdx>& queue) {
+      for (SwitchIdx t = first; t < t1; t += two ? 2 : 1) {
+        if (by.offset[t] != by.offset[t + 1]) {
+          distances(t, down.data() + static_cast<std::size_t>(t - t0) * n,
+                    legal.data() + static_cast<std::size_t>(t - t0) * n, queue);
+        }
       }
+    };
+    if (two) {
+      std::jthread other([&] { block_distances(t0 + 1, queue1); });
+      block_distances(t0, queue0);
+    } else {
+      block_distances(t0, queue0);
+    }
+    for (SwitchIdx t = t0; t < t1; ++t) {
+      detail::route_local(f, t, by, lft);
+    }
+    if (two) {
+      std::jthread other([&] { rows(t0, t1, s_mid, static_cast<SwitchIdx>(n), cand1); });
+      rows(t0, t1, 0, s_mid, cand0);
+    } else {
+      rows(t0, t1, 0, static_cast<SwitchIdx>(n), cand0);
     }
   }
   return lft;

@@ -214,6 +214,7 @@ struct Options {
   std::string out;
   bool force = false;
   bool no_lfts_dump = false;
+  std::uint32_t max_lid = kLastUnicastLid;
   std::string credit_check = "auto";
   bool quiet = false;
   // Failure workflow: an existing output folder, the changes to apply.
@@ -251,7 +252,8 @@ Output folder (--out DIR), created complete or not at all:
   mcfdbs       per-switch multicast forwarding tables, layout of OpenSM's opensm.mcfdbs
   lfts.dump    per-switch unicast tables, layout of OpenSM's opensm-lfts.dump (switches x LIDs
                lines: 4.9 GB for pruned:paths=2, about 30 GB for the 24,000-node torus;
-               see --no-lfts-dump)
+               see --no-lfts-dump); not written, nor guid2lid, when destinations past the LID
+               space (0xBFFF, or --max-lid) have no LID: said on stderr and in stats.json
   guid2lid     every port's LID in OpenSM's guid2lid cache layout (with lfts.dump): OpenSM
                --honor_guid2lid -R file -U lfts.dump then loads the tables for these LIDs
   stats.json   sizes, algorithms, seed, EFI (max, mean over used links, histogram), a lower bound
@@ -395,6 +397,7 @@ int run(const Options& o, const std::string& command_line) {
   // Fabric.
   auto t0 = Clock::now();
   Fabric fabric = o.net_file.empty() ? make_fabric(o.fabric_spec) : read_net_file(o.net_file);
+  fabric.limit_lids(static_cast<Lid>(o.max_lid));
   try {
     fabric.ensure_connected();
   } catch (const FabricError& e) {
@@ -402,8 +405,13 @@ int run(const Options& o, const std::string& command_line) {
                       e.what());
   }
   const double fabric_s = since(t0);
+  const std::size_t lidless = fabric.lidless_count();
   log("fabric: " + std::to_string(fabric.switch_count()) + " switches, " +
-      std::to_string(fabric.hca_count()) + " end nodes");
+      std::to_string(fabric.hca_count()) + " end nodes" +
+      (lidless == 0
+           ? std::string()
+           : ", " + std::to_string(lidless) + " of " + std::to_string(fabric.destination_count()) +
+                 " destinations without a LID (routed by destination index)"));
   const bool unicast_default = unicast.empty();
   if (unicast_default) {
     unicast = default_unicast(fabric);
@@ -417,6 +425,22 @@ int run(const Options& o, const std::string& command_line) {
       o.fabric_spec.rfind("dragonfly", 0) != 0) {
     std::fprintf(stderr, "syncfab-route: warning: %s is meant for dragonfly fabrics\n",
                  std::string(engine->name).c_str());
+  }
+  // Past the LID space the tables are still routed and checked per
+  // destination; only the OpenSM files need a LID for each.
+  json lfts_dump_skipped = nullptr;
+  if (unicast == "none") {
+    lfts_dump_skipped = "--unicast none";
+  } else if (o.no_lfts_dump) {
+    lfts_dump_skipped = "--no-lfts-dump";
+  } else if (lidless != 0) {
+    const std::string why =
+        std::to_string(lidless) + " of " + std::to_string(fabric.destination_count()) +
+        " destinations have no LID (the LID space ends at " + hex_lid(fabric.last_lid()) +
+        "): lfts.dump and guid2lid need one per destination";
+    lfts_dump_skipped = why;
+    std::fprintf(stderr, "syncfab-route: note: not writing lfts.dump and guid2lid: %s\n",
+                 why.c_str());
   }
 
   // Groups.
@@ -518,7 +542,8 @@ int run(const Options& o, const std::string& command_line) {
   write_file(staged.file("groups.txt"),
              [&](std::ostream& out) { write_groups(out, fabric, groups); });
   write_file(staged.file("mcfdbs"), [&](std::ostream& out) { write_mcfdbs(out, fabric, trees); });
-  if (uc.lft && !o.no_lfts_dump) {
+  const bool lfts_dump = uc.lft && !o.no_lfts_dump && lidless == 0;
+  if (lfts_dump) {
     write_file(staged.file("lfts.dump"), [&](std::ostream& out) { write_lfts_dump(out, *uc.lft); });
     write_file(staged.file("guid2lid"), [&](std::ostream& out) { write_guid2lid(out, fabric); });
   }
@@ -546,7 +571,10 @@ int run(const Options& o, const std::string& command_line) {
         {"end_nodes", fabric.hca_count()},
         {"switch_links", count_links(fabric, true)},
         {"end_node_links", count_links(fabric, false)},
-        {"max_lid", fabric.max_lid()}}},
+        {"max_lid", fabric.max_lid()},
+        {"last_lid", fabric.last_lid()},
+        {"destinations", fabric.destination_count()},
+        {"destinations_without_lid", lidless}}},
       {"groups",
        {{"source", groups_source},
         {"count", groups.groups.size()},
@@ -572,7 +600,8 @@ int run(const Options& o, const std::string& command_line) {
         {"default_choice", unicast_default},
         {"route_s", uc_s},
         {"lft_bits_per_entry", uc.lft ? uc.lft->bits_per_entry() : 0},
-        {"lfts_dump_written", uc.lft.has_value() && !o.no_lfts_dump},
+        {"lfts_dump_written", lfts_dump},
+        {"lfts_dump_skipped", lfts_dump_skipped},
         {"credit_loops", credit}}},
       {"time_s",
        {{"fabric", fabric_s},
@@ -733,7 +762,10 @@ int run_changes(const Options& o, const std::string& command_line) {
   // The folder's routed state: its fabric with the links that are down
   // cabled again, routed in full, then its changes replayed in order.
   auto t0 = Clock::now();
-  Fabric fabric = read_net_file((from / "fabric.net").string());
+  // Destinations past the LID space have no LID in fabric.net: numbered
+  // only once the links that are down are cabled again, they get the
+  // indices (node order) they were routed with.
+  Fabric fabric = read_net_file((from / "fabric.net").string(), false);
   for (const json& d : history.at("down")) {
     const NodeId a = fabric.resolve(d.at("a").get<std::string>());
     const NodeId b = fabric.resolve(d.at("b").get<std::string>());
@@ -747,6 +779,8 @@ int run_changes(const Options& o, const std::string& command_line) {
       }
     }
   }
+  fabric.assign_lids();
+  fabric.limit_lids(prev.value("fabric", json::object()).value("last_lid", kLastUnicastLid));
   GroupSet groups = read_groups_file((from / "groups.txt").string(), fabric);
   RouteState st = [&] {
     try {
@@ -885,14 +919,14 @@ int run_changes(const Options& o, const std::string& command_line) {
   }
 
   // The delta of all the changes against the folder's tables.
-  std::map<SwitchIdx, std::vector<std::pair<Lid, PortNum>>> lft_delta;
+  std::map<SwitchIdx, std::vector<std::pair<Dest, PortNum>>> lft_delta;
   std::size_t lft_entries = 0;
   if (before) {
     for (SwitchIdx s = 0; s < f.switch_count(); ++s) {
-      for (std::size_t l = 1; l < before->lid_count(); ++l) {
-        const PortNum now = st.uc.lft->get(s, static_cast<Lid>(l));
-        if (now != before->get(s, static_cast<Lid>(l))) {
-          lft_delta[s].emplace_back(static_cast<Lid>(l), now);
+      for (std::size_t l = 1; l < before->dest_count(); ++l) {
+        const PortNum now = st.uc.lft->get(s, static_cast<Dest>(l));
+        if (now != before->get(s, static_cast<Dest>(l))) {
+          lft_delta[s].emplace_back(static_cast<Dest>(l), now);
           ++lft_entries;
         }
       }
@@ -991,6 +1025,11 @@ int run_changes(const Options& o, const std::string& command_line) {
       {"command", command_line},
       {"ok", ok},
       {"from", o.from},
+      {"fabric",
+       {{"max_lid", f.max_lid()},
+        {"last_lid", f.last_lid()},
+        {"destinations", f.destination_count()},
+        {"destinations_without_lid", f.lidless_count()}}},
       {"multicast", {{"algorithm", mc}}},
       {"unicast", {{"algorithm", uc}}},
       {"changes", change_stats},
@@ -1063,6 +1102,12 @@ int main_impl(int argc, char** argv) {
   app.add_flag(
       "--no-lfts-dump", o.no_lfts_dump,
       "route and check the unicast tables but do not write lfts.dump (huge on big fabrics)");
+  auto* max_lid_opt =
+      app.add_option("--max-lid", o.max_lid,
+                     "last unicast LID to assign (1..49151 = 0xBFFF, the default): destinations "
+                     "past it are routed and checked by destination index but get no LID, so "
+                     "lfts.dump and guid2lid are not written (with --from: the folder's)")
+          ->check(CLI::Range(1U, static_cast<unsigned>(kLastUnicastLid)));
   app.add_option("--credit-check", o.credit_check,
                  "credit-loop check of the unicast tables: auto (when the engine promises "
                  "acyclic), always (a cycle fails the run), never")
@@ -1084,7 +1129,7 @@ int main_impl(int argc, char** argv) {
                  "repeatable, applied in order before the failures")
       ->option_text("SPEC")
       ->needs(from_opt);
-  for (CLI::Option* opt : {fabric_opt, net_opt, pattern_opt, groups_opt}) {
+  for (CLI::Option* opt : {fabric_opt, net_opt, pattern_opt, groups_opt, max_lid_opt}) {
     from_opt->excludes(opt);
   }
   try {

@@ -30,8 +30,9 @@ namespace syncfab::sm {
 // state.
 struct VlAssignment {
   int lanes = 1;
-  std::function<std::uint8_t(SwitchIdx src, Lid dst, PortNum out)> first;
-  std::function<std::uint8_t(SwitchIdx at, PortNum in, PortNum out, std::uint8_t vl, Lid dst)> next;
+  std::function<std::uint8_t(SwitchIdx src, Dest dst, PortNum out)> first;
+  std::function<std::uint8_t(SwitchIdx at, PortNum in, PortNum out, std::uint8_t vl, Dest dst)>
+      next;
   // Promises that `first` / `next` ignore their dst argument: the checker then
   // evaluates them once per (switch, ports, lane) into a table instead of per
   // hop (they must not throw for any port pair of a switch).

@@ -19,6 +19,11 @@ using NodeId = std::uint32_t;
 using SwitchIdx = std::uint32_t;  // 0..switch_count()-1, dense
 using PortNum = std::uint8_t;     // 1..254 data ports; 0 = switch management port
 using Lid = std::uint16_t;
+// A unicast destination (a switch or a connected end-node port) as the
+// tables' column: equal to its LID where it has one, numbered on past the
+// LID space where it has none, so a fabric larger than the LID space is
+// still routed and checked (only lfts.dump needs real LIDs). 0 = none.
+using Dest = std::uint32_t;
 
 inline constexpr NodeId kNoNode = 0xFFFFFFFFu;
 inline constexpr SwitchIdx kNoSwitch = 0xFFFFFFFFu;
@@ -42,7 +47,7 @@ struct PortPeer {
   friend bool operator==(const PortPeer&, const PortPeer&) = default;
 };
 
-// Where a unicast LID lives.
+// Where a unicast LID (or destination index) lives.
 struct LidOwner {
   NodeId node = kNoNode;
   PortNum port = 0;
@@ -66,11 +71,18 @@ class Fabric {
   // Returns the far end. Throws FabricError if the port is out of range or
   // not linked.
   PortPeer disconnect(NodeId n, PortNum p);
-  // Gives every switch one LID (its port 0) and every connected HCA port one,
-  // in node order from 1. Keeps LIDs already set with set_lid().
+  // Gives every switch one destination index (its port 0) and every
+  // connected HCA port one, in node order from 1, skipping those already set
+  // with set_lid(). Indices up to the last LID (last_lid()) are the LIDs;
+  // the ones past it are destinations without a LID. Throws FabricError
+  // only when the index type runs out.
   void assign_lids();
   // Sets a LID read from a file; throws FabricError if taken or out of range.
   void set_lid(NodeId node, PortNum port, Lid lid);
+  // Caps the unicast LID space at `last` (1..0xBFFF, the default): the
+  // destinations whose index lies past it keep their index (the tables do
+  // not change) but lose their LID. Throws FabricError naming a bad value.
+  void limit_lids(Lid last);
   // Throws FabricError naming a node that the first switch cannot reach.
   void ensure_connected() const;
 
@@ -112,12 +124,29 @@ class Fabric {
   NodeId switch_node(SwitchIdx s) const { return switches_[s]; }
   SwitchIdx switch_index(NodeId n) const { return switch_idx_[n]; }
 
-  // LID of a switch (port ignored: port 0's LID) or of an HCA port; 0 = none.
-  Lid lid(NodeId n, PortNum p = 0) const { return lid_[port_offset_[n] + (is_switch(n) ? 0 : p)]; }
-  Lid max_lid() const { return static_cast<Lid>(lid_owner_.size() - 1); }
-  LidOwner lid_owner(Lid lid) const {
-    return lid < lid_owner_.size() ? lid_owner_[lid] : LidOwner{};
+  // Destination index of a switch (port ignored: port 0's) or of an HCA
+  // port; 0 = none.
+  Dest dest(NodeId n, PortNum p = 0) const {
+    return dest_[port_offset_[n] + (is_switch(n) ? 0 : p)];
   }
+  // One more than the highest destination index: the tables' column count.
+  std::size_t dest_count() const { return dest_owner_.size(); }
+  LidOwner dest_owner(Dest d) const { return d < dest_owner_.size() ? dest_owner_[d] : LidOwner{}; }
+  // LID of a switch (port ignored: port 0's LID) or of an HCA port; 0 = none
+  // (never assigned, or past the LID space).
+  Lid lid(NodeId n, PortNum p = 0) const {
+    const Dest d = dest(n, p);
+    return d <= last_lid_ ? static_cast<Lid>(d) : Lid{0};
+  }
+  // The highest LID in use (0 when none).
+  Lid max_lid() const { return max_lid_; }
+  // The last LID the space offers (kLastUnicastLid unless limit_lids()).
+  Lid last_lid() const { return last_lid_; }
+  LidOwner lid_owner(Lid lid) const { return lid <= max_lid_ ? dest_owner_[lid] : LidOwner{}; }
+  // Destinations past the LID space (no LID; lfts.dump cannot name them).
+  std::size_t lidless_count() const;
+  // Destinations with an index (switches and connected end-node ports).
+  std::size_t destination_count() const;
   // The switch an end node hangs off (its first connected port's peer) or the
   // switch itself; kNoSwitch for an HCA without a switch neighbour.
   SwitchIdx attach_switch(NodeId n) const;
@@ -135,8 +164,11 @@ class Fabric {
   std::vector<std::uint64_t> guid_;
   std::vector<std::uint32_t> port_offset_{0};  // node n's slots: [off[n], off[n+1])
   std::vector<PortPeer> peer_;
-  std::vector<Lid> lid_;
-  std::vector<LidOwner> lid_owner_{LidOwner{}};  // index = LID; 0 unused
+  void recount_max_lid();
+  std::vector<Dest> dest_;
+  std::vector<LidOwner> dest_owner_{LidOwner{}};  // index = destination; 0 unused
+  Lid last_lid_ = kLastUnicastLid;
+  Lid max_lid_ = 0;
   std::vector<NodeId> switches_;
   std::vector<NodeId> hcas_;
   std::vector<SwitchIdx> switch_idx_;

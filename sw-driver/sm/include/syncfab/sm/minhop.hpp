@@ -1,7 +1,7 @@
 #pragma once
 // Min-hop data for every switch to every destination and every port, kept
 // compact: a dense switch x switch distance matrix (uint8, one BFS per switch)
-// plus each LID's attachment (its switch and the extra hop to an end node).
+// plus each destination's attachment (its switch and the extra hop to an end node).
 // The per-port hop count an OpenSM min-hop table would store is derived on
 // demand: hops(s, p, d) = 1 + dist(peer switch of p, switch of d) + extra(d).
 // For 40,960 end nodes on 3,872 switches that is 15 MB instead of a
@@ -29,11 +29,12 @@ class MinHop {
   [[nodiscard]] std::span<const std::uint8_t> row(SwitchIdx a) const {
     return {dist_.data() + static_cast<std::size_t>(a) * n_, n_};
   }
-  // Hops from switch s to LID d over its best port (the table's column 0).
-  [[nodiscard]] std::uint8_t hops(SwitchIdx s, Lid d) const;
-  // Hops from switch s to LID d when leaving through port p; kUnreachable if
-  // p is unconnected or leads to an end node that is not d.
-  [[nodiscard]] std::uint8_t hops_via(SwitchIdx s, PortNum p, Lid d) const;
+  // Hops from switch s to destination d (Fabric::dest) over its best port
+  // (the table's column 0).
+  [[nodiscard]] std::uint8_t hops(SwitchIdx s, Dest d) const;
+  // Hops from switch s to destination d when leaving through port p;
+  // kUnreachable if p is unconnected or leads to an end node that is not d.
+  [[nodiscard]] std::uint8_t hops_via(SwitchIdx s, PortNum p, Dest d) const;
   // Hops from switch s through port p to switch t (kUnreachable as above).
   [[nodiscard]] std::uint8_t hops_via_to_switch(SwitchIdx s, PortNum p, SwitchIdx t) const;
 
@@ -54,12 +55,12 @@ class MinHop {
   };
   std::vector<Change> update(std::span<const std::pair<SwitchIdx, SwitchIdx>> removed,
                              std::span<const std::pair<SwitchIdx, SwitchIdx>> added);
-  // Re-reads which switch every LID sits on or hangs off (after an end
-  // node's link changed).
+  // Re-reads which switch every destination sits on or hangs off (after an
+  // end node's link changed).
   void refresh_attachments();
-  // The switch LID d sits on or hangs off; kNoSwitch when unattached.
-  [[nodiscard]] SwitchIdx lid_switch(Lid d) const {
-    return d < lid_switch_.size() ? lid_switch_[d] : kNoSwitch;
+  // The switch destination d sits on or hangs off; kNoSwitch when unattached.
+  [[nodiscard]] SwitchIdx dest_switch(Dest d) const {
+    return d < dest_switch_.size() ? dest_switch_[d] : kNoSwitch;
   }
 
   // Bytes held by this object (matrix + attachment arrays).
@@ -70,8 +71,8 @@ class MinHop {
   const Fabric& fabric_;
   std::size_t n_;
   std::vector<std::uint8_t> dist_;
-  std::vector<SwitchIdx> lid_switch_;    // per LID: switch it sits on or hangs off
-  std::vector<std::uint8_t> lid_extra_;  // 0 for a switch LID, 1 for an end node
+  std::vector<SwitchIdx> dest_switch_;    // per destination: switch it sits on or hangs off
+  std::vector<std::uint8_t> dest_extra_;  // 0 for a switch, 1 for an end node
 };
 
 }  // namespace syncfab::sm

@@ -28,9 +28,11 @@ namespace syncfab::sm {
 
 // Throws InputError (file name, line number, what is wrong) for an unknown
 // peer node, a port out of range, an asymmetric link, a duplicate node id or
-// GUID, a router, and any line it cannot parse.
-Fabric read_net(std::istream& in, const std::string& file_name);
-Fabric read_net_file(const std::string& path);
+// GUID, a router, and any line it cannot parse. assign = false keeps only
+// the file's LIDs (the caller cables links first, then calls assign_lids(),
+// so that destinations past the LID space get the indices they had).
+Fabric read_net(std::istream& in, const std::string& file_name, bool assign = true);
+Fabric read_net_file(const std::string& path, bool assign = true);
 
 void write_net(std::ostream& out, const Fabric& fabric);
 void write_net_file(const std::string& path, const Fabric& fabric);

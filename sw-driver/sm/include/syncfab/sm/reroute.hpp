@@ -56,7 +56,7 @@ struct RouteState {
   std::vector<FailedLink> failed;      // links down, in failure order
   std::vector<char> dead_switch;       // per switch: failed
   std::vector<std::uint64_t> touched;  // (switch << 16 | LID) entries a failure rewrote
-  std::vector<char> touched_lid;       // per LID: some entry rewritten by a failure
+  std::vector<char> touched_lid;       // per destination: some entry rewritten by a failure
 };
 
 // Routes everything from scratch. `unicast`: one of unicast_engines() but
@@ -71,7 +71,7 @@ Group attached_members(const Fabric& fabric, const Group& group);
 
 struct LftChange {
   SwitchIdx sw = kNoSwitch;
-  Lid lid = 0;
+  Dest lid = 0;  // the destination index (its LID where it has one)
   PortNum before = kNoRoute;
   PortNum after = kNoRoute;
   friend bool operator==(const LftChange&, const LftChange&) = default;
