@@ -32,10 +32,19 @@
 # coverage code at all (Verilator drops cover statements), so the speed of the
 # models the benches time does not depend on how many cover points the RTL has.
 #
+# SYNCFAB_COVERAGE (the coverage tree of `make coverage`, build-cov; see
+# docs/coverage.md) verilates every model with line, toggle and user coverage
+# and, for a top that has one, reads rtl/coverage/<top>_fcov.f too: the bind
+# modules holding that top's named functional cover points. The generated
+# sources carry no coverage (rtl/coverage/coverage.vlt says why). Nothing of it
+# reaches the normal tree, whose models stay as fast as the benches measure.
+#
 # Every model is built with FST tracing and struct fields compiled in; tracing
 # is switched on at run time by the harness, not by rebuilding. The Verilator
 # runtime (verilated.cpp and friends) is compiled once, into
 # syncfab_verilated_rt, instead of once per model.
+
+option(SYNCFAB_COVERAGE "verilate every model with line, toggle and user coverage (make coverage)" OFF)
 
 find_package(verilator 5.006 REQUIRED HINTS $ENV{VERILATOR_ROOT} /usr/share/verilator)
 find_package(ZLIB REQUIRED)
@@ -121,6 +130,14 @@ function(syncfab_verilate lib)
     set(SV_PREFIX "V${SV_TOP}")
   endif()
   syncfab_read_filelist("${SV_FILELIST}" _srcs _incs)
+  set(_fcov "${CMAKE_SOURCE_DIR}/rtl/coverage/${SV_TOP}_fcov.f")
+  if(SYNCFAB_COVERAGE AND EXISTS "${_fcov}")
+    syncfab_read_filelist("${_fcov}" _fcov_srcs _fcov_incs)
+    list(APPEND _srcs ${_fcov_srcs})
+    list(APPEND _incs ${_fcov_incs})
+    list(REMOVE_DUPLICATES _srcs)
+    list(REMOVE_DUPLICATES _incs)
+  endif()
   foreach(_r IN LISTS SV_GEN_REPLACE)
     if(NOT _r MATCHES "^([^=/]+)=([^=/]+)$")
       message(FATAL_ERROR "syncfab_verilate(${lib}): GEN_REPLACE ${_r} is not <folder>=<folder>")
@@ -140,7 +157,10 @@ function(syncfab_verilate lib)
   foreach(_p IN LISTS SV_PARAMS)
     list(APPEND _args "-G${_p}")
   endforeach()
-  if(SV_COVERAGE)
+  if(SYNCFAB_COVERAGE)
+    list(APPEND _args --coverage-line --coverage-toggle --coverage-user
+         "${CMAKE_SOURCE_DIR}/rtl/coverage/coverage.vlt")
+  elseif(SV_COVERAGE)
     list(APPEND _args --coverage-user)
   endif()
   list(APPEND _args ${SV_ARGS})
