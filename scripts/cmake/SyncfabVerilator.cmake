@@ -46,6 +46,23 @@
 
 option(SYNCFAB_COVERAGE "verilate every model with line, toggle and user coverage (make coverage)" OFF)
 
+# The coverage tree's configuration for the hwif structs of the hand-written
+# RTL (scripts/coverage/regblock_vlt.py says why), rewritten when an RTL file
+# changes.
+if(SYNCFAB_COVERAGE)
+  file(GLOB_RECURSE _sv CONFIGURE_DEPENDS "${CMAKE_SOURCE_DIR}/rtl/*.sv")
+  set(SYNCFAB_COV_REGBLOCK_VLT "${CMAKE_BINARY_DIR}/coverage_regblock.vlt")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+               ${_sv} "${CMAKE_SOURCE_DIR}/scripts/coverage/regblock_vlt.py")
+  execute_process(
+    COMMAND "${SYNCFAB_PYTHON}" "${CMAKE_SOURCE_DIR}/scripts/coverage/regblock_vlt.py"
+            --out "${SYNCFAB_COV_REGBLOCK_VLT}" ${_sv}
+    RESULT_VARIABLE _rc ERROR_VARIABLE _err)
+  if(NOT _rc EQUAL 0)
+    message(FATAL_ERROR "syncfab: regblock_vlt.py failed:\n${_err}")
+  endif()
+endif()
+
 find_package(verilator 5.006 REQUIRED HINTS $ENV{VERILATOR_ROOT} /usr/share/verilator)
 find_package(ZLIB REQUIRED)
 find_package(Threads REQUIRED)
@@ -159,7 +176,7 @@ function(syncfab_verilate lib)
   endforeach()
   if(SYNCFAB_COVERAGE)
     list(APPEND _args --coverage-line --coverage-toggle --coverage-user
-         "${CMAKE_SOURCE_DIR}/rtl/coverage/coverage.vlt")
+         "${CMAKE_SOURCE_DIR}/rtl/coverage/coverage.vlt" "${SYNCFAB_COV_REGBLOCK_VLT}")
   elseif(SV_COVERAGE)
     list(APPEND _args --coverage-user)
   endif()

@@ -73,17 +73,20 @@ def merge_dat(files: list[Path], out: Path) -> None:
 
 def uncovered_lines(annotated: Path) -> list[str]:
     """The lines verilator_coverage --annotate marked ('%' + count below the
-    minimum), as file:line: text. The annotation adds a line for every
-    further point of a source line ("verilator_coverage: (next point on
-    previous line)"); the line numbers are the source's."""
+    minimum), as file:line: text. Every source line is `<count>\t<text>`;
+    the annotation adds a header line, and for every further point of a
+    source line a "verilator_coverage: (next point on previous line)" line
+    and an empty one: the line numbers are the source's."""
     out = []
     for f in sorted(annotated.rglob("*")):
         if not f.is_file():
             continue
         n = 0
-        for line in f.read_text(errors="replace").splitlines():
-            count, _, text = line.partition("\t")
-            extra = text.lstrip().startswith("verilator_coverage:")
+        for i, line in enumerate(f.read_text(errors="replace").splitlines()):
+            count, tab, text = line.partition("\t")
+            if i == 0 and "verilator_coverage annotation" in text:
+                continue
+            extra = not tab or text.lstrip().startswith("verilator_coverage:")
             if not extra:
                 n += 1
             if count.startswith("%"):

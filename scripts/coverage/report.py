@@ -81,12 +81,20 @@ class Point:
         return self.hier.split(".", 1)[0]
 
     @property
+    def label_path(self) -> str:
+        """A cover point's instance path and label (Verilator's path of a
+        labelled cover property already ends in its label)."""
+        if self.hier == self.comment or self.hier.endswith("." + self.comment):
+            return self.hier
+        return f"{self.hier}.{self.comment}"
+
+    @property
     def ident(self) -> str:
         """What a waiver's pattern is matched against."""
         if self.kind == "line":
             return f"{self.hier}/{Path(self.file).name}:{self.line}/{self.comment}"
         if self.kind == "user":
-            return f"{self.hier}.{self.comment}"
+            return self.label_path
         return f"{self.hier}/{self.comment}"
 
 
@@ -176,18 +184,75 @@ def parse_waivers(text: str, where: str) -> list[Waiver]:
 
 
 def functional_name(p: Point) -> str:
-    return f"{_INDEX.sub('[*]', p.hier)}.{p.comment}"
+    return _INDEX.sub("[*]", p.label_path)
+
+
+_ASSERT_CALL = re.compile(r"`\w*ASSERT\w*\s*\(")
+# How many lines above its point an assertion macro call may start.
+_ASSERT_SPAN = 6
+
+
+class Sources:
+    """The RTL lines the points name (read once, missing files read empty)."""
+
+    def __init__(self) -> None:
+        self._files: dict[str, list[str]] = {}
+
+    def lines(self, path: str) -> list[str]:
+        if path not in self._files:
+            try:
+                self._files[path] = Path(path).read_text(errors="replace").splitlines()
+            except OSError:
+                self._files[path] = []
+        return self._files[path]
+
+    def assertion_arm(self, p: Point) -> bool:
+        """An immediate assertion's failure arm (its `else $error`): a line
+        point "else" on or just below an assertion macro call."""
+        if p.kind != "line" or p.comment != "else":
+            return False
+        text = self.lines(p.file)
+        for start in range(p.line - 1, max(-1, p.line - 1 - _ASSERT_SPAN), -1):
+            if start >= len(text):
+                continue
+            m = _ASSERT_CALL.search(text[start])
+            if not m:
+                continue
+            # The call must still be open where the point's line starts.
+            depth = 0
+            for t in [text[start][m.end() - 1:]] + text[start + 1:p.line - 1]:
+                depth += t.count("(") - t.count(")")
+            return start == p.line - 1 or depth > 0
+        return False
+
+
+def not_design(p: Point, cover_lines: set[tuple[str, int]]) -> bool:
+    """Points that measure the verification code, not the design: every
+    point of a bind module of rtl/coverage/ (module <x>_fcov), and the line
+    point of a cover statement (its functional point counts it)."""
+    return p.module.split("__", 1)[0].endswith("_fcov") or \
+        (p.kind == "line" and (p.file, p.line) in cover_lines)
+
+
+ASSERT_ARM = Waiver("line", "(built in)", "an assertion's failure arm: never taken in a passing run",
+                    "report.py")
 
 
 def build(points: list[Point], waivers: list[Waiver], spec: dict | None,
-          tops: list[str] | None) -> Report:
+          tops: list[str] | None, sources: Sources | None = None) -> Report:
     r = Report()
     r.uncovered = {k: [] for k in KINDS}
+    sources = sources or Sources()
+    cover_lines = {(p.file, p.line) for p in points if p.kind == "user"}
     for p in points:
         if tops and p.top not in tops:
             continue
+        if p.kind != "user" and not_design(p, cover_lines):
+            continue
         waiver = None
-        if p.count == 0:
+        if p.count == 0 and sources.assertion_arm(p):
+            waiver = ASSERT_ARM
+        if p.count == 0 and waiver is None:
             for w in waivers:
                 if w.kind == p.kind and fnmatch.fnmatchcase(p.ident, w.pattern):
                     waiver = w
@@ -214,7 +279,8 @@ def build(points: list[Point], waivers: list[Waiver], spec: dict | None,
                                  if c == 0 and n not in r.functional_waived)
     for k in r.uncovered:
         r.uncovered[k].sort()
-    for w in waivers:
+    # With a selection of tops, a waiver may be for a top left out.
+    for w in waivers if not tops else []:
         if w.used == 0:
             r.errors.append(f"{w.where}: waiver {w.kind} '{w.pattern}' matches no uncovered point")
     if spec is not None:
@@ -235,11 +301,12 @@ def _fmt(x: float | None) -> str:
 
 
 def markdown(r: Report) -> str:
-    out = ["| top | line | line (waived) | toggle | toggle (waived) | functional |",
+    out = ["| top | line | line (waived) | toggle | toggle (waived) | functional (waived) |",
            "|---|---|---|---|---|---|"]
     for top in sorted(r.tops):
         t = r.tops[top]
-        fn = [c for n, c in r.functional.items() if n.split(".", 1)[0] == top]
+        fn = [c for n, c in r.functional.items()
+              if n.split(".", 1)[0] == top and n not in r.functional_waived]
         hit = sum(1 for c in fn if c > 0)
         out.append(f"| {top} | {_fmt(t['line'].pct(False))} | {_fmt(t['line'].pct(True))} "
                    f"({t['line'].hit}/{t['line'].total - t['line'].waived}) | "
@@ -254,7 +321,8 @@ def markdown(r: Report) -> str:
             out.append(f"| {top} | {mod} | {_fmt(m['line'].pct(True))} | "
                        f"{_fmt(m['toggle'].pct(True))} |")
     out += ["", f"Functional points: {sum(1 for c in r.functional.values() if c > 0)} of "
-            f"{len(r.functional)} hit", "", "| point | hits |", "|---|---|"]
+            f"{len(r.functional)} hit, {len(r.functional_waived)} waived", "",
+            "| point | hits |", "|---|---|"]
     for name in sorted(r.functional):
         note = f" (waived: {r.functional_waived[name]})" if name in r.functional_waived else ""
         out.append(f"| {name} | {r.functional[name]}{note} |")

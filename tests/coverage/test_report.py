@@ -30,9 +30,13 @@ DAT = "# SystemC::Coverage-3\n" + "".join([
     point("v_toggle/sub", "dut.top_a.u_sub", "q[1]", 0),
     point("v_toggle/sub", "dut.top_a.u_sub", "dbg[0]", 0),
     # A cover point in a generate loop: hit on one element only.
-    point("v_user/sub", "dut.top_a.gen_p[0].u_sub", "c_hit", 0),
-    point("v_user/sub", "dut.top_a.gen_p[1].u_sub", "c_hit", 5),
-    point("v_user/sub", "dut.top_a.u_sub", "c_never", 0),
+    point("v_user/sub", "dut.top_a.gen_p[0].u_sub", "c_hit", 0, 30),
+    point("v_user/sub", "dut.top_a.gen_p[1].u_sub", "c_hit", 5, 30),
+    point("v_user/sub", "dut.top_a.u_sub", "c_never", 0, 31),
+    # The line point of a cover statement and the points of a bind module
+    # of rtl/coverage/ measure the verification code: not counted.
+    point("v_line/sub", "dut.top_a.u_sub", "block", 0, 31),
+    point("v_toggle/sub_fcov__N4", "dut.top_a.u_sub.u_fcov", "x[0]", 0),
     point("v_toggle/other", "dut.top_b", "x[0]", 1),
 ])
 
@@ -90,9 +94,20 @@ def test_exit_status_and_outputs(tmp_path):
     args = [str(dat), "--no-spec", "--waivers", str(tmp_path / "none.txt"),
             "--md", str(tmp_path / "s.md"), "--json", str(tmp_path / "s.json")]
     assert rp.main(args) == 1  # c_never is never hit
-    assert "Functional points: 1 of 2 hit" in (tmp_path / "s.md").read_text()
+    assert "Functional points: 1 of 2 hit, 0 waived" in (tmp_path / "s.md").read_text()
     assert json.loads((tmp_path / "s.json").read_text())["uncovered"]["user"] == \
         ["top_a.u_sub.c_never"]
     (tmp_path / "w.txt").write_text("user *.c_never : unreachable\n")
     args[3] = str(tmp_path / "w.txt")
     assert rp.main(args) == 0
+
+
+def test_assertion_failure_arms_are_waived(tmp_path):
+    src = tmp_path / "blk.sv"
+    src.write_text("module blk;\n  `SF_ASSERT_IMM(a_rule,\n    x == y)\n  if (a) b = c;\nendmodule\n")
+    pts = [rp.Point("line", "blk", "top.u", str(src), 3, "else"),   # the assertion's arm
+           rp.Point("line", "blk", "top.u", str(src), 4, "else")]   # design code
+    r = rp.build(pts, [], None, None)
+    t = r.tops["top"]["line"]
+    assert (t.total, t.hit, t.waived) == (2, 0, 1)
+    assert r.uncovered["line"] == [f"top.u/blk.sv:4/else"]
