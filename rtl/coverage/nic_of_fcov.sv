@@ -1,6 +1,6 @@
 // Functional cover points of OF (nic_of): the classes of every descriptor
 // field the engine accepts, and where descriptors come from. Bound into
-// nic_of by the coverage tree only (rtl/coverage/nic_top_fcov.f, see
+// nic_of by the coverage tree only (rtl/coverage/nic_top.cover.f, see
 // docs/coverage.md): the design files stay as they are and the models the
 // benches time carry none of it.
 

@@ -1,10 +1,5 @@
-// Functional cover points of switch_top: bind modules, read after
-// switch_top.f by the coverage tree only (SYNCFAB_COVERAGE;
-// scripts/cmake/SyncfabVerilator.cmake).
-+incdir+../common  // syncfab_assert.svh
-pfc_rx_fcov.sv
-pfc_tx_fcov.sv
-pfc_watchdog_fcov.sv
-wred_ecn_fcov.sv
-switch_counters_fcov.sv
+// Sources of the bind module switch_top_fcov: the module it binds into (switch_top) and
+// itself, which scripts/lint.sh lints it with (the coverage tree lists the
+// module in <top>.cover.f).
+-F ../switch/switch_top.f
 switch_top_fcov.sv

@@ -34,10 +34,11 @@
 #
 # SYNCFAB_COVERAGE (the coverage tree of `make coverage`, build-cov; see
 # docs/coverage.md) verilates every model with line, toggle and user coverage
-# and, for a top that has one, reads rtl/coverage/<top>_fcov.f too: the bind
-# modules holding that top's named functional cover points. The generated
-# sources carry no coverage (rtl/coverage/coverage.vlt says why). Nothing of it
-# reaches the normal tree, whose models stay as fast as the benches measure.
+# and, for a top that has one, reads rtl/coverage/<top>.cover.f too (its
+# design list and the bind modules of its named functional cover points).
+# The generated sources carry no coverage (rtl/coverage/coverage.vlt says
+# why). Nothing of it reaches the normal tree, whose models stay as fast as
+# the benches measure.
 #
 # Every model is built with FST tracing and struct fields compiled in; tracing
 # is switched on at run time by the harness, not by rebuilding. The Verilator
@@ -45,6 +46,7 @@
 # syncfab_verilated_rt, instead of once per model.
 
 option(SYNCFAB_COVERAGE "verilate every model with line, toggle and user coverage (make coverage)" OFF)
+option(SYNCFAB_COV_TOP8 "the coverage tree builds the 8-port switch and its tests too" OFF)
 
 # The coverage tree's configuration for the hwif structs of the hand-written
 # RTL (scripts/coverage/regblock_vlt.py says why), rewritten when an RTL file
@@ -147,7 +149,7 @@ function(syncfab_verilate lib)
     set(SV_PREFIX "V${SV_TOP}")
   endif()
   syncfab_read_filelist("${SV_FILELIST}" _srcs _incs)
-  set(_fcov "${CMAKE_SOURCE_DIR}/rtl/coverage/${SV_TOP}_fcov.f")
+  set(_fcov "${CMAKE_SOURCE_DIR}/rtl/coverage/${SV_TOP}.cover.f")
   if(SYNCFAB_COVERAGE AND EXISTS "${_fcov}")
     syncfab_read_filelist("${_fcov}" _fcov_srcs _fcov_incs)
     list(APPEND _srcs ${_fcov_srcs})

@@ -82,6 +82,7 @@ def uncovered_lines(annotated: Path) -> list[str]:
         if not f.is_file():
             continue
         n = 0
+        source = ""
         for i, line in enumerate(f.read_text(errors="replace").splitlines()):
             count, tab, text = line.partition("\t")
             if i == 0 and "verilator_coverage annotation" in text:
@@ -89,8 +90,10 @@ def uncovered_lines(annotated: Path) -> list[str]:
             extra = not tab or text.lstrip().startswith("verilator_coverage:")
             if not extra:
                 n += 1
+                source = text.strip()
             if count.startswith("%"):
-                out.append(f"{f.relative_to(annotated)}:{n}: {count[1:]}: {text.strip()}")
+                note = " (a further point of the line)" if extra else ""
+                out.append(f"{f.relative_to(annotated)}:{n}: {count[1:]}{note}: {source}")
     return out
 
 

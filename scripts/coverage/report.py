@@ -104,7 +104,14 @@ class Waiver:
     pattern: str
     reason: str
     where: str
-    used: int = 0
+    used: int = 0  # uncovered points it waived
+    seen: int = 0  # points it matches, covered or not
+
+    def __post_init__(self) -> None:
+        self._re = re.compile(fnmatch.translate(self.pattern))
+
+    def matches(self, p: Point) -> bool:
+        return self.kind == p.kind and self._re.match(p.ident) is not None
 
 
 @dataclass
@@ -135,18 +142,32 @@ class Report:
     errors: list[str] = field(default_factory=list)
 
 
+def _wild_match(pattern: str, text: str) -> bool:
+    """Verilator's merged hierarchy: `*` stands for anything, the rest is
+    literal (brackets included)."""
+    rx = ".*".join(re.escape(part) for part in pattern.split("*"))
+    return re.fullmatch(rx, text) is not None
+
+
 def parse_dat(text: str) -> list[Point]:
     """The points of a coverage.dat ("# SystemC::Coverage-3"), their
-    counts summed over the harness's model names."""
-    merged: dict[tuple, Point] = {}
-    for n, raw in enumerate(text.splitlines(), 1):
-        if not raw.startswith("C '"):
+    counts summed over the harness's model names.
+
+    Verilator writes one point per place in the code per test run, the
+    instances summed; the hierarchy (key h) is then the instances' common
+    prefix and suffix around a `*`. A test of one model gives a path
+    `<model name>.<top>...`; a test of several (dut, dut1, ...) one like
+    `dut*].u_ingress`, whose top is not in it: such a point joins the point
+    of the same place whose full path it matches."""
+    raw: list[tuple[tuple, dict, int]] = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.startswith("C '"):
             continue
-        end = raw.rfind("' ")
+        end = line.rfind("' ")
         if end < 0:
-            raise ReportError(f"coverage line {n}: no count: {raw[:80]!r}")
+            raise ReportError(f"coverage line {n}: no count: {line[:80]!r}")
         keys = {}
-        for item in raw[3:end].split("\x01"):
+        for item in line[3:end].split("\x01"):
             if item:
                 k, _, v = item.partition("\x02")
                 keys[k] = v
@@ -154,13 +175,32 @@ def parse_dat(text: str) -> list[Point]:
         kind = _PAGE_KIND.get(page.split("/", 1)[0])
         if kind is None:
             continue
-        hier = keys.get("h", "")
-        hier = hier.split(".", 1)[1] if "." in hier else hier
-        p = Point(kind=kind, module=page.split("/", 1)[-1], hier=hier, file=keys.get("f", ""),
-                  line=int(keys.get("l", "0") or 0), comment=keys.get("o", ""))
-        key = (p.kind, p.module, p.hier, p.file, p.line, keys.get("n", ""), p.comment)
-        have = merged.setdefault(key, p)
-        have.count += int(raw[end + 2:].strip())
+        place = (kind, page, keys.get("f", ""), keys.get("l", "0") or "0", keys.get("n", ""),
+                 keys.get("o", ""))
+        raw.append((place, keys, int(line[end + 2:].strip())))
+
+    def full(h: str) -> bool:
+        return "." in h and "*" not in h.split(".", 1)[0]
+
+    # Full paths of each place, by path without the model name.
+    paths: dict[tuple, set[str]] = defaultdict(set)
+    for place, keys, _ in raw:
+        h = keys.get("h", "")
+        if full(h):
+            paths[place].add(h)
+    merged: dict[tuple, Point] = {}
+    for place, keys, count in raw:
+        h = keys.get("h", "")
+        if not full(h):
+            found = sorted(c for c in paths.get(place, ()) if _wild_match(h, c))
+            h = found[0] if found else "?." + h
+        hier = h.split(".", 1)[1]
+        kind, page, file, line_no, _, comment = place
+        key = place + (hier,)
+        if key not in merged:
+            merged[key] = Point(kind=kind, module=page.split("/", 1)[-1], hier=hier, file=file,
+                                line=int(line_no), comment=comment)
+        merged[key].count += count
     return list(merged.values())
 
 
@@ -252,12 +292,12 @@ def build(points: list[Point], waivers: list[Waiver], spec: dict | None,
         waiver = None
         if p.count == 0 and sources.assertion_arm(p):
             waiver = ASSERT_ARM
-        if p.count == 0 and waiver is None:
-            for w in waivers:
-                if w.kind == p.kind and fnmatch.fnmatchcase(p.ident, w.pattern):
+        for w in waivers:
+            if w.matches(p):
+                w.seen += 1
+                if p.count == 0 and waiver is None:
                     waiver = w
                     w.used += 1
-                    break
         if p.kind == "user":
             name = functional_name(p)
             r.functional[name] = r.functional.get(name, 0) + p.count
@@ -279,9 +319,10 @@ def build(points: list[Point], waivers: list[Waiver], spec: dict | None,
                                  if c == 0 and n not in r.functional_waived)
     for k in r.uncovered:
         r.uncovered[k].sort()
-    # With a selection of tops, a waiver may be for a top left out.
-    for w in waivers if not tops else []:
-        if w.used == 0:
+    # A waiver whose points are all covered now is stale; one that matches
+    # no point at all is for a top (or shape) this data does not hold.
+    for w in waivers:
+        if w.seen and not w.used:
             r.errors.append(f"{w.where}: waiver {w.kind} '{w.pattern}' matches no uncovered point")
     if spec is not None:
         for enum, (top, fmt) in ENUM_POINTS.items():

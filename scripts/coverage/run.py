@@ -10,7 +10,7 @@ the RTL tests (docs/coverage.md).
    writing its own .dat into <build>/coverage/dat/;
 4. merges and reports (scripts/coverage/merge.py) into <build>/coverage/.
 
-    run.py [--build build-cov] [--seeds 1-5] [--jobs N]
+    run.py [--build build-cov] [--seeds 1-5] [--jobs N] [--top8]
 
 Exit status: 0 every test passed and every functional point was hit; 1
 otherwise (a test failed, or a point was never hit); 2 the run itself failed.
@@ -18,6 +18,7 @@ otherwise (a test failed, or a point was never hit); 2 the run itself failed.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import shutil
 import subprocess
@@ -39,17 +40,21 @@ def cached(build: Path, var: str) -> str | None:
     return m[1] if m else None
 
 
-def configure(build: Path, seeds: str) -> None:
+def configure(build: Path, seeds: str, top8: bool) -> None:
     # A configure runs Verilator on every model (minutes): only when the tree
-    # is new or the seeds changed (they are on the tests' command lines).
+    # is new or the seeds (they are on the tests' command lines) or the
+    # shapes changed.
+    want_top8 = "ON" if top8 else "OFF"
     if (build / "build.ninja").exists() and cached(build, "SYNCFAB_COV_SEEDS") == seeds \
-            and cached(build, "SYNCFAB_COVERAGE") == "ON":
+            and cached(build, "SYNCFAB_COVERAGE") == "ON" \
+            and cached(build, "SYNCFAB_COV_TOP8") == want_top8:
         return
     log = build.with_name(build.name + ".configure.log")
     print(f"coverage: configuring {build} (log: {log})", flush=True)
     with log.open("w") as f:
         r = subprocess.run(["cmake", "-S", str(ROOT), "-B", str(build), "-G", "Ninja",
-                            "-DSYNCFAB_COVERAGE=ON", f"-DSYNCFAB_COV_SEEDS={seeds}"],
+                            "-DSYNCFAB_COVERAGE=ON", f"-DSYNCFAB_COV_SEEDS={seeds}",
+                            f"-DSYNCFAB_COV_TOP8={want_top8}"],
                            stdout=f, stderr=subprocess.STDOUT, check=False)
     if r.returncode != 0:
         raise SystemExit(f"coverage: configure failed, see {log}")
@@ -58,10 +63,15 @@ def configure(build: Path, seeds: str) -> None:
 def rtl_test_targets(build: Path) -> list[str]:
     """The harness tests of tests/rtl (tb-tests/<target>.txt names each
     one's binary)."""
+    # A test no longer configured leaves its file behind: ctest says which
+    # tests the tree has now.
+    listed = subprocess.run(["ctest", "--test-dir", str(build), "--show-only=json-v1"],
+                            capture_output=True, text=True, check=True)
+    tests = {t["name"] for t in json.loads(listed.stdout).get("tests", [])}
     out = []
     for f in sorted((build / "tb-tests").glob("*.txt")):
         exe = f.read_text().splitlines()[0]
-        if "/tests/rtl/" in exe:
+        if "/tests/rtl/" in exe and f.stem in tests:
             out.append(f.stem)
     if not out:
         raise SystemExit(f"coverage: no RTL test in {build}/tb-tests")
@@ -73,13 +83,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--build", type=Path, default=ROOT / "build-cov")
     ap.add_argument("--seeds", default="1-5", help="seeds of the seeded tests, A-B")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--top8", action="store_true",
+                    help="also the 8-port switch and its tests (switch_top8, ring mode)")
     ap.add_argument("--waivers", type=Path, default=ROOT / "rtl/coverage/waivers.txt")
     args = ap.parse_args(argv)
     if not re.fullmatch(r"\d+-\d+", args.seeds):
         ap.error(f"--seeds '{args.seeds}' is not A-B")
     t0 = time.monotonic()
     build = args.build.resolve()
-    configure(build, args.seeds)
+    configure(build, args.seeds, args.top8)
     targets = rtl_test_targets(build)
     print(f"coverage: building {len(targets)} RTL test binaries", flush=True)
     r = subprocess.run(["ninja", "-C", str(build), "-j", str(args.jobs)] + targets, check=False)
