@@ -5,7 +5,7 @@ CMAKE_FLAGS ?=
 PY      := .venv/bin/python
 CTEST   := ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-.PHONY: all deps configure build run test regress fuzz lint waves bench bench-sim bench-route bench-barrier bench-system bench-collective docs format clean help
+.PHONY: all deps configure build run test regress coverage fuzz lint waves bench bench-sim bench-route bench-barrier bench-system bench-collective docs format clean help
 
 all: build
 
@@ -14,6 +14,7 @@ help:
 	@echo "make test       build and run the test suite (what CI runs)"
 	@echo "make regress    all tests, every seed, slow ones included"
 	@echo "make regress SLURM=1 [SLURM_ARGS=...]   the same as Slurm job arrays (scripts/slurm/regress.py --help)"
+	@echo "make coverage [COV_SEEDS=A-B] [COV_TOP8=ON]   line, toggle and functional coverage of the RTL tests over seeds A-B (default 1-5), in build-cov; see docs/coverage.md"
 	@echo "make fuzz FUZZ_TIME=<s>   libFuzzer (ASan + UBSan) and atheris on every parser and decoder, <s> seconds each (default 60), in build-fuzz; see docs/fuzz.md"
 	@echo "make lint       source style (verible, clang-format), verilator --lint-only -Wall on all RTL, clang-tidy on C++"
 	@echo "make waves TEST=<name> SEED=<n>   re-run one test with FST tracing"
@@ -65,6 +66,16 @@ else
 	@SYNCFAB_REGRESS=1 $(CTEST) --output-junit test-results/regress.xml
 endif
 
+# Its own build tree (SYNCFAB_COVERAGE=ON): every model verilated with line,
+# toggle and user coverage, the RTL tests run over COV_SEEDS, merged and
+# reported into $(COV_BUILD)/coverage (docs/coverage.md).
+COV_BUILD ?= build-cov
+COV_SEEDS ?= 1-5
+COV_TOP8  ?= OFF
+coverage:
+	@$(PY) scripts/coverage/run.py --build $(COV_BUILD) --seeds $(COV_SEEDS) --jobs $(JOBS) \
+	  $(if $(filter ON,$(COV_TOP8)),--top8)
+
 # Its own build tree (clang-14, sanitizers): the normal build is not touched.
 FUZZ_TIME ?= 60
 fuzz: deps
@@ -106,4 +117,4 @@ format: deps
 	@scripts/style.sh fix
 
 clean:
-	rm -rf $(BUILD) $(BUILD).configure.log build-fuzz build-fuzz.*.log
+	rm -rf $(BUILD) $(BUILD).configure.log build-fuzz build-fuzz.*.log $(COV_BUILD) $(COV_BUILD).configure.log

@@ -86,23 +86,27 @@ ntops=0
 mapfile -t flists < <(cd "$root" && find rtl tests -name '*.f' ! -path rtl/verilator_flags.f -type f 2>/dev/null | sort)
 for f in "${flists[@]}"; do
   top=$(basename "$f" .f)
+  stem=$top
+  # rtl/coverage/<top>.cover.f: <top> with its functional cover points bound
+  # in (the coverage tree's sources of that top, docs/coverage.md).
+  [[ "$f" == rtl/coverage/*.cover.f ]] && top=${top%.cover}
   if ! args_out=$("$py" "$root/scripts/filelist.py" --gen "$gen" "$root/$f" 2>&1); then
     findings+=("$f: $args_out")
     continue
   fi
   mapfile -t args <<<"$args_out"
-  "$py" "$root/scripts/filelist.py" --gen "$gen" --format sources "$root/$f" >"$work/srcs/$top.txt"
-  missing=$(while read -r src; do [[ -e "$src" ]] || echo "$src"; done <"$work/srcs/$top.txt")
+  "$py" "$root/scripts/filelist.py" --gen "$gen" --format sources "$root/$f" >"$work/srcs/$stem.txt"
+  missing=$(while read -r src; do [[ -e "$src" ]] || echo "$src"; done <"$work/srcs/$stem.txt")
   if [[ -n "$missing" ]]; then
     findings+=("$f: generated source(s) missing, re-configure the build ('make configure'): $missing")
     continue
   fi
-  printf '%s\n' "$f" >"$work/srcs/$top.flist"
+  printf '%s\n' "$f" >"$work/srcs/$stem.flist"
   add_job "verilator --lint-only $top ($f)" \
     verilator --lint-only "${vflags[@]}" --top-module "$top" "${args[@]}"
   add_job "verilator --cc $top ($f)" \
     verilator --cc "${vflags[@]}" --trace-fst --trace-structs --top-module "$top" \
-    -Mdir "$work/cc/$top" "${args[@]}"
+    -Mdir "$work/cc/$stem" "${args[@]}"
   ntops=$((ntops + 1))
 done
 

@@ -40,6 +40,8 @@ function(syncfab_verilated_libs_of target out)
   set(${out} "${_found}" PARENT_SCOPE)
 endfunction()
 
+set(SYNCFAB_COV_SEEDS "1-5" CACHE STRING "seeds of the seeded RTL tests in the coverage tree (make coverage COV_SEEDS=A-B)")
+
 function(syncfab_add_tb_test target)
   cmake_parse_arguments(T "" "REGRESS_SEEDS;TIMEOUT" "SOURCES;LIBS;LABELS;ARGS" ${ARGN})
   if(T_UNPARSED_ARGUMENTS)
@@ -57,8 +59,16 @@ function(syncfab_add_tb_test target)
   target_link_libraries(${target} PRIVATE syncfab_tb_main ${T_LIBS} syncfab_warnings)
 
   set(_results "${CMAKE_BINARY_DIR}/test-results")
-  add_test(NAME ${target}
-    COMMAND ${target} --seed 1 ${T_ARGS} --junit ${_results}/${target}.xml)
+  # The coverage tree (SYNCFAB_COVERAGE): one test per binary, over the
+  # coverage seeds if it is a seeded one (make coverage COV_SEEDS=A-B).
+  if(SYNCFAB_COVERAGE AND T_REGRESS_SEEDS)
+    add_test(NAME ${target}
+      COMMAND ${target} --seeds ${SYNCFAB_COV_SEEDS} ${T_ARGS} --junit ${_results}/${target}.xml)
+    set(T_REGRESS_SEEDS)
+  else()
+    add_test(NAME ${target}
+      COMMAND ${target} --seed 1 ${T_ARGS} --junit ${_results}/${target}.xml)
+  endif()
   set_tests_properties(${target} PROPERTIES LABELS "${T_LABELS}")
   if(T_TIMEOUT)
     set_tests_properties(${target} PROPERTIES TIMEOUT ${T_TIMEOUT})

@@ -32,10 +32,38 @@
 # coverage code at all (Verilator drops cover statements), so the speed of the
 # models the benches time does not depend on how many cover points the RTL has.
 #
+# SYNCFAB_COVERAGE (the coverage tree of `make coverage`, build-cov; see
+# docs/coverage.md) verilates every model with line, toggle and user coverage
+# and, for a top that has one, reads rtl/coverage/<top>.cover.f too (its
+# design list and the bind modules of its named functional cover points).
+# The generated sources carry no coverage (rtl/coverage/coverage.vlt says
+# why). Nothing of it reaches the normal tree, whose models stay as fast as
+# the benches measure.
+#
 # Every model is built with FST tracing and struct fields compiled in; tracing
 # is switched on at run time by the harness, not by rebuilding. The Verilator
 # runtime (verilated.cpp and friends) is compiled once, into
 # syncfab_verilated_rt, instead of once per model.
+
+option(SYNCFAB_COVERAGE "verilate every model with line, toggle and user coverage (make coverage)" OFF)
+option(SYNCFAB_COV_TOP8 "the coverage tree builds the 8-port switch and its tests too" OFF)
+
+# The coverage tree's configuration for the hwif structs of the hand-written
+# RTL (scripts/coverage/regblock_vlt.py says why), rewritten when an RTL file
+# changes.
+if(SYNCFAB_COVERAGE)
+  file(GLOB_RECURSE _sv CONFIGURE_DEPENDS "${CMAKE_SOURCE_DIR}/rtl/*.sv")
+  set(SYNCFAB_COV_REGBLOCK_VLT "${CMAKE_BINARY_DIR}/coverage_regblock.vlt")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+               ${_sv} "${CMAKE_SOURCE_DIR}/scripts/coverage/regblock_vlt.py")
+  execute_process(
+    COMMAND "${SYNCFAB_PYTHON}" "${CMAKE_SOURCE_DIR}/scripts/coverage/regblock_vlt.py"
+            --out "${SYNCFAB_COV_REGBLOCK_VLT}" ${_sv}
+    RESULT_VARIABLE _rc ERROR_VARIABLE _err)
+  if(NOT _rc EQUAL 0)
+    message(FATAL_ERROR "syncfab: regblock_vlt.py failed:\n${_err}")
+  endif()
+endif()
 
 find_package(verilator 5.006 REQUIRED HINTS $ENV{VERILATOR_ROOT} /usr/share/verilator)
 find_package(ZLIB REQUIRED)
@@ -121,6 +149,14 @@ function(syncfab_verilate lib)
     set(SV_PREFIX "V${SV_TOP}")
   endif()
   syncfab_read_filelist("${SV_FILELIST}" _srcs _incs)
+  set(_fcov "${CMAKE_SOURCE_DIR}/rtl/coverage/${SV_TOP}.cover.f")
+  if(SYNCFAB_COVERAGE AND EXISTS "${_fcov}")
+    syncfab_read_filelist("${_fcov}" _fcov_srcs _fcov_incs)
+    list(APPEND _srcs ${_fcov_srcs})
+    list(APPEND _incs ${_fcov_incs})
+    list(REMOVE_DUPLICATES _srcs)
+    list(REMOVE_DUPLICATES _incs)
+  endif()
   foreach(_r IN LISTS SV_GEN_REPLACE)
     if(NOT _r MATCHES "^([^=/]+)=([^=/]+)$")
       message(FATAL_ERROR "syncfab_verilate(${lib}): GEN_REPLACE ${_r} is not <folder>=<folder>")
@@ -140,7 +176,10 @@ function(syncfab_verilate lib)
   foreach(_p IN LISTS SV_PARAMS)
     list(APPEND _args "-G${_p}")
   endforeach()
-  if(SV_COVERAGE)
+  if(SYNCFAB_COVERAGE)
+    list(APPEND _args --coverage-line --coverage-toggle --coverage-user
+         "${CMAKE_SOURCE_DIR}/rtl/coverage/coverage.vlt" "${SYNCFAB_COV_REGBLOCK_VLT}")
+  elseif(SV_COVERAGE)
     list(APPEND _args --coverage-user)
   endif()
   list(APPEND _args ${SV_ARGS})

@@ -13,7 +13,13 @@ the test printed), and the exit status is the local run's: 0 all passed, 1
 something failed, 2 the regression itself could not run.
 
     scripts/slurm/regress.py --build build [-R REGEX] [-L LABEL] [--seeds A-B]
-        [--chunk N] [--out DIR] [--partition P] [--time MIN] [--local]
+        [--chunk N] [--out DIR] [--partition P] [--time MIN] [--local] [--coverage]
+
+On a coverage tree (SYNCFAB_COVERAGE=ON, the build of `make coverage`; or
+with --coverage) every task also writes its test runs' coverage files into
+OUT/coverage/dat, and they are merged and reported into OUT/coverage as
+`make coverage` does (scripts/coverage/merge.py); a functional point never
+hit makes the exit status 1.
 
 The cluster is whatever SLURM_CONF (or the system's configuration) names;
 scripts/slurm/local_cluster.sh starts a single-node one on this machine.
@@ -24,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import importlib.util
 import json
 import os
 import re
@@ -95,8 +102,9 @@ def ctest_tests(build: Path, regex: str | None, label: str | None) -> list[dict]
 
 
 def plan(test: dict, seeds: tuple[int, int] | None, chunk: int, out: Path,
-         build: Path) -> TestPlan:
-    """The tasks of one ctest test: its command per seed chunk."""
+         build: Path, coverage: Path | None = None) -> TestPlan:
+    """The tasks of one ctest test: its command per seed chunk (with
+    coverage, the folder its coverage files go to)."""
     name = test["name"]
     command = list(test.get("command") or [])
     if not command:
@@ -105,6 +113,8 @@ def plan(test: dict, seeds: tuple[int, int] | None, chunk: int, out: Path,
     # What the task adds to the environment it runs in: the test's own
     # variables, and the regression's.
     env = {"SYNCFAB_REGRESS": "1"}
+    if coverage is not None:
+        env["SYNCFAB_COVERAGE_DIR"] = str(coverage)
     for kv in props.get("ENVIRONMENT", []):
         k, _, v = kv.partition("=")
         env[k] = v
@@ -316,6 +326,25 @@ def replay_lines(log: str) -> list[str]:
     return seen[:5]
 
 
+def is_coverage_tree(build: Path) -> bool:
+    cache = build / "CMakeCache.txt"
+    return cache.exists() and re.search(r"^SYNCFAB_COVERAGE:BOOL=ON$", cache.read_text(),
+                                        re.MULTILINE) is not None
+
+
+def merge_coverage(out: Path) -> int:
+    """scripts/coverage/merge.py over every task's coverage files."""
+    spec = importlib.util.spec_from_file_location(
+        "syncfab_cov_merge", Path(__file__).resolve().parents[1] / "coverage" / "merge.py")
+    merge = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(merge)
+    try:
+        return merge.merge([out / "coverage" / "dat"], out / "coverage")
+    except merge.MergeError as e:
+        print(f"regress: coverage: {e}", file=sys.stderr)
+        return 2
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -336,6 +365,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="run the tasks on this machine instead of submitting them")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
                     help="tasks at once with --local")
+    ap.add_argument("--coverage", action="store_true",
+                    help="gather and merge the tests' coverage files (on by itself for a "
+                         "coverage tree)")
     ap.add_argument("--run-task", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--index", type=int, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
@@ -361,7 +393,11 @@ def main(argv: list[str] | None = None) -> int:
         if not tests:
             raise UsageError("no test selected" + (f" by -R '{a.regex}'" if a.regex else "") +
                              (f" and -L '{a.label}'" if a.label else ""))
-        plans = [plan(t, seeds, a.chunk, out, build) for t in tests]
+        coverage = a.coverage or is_coverage_tree(build)
+        cov_dir = out / "coverage" / "dat" if coverage else None
+        if cov_dir is not None:
+            cov_dir.mkdir(parents=True)
+        plans = [plan(t, seeds, a.chunk, out, build, cov_dir) for t in tests]
         for p in plans:
             task_file(out, p.name).write_text(json.dumps([t.__dict__ for t in p.tasks]))
         t0 = time.monotonic()
@@ -372,7 +408,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"regress: submitted {sum(len(p.tasks) for p in plans)} task(s) of "
                   f"{len(plans)} test(s) as job(s) {','.join(ids)}", flush=True)
             wait(ids, a.poll, t0 + a.deadline if a.deadline else None)
-        return collect(plans, out, build, time.monotonic() - t0)
+        rc = collect(plans, out, build, time.monotonic() - t0)
+        if coverage:
+            rc = max(rc, merge_coverage(out))
+        return rc
     except UsageError as e:
         print(f"regress: {e}", file=sys.stderr)
         return 2

@@ -1,5 +1,10 @@
 #include <verilated.h>
 #include <verilated_fst_c.h>
+#ifdef SYNCFAB_TB_COVERAGE_DIR
+#include <verilated_cov.h>
+
+#include <cstdlib>
+#endif
 
 #include <iostream>
 #include <stdexcept>
@@ -253,7 +258,32 @@ void TestContext::finish() {
     }
     t->opened = false;
   }
+  write_coverage();
   check_rtl_errors();
 }
+
+#ifdef SYNCFAB_TB_COVERAGE_DIR
+// The coverage tree (SYNCFAB_COVERAGE, make coverage): every test run saves
+// its models' counts in a file of its own, <binary>.<test>.seed<N>.dat, that
+// scripts/coverage/ merges. Written under a temporary name then renamed, so a
+// reader never sees half a file.
+void TestContext::write_coverage() {
+  if (!vctx_) {
+    return;
+  }
+  const char* env = std::getenv("SYNCFAB_COVERAGE_DIR");
+  const std::filesystem::path dir = env != nullptr && *env != '\0' ? env : SYNCFAB_TB_COVERAGE_DIR;
+  std::filesystem::create_directories(dir);
+  const std::string exe = std::filesystem::read_symlink("/proc/self/exe").filename().string();
+  const std::filesystem::path file =
+      dir / (exe + "." + full_name() + ".seed" + std::to_string(seed_) + ".dat");
+  std::filesystem::path tmp = file;
+  tmp += ".tmp";
+  vctx_->coveragep()->write(tmp.string().c_str());
+  std::filesystem::rename(tmp, file);
+}
+#else
+void TestContext::write_coverage() {}
+#endif
 
 }  // namespace syncfab::tb

@@ -96,6 +96,38 @@ def test_seed_override_label_and_bad_input(tmp_path):
     assert r.returncode == 2 and "ends before it starts" in r.stderr
 
 
+# A seeded test of a coverage tree: one coverage file per seed of its chunk,
+# its one functional point hit on seed 3 only (the file names itself as the
+# point's source, so genhtml and the annotation have a file to read).
+COV_TEST = r"""a=${2%-*}; b=${2#*-}; s=$a
+while [ $s -le $b ]; do
+  n=0; [ $s -eq 3 ] && n=1
+  printf "# SystemC::Coverage-3\nC '\001f\002%s\001l\0021\001page\002v_user/m\001o\002c_point\001h\002dut.m' %d\n" "$0" $n > "$SYNCFAB_COVERAGE_DIR/t.c.seed$s.dat"
+  s=$((s+1))
+done
+"""
+
+
+def test_local_run_merges_coverage(tmp_path):
+    if shutil.which("verilator_coverage") is None or shutil.which("genhtml") is None:
+        pytest.fail("verilator_coverage and genhtml needed: `make deps` installs verilator, lcov")
+    build = tmp_path / "build"
+    build.mkdir()
+    helper = tmp_path / "cov.sh"
+    helper.write_text(COV_TEST)
+    (build / "CTestTestfile.cmake").write_text(f'add_test(cov "/bin/sh" "{helper}" "--seeds" "1-6")\n')
+    out = tmp_path / "out"
+    r = run("--build", str(build), "--chunk", "2", "--out", str(out), "--local", "--coverage")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "1 test(s), 3 task(s), 6 seed(s), 3 passed, 0 failed" in r.stdout
+    assert sorted(p.name for p in (out / "coverage" / "dat").iterdir()) == \
+        [f"t.c.seed{s}.dat" for s in range(1, 7)]
+    assert "coverage: 6 files merged" in r.stdout
+    summary = (out / "coverage" / "summary.md").read_text()
+    assert "| m.c_point | 1 |" in summary and "Functional points: 1 of 1 hit" in summary
+    assert (out / "coverage" / "html" / "index.html").exists()
+
+
 @pytest.fixture
 def cluster(tmp_path):
     for tool in ("munged", "slurmctld", "slurmd", "sbatch"):

@@ -446,11 +446,23 @@ void PeerWorld::transmitted(const fmt::PktHdr& h, std::uint64_t cycle) {
   auto& copies = taken_[k];
   const std::uint64_t took = copies.front();
   copies.pop_front();
-  if (h.pkt_type() == PktType::kAck) {
-    ++counts_.acks_from_nic;
-    TB_CHECK(accepted_.count(k) == 0)
+  if (h.pkt_type() == PktType::kAck && accepted_.count(k) != 0) {
+    // Only a NOTIFY the peer sent again after its ACK gets a second one.
+    auto owed = dups_owed_.find(k);
+    TB_CHECK(owed != dups_owed_.end() && owed->second > 0)
         << "second ACK for " << key_text(ctx, epoch, round, h.dst_lid());
+    --owed->second;
+    ++counts_.dup_acks;
+  } else if (h.pkt_type() == PktType::kAck) {
+    ++counts_.acks_from_nic;
     accepted_[k] = took;
+    if (draw_chance(knobs_.dup, 6, k, 0)) {
+      PktHdr again;
+      again.set_pkt_type(PktType::kNotify).set_len_flits(1).set_src_lid(h.dst_lid());
+      again.set_dst_lid(kOwnLid).set_ctx(h.ctx()).set_epoch(epoch).set_round(h.round());
+      ++dups_owed_[k];
+      push(again, cycle + draw(1, std::max(1U, knobs_.peer_retry), 7, k, 0));
+    }
   } else {
     ++counts_.nacks_from_nic;
     PktHdr again;

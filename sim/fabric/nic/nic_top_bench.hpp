@@ -72,6 +72,8 @@ struct Knobs {
   unsigned peer_retry_min = 1;  // peer re-sends a NACKed NOTIFY after
   unsigned peer_retry = 30;     // peer_retry_min .. peer_retry cycles
   double rx_gap = 0.0;          // probability rx_valid is low inside a multi-flit packet
+  double dup = 0.0;             // probability a peer sends an ACKed NOTIFY once more
+                                // (its ACK lost): the NIC answers DUP or DROP, with an ACK
 };
 
 class MemoryBfm {
@@ -123,7 +125,8 @@ struct NetCounts {
   std::uint64_t nacks_to_nic = 0;
   std::uint64_t acks_from_nic = 0;
   std::uint64_t nacks_from_nic = 0;
-  std::uint64_t garbage = 0;  // headers that must be dropped without a response
+  std::uint64_t garbage = 0;   // headers that must be dropped without a response
+  std::uint64_t dup_acks = 0;  // ACKs of NOTIFYs sent again after their ACK (Knobs::dup)
 };
 
 // Every peer of the barriers this NIC takes part in, independent of how
@@ -215,6 +218,7 @@ class PeerWorld {
   std::map<Key, std::uint64_t> accepted_;           // take cycle of the ACKed copy
   std::map<Key, SendRec> sends_;
   NetCounts counts_;
+  std::map<Key, unsigned> dups_owed_;  // repeated NOTIFYs awaiting their (second) ACK
   unsigned forced_nacks_ = 0;
 };
 

@@ -3,7 +3,9 @@
 // (nic_top_bench.hpp). Expected results come from docs/barrier-protocol.md:
 // completions (§7), the round gate and the completion rule as safety checks
 // (§6, §7), counters (§4, §6, §7) — the rule is named next to each check.
+#include <array>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <iostream>
 #include <optional>
@@ -41,7 +43,7 @@ Counters read_counters(hw::Device& d) {
 // Counter identities of this single-NIC world: every peer NOTIFY is one the
 // NIC expects, so each ACK is a RECV (§4 rule 5/6) and each NACK a NACK_SENT;
 // every NACK the peers send matches a send in flight (NACK_RECV = RETRY,
-// retry limit 0); garbage is DROP; no duplicates.
+// retry limit 0); garbage is DROP; a repeated NOTIFY is DUP or DROP.
 void check_counters(Bench& b, unsigned errors) {
   const Counters c = read_counters(b.dev);
   const NetCounts& n = b.world.counts();
@@ -51,8 +53,10 @@ void check_counters(Bench& b, unsigned errors) {
   TB_CHECK_EQ(c.retry, c.nack_recv) << "every NACK re-sent (limit 0)";
   TB_CHECK_EQ(c.recv, n.acks_from_nic) << "CNT_NOTIF_RECV";
   TB_CHECK_EQ(c.nack_sent, n.nacks_from_nic) << "CNT_NACK_SENT";
-  TB_CHECK_EQ(c.drop, n.garbage) << "CNT_DROP";
-  TB_CHECK_EQ(c.dup, 0U) << "CNT_DUP";
+  // A NOTIFY sent again after its ACK (Knobs::dup) is DUP while its
+  // barrier runs and DROP (stale) after: the two together.
+  TB_CHECK_EQ(c.drop + c.dup, n.garbage + n.dup_acks) << "CNT_DROP + CNT_DUP";
+  TB_CHECK(c.drop >= n.garbage) << "CNT_DROP";
   TB_CHECK_EQ(c.completion, b.mem.cq_writes().size()) << "CNT_COMPLETION";
   TB_CHECK_EQ(c.error, errors) << "CNT_ERROR";
 }
@@ -219,6 +223,92 @@ SYNCFAB_TEST(nic_top, malformed_then_good) {
   finish(b, 2);
 }
 
+// Descriptor fields the driver never sets, as raw descriptors (§2, §7): the
+// most rounds a descriptor carries (MAX_ROUNDS, every round to one peer)
+// with a completion write beside the CQ entry, then a descriptor of no
+// rounds and no completion flag, which completes silently (counted, no
+// entry, no write), and one whose completion write the memory refuses.
+SYNCFAB_TEST(nic_top, completion_write_max_rounds) {
+  Bench b(ctx, Knobs{}, ctx.rng()());
+  co_await b.reset();
+  b.start();
+  b.set_node_lid(kOwnLid);
+  drv::Nic n(b.dev, b.memory, nic_options(b));
+  b.watch_cq();
+  const auto lids = rank_lids(2, 0);
+  const drv::BarrierSchedule s{0, 2, 1,
+                               std::vector<drv::BarrierRoundPeers>(
+                                   drv::kBarrierMaxRounds, drv::BarrierRoundPeers{{1}, {1}})};
+  const hw::BusAddr addr = kMemBase + kMemBytes - 64;  // above the driver's rings
+  const std::uint64_t value = 0x5EED'0000'0000'0000ULL | ctx.seed();
+  drv::BarrierCompletion cw;
+  cw.write = true;
+  cw.addr = addr;
+  cw.value = value;
+  const std::uint16_t epoch = 0x0100;
+  b.world.expect(3, epoch, s, lids, 10, 0);
+  const auto t = n.submit_raw_descriptor(drv::encode_barrier_desc(s, lids, 3, epoch, cw),
+                                         drv::SubmitPath::kHdq);
+  const drv::CqRecord r = n.wait_raw(t, kTimeout);
+  TB_CHECK(r.ok()) << drv::describe(r);
+  std::array<std::byte, 8> got{};
+  b.memory.read(addr, got);
+  std::uint64_t word = 0;
+  for (unsigned i = 0; i < 8; ++i) {
+    word |= std::uint64_t{std::to_integer<std::uint8_t>(got[i])} << (8 * i);
+  }
+  TB_CHECK_EQ(word, value) << "completion write (§7, little-endian)";
+
+  hw::Csr csr(b.dev);
+  const std::uint32_t done = csr.read(nic::CNT_COMPLETION);
+  drv::BarrierCompletion none;
+  none.cq_entry = false;
+  const drv::BarrierSchedule alone{0, 1, 1, {}};
+  n.submit_raw_descriptor(drv::encode_barrier_desc(alone, rank_lids(1, 0), 3, epoch + 1, none),
+                          drv::SubmitPath::kSdq);
+  b.idle_cycles(400);
+  TB_CHECK_EQ(csr.read(nic::CNT_COMPLETION), done + 1) << "a silent completion is counted";
+  TB_CHECK_EQ(b.mem.cq_writes().size(), 1U) << "and posts no entry";
+
+  // A completion write the memory refuses (past its end): the entry says
+  // NET_ERROR / DMA_ERROR (§7 step 1).
+  drv::BarrierCompletion refused;
+  refused.write = true;
+  refused.addr = kMemBase + kMemBytes;
+  const auto t3 = n.submit_raw_descriptor(
+      drv::encode_barrier_desc(alone, rank_lids(1, 0), 3, epoch + 2, refused),
+      drv::SubmitPath::kHdq);
+  const drv::CqRecord r3 = n.wait_raw(t3, kTimeout);
+  TB_CHECK(r3.status == fmt::CqStatus::kNetError && r3.err == fmt::ErrCode::kDmaError)
+      << drv::describe(r3);
+  TB_CHECK(b.net.idle()) << "network BFM still has packets to inject";
+  b.world.verify(b.mem.cq_writes());
+}
+
+// Every NOTIFY the NIC ACKs comes once more (its ACK lost, §4): while the
+// barrier runs the copy is DUP (rule 5: already marked), after it a stale
+// DROP (rules 3, 4); both are ACKed again and the barrier is unaffected.
+SYNCFAB_TEST(nic_top, duplicate_notify) {
+  Knobs k;
+  k.dup = 1.0;
+  k.peer_retry = 200;
+  Bench b(ctx, k, ctx.rng()());
+  co_await b.reset();
+  b.start();
+  b.set_node_lid(kOwnLid);
+  drv::Nic n(b.dev, b.memory, nic_options(b));
+  b.watch_cq();
+  const auto lids = rank_lids(27, 4);
+  auto bc = n.open_context(drv::ContextConfig(1, 4, 27, 2, lids));
+  run_barrier(b, bc, lids, 30);
+  b.idle_cycles(600);  // the last copies after the completion
+  const Counters c = read_counters(b.dev);
+  TB_CHECK(c.dup > 0) << "a copy while the barrier ran";
+  TB_CHECK(c.drop > 0) << "a copy after it";
+  TB_CHECK_EQ(b.world.counts().dup_acks, 6U) << "every NOTIFY heard came once more";
+  finish(b, 0);
+}
+
 // NACKs: the peers NACK our NOTIFYs (TE re-sends after RETRY_DELAY, §6) and
 // flood the 4-slot request DAMQ before the descriptor arrives (SE NACKs,
 // §4 rule 6; the peers re-send).
@@ -238,6 +328,54 @@ SYNCFAB_TEST(nic_top, nack_retry) {
   const NetCounts& c = b.world.counts();
   TB_CHECK(c.nacks_from_nic > 0) << "the DAMQ flood made SE NACK";
   TB_CHECK_EQ(c.nacks_to_nic, 4U);
+  finish(b, 0);
+}
+
+// RETRY_LIMIT (§6): the peer NACKs every NOTIFY; after the original and
+// RETRY_LIMIT re-sends TE gives up and the descriptor completes with
+// NET_ERROR / RETRY_LIMIT.
+SYNCFAB_TEST(nic_top, retry_limit) {
+  Bench b(ctx, Knobs{}, ctx.rng()());
+  co_await b.reset();
+  b.start();
+  b.set_node_lid(kOwnLid);
+  drv::NicOptions o = nic_options(b, 8);
+  o.retry_limit = 2;
+  drv::Nic n(b.dev, b.memory, o);
+  b.watch_cq();
+  const auto lids = rank_lids(2, 0);
+  auto bc = n.open_context(drv::ContextConfig(2, 0, 2, 1, lids));
+  b.world.force_nacks(16);
+  const fmt::BarrierDesc d = bc.next_descriptor(drv::WaitMode::kPoll);
+  b.world.expect(2, d.epoch(), bc.schedule(), lids, 0, 0);
+  const drv::CqRecord r = n.wait_raw(n.submit_raw_descriptor(d, drv::SubmitPath::kHdq), kTimeout);
+  TB_CHECK(r.status == fmt::CqStatus::kNetError && r.err == fmt::ErrCode::kRetryLimit)
+      << drv::describe(r);
+  hw::Csr csr(b.dev);
+  TB_CHECK_EQ(csr.read(nic::CNT_RETRY), 2U) << "RETRY_LIMIT re-sends, then the error";
+  TB_CHECK_EQ(csr.read(nic::CNT_ERROR), 1U);
+}
+
+// A NOTIFY that reaches the engine before the driver enables it is NACKed
+// (§4 rule 2); the peer re-sends it and the barrier completes once enabled.
+SYNCFAB_TEST(nic_top, nack_while_disabled) {
+  Knobs k;
+  k.peer_retry_min = 20;
+  k.peer_retry = 40;
+  Bench b(ctx, k, ctx.rng()());
+  co_await b.reset();
+  b.start();
+  b.set_node_lid(kOwnLid);
+  const auto lids = rank_lids(2, 1);
+  b.world.expect(1, 7, drv::build_barrier_schedule(1, 2, 1), lids, 0, 0);
+  b.idle_cycles(20);
+  TB_CHECK(b.world.counts().nacks_from_nic > 0) << "the disabled engine NACKed the NOTIFY";
+  drv::Nic n(b.dev, b.memory, nic_options(b));
+  b.watch_cq();
+  auto bc = n.open_context(drv::ContextConfig(1, 1, 2, 1, lids, drv::SubmitPath::kHdq,
+                                              drv::WaitMode::kPoll, std::uint16_t{7}));
+  bc.arrive();
+  TB_CHECK(bc.wait(kTimeout)) << "barrier ctx 1 epoch 7 did not complete";
   finish(b, 0);
 }
 

@@ -144,6 +144,8 @@ class TestContext {
  private:
   struct Trace;
   VerilatedContext& verilated();
+  // Saves the coverage counts of this test's models (coverage tree only).
+  void write_coverage();
   std::string unique_dut_name(std::string_view name);
   void add_dut(std::unique_ptr<detail::DutBase> dut, const std::function<void()>& eval,
                const std::function<void(VerilatedFstC*)>& attach_trace, const std::string& inst,
