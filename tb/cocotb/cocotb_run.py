@@ -113,7 +113,8 @@ def run(top: str, filelist: str, test_module: str,
         test_module=test_module,
         seed=the_seed,
         build_dir=sim_dir,
-        extra_env=dict(test_env or {}),
+        # The tests read the generated maps and layouts from the same tree.
+        extra_env={"SYNCFAB_BUILD_DIR": str(build), **(test_env or {})},
     )
     if waves_enabled():
         print(f"cocotb: waves in {sim_dir / 'dump.fst'}")
