@@ -205,7 +205,8 @@ async def nic_barrier_golden_descriptor(dut):
     assert sent == want, f"NOTIFYs sent {sent}, descriptor {want}"
     for h in tb.sent("NOTIFY") + tb.sent("ACK"):
         got = (h["src_lid"], h["ctx"], h["epoch"], h["prio"])
-        assert got == (own_lid, d["ctx"], d["epoch"], tc), h
+        want = (own_lid, d["ctx"], d["epoch"], tc)
+        assert got == want, f"(src_lid, ctx, epoch, prio) {got}, expected {want}: {h}"
     # Round gate (§6): no round-1 NOTIFY before round 0's last peer NOTIFY was taken.
     gate = tb.link.taken_cycles(0)[last_round0 - 1]
     first_r1 = min(h["cycle"] for h in tb.sent("NOTIFY") if h["round"] == 1)

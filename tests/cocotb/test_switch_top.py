@@ -128,6 +128,11 @@ def _flits(pkts: list[Packet]) -> list[list[int]]:
     return [p.flits for p in pkts]
 
 
+def _hex(pkts: list[list[int]]) -> list[list[str]]:
+    """Packets for a failure message: flits in hex, header first."""
+    return [[f"{f:#x}" for f in p] for p in pkts]
+
+
 @cocotb.test()
 async def switch_unicast_and_multicast(dut):
     """LFT and MFT entries programmed through APB; the golden unicast header
@@ -174,7 +179,7 @@ async def switch_unicast_and_multicast(dut):
     await tb.drain()
 
     out = {o: tb.data_out(o) for o in range(PORTS)}
-    assert [p.flits for p in out[2]] == [p_ucast], f"port 2: {_flits(out[2])}"
+    assert [p.flits for p in out[2]] == [p_ucast], f"port 2: {_hex(_flits(out[2]))}"
     for o in (0, 3):
         got = _flits(out[o])
         assert got.count(p_mcast) == 1, f"port {o}: multicast copy missing or altered"
@@ -187,9 +192,9 @@ async def switch_unicast_and_multicast(dut):
         for k in {key(p) for p in got} | {key(p) for p in expected[o]}:
             mine = [p for p in got if key(p) == k]
             want = [p for p in expected[o] if key(p) == k]
-            assert mine == want, f"port {o}, (src_lid, prio) {k}: {mine} != {want}"
+            assert mine == want, f"port {o}, (src_lid, prio) {k}: {_hex(mine)} != {_hex(want)}"
         assert len(got) == len(expected[o]), f"port {o}: unexpected packets"
-    assert not out[1], f"port 1 (the multicast input) got {_flits(out[1])}"
+    assert not out[1], f"port 1 (the multicast input) got {_hex(_flits(out[1]))}"
     u_prio, m_prio = ucast.fields["prio"], mcast.fields["prio"]
     assert await tb.counter(0, u_prio, "RX") == 1
     assert await tb.counter(2, u_prio, "TX") == 1
