@@ -248,6 +248,62 @@ async def nic_malformed_descriptor(dut):
 
 
 @cocotb.test()
+async def nic_pause_holds_sends(dut):
+    """The golden pause frame pfc_xoff_prio3 pauses NET_CFG.TC (3 at reset):
+    STATUS.TX_PAUSED, and the engine sends nothing, NOTIFY or ACK, while the
+    golden barrier is posted and a peer's NOTIFY arrives (docs/nic/top.md
+    "PFC reception"); a resume frame (quanta 0) releases it, the other
+    peers' NOTIFYs follow and the barrier completes. CNT_PFC_RX counts both
+    frames, CNT_PAUSE_RX the pause. One NOTIFY only during the pause: more
+    fill the response queue, hold rx and with it the resume behind them
+    until the pause's timer ends (docs/nic/top.md "A frame behind a blocked
+    packet waits")."""
+    rng = _rng(5)
+    tb = NicTb(dut, rng)
+    f = tb.fmt
+    xoff = golden("pfc_xoff_prio3")
+    tc = tb.regs.reset("NET_CFG", "TC")
+    assert xoff.fields["class_enable"] >> tc & 1 and xoff.fields["quanta"][tc], "vector pauses TC"
+    vec = golden("desc_k2_p9_rank0")
+    d = vec.fields
+    own_lid = 1
+    await tb.start(own_lid)
+    flit_bits = f.const["FLIT_BITS"]
+    tb.link.send(0, [xoff.value & ((1 << flit_bits) - 1), xoff.value >> flit_bits])
+    for _ in range(50):
+        if await tb.csr.field("STATUS", "TX_PAUSED"):
+            break
+    else:
+        raise AssertionError("STATUS.TX_PAUSED not set by the pause frame")
+    await tb.post_hdq(vec.data)
+    k = d["fanout_k"]
+    notifies = [(r, src) for r, rd in enumerate(d["round"][:d["num_rounds"]])
+                for src in rd["src_lid"][:k]]
+
+    def notify(r: int, src: int) -> None:
+        tb.link.send(0, [tb.header(pkt_type="NOTIFY", dst_lid=own_lid, src_lid=src, prio=tc,
+                                   ctx=d["ctx"], epoch=d["epoch"], round=r)])
+
+    notify(*notifies[0])
+    # The pause (0xFFFF quanta) outlasts this wait by far.
+    await ClockCycles(dut.clk_i, 300)
+    assert not tb.link.pending(0), "the NOTIFY was not taken during the pause"
+    assert not tb.tx, f"sent while paused: {tb.tx}"
+    assert await tb.csr.field("STATUS", "TX_PAUSED") == 1
+    resume = f.pack("pfc_frame", {"pkt_type": "PFC", "len_flits": 2, "class_enable": 1 << tc,
+                                  "quanta": [0] * f.const["NUM_PRIO"]})
+    tb.link.send(0, [resume & ((1 << flit_bits) - 1), resume >> flit_bits])
+    for r, src in notifies[1:]:
+        notify(r, src)
+    entries = await tb.wait_cq_entries(1)
+    assert (entries[0]["status"], entries[0]["epoch"]) == (f.enum("cq_status", "OK"), d["epoch"])
+    assert await tb.csr.field("STATUS", "TX_PAUSED") == 0
+    assert len(tb.sent("ACK")) == len(notifies)
+    await tb.check_counters(CNT_PFC_RX=2, CNT_PAUSE_RX=1, CNT_NOTIF_SENT=len(tb.sent("NOTIFY")),
+                            CNT_NOTIF_RECV=len(notifies), CNT_COMPLETION=1)
+
+
+@cocotb.test()
 async def nic_apb_errors(dut):
     """§8: an unmapped offset and a write to a read-only register raise
     PSLVERR; the access changes nothing and the next one works."""
