@@ -8,6 +8,7 @@ rebuilds):
     <out>/syncfab_fmt_pkg.sv                SV package
     <out>/include/syncfab/fmt/formats.hpp   C++ header
     <out>/formats.md                        format reference
+    <out>/formats.json                      layouts for Python (cocotb tests)
 
 A spec that fails validation (overlapping fields, a field past the format's
 size, width 0, enum values that do not fit, duplicate names, ...) writes
@@ -24,7 +25,7 @@ from pathlib import Path
 sys.dont_write_bytecode = True  # runs at configure time; keep the source tree clean
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from formats import emit_cpp, emit_md, emit_sv  # noqa: E402
+from formats import emit_cpp, emit_json, emit_md, emit_sv  # noqa: E402
 from formats.spec import SpecError, load  # noqa: E402
 
 
@@ -53,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
             Path("syncfab_fmt_pkg.sv"): emit_sv.emit(spec),
             Path("include") / emit_cpp.HEADER_PATH: emit_cpp.emit(spec),
             Path("formats.md"): emit_md.emit(spec),
+            Path("formats.json"): emit_json.emit(spec),
         }
     except SpecError as exc:
         for problem in exc.problems:

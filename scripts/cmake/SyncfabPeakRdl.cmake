@@ -10,6 +10,8 @@
 #   ${SYNCFAB_GEN_DIR}/include/syncfab/regs/<ip>_counters.hpp  (with COUNTERS:
 #       the block's event counters as a C++ enum in that namespace, from the
 #       RDL's counter fields; scripts/rdl_counters.py)
+#   ${SYNCFAB_GEN_DIR}/regs/<ip>.json  (the map for Python readers: the cocotb
+#       tests; scripts/rdl_json.py)
 #   ${SYNCFAB_DOCS_DIR}/registers/<ip>.md, <ip>_html/ (register reference)
 # with the RDL's top-level parameters set by PARAMS (PeakRDL's -P) in every
 # output, and defines the INTERFACE library syncfab_<ip>_header (the C header's
@@ -105,10 +107,11 @@ function(syncfab_peakrdl ip)
   set(_doc "${SYNCFAB_DOCS_DIR}/registers")
   set(_scratch "${CMAKE_CURRENT_BINARY_DIR}/peakrdl_${ip}")
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${A_RDL}"
-    "${CMAKE_SOURCE_DIR}/scripts/rdl_counters.py")
+    "${CMAKE_SOURCE_DIR}/scripts/rdl_counters.py" "${CMAKE_SOURCE_DIR}/scripts/rdl_json.py")
 
   file(REMOVE_RECURSE "${_scratch}")
-  file(MAKE_DIRECTORY "${_scratch}/sv" "${_scratch}/inc/syncfab/regs" "${_scratch}/doc/${ip}_html")
+  file(MAKE_DIRECTORY "${_scratch}/sv" "${_scratch}/inc/syncfab/regs" "${_scratch}/doc/${ip}_html"
+    "${_scratch}/json")
 
   set(_p)
   foreach(_kv IN LISTS A_PARAMS)
@@ -130,6 +133,14 @@ function(syncfab_peakrdl ip)
       message(FATAL_ERROR "syncfab: the counter list of ${A_RDL} failed:\n${_err}")
     endif()
   endif()
+  execute_process(
+    COMMAND "${SYNCFAB_PYTHON}" "${CMAKE_SOURCE_DIR}/scripts/rdl_json.py" "${A_RDL}"
+            "${_scratch}/json/${ip}.json" ${_p}
+    RESULT_VARIABLE _rc
+    ERROR_VARIABLE _err)
+  if(NOT _rc EQUAL 0)
+    message(FATAL_ERROR "syncfab: the JSON register map of ${A_RDL} failed:\n${_err}")
+  endif()
   _syncfab_peakrdl_run("${A_RDL}" "markdown"
     markdown "${A_RDL}" -o "${_scratch}/doc/${ip}.md" ${_p})
   _syncfab_peakrdl_run("${A_RDL}" "html"
@@ -138,6 +149,7 @@ function(syncfab_peakrdl ip)
 
   _syncfab_peakrdl_publish("${_scratch}/sv" "${_gen}")
   _syncfab_peakrdl_publish("${_scratch}/inc" "${_inc}")
+  _syncfab_peakrdl_publish("${_scratch}/json" "${SYNCFAB_GEN_DIR}/regs")
   _syncfab_peakrdl_publish("${_scratch}/doc" "${_doc}")
 
   add_library(syncfab_${ip}_header INTERFACE)

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Fuzzes the formats generator's input (scripts/gen_formats.py): spec text
 either loads or raises SpecError naming its problems, and a spec that loads
-generates its SV package, C++ header and reference (or SpecError). Any other
-exception is a finding. Run by scripts/fuzz.sh with atheris (libFuzzer's
-flags and corpus folders as arguments)."""
+generates its SV package, C++ header, reference and JSON layouts (or
+SpecError). Any other exception is a finding. Run by scripts/fuzz.sh with
+atheris (libFuzzer's flags and corpus folders as arguments)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 
 with atheris.instrument_imports():
-    from formats import emit_cpp, emit_md, emit_sv
+    from formats import emit_cpp, emit_json, emit_md, emit_sv
     from formats.spec import SpecError, loads
 
 SPEC_PATH = Path("fuzz.toml")
@@ -36,6 +36,7 @@ def one_input(data: bytes) -> None:
         emit_sv.emit(spec)
         emit_cpp.emit(spec)
         emit_md.emit(spec)
+        emit_json.emit(spec)
     except SpecError as exc:
         assert exc.problems, "a SpecError without problems"
 

@@ -220,13 +220,13 @@ def test_real_spec_is_deterministic_and_rewrites_nothing(tmp_path):
     for name in ("a", "b"):
         res = subprocess.run([sys.executable, str(GEN), "--spec", str(SPEC), "--out",
                               str(tmp_path / name)], capture_output=True, text=True, check=True)
-        assert "3 of 3 files updated" in res.stdout
+        assert "4 of 4 files updated" in res.stdout
         outs.append({p.relative_to(tmp_path / name): p.read_bytes()
                      for p in sorted((tmp_path / name).rglob("*")) if p.is_file()})
     assert outs[0] == outs[1]
     again = subprocess.run([sys.executable, str(GEN), "--spec", str(SPEC), "--out",
                             str(tmp_path / "a")], capture_output=True, text=True, check=True)
-    assert "0 of 3 files updated" in again.stdout
+    assert "0 of 4 files updated" in again.stdout
 
 
 def test_real_spec_package_lints_clean(tmp_path):
