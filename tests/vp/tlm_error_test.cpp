@@ -22,7 +22,7 @@ namespace {
 // Runs `errors(n, host)` on every node before a barrier run; returns the
 // run's verdict lines.
 std::vector<std::string> run_after(const std::function<void(unsigned, Host&)>& errors,
-                                   PlatformConfig pc, Platform*& out) {
+                                   const PlatformConfig& pc, Platform*& out) {
   BarrierRunConfig bc;
   bc.ks = {1, 2};
   bc.barriers = 3;

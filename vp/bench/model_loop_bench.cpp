@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <exception>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -81,11 +82,18 @@ int run(int argc, char** argv) {
   std::printf(
       "bench_vp_model_loop: %u nodes, %llu completions, simulated %llu cycles, wall %.3f s, "
       "%.0f barriers per wall second\n",
-      n, static_cast<unsigned long long>(done), static_cast<unsigned long long>(fabric.now()),
-      wall, total / wall);
+      n, static_cast<unsigned long long>(done), static_cast<unsigned long long>(fabric.now()), wall,
+      total / wall);
   return 0;
 }
 
 }  // namespace
 
-int main(int argc, char** argv) { return run(argc, argv); }
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_vp_model_loop: %s\n", e.what());
+    return 2;
+  }
+}

@@ -3,11 +3,12 @@
 #include <algorithm>
 #include <random>
 #include <stdexcept>
+#include <utility>
 
 namespace syncfab::vp {
 
-BarrierRun::BarrierRun(const BarrierRunConfig& cfg, const PlatformConfig& platform)
-    : cfg_(cfg),
+BarrierRun::BarrierRun(BarrierRunConfig cfg, const PlatformConfig& platform)
+    : cfg_(std::move(cfg)),
       nodes_(platform.fabric.x * platform.fabric.y * platform.fabric.z),
       region_{platform.fabric.mem_base, platform.fabric.mem_size},
       logs_(nodes_) {

@@ -45,7 +45,7 @@ std::chrono::nanoseconds Host::now() const {
       qk_.get_current_time().value() / sc_core::sc_time(1, sc_core::SC_NS).value()));
 }
 
-void Host::compute(sc_core::sc_time t) {
+void Host::compute(const sc_core::sc_time& t) {
   qk_.inc(t);
   if (qk_.need_sync()) {
     qk_.sync();

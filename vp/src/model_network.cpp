@@ -8,7 +8,7 @@
 namespace syncfab::vp {
 
 ModelNetwork::ModelNetwork(const sc_core::sc_module_name& name, const model::FabricConfig& cfg,
-                           std::span<ModelNicModule* const> nics, sc_core::sc_time period,
+                           std::span<ModelNicModule* const> nics, const sc_core::sc_time& period,
                            bool skip_idle)
     : sc_core::sc_module(name), nics_(nics), period_(period), skip_idle_(skip_idle) {
   if (period_ == sc_core::SC_ZERO_TIME) {
@@ -55,7 +55,7 @@ void ModelNetwork::after_access() {
 
 // Runs at clock edge c (time c * period) with fabric.now() == c: one step.
 void ModelNetwork::tick() {
-  const auto now = sc_core::sc_time_stamp();
+  const auto& now = sc_core::sc_time_stamp();
   if (sleeping_) {
     sleeping_ = false;
     // Woken between edges, or on an edge already stepped: wait for the next.

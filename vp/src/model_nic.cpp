@@ -11,7 +11,8 @@
 
 namespace syncfab::vp {
 
-ModelNicModule::ModelNicModule(const sc_core::sc_module_name& name, sc_core::sc_time csr_latency)
+ModelNicModule::ModelNicModule(const sc_core::sc_module_name& name,
+                               const sc_core::sc_time& csr_latency)
     : sc_core::sc_module(name), csr("csr"), dma("dma"), irq("irq"), csr_latency_(csr_latency) {
   csr.register_b_transport(this, &ModelNicModule::b_transport);
   SC_METHOD(drive_irq);

@@ -36,12 +36,12 @@ Platform::Platform(const sc_core::sc_module_name& name, const PlatformConfig& cf
       std::make_unique<ModelNetwork>("network", cfg.fabric, nic_ptrs_, cfg.period, cfg.skip_idle);
 }
 
-bool Platform::run(sc_core::sc_time limit) {
+bool Platform::run(const sc_core::sc_time& limit) {
   sc_core::sc_start(limit);
   return running_ == 0;
 }
 
-void Platform::trace(sc_core::sc_trace_file* tf) {
+void Platform::add_traces(sc_core::sc_trace_file* tf) {
   for (unsigned i = 0; i < size(); ++i) {
     const std::string s = std::to_string(i);
     sc_core::sc_trace(tf, *irqs_[i], "irq" + s);

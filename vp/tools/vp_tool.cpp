@@ -149,7 +149,7 @@ int run(int argc, char** argv) {
       base.resize(base.size() - 4);
     }
     tf = sc_core::sc_create_vcd_trace_file(base.c_str());
-    platform.trace(tf);
+    platform.add_traces(tf);
   }
   // Every barrier's timeout, with room for the hosts' compute times.
   const auto limit = (sc_core::sc_time(o.timeout_us, sc_core::SC_US) + bc.max_skew) *

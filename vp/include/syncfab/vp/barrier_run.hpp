@@ -42,7 +42,7 @@ struct NodeLog {
 
 class BarrierRun {
  public:
-  BarrierRun(const BarrierRunConfig& cfg, const PlatformConfig& platform);
+  BarrierRun(BarrierRunConfig cfg, const PlatformConfig& platform);
   // The program to give Platform for node n.
   void program(unsigned node, Host& host);
   // The checks above, one line per violation (empty: all held).

@@ -46,7 +46,7 @@ class Host final : public sc_core::sc_module, public hw::Device {
   // Device time: simulated time plus what this thread has run ahead of it.
   [[nodiscard]] std::chrono::nanoseconds now() const;
   // Lets `t` of simulated time pass on this thread (a host busy elsewhere).
-  void compute(sc_core::sc_time t);
+  void compute(const sc_core::sc_time& t);
   // Test hook: sends t over the CSR socket as it is, with the quantum
   // keeper's timing; returns the response.
   tlm::tlm_response_status raw_csr(tlm::tlm_generic_payload& t);

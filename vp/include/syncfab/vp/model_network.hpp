@@ -29,7 +29,8 @@ class ModelNetwork final : public sc_core::sc_module {
   SC_HAS_PROCESS(ModelNetwork);
   // nics[n] is node n (LID n + 1); their count must be cfg's torus's.
   ModelNetwork(const sc_core::sc_module_name& name, const model::FabricConfig& cfg,
-               std::span<ModelNicModule* const> nics, sc_core::sc_time period, bool skip_idle);
+               std::span<ModelNicModule* const> nics, const sc_core::sc_time& period,
+               bool skip_idle);
 
   [[nodiscard]] model::Fabric& fabric() { return *fabric_; }
   [[nodiscard]] sc_core::sc_time period() const noexcept { return period_; }

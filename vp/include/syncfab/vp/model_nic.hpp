@@ -33,7 +33,7 @@ class ModelNetwork;
 class ModelNicModule final : public sc_core::sc_module {
  public:
   SC_HAS_PROCESS(ModelNicModule);
-  ModelNicModule(const sc_core::sc_module_name& name, sc_core::sc_time csr_latency);
+  ModelNicModule(const sc_core::sc_module_name& name, const sc_core::sc_time& csr_latency);
 
   tlm_utils::simple_target_socket<ModelNicModule> csr;
   MemoryPort dma;  // bind dma.socket to host memory

@@ -48,9 +48,9 @@ class Platform final : public sc_core::sc_module {
   // Runs until every host's program has ended (true) or `limit` of
   // simulated time has passed (false). Once per process: SystemC elaborates
   // once.
-  bool run(sc_core::sc_time limit);
+  bool run(const sc_core::sc_time& limit);
   // The interrupt lines and each NIC's register traffic into a trace file.
-  void trace(sc_core::sc_trace_file* tf);
+  void add_traces(sc_core::sc_trace_file* tf);
 
  private:
   PlatformConfig cfg_;
