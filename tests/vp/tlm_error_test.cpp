@@ -9,7 +9,10 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <vector>
 
+#include <syncfab/driver/barrier_desc.hpp>
+#include <syncfab/driver/nic.hpp>
 #include <syncfab/hw/errors.hpp>
 #include <syncfab/hw/nic_regs.hpp>
 
@@ -166,6 +169,40 @@ TEST(VpTlmErrors, EveryKindIsAnsweredAndCountedByEveryTarget) {
   for (unsigned n : {0U, 2U, 3U}) {
     EXPECT_EQ(p->nic(n).errors().total() + p->memory(n).errors().total(), 0U) << "node " << n;
   }
+}
+
+// The NIC's DMA goes over TLM too: a completion write outside host memory is
+// refused by the memory target (TLM_ADDRESS_ERROR_RESPONSE, counted), the
+// engine sees hw::DmaError and the driver gets its DMA_ERROR completion.
+TEST(VpTlmErrors, NicDmaOutsideMemoryIsTheDriversDmaErrorCompletion) {
+  PlatformConfig pc;
+  pc.fabric.x = 1;
+  pc.fabric.y = 1;
+  pc.fabric.z = 1;
+  Platform* p = nullptr;
+  const auto bad = run_after(
+      [&pc](unsigned /*n*/, Host& h) {
+        driver::NicOptions o;
+        o.poll_interval = std::chrono::nanoseconds(8);
+        o.clock = [&h] { return h.now(); };
+        driver::Nic nic(h, h.mem, {pc.fabric.mem_base, pc.fabric.mem_size}, o);
+        driver::BarrierCompletion c;
+        c.write = true;
+        c.addr = pc.fabric.mem_base - 8;
+        c.value = 1;
+        const std::vector<std::uint16_t> lids{model::Fabric::lid_of(0)};
+        const auto desc =
+            driver::encode_barrier_desc(driver::build_barrier_schedule(0, 1, 1), lids, 0, 1, c);
+        const auto t = nic.submit_raw_descriptor(desc, driver::SubmitPath::kHdq);
+        const auto r = nic.wait_raw(t, std::chrono::microseconds(2));
+        EXPECT_EQ(r.err, fmt::ErrCode::kDmaError) << driver::describe(r);
+      },
+      pc, p);
+  for (const auto& b : bad) {
+    ADD_FAILURE() << b;
+  }
+  EXPECT_EQ(p->memory(0).errors()[TlmError::kAddress], 1U);
+  EXPECT_EQ(p->memory(0).errors().total(), 1U);
 }
 
 }  // namespace

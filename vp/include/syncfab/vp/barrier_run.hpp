@@ -36,6 +36,9 @@ struct BarrierRunConfig {
 struct NodeLog {
   std::vector<sc_core::sc_time> arrivals;  // before each arrive(), fan-out major
   unsigned completed = 0;
+  // CNT_COMPLETION before the run: completions of an earlier program on the
+  // node, which the checks leave out.
+  std::uint32_t completions_before = 0;
   std::string error;  // what the node's program threw
   driver::NicStats stats;
 };
