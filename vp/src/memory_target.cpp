@@ -1,5 +1,6 @@
 #include "syncfab/vp/memory_target.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <stdexcept>

@@ -1,5 +1,6 @@
 #include "syncfab/vp/model_network.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
