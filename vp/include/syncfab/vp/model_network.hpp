@@ -8,8 +8,9 @@
 // anything to do) the method sleeps instead of stepping idle cycles; a
 // register access to any NIC first catches the fabric up to the access's
 // time (Fabric::skip_to, what stepping would have done) and then wakes it,
-// on the next clock edge. A run with skipping is cycle for cycle the run
-// without it.
+// on the next clock edge. A run with skipping ends within a cycle of the
+// run without it (an access and a clock edge at the same instant may come in
+// either order when the method runs every cycle).
 #pragma once
 
 #include <cstdint>
