@@ -5,7 +5,7 @@ CMAKE_FLAGS ?=
 PY      := .venv/bin/python
 CTEST   := ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-.PHONY: all deps configure build run test regress coverage fuzz lint waves bench bench-sim bench-route bench-barrier bench-system bench-collective docs format clean help
+.PHONY: all deps configure build run test regress coverage fuzz lint waves bench bench-sim bench-route bench-barrier bench-system bench-collective bench-vp docs format clean help
 
 all: build
 
@@ -24,6 +24,7 @@ help:
 	@echo "make bench-barrier  NIC barrier latency on the verilated fabric, into docs/bench-barrier.{md,csv,png}"
 	@echo "make bench-system  the system flow timed (32 and 128 NICs), latencies RTL vs model vs bound, into docs/bench-system.{md,csv}"
 	@echo "make bench-collective  group barriers against the physical bound (RTL p = 8..128, event-driven golden fabric to 100,000 nodes) and under concurrency, into docs/bench-collective*.{md,csv,png}"
+	@echo "make bench-vp   the virtual platform's speed: instructions per barrier and barriers per wall second against the model loop and the coroutine harness (prints the tables of docs/virtual-platform.md)"
 	@echo "make format     rewrite SystemVerilog (verible) and C++ (clang-format) in the checked-in style"
 	@echo "make docs       format and register references into $(BUILD)/docs"
 	@echo "make deps       install the pinned toolchain (scripts/toolchain.txt)"
@@ -108,6 +109,11 @@ bench-system: build
 # has no system site packages, and this script needs nothing else.
 bench-collective: build
 	@/usr/bin/python3 scripts/bench_collective.py --build $(BUILD)
+
+# valgrind (callgrind) counts the instructions: perf has no instruction
+# counter on a virtual machine.
+bench-vp: build
+	@scripts/bench_vp.sh $(BUILD)
 
 docs: build
 	@cmake --build $(BUILD) --target docs

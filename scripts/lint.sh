@@ -20,7 +20,7 @@
 #     submodule is also clean outside the parameters its parent happens to use.
 #     A module file that no .f lists is reported: nothing builds or tests it.
 #   * clang-tidy -p <build-dir> on the project's .cpp files in tb/, cpp-model/,
-#     sw-driver/, sim/ and tests/ that the build compiles (generated files excluded),
+#     sw-driver/, sim/, vp/ and tests/ that the build compiles (generated files excluded),
 #     with the checks in .clang-tidy (warnings are errors there), through
 #     scripts/clang_tidy_cached.py: a file whose inputs (its source, every
 #     header it reads, flags, .clang-tidy) are unchanged since a clean run is
@@ -145,7 +145,7 @@ done
 mapfile -t cppfiles < <("$py" - "$root" "$build" <<'EOF'
 import json, os, sys
 root, build = sys.argv[1], sys.argv[2]
-own = tuple(os.path.join(root, d) + os.sep for d in ("tb", "cpp-model", "sw-driver", "sim", "tests"))
+own = tuple(os.path.join(root, d) + os.sep for d in ("tb", "cpp-model", "sw-driver", "sim", "vp", "tests"))
 seen = set()
 for entry in json.load(open(os.path.join(build, "compile_commands.json"))):
     path = os.path.normpath(os.path.join(entry["directory"], entry["file"]))

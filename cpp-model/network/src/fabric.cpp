@@ -6,7 +6,9 @@
 
 namespace syncfab::model {
 
-Fabric::Fabric(const FabricConfig& cfg)
+Fabric::Fabric(const FabricConfig& cfg) : Fabric(cfg, nullptr) {}
+
+Fabric::Fabric(const FabricConfig& cfg, const std::function<hw::DmaMemory&(unsigned node)>& dma)
     : cfg_(cfg),
       torus_(cfg.x, cfg.y, cfg.z),
       pausing_(cfg.pauses.interval != 0),
@@ -18,10 +20,12 @@ Fabric::Fabric(const FabricConfig& cfg)
   nodes_.reserve(torus_.nodes());
   for (unsigned n = 0; n < torus_.nodes(); ++n) {
     Node node;
-    node.memory = std::make_unique<hw::HostMemory>(cfg.mem_base, cfg.mem_size);
+    if (!dma) {
+      node.memory = std::make_unique<hw::HostMemory>(cfg.mem_base, cfg.mem_size);
+    }
     EngineConfig ec = cfg.engine;
     ec.lid = lid_of(n);
-    node.engine = std::make_unique<BarrierEngine>(ec, *node.memory);
+    node.engine = std::make_unique<BarrierEngine>(ec, dma ? dma(n) : *node.memory);
     nodes_.push_back(std::move(node));
   }
   if (pausing_) {
@@ -34,6 +38,15 @@ Fabric::Fabric(const FabricConfig& cfg)
       next_pause_.push_back(pause_rng_() % cfg.pauses.interval);
     }
   }
+}
+
+hw::HostMemory& Fabric::memory(unsigned node) {
+  auto& m = nodes_.at(node).memory;
+  if (!m) {
+    throw std::logic_error("fabric node " + std::to_string(node) +
+                           ": its engine reaches an outside memory, the fabric has none");
+  }
+  return *m;
 }
 
 void Fabric::send_pause(unsigned node) {

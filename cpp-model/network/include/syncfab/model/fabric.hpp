@@ -9,6 +9,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <queue>
@@ -46,6 +47,10 @@ struct FabricConfig {
 class Fabric {
  public:
   explicit Fabric(const FabricConfig& cfg);
+  // Node n's engine reaches the memory dma(n) returns (a bus of a virtual
+  // platform, say) instead of a HostMemory of the fabric's own; every such
+  // memory must outlive the fabric, and memory(n) throws std::logic_error.
+  Fabric(const FabricConfig& cfg, const std::function<hw::DmaMemory&(unsigned node)>& dma);
 
   [[nodiscard]] unsigned size() const noexcept { return torus_.nodes(); }
   [[nodiscard]] const Torus3D& torus() const noexcept { return torus_; }
@@ -54,7 +59,7 @@ class Fabric {
     return static_cast<std::uint16_t>(node + 1);
   }
   [[nodiscard]] BarrierEngine& nic(unsigned node) { return *nodes_.at(node).engine; }
-  [[nodiscard]] hw::HostMemory& memory(unsigned node) { return *nodes_.at(node).memory; }
+  [[nodiscard]] hw::HostMemory& memory(unsigned node);
   [[nodiscard]] std::uint64_t now() const noexcept { return now_; }
   // Longest one-way packet latency in cycles.
   [[nodiscard]] std::uint64_t max_latency() const noexcept {
@@ -85,7 +90,7 @@ class Fabric {
 
  private:
   struct Node {
-    std::unique_ptr<hw::HostMemory> memory;
+    std::unique_ptr<hw::HostMemory> memory;  // null when the engine reaches an outside memory
     std::unique_ptr<BarrierEngine> engine;
   };
   struct InFlight {

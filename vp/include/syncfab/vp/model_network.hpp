@@ -1,0 +1,60 @@
+// The golden network (model::Fabric: a 3D torus of golden-model NICs, fixed
+// per-hop latency) as a SystemC module: one clock of the fabric per `period`
+// of simulated time, run by timed events (an SC_METHOD that retriggers
+// itself). Each NIC module's engine is built on that module's DMA port, so
+// the engines' DMA goes over TLM into their hosts' memories.
+//
+// When the whole fabric is quiescent (no packet in flight, no engine with
+// anything to do) the method sleeps instead of stepping idle cycles; a
+// register access to any NIC first catches the fabric up to the access's
+// time (Fabric::skip_to, what stepping would have done) and then wakes it,
+// on the next clock edge. A run with skipping ends within a cycle of the
+// run without it (an access and a clock edge at the same instant may come in
+// either order when the method runs every cycle).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include <systemc>
+
+#include <syncfab/model/fabric.hpp>
+
+namespace syncfab::vp {
+
+class ModelNicModule;
+
+class ModelNetwork final : public sc_core::sc_module {
+ public:
+  SC_HAS_PROCESS(ModelNetwork);
+  // nics[n] is node n (LID n + 1); their count must be cfg's torus's.
+  ModelNetwork(const sc_core::sc_module_name& name, const model::FabricConfig& cfg,
+               std::span<ModelNicModule* const> nics, const sc_core::sc_time& period,
+               bool skip_idle);
+
+  [[nodiscard]] model::Fabric& fabric() { return *fabric_; }
+  [[nodiscard]] sc_core::sc_time period() const noexcept { return period_; }
+  [[nodiscard]] std::uint64_t steps() const noexcept { return steps_; }
+  [[nodiscard]] std::uint64_t skipped_cycles() const noexcept { return skipped_; }
+
+  // Called by a NIC module around a register access.
+  void before_access();
+  void after_access();
+
+ private:
+  void tick();
+  [[nodiscard]] std::uint64_t cycle_at(const sc_core::sc_time& t) const;
+  void catch_up(std::uint64_t cycle);
+
+  std::unique_ptr<model::Fabric> fabric_;
+  std::span<ModelNicModule* const> nics_;
+  sc_core::sc_time period_;
+  bool skip_idle_;
+  bool sleeping_ = false;
+  sc_core::sc_event wake_;
+  std::uint64_t steps_ = 0;
+  std::uint64_t skipped_ = 0;
+};
+
+}  // namespace syncfab::vp

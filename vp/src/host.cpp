@@ -1,0 +1,103 @@
+#include "syncfab/vp/host.hpp"
+
+#include <exception>
+#include <sstream>
+
+#include <syncfab/hw/errors.hpp>
+
+#include "syncfab/vp/tlm_check.hpp"
+
+namespace syncfab::vp {
+
+namespace {
+// The driver's calls nest a few frames deep and build vectors and strings;
+// SystemC's default thread stack is small for that.
+constexpr std::size_t kStackBytes = std::size_t{512} << 10;
+}  // namespace
+
+Host::Host(const sc_core::sc_module_name& name, Program program, std::function<void()> on_done)
+    : sc_core::sc_module(name),
+      csr("csr"),
+      mem("mem"),
+      irq("irq"),
+      program_(std::move(program)),
+      on_done_(std::move(on_done)) {
+  SC_THREAD(run);
+  set_stack_size(kStackBytes);
+}
+
+void Host::run() {
+  qk_.reset();
+  try {
+    program_(*this);
+  } catch (const std::exception& e) {
+    error_ = e.what();
+  }
+  qk_.sync();
+  done_ = true;
+  if (on_done_) {
+    on_done_();
+  }
+}
+
+std::chrono::nanoseconds Host::now() const {
+  return std::chrono::nanoseconds(static_cast<std::int64_t>(
+      qk_.get_current_time().value() / sc_core::sc_time(1, sc_core::SC_NS).value()));
+}
+
+void Host::compute(const sc_core::sc_time& t) {
+  qk_.inc(t);
+  if (qk_.need_sync()) {
+    qk_.sync();
+  }
+}
+
+tlm::tlm_response_status Host::raw_csr(tlm::tlm_generic_payload& t) {
+  sc_core::sc_time delay = qk_.get_local_time();
+  csr->b_transport(t, delay);
+  qk_.set(delay);
+  if (qk_.need_sync()) {
+    qk_.sync();
+  }
+  return t.get_response_status();
+}
+
+void Host::csr_access(tlm::tlm_command cmd, std::uint32_t offset, std::uint32_t& value) {
+  tlm::tlm_generic_payload t;
+  t.set_command(cmd);
+  t.set_address(offset);
+  t.set_data_ptr(reinterpret_cast<unsigned char*>(&value));
+  t.set_data_length(4);
+  t.set_streaming_width(4);
+  t.set_byte_enable_ptr(nullptr);
+  t.set_dmi_allowed(false);
+  t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  if (raw_csr(t) != tlm::TLM_OK_RESPONSE) {
+    std::ostringstream s;
+    s << name() << ": CSR " << (cmd == tlm::TLM_READ_COMMAND ? "read" : "write") << " at offset 0x"
+      << std::hex << offset << std::dec << " refused: " << to_string(t.get_response_status());
+    throw hw::BusError(s.str());
+  }
+}
+
+std::uint32_t Host::read32(std::uint32_t offset) {
+  std::uint32_t v = 0;
+  csr_access(tlm::TLM_READ_COMMAND, offset, v);
+  return v;
+}
+
+void Host::write32(std::uint32_t offset, std::uint32_t value) {
+  csr_access(tlm::TLM_WRITE_COMMAND, offset, value);
+}
+
+bool Host::wait_interrupt(std::chrono::nanoseconds timeout) {
+  qk_.sync();
+  if (irq.read()) {
+    return true;
+  }
+  const auto ns = timeout.count() < 0 ? 0 : timeout.count();
+  wait(sc_core::sc_time(static_cast<double>(ns), sc_core::SC_NS), irq.posedge_event());
+  return irq.read();
+}
+
+}  // namespace syncfab::vp
