@@ -575,6 +575,28 @@ def replace_section(text: str, heading: str, section: list[str]) -> str:
     return "\n".join(lines[:start] + section + ([""] + tail if tail else [])) + "\n"
 
 
+_OWN_TARGETS = ("| syncfab-route end to end on ", "| one link failure rerouted on ")
+
+
+def commit_of(machine: str) -> str:
+    m = re.search(r"commit ([^;]+);", machine)
+    return m[1] if m else "unknown commit"
+
+
+def replace_target_rows(text: str, targets: list[Target], commit: str) -> str:
+    """text with the Targets table's scale and failure rows replaced by `targets`, their
+    measurement marked with `commit` (the rest of the table is from the whole run)."""
+    lines = text.split("\n")
+    at = [i for i, line in enumerate(lines) if line.startswith(_OWN_TARGETS)]
+    if not at:
+        raise ValueError("bench-route.md has no scale rows in its Targets table: run the "
+                         "whole benchmark (make bench-route) once")
+    rows = [f"| {t.name} | **{t.verdict}** | {t.detail} (`--scale-only` at {commit}) |"
+            for t in targets]
+    keep = [line for i, line in enumerate(lines) if i not in set(at)]
+    return "\n".join(keep[:at[0]] + rows + keep[at[0]:])
+
+
 def run_scale(route_bin: str, cases: tuple[ScaleCase, ...], log) -> tuple[list[dict], list[str]]:
     rows, failures = [], []
     for case in cases:
@@ -942,6 +964,8 @@ def scale_only(route_bin: str, out_dir: Path) -> int:
     text = replace_section(old, SCALE_HEADING, scale_section(rows, machine + end, failures))
     text = replace_section(text, REROUTE_HEADING,
                            reroute_section(rr_rows, machine + end, rr_failures))
+    text = replace_target_rows(text, scale_targets(rows) + reroute_targets(rr_rows),
+                               commit_of(machine))
     md.write_text(text)
     log(f"wrote the scale and failure sections of {md} and {out_dir}/bench-route-scale.csv")
     return 1 if (failures or rr_failures or any(scale_verdict(r) != "PASS" for r in rows)

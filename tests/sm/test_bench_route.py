@@ -330,6 +330,24 @@ def test_scale_section_replaced_in_place_or_appended():
     assert last == "# T\n\n## A\n\na\n\n" + br.SCALE_HEADING + "\n\nagain\n"
 
 
+
+def test_scale_only_replaces_its_own_target_rows():
+    old = ("## Targets\n\n| target | verdict | measured |\n|---|---|---|\n"
+           "| tree checker | **PASS** | ok |\n"
+           "| syncfab-route end to end on a (p) in < 10 s and < 1 GiB | **PASS** | 4 s |\n"
+           "| one link failure rerouted on a (dor) in < 200 ms, no credit loop after it"
+           " | **PASS** | 9 ms |\n| FULB-MC later row | **PASS** | x |\n")
+    new = br.replace_target_rows(old, [br.Target("syncfab-route end to end on b (q) in < 30 s "
+                                                 "and < 4 GiB", False, "31.0 s wall")], "abc123")
+    assert "on a (p)" not in new and "rerouted on a" not in new
+    assert "| syncfab-route end to end on b (q) in < 30 s and < 4 GiB | **MISS** | 31.0 s wall " \
+           "(`--scale-only` at abc123) |" in new
+    assert new.index("tree checker") < new.index("on b (q)") < new.index("FULB-MC later row")
+    assert br.commit_of("Machine: m; 2026-12-03; commit 1a2b3c4 (with uncommitted changes); "
+                        "load") == "1a2b3c4 (with uncommitted changes)"
+    with pytest.raises(ValueError, match="no scale rows"):
+        br.replace_target_rows("## Targets\n\n| tree checker | **PASS** | ok |\n", [], "abc")
+
 REROUTE_OUT = """\
 torus:x=30,y=20,z=20,nodes=2: 12000 switches, 260 groups, dor + FULB-MC, full routing 1.61 s
   fail sw-24-12-5:2        17.9 ms (min-hop 8.9, unicast 7.0, multicast 1.0)  210 distances, 39126 LFT entries examined, 34842 rewritten, 2 trees rerouted, 89 MFT entries  credit loops: none (check 3527 ms)
