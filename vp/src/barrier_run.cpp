@@ -99,6 +99,11 @@ std::vector<std::string> BarrierRun::check(Platform& p) const {
   std::vector<std::vector<model::CompletionRecord>> comps;
   for (unsigned n = 0; n < nodes_; ++n) {
     comps.push_back(p.nic(n).completions());
+    const auto earlier = std::min<std::size_t>(logs_[n].completions_before, comps[n].size());
+    if (logs_[n].error.empty() && comps[n].size() - earlier != want) {
+      bad.push_back("node " + std::to_string(n) + ": " + std::to_string(comps[n].size() - earlier) +
+                    " completion records, not " + std::to_string(want));
+    }
   }
   for (unsigned i = 0; i < cfg_.ks.size(); ++i) {
     for (unsigned b = 0; b < cfg_.barriers; ++b) {
