@@ -74,24 +74,22 @@ using S = BarrierRunConfig::Submit;
 using W = driver::WaitMode;
 INSTANTIATE_TEST_SUITE_P(
     Shapes, VpBarrier,
-    ::testing::Values(Case{"SingleBarrierTwoNodes", 2, 1, 1, {1}, 1, S::kHdq, W::kPoll},
-                      Case{"ConsecutiveHdqSdqPoll", 2, 2, 2, {2}, 20, S::kAlternate, W::kPoll},
-                      Case{"ConsecutiveSdqIrq", 3, 3, 1, {2}, 10, S::kSdq, W::kInterrupt},
-                      Case{"FanOuts1To4", 4, 2, 2, {1, 2, 3, 4}, 5, S::kAlternate, W::kPoll},
-                      Case{"ThirtyTwoNodesIrq", 4, 4, 2, {2}, 3, S::kHdq, W::kInterrupt},
-                      Case{"OneNode", 1, 1, 1, {1}, 3, S::kAlternate, W::kPoll},
-                      // The verilated RTL NIC on every node.
-                      Case{"RtlSingleBarrierTwoNodes", 2, 1, 1, {1}, 1, S::kHdq, W::kPoll, {kAll}},
-                      Case{"RtlConsecutiveHdqSdqPoll", 2, 2, 2, {2}, 10, S::kAlternate, W::kPoll,
-                           {kAll}},
-                      Case{"RtlConsecutiveSdqIrq", 3, 3, 1, {2}, 5, S::kSdq, W::kInterrupt, {kAll}},
-                      Case{"RtlFanOuts1To4", 2, 2, 2, {1, 2, 3, 4}, 3, S::kAlternate, W::kPoll,
-                           {kAll}},
-                      Case{"RtlOneNode", 1, 1, 1, {1}, 3, S::kAlternate, W::kPoll, {kAll}},
-                      // Model and RTL NICs in one barrier.
-                      Case{"MixedHdqSdqPoll", 2, 2, 2, {1, 2}, 10, S::kAlternate, W::kPoll,
-                           {0, 3, 5}},
-                      Case{"MixedSdqIrq", 3, 3, 1, {2}, 5, S::kSdq, W::kInterrupt, {4}}),
+    ::testing::Values(
+        Case{"SingleBarrierTwoNodes", 2, 1, 1, {1}, 1, S::kHdq, W::kPoll},
+        Case{"ConsecutiveHdqSdqPoll", 2, 2, 2, {2}, 20, S::kAlternate, W::kPoll},
+        Case{"ConsecutiveSdqIrq", 3, 3, 1, {2}, 10, S::kSdq, W::kInterrupt},
+        Case{"FanOuts1To4", 4, 2, 2, {1, 2, 3, 4}, 5, S::kAlternate, W::kPoll},
+        Case{"ThirtyTwoNodesIrq", 4, 4, 2, {2}, 3, S::kHdq, W::kInterrupt},
+        Case{"OneNode", 1, 1, 1, {1}, 3, S::kAlternate, W::kPoll},
+        // The verilated RTL NIC on every node.
+        Case{"RtlSingleBarrierTwoNodes", 2, 1, 1, {1}, 1, S::kHdq, W::kPoll, {kAll}},
+        Case{"RtlConsecutiveHdqSdqPoll", 2, 2, 2, {2}, 10, S::kAlternate, W::kPoll, {kAll}},
+        Case{"RtlConsecutiveSdqIrq", 3, 3, 1, {2}, 5, S::kSdq, W::kInterrupt, {kAll}},
+        Case{"RtlFanOuts1To4", 2, 2, 2, {1, 2, 3, 4}, 3, S::kAlternate, W::kPoll, {kAll}},
+        Case{"RtlOneNode", 1, 1, 1, {1}, 3, S::kAlternate, W::kPoll, {kAll}},
+        // Model and RTL NICs in one barrier.
+        Case{"MixedHdqSdqPoll", 2, 2, 2, {1, 2}, 10, S::kAlternate, W::kPoll, {0, 3, 5}},
+        Case{"MixedSdqIrq", 3, 3, 1, {2}, 5, S::kSdq, W::kInterrupt, {4}}),
     [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace

@@ -34,8 +34,8 @@ Platform::Platform(const sc_core::sc_module_name& name, const PlatformConfig& cf
     memories_.push_back(std::make_unique<MemoryTarget>(("memory" + s).c_str(), cfg.fabric.mem_base,
                                                        cfg.fabric.mem_size));
     if (std::find(cfg.rtl_nodes.begin(), cfg.rtl_nodes.end(), i) != cfg.rtl_nodes.end()) {
-      auto r = std::make_unique<RtlNicModule>(("nic" + s).c_str(), model::Fabric::lid_of(i),
-                                              cfg.period);
+      auto r =
+          std::make_unique<RtlNicModule>(("nic" + s).c_str(), model::Fabric::lid_of(i), cfg.period);
       r->clk.bind(*clock_);
       nics_.push_back(std::move(r));
     } else {
@@ -98,7 +98,7 @@ bool Platform::run(const sc_core::sc_time& limit) {
     fst_ = std::make_unique<VerilatedFstSc>();
     for (auto* nic : nic_ptrs_) {
       if (auto* r = dynamic_cast<RtlNicModule*>(nic)) {
-        r->trace(*fst_);
+        r->trace_fst(*fst_);
       }
     }
     fst_->open(fst_path_.c_str());

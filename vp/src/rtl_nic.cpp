@@ -23,22 +23,22 @@ constexpr std::size_t kWordBytes = 8;  // one memory-port beat (mem_data_t)
 // Byte i of a flit is bits 8i .. 8i+7 of the port (docs/nic/top.md "Interface").
 sc_dt::sc_bv<128> bits_of(const model::Flit& f) {
   sc_dt::sc_bv<128> v;
-  for (int w = 0; w < 4; ++w) {
+  for (std::size_t w = 0; w < 4; ++w) {
     std::uint32_t word = 0;
-    for (int b = 0; b < 4; ++b) {
-      word |= std::uint32_t{f[static_cast<std::size_t>(4 * w + b)]} << (8 * b);
+    for (std::size_t b = 0; b < 4; ++b) {
+      word |= std::uint32_t{f[(4 * w) + b]} << (8 * b);
     }
-    v.set_word(w, word);
+    v.set_word(static_cast<int>(w), word);
   }
   return v;
 }
 
 model::Flit flit_of(const sc_dt::sc_bv<128>& v) {
   model::Flit f{};
-  for (int w = 0; w < 4; ++w) {
-    const std::uint32_t word = v.get_word(w);
-    for (int b = 0; b < 4; ++b) {
-      f[static_cast<std::size_t>(4 * w + b)] = static_cast<std::uint8_t>(word >> (8 * b));
+  for (std::size_t w = 0; w < 4; ++w) {
+    const std::uint32_t word = v.get_word(static_cast<int>(w));
+    for (std::size_t b = 0; b < 4; ++b) {
+      f[(4 * w) + b] = static_cast<std::uint8_t>(word >> (8 * b));
     }
   }
   return f;
@@ -100,7 +100,7 @@ RtlNicModule::RtlNicModule(const sc_core::sc_module_name& name, std::uint16_t li
 
 RtlNicModule::~RtlNicModule() = default;
 
-void RtlNicModule::trace(VerilatedFstC& fst) { dut_->trace(&fst, 99); }
+void RtlNicModule::trace_fst(VerilatedFstC& fst) { dut_->trace(&fst, 99); }
 
 void RtlNicModule::add_traces(sc_core::sc_trace_file* tf) const {
   const std::string n = name();

@@ -232,10 +232,8 @@ int run(int argc, char** argv) {
   const double sim_us = sc_core::sc_time_stamp().to_seconds() * 1e6;
   const double barriers = static_cast<double>(o.ks.size()) * o.barriers;
   std::printf("syncfab-vp: %u nodes (%ux%ux%u), NIC %s (%zu RTL), submit %s, wait %s, seed %llu\n",
-              nodes,
-              pc.fabric.x, pc.fabric.y, pc.fabric.z, o.nic.c_str(), pc.rtl_nodes.size(),
-              o.submit.c_str(),
-              o.wait.c_str(), static_cast<unsigned long long>(o.seed));
+              nodes, pc.fabric.x, pc.fabric.y, pc.fabric.z, o.nic.c_str(), pc.rtl_nodes.size(),
+              o.submit.c_str(), o.wait.c_str(), static_cast<unsigned long long>(o.seed));
   for (std::size_t i = 0; i < o.ks.size(); ++i) {
     unsigned done = 0;
     for (unsigned n = 0; n < nodes; ++n) {

@@ -146,9 +146,8 @@ bool Fabric::quiescent() const {
 bool Fabric::drain_links(std::uint64_t max_cycles) {
   pausing_ = false;
   const auto links_empty = [this] {
-    return flight_.empty() && std::all_of(nodes_.begin(), nodes_.end(), [](const Node& n) {
-             return n.link_backlog() == 0;
-           });
+    return flight_.empty() && std::all_of(nodes_.begin(), nodes_.end(),
+                                          [](const Node& n) { return n.link_backlog() == 0; });
   };
   for (std::uint64_t i = 0; i < max_cycles && !links_empty(); ++i) {
     step();

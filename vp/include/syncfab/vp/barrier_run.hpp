@@ -40,7 +40,7 @@ struct NodeLog {
   // node, which the checks leave out.
   std::uint32_t completions_before = 0;
   std::uint32_t completions_after = 0;  // CNT_COMPLETION once every barrier completed
-  std::string error;  // what the node's program threw
+  std::string error;                    // what the node's program threw
   driver::NicStats stats;
 };
 

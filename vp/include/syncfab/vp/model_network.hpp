@@ -40,8 +40,8 @@ class ModelNetwork final : public sc_core::sc_module {
   // nics[n] is node n (LID n + 1); their count must be cfg's torus's.
   // clock: the RTL NICs' (its period `period`), null when there are none.
   ModelNetwork(const sc_core::sc_module_name& name, const model::FabricConfig& cfg,
-               std::span<NicModule* const> nics, const sc_core::sc_time& period,
-               bool skip_idle, sc_core::sc_clock* clock = nullptr);
+               std::span<NicModule* const> nics, const sc_core::sc_time& period, bool skip_idle,
+               sc_core::sc_clock* clock = nullptr);
 
   [[nodiscard]] model::Fabric& fabric() { return *fabric_; }
   [[nodiscard]] sc_core::sc_time period() const noexcept { return period_; }

@@ -57,9 +57,7 @@ class ModelNicModule final : public sc_core::sc_module, public NicModule {
   [[nodiscard]] std::vector<model::CompletionRecord> completions() const override {
     return engine_->completions();
   }
-  [[nodiscard]] const std::uint64_t& traced_accesses() const noexcept override {
-    return accesses_;
-  }
+  [[nodiscard]] const std::uint64_t& traced_accesses() const noexcept override { return accesses_; }
   [[nodiscard]] const std::uint32_t& traced_offset() const noexcept override {
     return last_offset_;
   }

@@ -36,7 +36,7 @@ struct PlatformConfig {
   sc_core::sc_time csr_latency{2, sc_core::SC_NS};  // per register access
   sc_core::sc_time quantum{100, sc_core::SC_NS};    // the hosts' global quantum
   bool skip_idle = true;                            // ModelNetwork: sleep while quiescent
-  std::vector<unsigned> rtl_nodes;  // nodes whose NIC is the verilated RTL
+  std::vector<unsigned> rtl_nodes;                  // nodes whose NIC is the verilated RTL
 };
 
 class Platform final : public sc_core::sc_module {

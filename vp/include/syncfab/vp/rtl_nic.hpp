@@ -80,7 +80,7 @@ class RtlNicModule final : public sc_core::sc_module,
 
   // The verilated model's signals into an FST (its scope is this module's
   // name); after elaboration.
-  void trace(VerilatedFstC& fst);
+  void trace_fst(VerilatedFstC& fst);
   // The bridges' pins into an sc_trace file.
   void add_traces(sc_core::sc_trace_file* tf) const;
 
@@ -100,9 +100,7 @@ class RtlNicModule final : public sc_core::sc_module,
   [[nodiscard]] std::vector<model::CompletionRecord> completions() const override {
     return completions_;
   }
-  [[nodiscard]] const std::uint64_t& traced_accesses() const noexcept override {
-    return accesses_;
-  }
+  [[nodiscard]] const std::uint64_t& traced_accesses() const noexcept override { return accesses_; }
   [[nodiscard]] const std::uint32_t& traced_offset() const noexcept override {
     return last_offset_;
   }
@@ -142,8 +140,8 @@ class RtlNicModule final : public sc_core::sc_module,
   sc_core::sc_signal<bool> tx_valid_{"tx_valid"}, tx_ready_{"tx_ready"}, tx_last_{"tx_last"};
   sc_core::sc_signal<bool> mem_req_valid_{"mem_req_valid"}, mem_req_ready_{"mem_req_ready"},
       mem_req_write_{"mem_req_write"};
-  sc_core::sc_signal<std::uint64_t> mem_req_addr_{"mem_req_addr"},
-      mem_req_data_{"mem_req_data"}, mem_rsp_data_{"mem_rsp_data"};
+  sc_core::sc_signal<std::uint64_t> mem_req_addr_{"mem_req_addr"}, mem_req_data_{"mem_req_data"},
+      mem_rsp_data_{"mem_rsp_data"};
   sc_core::sc_signal<bool> mem_rsp_valid_{"mem_rsp_valid"}, mem_rsp_ready_{"mem_rsp_ready"},
       mem_rsp_err_{"mem_rsp_err"};
 

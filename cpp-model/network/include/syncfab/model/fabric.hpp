@@ -89,7 +89,9 @@ class Fabric {
     return static_cast<std::uint16_t>(node + 1);
   }
   [[nodiscard]] BarrierEngine& nic(unsigned node);
-  [[nodiscard]] bool is_external(unsigned node) const { return nodes_.at(node).external != nullptr; }
+  [[nodiscard]] bool is_external(unsigned node) const {
+    return nodes_.at(node).external != nullptr;
+  }
   [[nodiscard]] hw::HostMemory& memory(unsigned node);
   [[nodiscard]] std::uint64_t now() const noexcept { return now_; }
   // Longest one-way packet latency in cycles.
@@ -122,7 +124,7 @@ class Fabric {
  private:
   struct Node {
     std::unique_ptr<hw::HostMemory> memory;  // null when the engine reaches an outside memory
-    std::unique_ptr<BarrierEngine> engine;  // null for an external node
+    std::unique_ptr<BarrierEngine> engine;   // null for an external node
     FabricEndpoint* external = nullptr;
     void receive(std::span<const LinkFlit> flits) const;
     [[nodiscard]] std::size_t link_backlog() const;
