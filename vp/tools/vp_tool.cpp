@@ -90,9 +90,9 @@ int run(int argc, char** argv) {
   CLI::App app{
       "syncfab-vp: barriers on N virtual nodes of the SystemC/TLM-2.0 virtual platform -- every "
       "node a host running the unchanged driver on its own SC_THREAD over TLM, host memory "
-      "(TLM target, DMI) and a golden-model NIC (CSR target, DMA initiator, interrupt "
-      "signal) -- the golden model or the verilated RTL (nic_top, Verilator --sc, behind "
-      "TLM-to-APB and memory-port-to-TLM bridges), per node -- the NICs on the golden network "
+      "(TLM target, DMI) and a NIC (CSR target, DMA initiator, interrupt signal): the golden "
+      "model or the verilated RTL (nic_top, Verilator --sc, behind TLM-to-APB and "
+      "memory-port-to-TLM bridges), chosen per node by --nic; the NICs on the golden network "
       "(3D torus, fixed per-hop latency)"};
   Options o;
   app.add_option("--shape", o.shape, "torus shape XxYxZ")->capture_default_str();
@@ -125,7 +125,9 @@ int run(int argc, char** argv) {
   app.add_option("--clock", o.clock_ns, "clock period of the network and NICs, ns")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  app.add_option("--csr-latency", o.csr_latency_ns, "simulated time per register access, ns")
+  app.add_option("--csr-latency", o.csr_latency_ns,
+                 "simulated time per register access of a golden-model NIC, ns (an RTL NIC's "
+                 "access takes its APB transfer's clock cycles)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   app.add_option("--skew", o.skew_ns, "a host computes up to this long before each arrival, ns")
@@ -141,12 +143,13 @@ int run(int argc, char** argv) {
   app.add_option("--nic-latency", o.nic_latency, "cycles of NIC injection + ejection per packet")
       ->capture_default_str();
   app.add_flag("--no-skip-idle", o.no_skip_idle,
-               "clock the network every cycle even while it is quiescent");
+               "clock the network every cycle even while it is quiescent (with an RTL NIC it "
+               "always is)");
   app.add_option("--trace", o.trace,
                  "VCD file (sc_trace) of the interrupt lines, every NIC's register traffic, and "
                  "the RTL NICs' bridge pins");
   app.add_option("--fst", o.fst,
-                 "FST file of every RTL NIC's verilated signals (scope <platform>.nicN.dut), in "
+                 "FST file of every RTL NIC's verilated signals (scope vp.nicN.dut.nic_top), in "
                  "the SystemC kernel's time base, the same as --trace's");
   try {
     app.parse(argc, argv);
