@@ -6,6 +6,7 @@
 // platform goes on -- the same hosts then run barriers through the unchanged
 // driver. One platform per test process.
 #include <gtest/gtest.h>
+#include <syncfab/test/seeds.hpp>
 
 #include <cstring>
 #include <memory>
@@ -24,20 +25,25 @@
 namespace syncfab::vp {
 namespace {
 
-// A platform whose hosts run `errors(n, host)` and then a barrier run, after
-// it ran: the run's verdict lines in `bad`. Destroyed by the test (the
+// A platform whose hosts run `errors(n, host)` and then a barrier run (its
+// compute times seeded from SYNCFAB_SEED, the replay command on a failure),
+// after it ran: the run's verdict lines in `bad`. Destroyed by the test (the
 // verilated models must go before the Verilator runtime's statics do).
 struct RunAfter {
   std::unique_ptr<BarrierRun> run;
   std::unique_ptr<Platform> p;
   std::vector<std::string> bad;
+  std::string replay;
 };
 
 RunAfter run_after(const std::function<void(unsigned, Host&)>& errors, const PlatformConfig& pc) {
   BarrierRunConfig bc;
   bc.ks = {1, 2};
   bc.barriers = 3;
+  bc.seed = syncfab::test::seeds({1}).front();
   RunAfter r;
+  r.replay = "replay: " + syncfab::test::replay_command(bc.seed);
+  SCOPED_TRACE(r.replay);
   r.run = std::make_unique<BarrierRun>(bc, pc);
   BarrierRun* run = r.run.get();
   r.p = std::make_unique<Platform>("vp", pc, [errors, run](unsigned n, Host& h) {
@@ -99,6 +105,7 @@ TEST_P(VpTlmErrors, RefusedCsrAccessIsTheDriversBusErrorAndTheRunGoesOn) {
         EXPECT_EQ(h.read32(hw::nic::ID.offset), hw::nic::kMagic);
       },
       pc);
+  SCOPED_TRACE(r.replay);
   Platform* p = r.p.get();
   for (const auto& b : r.bad) {
     ADD_FAILURE() << b;
@@ -175,6 +182,7 @@ TEST_P(VpTlmErrors, EveryKindIsAnsweredAndCountedByEveryTarget) {
         EXPECT_THROW((void)h.dma().read32(base - 4), hw::DmaError);
       },
       pc);
+  SCOPED_TRACE(r.replay);
   Platform* p = r.p.get();
   for (const auto& b : r.bad) {
     ADD_FAILURE() << b;
@@ -217,6 +225,7 @@ TEST_P(VpTlmErrors, NicDmaOutsideMemoryIsTheDriversDmaErrorCompletion) {
         EXPECT_EQ(r.err, fmt::ErrCode::kDmaError) << driver::describe(r);
       },
       pc);
+  SCOPED_TRACE(r.replay);
   Platform* p = r.p.get();
   for (const auto& b : r.bad) {
     ADD_FAILURE() << b;
