@@ -81,15 +81,25 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"FanOuts1To4", 4, 2, 2, {1, 2, 3, 4}, 5, S::kAlternate, W::kPoll},
         Case{"ThirtyTwoNodesIrq", 4, 4, 2, {2}, 3, S::kHdq, W::kInterrupt},
         Case{"OneNode", 1, 1, 1, {1}, 3, S::kAlternate, W::kPoll},
-        // The verilated RTL NIC on every node.
+        // The same with the verilated RTL NIC on every node.
         Case{"RtlSingleBarrierTwoNodes", 2, 1, 1, {1}, 1, S::kHdq, W::kPoll, {kAll}},
-        Case{"RtlConsecutiveHdqSdqPoll", 2, 2, 2, {2}, 10, S::kAlternate, W::kPoll, {kAll}},
-        Case{"RtlConsecutiveSdqIrq", 3, 3, 1, {2}, 5, S::kSdq, W::kInterrupt, {kAll}},
-        Case{"RtlFanOuts1To4", 2, 2, 2, {1, 2, 3, 4}, 3, S::kAlternate, W::kPoll, {kAll}},
+        Case{"RtlConsecutiveHdqSdqPoll", 2, 2, 2, {2}, 20, S::kAlternate, W::kPoll, {kAll}},
+        Case{"RtlConsecutiveSdqIrq", 3, 3, 1, {2}, 10, S::kSdq, W::kInterrupt, {kAll}},
+        Case{"RtlFanOuts1To4", 4, 2, 2, {1, 2, 3, 4}, 5, S::kAlternate, W::kPoll, {kAll}},
+        Case{"RtlThirtyTwoNodesIrq", 4, 4, 2, {2}, 3, S::kHdq, W::kInterrupt, {kAll}},
         Case{"RtlOneNode", 1, 1, 1, {1}, 3, S::kAlternate, W::kPoll, {kAll}},
         // Model and RTL NICs in one barrier.
         Case{"MixedHdqSdqPoll", 2, 2, 2, {1, 2}, 10, S::kAlternate, W::kPoll, {0, 3, 5}},
-        Case{"MixedSdqIrq", 3, 3, 1, {2}, 5, S::kSdq, W::kInterrupt, {4}}),
+        Case{"MixedSdqIrq", 3, 3, 1, {2}, 5, S::kSdq, W::kInterrupt, {4}},
+        Case{"MixedFanOuts1To4",
+             4,
+             2,
+             2,
+             {1, 2, 3, 4},
+             5,
+             S::kAlternate,
+             W::kPoll,
+             {0, 2, 4, 6, 8, 10, 12, 14}}),
     [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace
