@@ -5,7 +5,7 @@ CMAKE_FLAGS ?=
 PY      := .venv/bin/python
 CTEST   := ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-.PHONY: all deps configure build run test regress coverage fuzz lint waves bench bench-sim bench-route bench-barrier bench-system bench-collective bench-vp docs format clean help
+.PHONY: all deps configure build run test regress coverage fuzz lint waves bench bench-sim bench-route bench-barrier bench-system bench-collective bench-vp vp docs format clean help
 
 all: build
 
@@ -18,6 +18,7 @@ help:
 	@echo "make fuzz FUZZ_TIME=<s>   libFuzzer (ASan + UBSan) and atheris on every parser and decoder, <s> seconds each (default 60), in build-fuzz; see docs/fuzz.md"
 	@echo "make lint       source style (verible, clang-format), verilator --lint-only -Wall on all RTL, clang-tidy on C++"
 	@echo "make waves TEST=<name> SEED=<n>   re-run one test with FST tracing"
+	@echo "make vp [VP_ARGS='...']   the unchanged driver on the SystemC/TLM virtual platform (syncfab-vp; VP_ARGS e.g. '--nic rtl:0,3 --wait irq'; syncfab-vp --help)"
 	@echo "make bench      benchmarks (simulation speed, DAMQ traffic, barrier latency, routing)"
 	@echo "make bench-sim  simulation speed of every verilated model, harness and fabric, and compile times, into docs/bench-sim.{md,csv}"
 	@echo "make bench-route  the routing benchmark alone, into docs/bench-route.{md,csv,png}"
@@ -114,6 +115,13 @@ bench-collective: build
 # counter on a virtual machine.
 bench-vp: build
 	@scripts/bench_vp.sh $(BUILD)
+
+# The driver on the virtual platform: builds syncfab-vp alone (and the
+# verilated NIC it links), then runs it (docs/virtual-platform.md).
+VP_ARGS ?= --shape 2x2x2 --k 1,2 --wait irq
+vp: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target syncfab-vp
+	@$(BUILD)/vp/syncfab-vp $(VP_ARGS)
 
 docs: build
 	@cmake --build $(BUILD) --target docs

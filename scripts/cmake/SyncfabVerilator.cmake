@@ -1,7 +1,7 @@
 # One verilated static library per RTL top, from that top's .f file list.
 #
 #   syncfab_verilate(<lib> TOP <module> FILELIST <file.f> [LARGE [OPT_FAST <-Ox>]]
-#                    [COVERAGE] [PREFIX <class>] [GEN_REPLACE <folder>=<folder> ...]
+#                    [COVERAGE] [SYSTEMC] [PREFIX <class>] [GEN_REPLACE <folder>=<folder> ...]
 #                    [PARAMS Name=Value ...] [ARGS <extra verilator args> ...])
 #
 # The model class is V<module> unless PREFIX names another (Verilator's
@@ -39,6 +39,12 @@
 # The generated sources carry no coverage (rtl/coverage/coverage.vlt says
 # why). Nothing of it reaches the normal tree, whose models stay as fast as
 # the benches measure.
+#
+# SYSTEMC verilates the top as a SystemC module (Verilator --sc: sc_in /
+# sc_out ports, evaluated by the SystemC kernel, time from sc_time_stamp) for
+# the virtual platform (docs/virtual-platform.md). Such a model links the
+# runtime compiled with VM_SC=1 (syncfab_verilated_sc_rt) and SystemC; a
+# binary links either runtime, never both.
 #
 # Every model is built with FST tracing and struct fields compiled in; tracing
 # is switched on at run time by the harness, not by rebuilding. The Verilator
@@ -99,6 +105,22 @@ if(NOT TARGET syncfab_verilated_rt)
   target_link_libraries(syncfab_verilated_rt PUBLIC ZLIB::ZLIB Threads::Threads)
 endif()
 
+# The same runtime for SystemC models, with the FST writer that follows the
+# SystemC kernel's time (verilated_fst_sc.cpp).
+if(NOT TARGET syncfab_verilated_sc_rt)
+  add_library(syncfab_verilated_sc_rt STATIC
+    ${VERILATOR_ROOT}/include/verilated.cpp
+    ${VERILATOR_ROOT}/include/verilated_fst_c.cpp
+    ${VERILATOR_ROOT}/include/verilated_fst_sc.cpp
+    ${VERILATOR_ROOT}/include/verilated_threads.cpp)
+  target_include_directories(syncfab_verilated_sc_rt SYSTEM
+    PUBLIC ${VERILATOR_ROOT}/include ${VERILATOR_ROOT}/include/vltstd)
+  target_compile_definitions(syncfab_verilated_sc_rt PUBLIC
+    VM_SC=1 VM_TRACE=1 VM_TRACE_VCD=0 VM_TRACE_FST=1)
+  target_compile_options(syncfab_verilated_sc_rt PRIVATE ${VERILATOR_CFLAGS} -O2)
+  target_link_libraries(syncfab_verilated_sc_rt PUBLIC syncfab_systemc ZLIB::ZLIB Threads::Threads)
+endif()
+
 # A .f file list and the shared flags (rtl/verilator_flags.f) are read by
 # scripts/filelist.py, the one parser the cocotb runner and lint use too (its
 # docstring has the format). Every file read is a configure dependency.
@@ -131,7 +153,7 @@ function(syncfab_verilator_flags out)
 endfunction()
 
 function(syncfab_verilate lib)
-  cmake_parse_arguments(SV "LARGE;COVERAGE" "TOP;FILELIST;OPT_FAST;PREFIX" "PARAMS;ARGS;GEN_REPLACE"
+  cmake_parse_arguments(SV "LARGE;COVERAGE;SYSTEMC" "TOP;FILELIST;OPT_FAST;PREFIX" "PARAMS;ARGS;GEN_REPLACE"
                         ${ARGN})
   if(SV_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "syncfab_verilate(${lib}): unknown arguments ${SV_UNPARSED_ARGUMENTS}")
@@ -197,7 +219,13 @@ function(syncfab_verilate lib)
     set(_opt)
     set_target_properties(${lib} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 0)
   endif()
-  verilate(${lib}
+  set(_sc)
+  set(_rt syncfab_verilated_rt)
+  if(SV_SYSTEMC)
+    set(_sc SYSTEMC)
+    set(_rt syncfab_verilated_sc_rt)
+  endif()
+  verilate(${lib} ${_sc}
     SOURCES ${_srcs}
     TOP_MODULE ${SV_TOP}
     PREFIX ${SV_PREFIX}
@@ -211,15 +239,18 @@ function(syncfab_verilate lib)
   # <class>__inputs.hpp: the model's inputs for the harness's idle skipping
   # (scripts/vl_inputs.py, from the ports in <class>.h, written by Verilator
   # at configure time just above).
-  set(_mdir "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${lib}.dir/${SV_PREFIX}.dir")
-  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
-               "${CMAKE_SOURCE_DIR}/scripts/vl_inputs.py")
-  execute_process(
-    COMMAND "${SYNCFAB_PYTHON}" "${CMAKE_SOURCE_DIR}/scripts/vl_inputs.py"
-            "${_mdir}/${SV_PREFIX}.h" "${_mdir}/${SV_PREFIX}__inputs.hpp"
-    RESULT_VARIABLE _rc ERROR_VARIABLE _err)
-  if(NOT _rc EQUAL 0)
-    message(FATAL_ERROR "syncfab: vl_inputs.py failed for ${lib}:\n${_err}")
+  # A SystemC model has sc_in ports and no such harness.
+  if(NOT SV_SYSTEMC)
+    set(_mdir "${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${lib}.dir/${SV_PREFIX}.dir")
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+                 "${CMAKE_SOURCE_DIR}/scripts/vl_inputs.py")
+    execute_process(
+      COMMAND "${SYNCFAB_PYTHON}" "${CMAKE_SOURCE_DIR}/scripts/vl_inputs.py"
+              "${_mdir}/${SV_PREFIX}.h" "${_mdir}/${SV_PREFIX}__inputs.hpp"
+      RESULT_VARIABLE _rc ERROR_VARIABLE _err)
+    if(NOT _rc EQUAL 0)
+      message(FATAL_ERROR "syncfab: vl_inputs.py failed for ${lib}:\n${_err}")
+    endif()
   endif()
 
   # Drop the per-model copy of the runtime; link the shared one instead.
@@ -235,7 +266,7 @@ function(syncfab_verilate lib)
     list(FILTER _cold INCLUDE REGEX "__(Syms|Trace__[0-9]+(__Slow)?)\\.cpp$")
     set_source_files_properties(${_cold} PROPERTIES COMPILE_OPTIONS "-O0")
   endif()
-  target_link_libraries(${lib} PUBLIC syncfab_verilated_rt)
+  target_link_libraries(${lib} PUBLIC ${_rt})
   # The generated model header includes verilated headers; keep their warnings
   # out of our -Werror builds.
   get_target_property(_vinc ${lib} INTERFACE_INCLUDE_DIRECTORIES)

@@ -1,9 +1,12 @@
-// TLM errors on the virtual platform: a register access the NIC refuses
-// reaches the driver as its usual hw::BusError; malformed transactions to the
-// NIC's CSR target and to host memory get the right TLM error response and
-// are counted per kind; and the platform goes on -- the same hosts then run
-// barriers through the unchanged driver. One platform per test process.
+// TLM errors on the virtual platform, with golden-model and with verilated
+// RTL NICs: a register access the NIC refuses (the model's hw::BusError, the
+// RTL's PSLVERR through the APB bridge) reaches the driver as its usual
+// hw::BusError; malformed transactions to the NIC's CSR target and to host
+// memory get the right TLM error response and are counted per kind; and the
+// platform goes on -- the same hosts then run barriers through the unchanged
+// driver. One platform per test process.
 #include <gtest/gtest.h>
+#include <syncfab/test/seeds.hpp>
 
 #include <cstring>
 #include <memory>
@@ -22,25 +25,53 @@
 namespace syncfab::vp {
 namespace {
 
-// Runs `errors(n, host)` on every node before a barrier run; returns the
-// run's verdict lines.
-std::vector<std::string> run_after(const std::function<void(unsigned, Host&)>& errors,
-                                   const PlatformConfig& pc, Platform*& out) {
+// A platform whose hosts run `errors(n, host)` and then a barrier run (its
+// compute times seeded from SYNCFAB_SEED, the replay command on a failure),
+// after it ran: the run's verdict lines in `bad`. Destroyed by the test (the
+// verilated models must go before the Verilator runtime's statics do).
+struct RunAfter {
+  std::unique_ptr<BarrierRun> run;
+  std::unique_ptr<Platform> p;
+  std::vector<std::string> bad;
+  std::string replay;
+};
+
+RunAfter run_after(const std::function<void(unsigned, Host&)>& errors, const PlatformConfig& pc) {
   BarrierRunConfig bc;
   bc.ks = {1, 2};
   bc.barriers = 3;
-  static std::unique_ptr<BarrierRun> run;
-  run = std::make_unique<BarrierRun>(bc, pc);
-  static std::unique_ptr<Platform> p;
-  p = std::make_unique<Platform>("vp", pc, [errors](unsigned n, Host& h) {
+  bc.seed = syncfab::test::seeds({1}).front();
+  RunAfter r;
+  r.replay = "replay: " + syncfab::test::replay_command(bc.seed);
+  SCOPED_TRACE(r.replay);
+  r.run = std::make_unique<BarrierRun>(bc, pc);
+  BarrierRun* run = r.run.get();
+  r.p = std::make_unique<Platform>("vp", pc, [errors, run](unsigned n, Host& h) {
     errors(n, h);
     run->program(n, h);
   });
-  out = p.get();
-  EXPECT_TRUE(p->run(sc_core::sc_time(10, sc_core::SC_MS))) << "hosts still running";
-  EXPECT_EQ(run->completions(), std::uint64_t{p->size()} * 2 * 3);
-  return run->check(*p);
+  EXPECT_TRUE(r.p->run(sc_core::sc_time(10, sc_core::SC_MS))) << "hosts still running";
+  EXPECT_EQ(run->completions(), std::uint64_t{r.p->size()} * 2 * 3);
+  r.bad = run->check(*r.p);
+  return r;
 }
+
+// Every node's NIC of the kind the test is instantiated with.
+class VpTlmErrors : public ::testing::TestWithParam<NicKind> {
+ protected:
+  [[nodiscard]] PlatformConfig config(unsigned x, unsigned y, unsigned z) const {
+    PlatformConfig pc;
+    pc.fabric.x = x;
+    pc.fabric.y = y;
+    pc.fabric.z = z;
+    if (GetParam() == NicKind::kRtl) {
+      for (unsigned n = 0; n < x * y * z; ++n) {
+        pc.rtl_nodes.push_back(n);
+      }
+    }
+    return pc;
+  }
+};
 
 template <typename F>
 std::string message_of(F&& f) {
@@ -52,13 +83,9 @@ std::string message_of(F&& f) {
   return "(no hw::BusError)";
 }
 
-TEST(VpTlmErrors, RefusedCsrAccessIsTheDriversBusErrorAndTheRunGoesOn) {
-  PlatformConfig pc;
-  pc.fabric.x = 2;
-  pc.fabric.y = 1;
-  pc.fabric.z = 1;
-  Platform* p = nullptr;
-  const auto bad = run_after(
+TEST_P(VpTlmErrors, RefusedCsrAccessIsTheDriversBusErrorAndTheRunGoesOn) {
+  const PlatformConfig pc = config(2, 1, 1);
+  const RunAfter r = run_after(
       [](unsigned n, Host& h) {
         if (n != 0) {
           return;
@@ -77,13 +104,19 @@ TEST(VpTlmErrors, RefusedCsrAccessIsTheDriversBusErrorAndTheRunGoesOn) {
         // The NIC still answers.
         EXPECT_EQ(h.read32(hw::nic::ID.offset), hw::nic::kMagic);
       },
-      pc, p);
-  for (const auto& b : bad) {
+      pc);
+  SCOPED_TRACE(r.replay);
+  Platform* p = r.p.get();
+  for (const auto& b : r.bad) {
     ADD_FAILURE() << b;
   }
   EXPECT_EQ(p->nic(0).errors()[TlmError::kAddress], 3U);
   EXPECT_EQ(p->nic(0).errors().total(), 3U);
   EXPECT_EQ(p->nic(1).errors().total(), 0U);
+  if (GetParam() == NicKind::kRtl) {
+    // The unaligned write and the write to ID reached the pins: PSLVERR.
+    EXPECT_EQ(p->rtl_nic(0).apb_errors(), 2U);
+  }
 }
 
 // t over `data`, 4 bytes at `addr`: a well-formed register access.
@@ -99,13 +132,9 @@ void set(tlm::tlm_generic_payload& t, tlm::tlm_command cmd, std::uint64_t addr,
   t.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
 }
 
-TEST(VpTlmErrors, EveryKindIsAnsweredAndCountedByEveryTarget) {
-  PlatformConfig pc;
-  pc.fabric.x = 2;
-  pc.fabric.y = 2;
-  pc.fabric.z = 1;
-  Platform* p = nullptr;
-  const auto bad = run_after(
+TEST_P(VpTlmErrors, EveryKindIsAnsweredAndCountedByEveryTarget) {
+  const PlatformConfig pc = config(2, 2, 1);
+  const RunAfter r = run_after(
       [&pc](unsigned n, Host& h) {
         if (n != 1) {
           return;
@@ -152,8 +181,10 @@ TEST(VpTlmErrors, EveryKindIsAnsweredAndCountedByEveryTarget) {
         // Through the Device's memory: the usual DmaError.
         EXPECT_THROW((void)h.dma().read32(base - 4), hw::DmaError);
       },
-      pc, p);
-  for (const auto& b : bad) {
+      pc);
+  SCOPED_TRACE(r.replay);
+  Platform* p = r.p.get();
+  for (const auto& b : r.bad) {
     ADD_FAILURE() << b;
   }
   const auto& nic = p->nic(1).errors();
@@ -174,13 +205,9 @@ TEST(VpTlmErrors, EveryKindIsAnsweredAndCountedByEveryTarget) {
 // The NIC's DMA goes over TLM too: a completion write outside host memory is
 // refused by the memory target (TLM_ADDRESS_ERROR_RESPONSE, counted), the
 // engine sees hw::DmaError and the driver gets its DMA_ERROR completion.
-TEST(VpTlmErrors, NicDmaOutsideMemoryIsTheDriversDmaErrorCompletion) {
-  PlatformConfig pc;
-  pc.fabric.x = 1;
-  pc.fabric.y = 1;
-  pc.fabric.z = 1;
-  Platform* p = nullptr;
-  const auto bad = run_after(
+TEST_P(VpTlmErrors, NicDmaOutsideMemoryIsTheDriversDmaErrorCompletion) {
+  const PlatformConfig pc = config(1, 1, 1);
+  const RunAfter r = run_after(
       [&pc](unsigned /*n*/, Host& h) {
         driver::NicOptions o;
         o.poll_interval = std::chrono::nanoseconds(8);
@@ -197,13 +224,20 @@ TEST(VpTlmErrors, NicDmaOutsideMemoryIsTheDriversDmaErrorCompletion) {
         const auto r = nic.wait_raw(t, std::chrono::microseconds(2));
         EXPECT_EQ(r.err, fmt::ErrCode::kDmaError) << driver::describe(r);
       },
-      pc, p);
-  for (const auto& b : bad) {
+      pc);
+  SCOPED_TRACE(r.replay);
+  Platform* p = r.p.get();
+  for (const auto& b : r.bad) {
     ADD_FAILURE() << b;
   }
   EXPECT_EQ(p->memory(0).errors()[TlmError::kAddress], 1U);
   EXPECT_EQ(p->memory(0).errors().total(), 1U);
 }
+
+INSTANTIATE_TEST_SUITE_P(Nics, VpTlmErrors, ::testing::Values(NicKind::kModel, NicKind::kRtl),
+                         [](const auto& info) {
+                           return std::string(info.param == NicKind::kRtl ? "Rtl" : "Model");
+                         });
 
 }  // namespace
 }  // namespace syncfab::vp

@@ -5,13 +5,14 @@
 #include <string>
 
 #include "syncfab/vp/model_nic.hpp"
+#include "syncfab/vp/rtl_nic.hpp"
 
 namespace syncfab::vp {
 
 ModelNetwork::ModelNetwork(const sc_core::sc_module_name& name, const model::FabricConfig& cfg,
-                           std::span<ModelNicModule* const> nics, const sc_core::sc_time& period,
-                           bool skip_idle)
-    : sc_core::sc_module(name), nics_(nics), period_(period), skip_idle_(skip_idle) {
+                           std::span<NicModule* const> nics, const sc_core::sc_time& period,
+                           bool skip_idle, sc_core::sc_clock* clock)
+    : sc_core::sc_module(name), period_(period), skip_idle_(skip_idle) {
   if (period_ == sc_core::SC_ZERO_TIME) {
     throw std::invalid_argument(std::string(this->name()) + ": clock period 0");
   }
@@ -20,12 +21,52 @@ ModelNetwork::ModelNetwork(const sc_core::sc_module_name& name, const model::Fab
     throw std::invalid_argument(std::string(this->name()) + ": " + std::to_string(nics.size()) +
                                 " NIC modules for a torus of " + std::to_string(want) + " nodes");
   }
-  fabric_ = std::make_unique<model::Fabric>(
-      cfg, [&](unsigned n) -> hw::DmaMemory& { return nics[n]->dma; });
+  std::vector<RtlNicModule*> rtl_of(nics.size(), nullptr);
   for (unsigned n = 0; n < nics.size(); ++n) {
-    nics[n]->attach(fabric_->nic(n), *this);
+    if (auto* m = dynamic_cast<ModelNicModule*>(nics[n])) {
+      models_.push_back(m);
+    } else if (auto* r = dynamic_cast<RtlNicModule*>(nics[n])) {
+      rtl_of[n] = r;
+      rtls_.push_back(r);
+    } else {
+      throw std::invalid_argument(std::string(this->name()) + ": node " + std::to_string(n) +
+                                  " has a NIC of unknown kind");
+    }
   }
-  SC_METHOD(tick);
+  if (!rtls_.empty() && clock == nullptr) {
+    throw std::invalid_argument(std::string(this->name()) + ": RTL NICs without a clock");
+  }
+  fabric_ = std::make_unique<model::Fabric>(
+      cfg, [&](unsigned n) -> hw::DmaMemory& { return nics[n]->dma_port(); },
+      [&](unsigned n) -> model::FabricEndpoint* { return rtl_of[n]; });
+  for (unsigned n = 0; n < nics.size(); ++n) {
+    if (auto* m = dynamic_cast<ModelNicModule*>(nics[n])) {
+      m->attach(fabric_->nic(n), *this);
+    }
+  }
+  if (rtls_.empty()) {
+    SC_METHOD(tick);
+  } else {
+    SC_METHOD(clocked_tick);
+    sensitive << clock->posedge_event();
+    dont_initialize();
+  }
+}
+
+// A rising edge of the RTL NICs' clock at edge c (time c * period).
+void ModelNetwork::clocked_tick() {
+  for (auto* r : rtls_) {
+    r->sample();
+  }
+  catch_up(cycle_at(sc_core::sc_time_stamp()));
+  fabric_->step();
+  ++steps_;
+  for (auto* r : rtls_) {
+    r->drive();
+  }
+  for (auto* m : models_) {
+    m->after_step();
+  }
 }
 
 std::uint64_t ModelNetwork::cycle_at(const sc_core::sc_time& t) const {
@@ -71,8 +112,8 @@ void ModelNetwork::tick() {
   catch_up(cycle_at(now));
   fabric_->step();
   ++steps_;
-  for (auto* nic : nics_) {
-    nic->after_step();
+  for (auto* m : models_) {
+    m->after_step();
   }
   if (skip_idle_ && fabric_->quiescent()) {
     sleeping_ = true;

@@ -1,10 +1,12 @@
 // syncfab-vp: the unchanged driver on N virtual nodes of the SystemC/TLM-2.0
 // virtual platform (docs/virtual-platform.md), every node's driver on its own
-// SC_THREAD, golden-model NICs on the golden network. Runs barriers, checks
+// SC_THREAD, golden-model or verilated RTL NICs (or a mix) on the golden
+// network. Runs barriers, checks
 // them, prints the completions, the simulated and the wall time; exits 1 if
 // a barrier failed or a check broke, 2 on a bad command line.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -41,7 +43,40 @@ struct Options {
   unsigned nic_latency = 4;
   bool no_skip_idle = false;
   std::string trace;
+  std::string fst;
 };
+
+// "model", "rtl", or "rtl:<node>,<node>,...": the nodes whose NIC is the
+// verilated RTL. Returns false on anything else.
+bool parse_nic(const std::string& s, unsigned nodes, std::vector<unsigned>& rtl) {
+  rtl.clear();
+  if (s == "model") {
+    return true;
+  }
+  if (s == "rtl") {
+    for (unsigned n = 0; n < nodes; ++n) {
+      rtl.push_back(n);
+    }
+    return true;
+  }
+  if (s.rfind("rtl:", 0) != 0) {
+    return false;
+  }
+  std::istringstream in(s.substr(4));
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos ||
+        item.size() > 6) {
+      return false;
+    }
+    const auto n = static_cast<unsigned>(std::stoul(item));
+    if (n >= nodes || std::find(rtl.begin(), rtl.end(), n) != rtl.end()) {
+      return false;
+    }
+    rtl.push_back(n);
+  }
+  return !rtl.empty();
+}
 
 bool parse_shape(const std::string& s, model::FabricConfig& f) {
   char x1 = 0;
@@ -55,16 +90,19 @@ int run(int argc, char** argv) {
   CLI::App app{
       "syncfab-vp: barriers on N virtual nodes of the SystemC/TLM-2.0 virtual platform -- every "
       "node a host running the unchanged driver on its own SC_THREAD over TLM, host memory "
-      "(TLM target, DMI) and a golden-model NIC (CSR target, DMA initiator, interrupt "
-      "signal), the NICs on the golden network (3D torus, fixed per-hop latency)"};
+      "(TLM target, DMI) and a NIC (CSR target, DMA initiator, interrupt signal): the golden "
+      "model or the verilated RTL (nic_top, Verilator --sc, behind TLM-to-APB and "
+      "memory-port-to-TLM bridges), chosen per node by --nic; the NICs on the golden network "
+      "(3D torus, fixed per-hop latency)"};
   Options o;
   app.add_option("--shape", o.shape, "torus shape XxYxZ")->capture_default_str();
   app.add_option("--nodes", o.nodes, "N nodes on a ring (Nx1x1); overrides --shape")
       ->check(CLI::Range(1U, 4096U));
   app.add_option("--nic", o.nic,
-                 "the NIC behind the sockets: model (golden model). The verilated RTL NIC is not "
-                 "available on the virtual platform yet")
-      ->check(CLI::IsMember({"model"}))
+                 "the NIC behind the sockets: model (the golden model on every node), rtl (the "
+                 "verilated nic_top on every node, clocked by an sc_clock of --clock; 4 "
+                 "contexts, so at most 4 fan-outs), or rtl:N,M,... (the RTL on those nodes, "
+                 "the golden model on the others)")
       ->capture_default_str();
   app.add_option("--k", o.ks, "fan-outs of the dissemination barrier, one context each")
       ->delimiter(',')
@@ -87,7 +125,9 @@ int run(int argc, char** argv) {
   app.add_option("--clock", o.clock_ns, "clock period of the network and NICs, ns")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  app.add_option("--csr-latency", o.csr_latency_ns, "simulated time per register access, ns")
+  app.add_option("--csr-latency", o.csr_latency_ns,
+                 "simulated time per register access of a golden-model NIC, ns (an RTL NIC's "
+                 "access takes its APB transfer's clock cycles)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   app.add_option("--skew", o.skew_ns, "a host computes up to this long before each arrival, ns")
@@ -103,9 +143,14 @@ int run(int argc, char** argv) {
   app.add_option("--nic-latency", o.nic_latency, "cycles of NIC injection + ejection per packet")
       ->capture_default_str();
   app.add_flag("--no-skip-idle", o.no_skip_idle,
-               "clock the network every cycle even while it is quiescent");
+               "clock the network every cycle even while it is quiescent (with an RTL NIC it "
+               "always is)");
   app.add_option("--trace", o.trace,
-                 "VCD file (sc_trace) of the interrupt lines and every NIC's register traffic");
+                 "VCD file (sc_trace) of the interrupt lines, every NIC's register traffic, and "
+                 "the RTL NICs' bridge pins");
+  app.add_option("--fst", o.fst,
+                 "FST file of every RTL NIC's verilated signals (scope vp.nicN.dut.nic_top), in "
+                 "the SystemC kernel's time base, the same as --trace's");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -127,6 +172,16 @@ int run(int argc, char** argv) {
   pc.csr_latency = sc_core::sc_time(o.csr_latency_ns, sc_core::SC_NS);
   pc.quantum = sc_core::sc_time(o.quantum_ns, sc_core::SC_NS);
   pc.skip_idle = !o.no_skip_idle;
+  if (!parse_nic(o.nic, pc.fabric.x * pc.fabric.y * pc.fabric.z, pc.rtl_nodes)) {
+    std::cerr << "syncfab-vp: --nic '" << o.nic
+              << "' is not model, rtl, or rtl:<node>,... with distinct nodes below "
+              << pc.fabric.x * pc.fabric.y * pc.fabric.z << "\n";
+    return 2;
+  }
+  if (!o.fst.empty() && pc.rtl_nodes.empty()) {
+    std::cerr << "syncfab-vp: --fst needs an RTL NIC (--nic rtl or rtl:<nodes>)\n";
+    return 2;
+  }
 
   vp::BarrierRunConfig bc;
   bc.ks = o.ks;
@@ -150,6 +205,9 @@ int run(int argc, char** argv) {
     }
     tf = sc_core::sc_create_vcd_trace_file(base.c_str());
     platform.add_traces(tf);
+  }
+  if (!o.fst.empty()) {
+    platform.trace_fst(o.fst);
   }
   // Every barrier's timeout, with room for the hosts' compute times.
   const auto limit = (sc_core::sc_time(o.timeout_us, sc_core::SC_US) + bc.max_skew) *
@@ -176,9 +234,9 @@ int run(int argc, char** argv) {
   const unsigned nodes = platform.size();
   const double sim_us = sc_core::sc_time_stamp().to_seconds() * 1e6;
   const double barriers = static_cast<double>(o.ks.size()) * o.barriers;
-  std::printf("syncfab-vp: %u nodes (%ux%ux%u), NIC %s, submit %s, wait %s, seed %llu\n", nodes,
-              pc.fabric.x, pc.fabric.y, pc.fabric.z, o.nic.c_str(), o.submit.c_str(),
-              o.wait.c_str(), static_cast<unsigned long long>(o.seed));
+  std::printf("syncfab-vp: %u nodes (%ux%ux%u), NIC %s (%zu RTL), submit %s, wait %s, seed %llu\n",
+              nodes, pc.fabric.x, pc.fabric.y, pc.fabric.z, o.nic.c_str(), pc.rtl_nodes.size(),
+              o.submit.c_str(), o.wait.c_str(), static_cast<unsigned long long>(o.seed));
   for (std::size_t i = 0; i < o.ks.size(); ++i) {
     unsigned done = 0;
     for (unsigned n = 0; n < nodes; ++n) {

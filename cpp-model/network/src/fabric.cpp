@@ -9,6 +9,10 @@ namespace syncfab::model {
 Fabric::Fabric(const FabricConfig& cfg) : Fabric(cfg, nullptr) {}
 
 Fabric::Fabric(const FabricConfig& cfg, const std::function<hw::DmaMemory&(unsigned node)>& dma)
+    : Fabric(cfg, dma, nullptr) {}
+
+Fabric::Fabric(const FabricConfig& cfg, const std::function<hw::DmaMemory&(unsigned node)>& dma,
+               const std::function<FabricEndpoint*(unsigned node)>& external)
     : cfg_(cfg),
       torus_(cfg.x, cfg.y, cfg.z),
       pausing_(cfg.pauses.interval != 0),
@@ -20,6 +24,11 @@ Fabric::Fabric(const FabricConfig& cfg, const std::function<hw::DmaMemory&(unsig
   nodes_.reserve(torus_.nodes());
   for (unsigned n = 0; n < torus_.nodes(); ++n) {
     Node node;
+    node.external = external ? external(n) : nullptr;
+    if (node.external != nullptr) {
+      nodes_.push_back(std::move(node));
+      continue;
+    }
     if (!dma) {
       node.memory = std::make_unique<hw::HostMemory>(cfg.mem_base, cfg.mem_size);
     }
@@ -38,6 +47,27 @@ Fabric::Fabric(const FabricConfig& cfg, const std::function<hw::DmaMemory&(unsig
       next_pause_.push_back(pause_rng_() % cfg.pauses.interval);
     }
   }
+}
+
+BarrierEngine& Fabric::nic(unsigned node) {
+  auto& e = nodes_.at(node).engine;
+  if (!e) {
+    throw std::logic_error("fabric node " + std::to_string(node) +
+                           " is an external endpoint, not a golden-model engine");
+  }
+  return *e;
+}
+
+void Fabric::Node::receive(std::span<const LinkFlit> flits) const {
+  if (external != nullptr) {
+    external->receive(flits);
+  } else {
+    engine->receive(flits);
+  }
+}
+
+std::size_t Fabric::Node::link_backlog() const {
+  return external != nullptr ? external->link_backlog() : engine->link_backlog();
 }
 
 hw::HostMemory& Fabric::memory(unsigned node) {
@@ -63,7 +93,7 @@ void Fabric::send_pause(unsigned node) {
     }
   }
   const auto flits = pfc_flits(make_pfc_frame(classes, quanta));
-  nodes_[node].engine->receive(flits);
+  nodes_[node].receive(flits);
   ++pfc_frames_;
   next_pause_[node] =
       now_ + cfg_.pauses.interval + pause_rng_() % (std::uint64_t{cfg_.pauses.interval} + 1);
@@ -73,7 +103,7 @@ void Fabric::step() {
   while (!flight_.empty() && flight_.top().at <= now_) {
     const auto f = flight_.top();
     flight_.pop();
-    nodes_[f.dst].engine->receive(f.pkt);
+    nodes_[f.dst].receive(f.pkt);
     ++delivered_;
   }
   for (unsigned n = 0; pausing_ && n < nodes_.size(); ++n) {
@@ -82,9 +112,11 @@ void Fabric::step() {
     }
   }
   for (unsigned n = 0; n < nodes_.size(); ++n) {
-    auto& e = *nodes_[n].engine;
-    e.step();
-    while (auto p = e.transmit_flits()) {
+    auto& node = nodes_[n];
+    if (node.engine) {
+      node.engine->step();
+    }
+    while (auto p = node.engine ? node.engine->transmit_flits() : node.external->transmit_flits()) {
       const unsigned lid = fmt::PktHdr(p->front().data).dst_lid();
       if (lid == 0 || lid > nodes_.size()) {
         ++unroutable_;
@@ -104,7 +136,7 @@ bool Fabric::quiescent() const {
     return false;
   }
   for (const auto& n : nodes_) {
-    if (!n.engine->quiescent()) {
+    if (!(n.engine ? n.engine->quiescent() : n.external->quiescent())) {
       return false;
     }
   }
@@ -114,9 +146,8 @@ bool Fabric::quiescent() const {
 bool Fabric::drain_links(std::uint64_t max_cycles) {
   pausing_ = false;
   const auto links_empty = [this] {
-    return flight_.empty() && std::all_of(nodes_.begin(), nodes_.end(), [](const Node& n) {
-             return n.engine->link_backlog() == 0;
-           });
+    return flight_.empty() && std::all_of(nodes_.begin(), nodes_.end(),
+                                          [](const Node& n) { return n.link_backlog() == 0; });
   };
   for (std::uint64_t i = 0; i < max_cycles && !links_empty(); ++i) {
     step();
@@ -136,7 +167,11 @@ void Fabric::skip_to(std::uint64_t t) {
     return;
   }
   for (auto& n : nodes_) {
-    n.engine->skip(t - now_);
+    if (n.engine) {
+      n.engine->skip(t - now_);
+    } else if (!n.external->quiescent()) {
+      throw std::logic_error("fabric: skip_to with an external node that is not quiescent");
+    }
   }
   now_ = t;
 }

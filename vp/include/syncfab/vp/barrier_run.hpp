@@ -39,7 +39,8 @@ struct NodeLog {
   // CNT_COMPLETION before the run: completions of an earlier program on the
   // node, which the checks leave out.
   std::uint32_t completions_before = 0;
-  std::string error;  // what the node's program threw
+  std::uint32_t completions_after = 0;  // CNT_COMPLETION once every barrier completed
+  std::string error;                    // what the node's program threw
   driver::NicStats stats;
 };
 

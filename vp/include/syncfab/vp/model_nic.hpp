@@ -24,13 +24,14 @@
 #include <syncfab/model/barrier_engine.hpp>
 
 #include "syncfab/vp/memory_port.hpp"
+#include "syncfab/vp/nic_module.hpp"
 #include "syncfab/vp/tlm_check.hpp"
 
 namespace syncfab::vp {
 
 class ModelNetwork;
 
-class ModelNicModule final : public sc_core::sc_module {
+class ModelNicModule final : public sc_core::sc_module, public NicModule {
  public:
   SC_HAS_PROCESS(ModelNicModule);
   ModelNicModule(const sc_core::sc_module_name& name, const sc_core::sc_time& csr_latency);
@@ -46,11 +47,20 @@ class ModelNicModule final : public sc_core::sc_module {
   void after_step();
 
   [[nodiscard]] model::BarrierEngine& engine() { return *engine_; }
-  [[nodiscard]] const TlmErrorCounts& errors() const noexcept { return errors_; }
-  [[nodiscard]] std::uint64_t csr_accesses() const noexcept { return accesses_; }
-  // What a trace file samples: the access count and the last offset.
-  [[nodiscard]] const std::uint64_t& traced_accesses() const noexcept { return accesses_; }
-  [[nodiscard]] const std::uint32_t& traced_offset() const noexcept { return last_offset_; }
+
+  [[nodiscard]] NicKind nic_kind() const noexcept override { return NicKind::kModel; }
+  [[nodiscard]] tlm::tlm_target_socket<>& csr_target() override { return csr; }
+  [[nodiscard]] MemoryPort& dma_port() override { return dma; }
+  [[nodiscard]] sc_core::sc_out<bool>& irq_out() override { return irq; }
+  [[nodiscard]] const TlmErrorCounts& errors() const noexcept override { return errors_; }
+  [[nodiscard]] std::uint64_t csr_accesses() const noexcept override { return accesses_; }
+  [[nodiscard]] std::vector<model::CompletionRecord> completions() const override {
+    return engine_->completions();
+  }
+  [[nodiscard]] const std::uint64_t& traced_accesses() const noexcept override { return accesses_; }
+  [[nodiscard]] const std::uint32_t& traced_offset() const noexcept override {
+    return last_offset_;
+  }
 
  private:
   void b_transport(tlm::tlm_generic_payload& t, sc_core::sc_time& delay);

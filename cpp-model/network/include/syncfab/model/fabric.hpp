@@ -14,6 +14,7 @@
 #include <optional>
 #include <queue>
 #include <random>
+#include <span>
 #include <vector>
 
 #include <syncfab/hw/host_memory.hpp>
@@ -34,6 +35,29 @@ struct LinkPauses {
   std::uint64_t seed = 1;
 };
 
+// A node of the fabric that is not a golden-model engine (a verilated NIC on
+// the virtual platform, clocked by its owner): the fabric hands it the
+// packets due at it (and the links' PFC frames), takes the packets it sent,
+// and never steps or skips it.
+class FabricEndpoint {
+ public:
+  FabricEndpoint() = default;
+  FabricEndpoint(const FabricEndpoint&) = delete;
+  FabricEndpoint& operator=(const FabricEndpoint&) = delete;
+  FabricEndpoint(FabricEndpoint&&) = delete;
+  FabricEndpoint& operator=(FabricEndpoint&&) = delete;
+  virtual ~FabricEndpoint() = default;
+
+  // A packet (every flit, `last` on the final one) for this node's rx.
+  virtual void receive(std::span<const LinkFlit> flits) = 0;
+  // The next packet the node sent whose last flit has left, oldest first.
+  virtual std::optional<std::vector<LinkFlit>> transmit_flits() = 0;
+  // Nothing to do and nothing queued: the fabric may skip cycles.
+  [[nodiscard]] virtual bool quiescent() const = 0;
+  // Flits received and not yet taken by the node.
+  [[nodiscard]] virtual std::size_t link_backlog() const = 0;
+};
+
 struct FabricConfig {
   unsigned x = 4, y = 4, z = 8;
   unsigned hop_latency = 10;  // cycles per link
@@ -51,6 +75,12 @@ class Fabric {
   // platform, say) instead of a HostMemory of the fabric's own; every such
   // memory must outlive the fabric, and memory(n) throws std::logic_error.
   Fabric(const FabricConfig& cfg, const std::function<hw::DmaMemory&(unsigned node)>& dma);
+  // The same, where node n is external(n) instead of an engine when that is
+  // not null (every such endpoint must outlive the fabric; nic(n) throws
+  // std::logic_error for it). Such nodes are never skipped: skip_to needs
+  // them quiescent.
+  Fabric(const FabricConfig& cfg, const std::function<hw::DmaMemory&(unsigned node)>& dma,
+         const std::function<FabricEndpoint*(unsigned node)>& external);
 
   [[nodiscard]] unsigned size() const noexcept { return torus_.nodes(); }
   [[nodiscard]] const Torus3D& torus() const noexcept { return torus_; }
@@ -58,7 +88,10 @@ class Fabric {
   [[nodiscard]] static std::uint16_t lid_of(unsigned node) noexcept {
     return static_cast<std::uint16_t>(node + 1);
   }
-  [[nodiscard]] BarrierEngine& nic(unsigned node) { return *nodes_.at(node).engine; }
+  [[nodiscard]] BarrierEngine& nic(unsigned node);
+  [[nodiscard]] bool is_external(unsigned node) const {
+    return nodes_.at(node).external != nullptr;
+  }
   [[nodiscard]] hw::HostMemory& memory(unsigned node);
   [[nodiscard]] std::uint64_t now() const noexcept { return now_; }
   // Longest one-way packet latency in cycles.
@@ -91,7 +124,10 @@ class Fabric {
  private:
   struct Node {
     std::unique_ptr<hw::HostMemory> memory;  // null when the engine reaches an outside memory
-    std::unique_ptr<BarrierEngine> engine;
+    std::unique_ptr<BarrierEngine> engine;   // null for an external node
+    FabricEndpoint* external = nullptr;
+    void receive(std::span<const LinkFlit> flits) const;
+    [[nodiscard]] std::size_t link_backlog() const;
   };
   struct InFlight {
     std::uint64_t at;
