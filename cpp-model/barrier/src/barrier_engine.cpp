@@ -910,7 +910,8 @@ std::optional<LinkFlit> BarrierEngine::tx_flit() const {
   if (!h) {
     return std::nullopt;
   }
-  return header_flit(*h, h->pkt_type() != fmt::PktType::kMgmt && h->pkt_type() != fmt::PktType::kData);
+  return header_flit(*h,
+                     h->pkt_type() != fmt::PktType::kMgmt && h->pkt_type() != fmt::PktType::kData);
 }
 
 void BarrierEngine::grant_all() {

@@ -91,7 +91,8 @@ std::uint32_t DataPath::csr_read(std::uint32_t offset) const {
       return dq::HW_CFG_NUM_FLOWS.put(fmt::kNumFlows) | dq::HW_CFG_NP_SLOTS.put(fmt::kNpSlots) |
              dq::HW_CFG_CNP_QUEUE.put(fmt::kCnpQueueDepth);
     case dq::CTRL.offset:
-      return dq::CTRL_RP_ENABLE.put(rp_enable_ ? 1 : 0) | dq::CTRL_NP_ENABLE.put(np_enable_ ? 1 : 0);
+      return dq::CTRL_RP_ENABLE.put(rp_enable_ ? 1 : 0) |
+             dq::CTRL_NP_ENABLE.put(np_enable_ ? 1 : 0);
     case dq::NP_CFG.offset:
       return dq::NP_CFG_CNP_PRIO.put(cnp_prio_);
     case dq::CNP_INTERVAL.offset:
@@ -293,8 +294,7 @@ std::optional<unsigned> DataPath::pick(std::uint8_t paused) const {
   for (unsigned i = 0; i < fmt::kNumFlows; ++i) {
     const unsigned f = (rr_next_ + i) % fmt::kNumFlows;
     const Flow& fl = flows_[f];
-    if (fl.state != fmt::FlowState::kRunning || fl.sent >= fl.count ||
-        is_paused(paused, fl.prio)) {
+    if (fl.state != fmt::FlowState::kRunning || fl.sent >= fl.count || is_paused(paused, fl.prio)) {
       continue;
     }
     const std::uint64_t cost = std::uint64_t{fl.payload_flits + 1} << fmt::kRateFracBits;

@@ -45,8 +45,8 @@ DataFlows::DataFlows(hw::Device& device) : dev_(&device) {
                          std::to_string(dq::kVersionMajor));
   }
   num_flows_ = dq::HW_CFG_NUM_FLOWS.get(rd(dq::HW_CFG));
-  node_lid_ = static_cast<std::uint16_t>(
-      hw::nic::NODE_LID_LID.get(dev_->read32(hw::nic::NODE_LID.offset)));
+  node_lid_ =
+      static_cast<std::uint16_t>(hw::nic::NODE_LID_LID.get(dev_->read32(hw::nic::NODE_LID.offset)));
 }
 
 std::uint32_t DataFlows::rd(const hw::Reg& r) { return dev_->read32(dq::kBase + r.offset); }
@@ -129,9 +129,8 @@ void DataFlows::start(unsigned index, const FlowSpec& s) {
   check_range("prio", s.prio, 0, fmt::kNumPrio - 1);
   check_range("flow_label", s.flow_label, 0, dq::FLOW_LABEL_LABEL.mask);
   if (s.dst_lid == fmt::kLidNone || s.dst_lid >= fmt::kMlidBase || s.dst_lid == node_lid_) {
-    throw std::invalid_argument("DataFlows::start: flow " + std::to_string(index) +
-                                " dst_lid " + hw::hex16(s.dst_lid) +
-                                " is not another node's unicast LID");
+    throw std::invalid_argument("DataFlows::start: flow " + std::to_string(index) + " dst_lid " +
+                                hw::hex16(s.dst_lid) + " is not another node's unicast LID");
   }
   if (((running() >> index) & 1U) != 0) {
     throw std::logic_error("DataFlows::start: flow " + std::to_string(index) + " is running");
@@ -190,8 +189,8 @@ std::uint32_t DataFlows::counter(hw::dcqcn::Counter c) {
 
 void DataFlows::clear_counters() {
   const std::uint32_t ctrl = rd(dq::CTRL);
-  wr(dq::CTRL, (ctrl & (dq::CTRL_RP_ENABLE.mask | dq::CTRL_NP_ENABLE.mask)) |
-                   dq::CTRL_CNT_CLEAR.put(1));
+  wr(dq::CTRL,
+     (ctrl & (dq::CTRL_RP_ENABLE.mask | dq::CTRL_NP_ENABLE.mask)) | dq::CTRL_CNT_CLEAR.put(1));
 }
 
 }  // namespace syncfab::driver

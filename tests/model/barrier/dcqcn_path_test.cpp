@@ -108,7 +108,8 @@ TEST(DcqcnPath, IdentityAndResetValues) {
   EXPECT_EQ(n.rd(dq::RATE_AI), dq::kRateAiReset);
   EXPECT_EQ(n.rd(dq::ALPHA_CFG), 8U);
   EXPECT_EQ(n.rd(dq::CNP_INTERVAL), 50000U);
-  EXPECT_THROW((void)n.rd(hw::Reg{static_cast<std::uint32_t>(dq::kBlockBytes), "past the block"}), hw::BusError);
+  EXPECT_THROW((void)n.rd(hw::Reg{static_cast<std::uint32_t>(dq::kBlockBytes), "past the block"}),
+               hw::BusError);
 }
 
 TEST(DcqcnPath, OutOfRangeRegistersAreRefusedAndUnchanged) {
@@ -128,9 +129,9 @@ TEST(DcqcnPath, OutOfRangeRegistersAreRefusedAndUnchanged) {
     EXPECT_THROW(n.wr(*r, 0), hw::BusError) << r->name;
   }
   EXPECT_THROW(n.wr(dq::FLOW_SEL, fmt::kNumFlows), hw::BusError);
-  EXPECT_THROW(n.wr(dq::FLOW_CTRL, dq::FLOW_CTRL_INDEX.put(fmt::kNumFlows) |
-                                       dq::FLOW_CTRL_START.put(1)),
-               hw::BusError);
+  EXPECT_THROW(
+      n.wr(dq::FLOW_CTRL, dq::FLOW_CTRL_INDEX.put(fmt::kNumFlows) | dq::FLOW_CTRL_START.put(1)),
+      hw::BusError);
   EXPECT_THROW(n.wr(dq::FLOW_CTRL, dq::FLOW_CTRL_START.put(1) | dq::FLOW_CTRL_STOP.put(1)),
                hw::BusError);
   EXPECT_THROW(n.wr(dq::FLOW_STATUS, 0), hw::BusError);  // read-only
@@ -241,9 +242,9 @@ TEST(DcqcnPath, CnpHalvesTheRateAndTheTokenBucketEnforcesIt) {
 TEST(DcqcnPath, CnpForNoRunningFlowIsCountedAndDropped) {
   Node n(kA);
   n.start(0, kB, 9, 1, 100000);
-  n.eng.receive(hdr(fmt::PktType::kCnp, kB, kA, 10));       // unknown label
-  n.eng.receive(hdr(fmt::PktType::kCnp, 0x30, kA, 9));      // another sender
-  n.eng.receive(hdr(fmt::PktType::kCnp, kB, 0x30, 9));      // not for this NIC
+  n.eng.receive(hdr(fmt::PktType::kCnp, kB, kA, 10));   // unknown label
+  n.eng.receive(hdr(fmt::PktType::kCnp, 0x30, kA, 9));  // another sender
+  n.eng.receive(hdr(fmt::PktType::kCnp, kB, 0x30, 9));  // not for this NIC
   (void)run(n.eng, 10);
   EXPECT_EQ(n.count(Counter::kCnpUnknown), 3U);
   EXPECT_EQ(n.count(Counter::kCnpRx), 0U);

@@ -104,7 +104,7 @@ TEST(DcqcnRp, HyperIncreaseStepGrowsWithTheSmallerStage) {
   rp.end_cycle(p, true);  // RC 32768, RT 65536
   rp.end_cycle(p, true);  // RC 16384, RT 32768
   rp.add_flits(5 * 50);
-  idle(rp, p, 5);         // BC 1..5: FR, FR, AI, AI, AI
+  idle(rp, p, 5);  // BC 1..5: FR, FR, AI, AI, AI
   EXPECT_EQ(rp.byte_stage(), 5U);
   EXPECT_EQ(rp.rt(), 32768U + 3 * 1000);
   // T 1, 2: additive (BC > F already); T 3, 4, 5: hyper with i = 1, 2, 3.

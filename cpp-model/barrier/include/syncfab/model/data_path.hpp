@@ -58,8 +58,7 @@ class DataPath {
   void payload_flit_left();
 
   // Receive: a DATA packet at its last flit (flits taken), a one-flit CNP.
-  void rx_data(const fmt::PktHdr& hdr, unsigned flits, std::uint16_t node_lid,
-               std::uint64_t cycle);
+  void rx_data(const fmt::PktHdr& hdr, unsigned flits, std::uint16_t node_lid, std::uint64_t cycle);
   void rx_cnp(const fmt::PktHdr& hdr, std::uint16_t node_lid);
 
   // The clock edge closing the cycle: rate law and token buckets.
@@ -118,7 +117,7 @@ class DataPath {
   DcqcnParams params_;
   std::uint32_t stage_dst_ = 0;
   std::uint32_t stage_cfg_ = (hw::dcqcn::kFlowPrioReset << hw::dcqcn::FLOW_CFG_PRIO.shift) |
-                            (hw::dcqcn::kFlowEctReset << hw::dcqcn::FLOW_CFG_ECT.shift);
+                             (hw::dcqcn::kFlowEctReset << hw::dcqcn::FLOW_CFG_ECT.shift);
   std::uint32_t stage_label_ = 0;
   std::uint32_t stage_count_ = 0;
   std::uint32_t flow_ctrl_index_ = 0;

@@ -13,14 +13,14 @@ namespace syncfab::model {
 // The reaction-point registers (one set for every flow), reset values from
 // the RDL.
 struct DcqcnParams {
-  std::uint32_t g_shift = hw::dcqcn::kGShiftReset;          // ALPHA_CFG.G_SHIFT, 1..16
-  std::uint32_t alpha_timer = hw::dcqcn::kAlphaTimerReset;  // ALPHA_TIMER.CYCLES, >= 1
-  std::uint32_t rate_timer = hw::dcqcn::kRateTimerReset;    // RATE_TIMER.CYCLES, >= 1
+  std::uint32_t g_shift = hw::dcqcn::kGShiftReset;            // ALPHA_CFG.G_SHIFT, 1..16
+  std::uint32_t alpha_timer = hw::dcqcn::kAlphaTimerReset;    // ALPHA_TIMER.CYCLES, >= 1
+  std::uint32_t rate_timer = hw::dcqcn::kRateTimerReset;      // RATE_TIMER.CYCLES, >= 1
   std::uint32_t byte_counter = hw::dcqcn::kByteCounterReset;  // BYTE_COUNTER.FLITS, >= 1
-  std::uint32_t stages = hw::dcqcn::kStagesReset;           // RATE_STAGES.F
-  std::uint32_t rate_ai = hw::dcqcn::kRateAiReset;          // RATE_AI.RATE, 1..RATE_LINE
-  std::uint32_t rate_hai = hw::dcqcn::kRateHaiReset;        // RATE_HAI.RATE
-  std::uint32_t rate_min = hw::dcqcn::kRateMinReset;        // RATE_MIN.RATE
+  std::uint32_t stages = hw::dcqcn::kStagesReset;             // RATE_STAGES.F
+  std::uint32_t rate_ai = hw::dcqcn::kRateAiReset;            // RATE_AI.RATE, 1..RATE_LINE
+  std::uint32_t rate_hai = hw::dcqcn::kRateHaiReset;          // RATE_HAI.RATE
+  std::uint32_t rate_min = hw::dcqcn::kRateMinReset;          // RATE_MIN.RATE
 };
 
 class DcqcnRp {

@@ -29,12 +29,12 @@ class FlowError : public std::runtime_error {
 };
 
 struct FlowSpec {
-  std::uint16_t dst_lid = 0;      // unicast, non-zero, not this NIC's
-  std::uint32_t flow_label = 0;   // 20 bits
-  unsigned payload_flits = 0;     // per packet, 1 .. DATA_MAX_PAYLOAD_FLITS
-  std::uint32_t packets = 0;      // >= 1
+  std::uint16_t dst_lid = 0;                  // unicast, non-zero, not this NIC's
+  std::uint32_t flow_label = 0;               // 20 bits
+  unsigned payload_flits = 0;                 // per packet, 1 .. DATA_MAX_PAYLOAD_FLITS
+  std::uint32_t packets = 0;                  // >= 1
   unsigned prio = hw::dcqcn::kFlowPrioReset;  // 0 .. NUM_PRIO - 1
-  bool ect = true;                // ECT(0): WRED marks instead of dropping
+  bool ect = true;                            // ECT(0): WRED marks instead of dropping
 };
 
 // Parameters left unset keep the device's value. Rates in units of 2^-16
