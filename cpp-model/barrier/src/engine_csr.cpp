@@ -44,7 +44,7 @@ std::uint32_t BarrierEngine::status_reg() const {
   // has its own MBOX_STATUS.TX_BUSY).
   const bool busy = active != 0 || !hdq_.empty() || of_busy_ != 0 || !cmpl_q_.empty() ||
                     (enable_ && sdq_pending()) || !resp_q_.empty() ||
-                    (tx_hold_.has_value() && !tx_hold_->mgmt);
+                    (tx_hold_.has_value() && !tx_hold_->mgmt && !tx_hold_->cnp && !tx_hold_->data);
   return nic::STATUS_BUSY.put(busy ? 1 : 0) | nic::STATUS_TX_PAUSED.put(tx_paused() ? 1 : 0) |
          nic::STATUS_ACTIVE_CTX.put(active);
 }
