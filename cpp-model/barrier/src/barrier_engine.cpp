@@ -68,6 +68,9 @@ BarrierEngine::BarrierEngine(const EngineConfig& config, hw::DmaMemory& memory)
     throw std::invalid_argument("engine max_members " + std::to_string(cfg_.max_members) +
                                 " is out of range 1.." + std::to_string(fmt::kMcastMaxMembers));
   }
+  if (cfg_.data_path) {
+    dp_.emplace();
+  }
   // HW_CFG2.MBOX_DEPTH is 8 bits wide.
   if (cfg_.mbox_depth == 0 || cfg_.mbox_depth > 255) {
     throw std::invalid_argument("engine mbox_depth " + std::to_string(cfg_.mbox_depth) +
@@ -126,7 +129,7 @@ std::optional<std::vector<LinkFlit>> BarrierEngine::transmit_flits() {
 bool BarrierEngine::quiescent() const {
   if (!link_in_.empty() || !tx_out_.empty() || tx_hold_ || !resp_q_.empty() || !ready_.empty() ||
       !retries_.empty() || of_busy_ != 0 || cmpl_busy_ != 0 || timers_armed_ != 0 ||
-      mbox_tx_busy()) {
+      mbox_tx_busy() || (dp_ && !dp_->idle()) || rx_state_ == RxState::kData) {
     return false;
   }
   if (enable_ && (!hdq_.empty() || sdq_pending())) {
@@ -201,12 +204,20 @@ NetOut BarrierEngine::step_link(const NetIn& in) {
       out.tx_taken = true;
       mbox_flit_left();
     }
-  } else if (!tx_hold_ && !tx_paused()) {
-    grant();
+  } else if (dp_ && dp_->payload_active()) {
+    // The rest of a DATA packet whose header left (docs/nic/dcqcn.md §6).
+    out.tx_flit = dp_->payload_flit();
+    if (in.tx_ready) {
+      out.tx_taken = true;
+      dp_->payload_flit_left();
+    }
+  } else if (!tx_hold_) {
+    grant_all();
   }
   if (tx_hold_ && !out.tx_flit) {
-    out.tx = stamp(tx_hold_->hdr, tx_hold_->resp || tx_hold_->mgmt);
-    out.tx_flit = header_flit(*out.tx, !tx_hold_->mgmt);
+    const bool own = tx_hold_->cnp || tx_hold_->data;  // prio and src_lid set by the data path
+    out.tx = own ? tx_hold_->hdr : stamp(tx_hold_->hdr, tx_hold_->resp || tx_hold_->mgmt);
+    out.tx_flit = header_flit(*out.tx, !tx_hold_->mgmt && !tx_hold_->data);
     if (in.tx_ready) {
       out.tx_taken = true;
       const TxHold h = *tx_hold_;
@@ -224,6 +235,9 @@ NetOut BarrierEngine::step_link(const NetIn& in) {
   step_dispatch();
   step_completion();
   step_pfc(frame);
+  if (dp_) {
+    dp_->end_cycle();
+  }
   ++cycle_;
   return out;
 }
@@ -291,11 +305,32 @@ void BarrierEngine::rx_flit(const LinkFlit& flit, PfcIn& frame) {
     case RxState::kMgmt:
       mbox_rx_flit(flit);
       return;
+    case RxState::kData:
+      ++rx_data_flits_;
+      if (flit.last) {
+        rx_state_ = RxState::kIdle;
+        dp_->rx_data(rx_data_hdr_, rx_data_flits_, cfg_.lid, cycle_);
+      }
+      return;
     case RxState::kIdle:
       break;
   }
   const fmt::PktHdr h(flit.data);
   const auto type = h.pkt_type();
+  if (dp_ && type == fmt::PktType::kData) {
+    rx_data_hdr_ = h;
+    rx_data_flits_ = 1;
+    if (flit.last) {
+      dp_->rx_data(h, 1, cfg_.lid, cycle_);
+    } else {
+      rx_state_ = RxState::kData;
+    }
+    return;
+  }
+  if (dp_ && type == fmt::PktType::kCnp && flit.last) {
+    dp_->rx_cnp(h, cfg_.lid);
+    return;
+  }
   if (type == fmt::PktType::kMgmt) {
     mbox_rx_flit(flit);  // to the mailbox, whatever its length
     return;
@@ -350,6 +385,14 @@ void BarrierEngine::step_pfc(const PfcIn& frame) {
 }
 
 bool BarrierEngine::tx_paused() const { return pfc_.timer(net_tc_) != 0; }
+
+std::uint8_t BarrierEngine::paused_mask() const {
+  std::uint8_t m = 0;
+  for (unsigned p = 0; p < fmt::kNumPrio; ++p) {
+    m = static_cast<std::uint8_t>(m | ((pfc_.timer(p) != 0 ? 1U : 0U) << p));
+  }
+  return m;
+}
 
 // ------------------------------------------------------------------ network in
 
@@ -813,16 +856,35 @@ fmt::PktHdr BarrierEngine::stamp(fmt::PktHdr hdr, bool resp) const {
 }
 
 std::optional<fmt::PktHdr> BarrierEngine::tx_header() const {
-  if (mbox_tx_.state == MboxTxState::kPayload) {
-    return std::nullopt;  // a MGMT packet's payload flit is shown
+  if (mbox_tx_.state == MboxTxState::kPayload || (dp_ && dp_->payload_active())) {
+    return std::nullopt;  // a MGMT or DATA packet's payload flit is shown
   }
   if (tx_hold_) {
+    if (tx_hold_->cnp || tx_hold_->data) {
+      return tx_hold_->hdr;
+    }
     return stamp(tx_hold_->hdr, tx_hold_->resp);
   }
+  return peek_all();
+}
+
+// What grant_all() would hold: the CNP queue, the barrier sources, the bulk
+// sender, in that strict order, each only while its priority is not paused
+// (docs/nic/dcqcn.md §6).
+std::optional<fmt::PktHdr> BarrierEngine::peek_all() const {
+  const std::uint8_t paused = paused_mask();
+  if (dp_) {
+    if (auto c = dp_->cnp_head(paused)) {
+      return c;
+    }
+  }
   if (tx_paused()) {
-    return std::nullopt;  // sources are not shown to the arbiter
+    return dp_ ? dp_->data_head(paused, cfg_.lid) : std::nullopt;
   }
   const auto g = arbitrate();
+  if (!g) {
+    return dp_ ? dp_->data_head(paused, cfg_.lid) : std::nullopt;
+  }
   if (!g) {
     return std::nullopt;
   }
@@ -841,11 +903,29 @@ std::optional<LinkFlit> BarrierEngine::tx_flit() const {
   if (mbox_tx_.state == MboxTxState::kPayload) {
     return mbox_payload_flit();
   }
+  if (dp_ && dp_->payload_active()) {
+    return dp_->payload_flit();
+  }
   const auto h = tx_header();
   if (!h) {
     return std::nullopt;
   }
-  return header_flit(*h, h->pkt_type() != fmt::PktType::kMgmt);
+  return header_flit(*h,
+                     h->pkt_type() != fmt::PktType::kMgmt && h->pkt_type() != fmt::PktType::kData);
+}
+
+void BarrierEngine::grant_all() {
+  const std::uint8_t paused = paused_mask();
+  if (dp_ && dp_->cnp_head(paused)) {
+    tx_hold_ = TxHold{dp_->grant_cnp(), false, false, false, true, false};
+    return;
+  }
+  if (!tx_paused()) {
+    grant();
+  }
+  if (!tx_hold_ && dp_ && dp_->data_head(paused, cfg_.lid)) {
+    tx_hold_ = TxHold{dp_->grant_data(paused, cfg_.lid), false, false, false, false, true};
+  }
 }
 
 void BarrierEngine::grant() {
@@ -882,6 +962,14 @@ void BarrierEngine::grant() {
 }
 
 void BarrierEngine::tx_taken(const TxHold& h) {
+  if (h.cnp) {
+    dp_->cnp_left();
+    return;
+  }
+  if (h.data) {
+    dp_->data_header_left();
+    return;
+  }
   if (h.resp) {
     return;  // counted (NACK_SENT) when SE decided it
   }

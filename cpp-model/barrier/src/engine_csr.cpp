@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include <syncfab/hw/dcqcn_regs.hpp>
 #include <syncfab/hw/errors.hpp>
 #include <syncfab/hw/nic_regs.hpp>
 
@@ -43,7 +44,7 @@ std::uint32_t BarrierEngine::status_reg() const {
   // has its own MBOX_STATUS.TX_BUSY).
   const bool busy = active != 0 || !hdq_.empty() || of_busy_ != 0 || !cmpl_q_.empty() ||
                     (enable_ && sdq_pending()) || !resp_q_.empty() ||
-                    (tx_hold_.has_value() && !tx_hold_->mgmt);
+                    (tx_hold_.has_value() && !tx_hold_->mgmt && !tx_hold_->cnp && !tx_hold_->data);
   return nic::STATUS_BUSY.put(busy ? 1 : 0) | nic::STATUS_TX_PAUSED.put(tx_paused() ? 1 : 0) |
          nic::STATUS_ACTIVE_CTX.put(active);
 }
@@ -56,6 +57,12 @@ std::uint32_t BarrierEngine::hdq_post_reg() const {
 std::uint32_t BarrierEngine::csr_read(std::uint32_t offset) {
   if (offset % 4 != 0) {
     bus_error(offset, "read");
+  }
+  if (offset >= fmt::kDcqcnCsrBase) {
+    if (!dp_ || offset >= fmt::kDcqcnCsrBase + hw::dcqcn::kBlockBytes) {
+      bus_error(offset, "read");
+    }
+    return dp_->csr_read(offset - fmt::kDcqcnCsrBase);
   }
   if (in_window(offset)) {
     return hdq_window_[(offset - nic::kHdqWindowOffset) / 4];
@@ -137,6 +144,13 @@ std::uint32_t BarrierEngine::csr_read(std::uint32_t offset) {
 void BarrierEngine::csr_write(std::uint32_t offset, std::uint32_t value) {
   if (offset % 4 != 0) {
     bus_error(offset, "write");
+  }
+  if (offset >= fmt::kDcqcnCsrBase) {
+    if (!dp_ || offset >= fmt::kDcqcnCsrBase + hw::dcqcn::kBlockBytes) {
+      bus_error(offset, "write");
+    }
+    dp_->csr_write(offset - fmt::kDcqcnCsrBase, value, cfg_.lid);
+    return;
   }
   if (in_window(offset)) {
     hdq_window_[(offset - nic::kHdqWindowOffset) / 4] = value;

@@ -35,6 +35,7 @@
 #include <syncfab/hw/device.hpp>
 #include <syncfab/regs/nic_csr_counters.hpp>
 
+#include "syncfab/model/data_path.hpp"
 #include "syncfab/model/nic_link.hpp"
 #include "syncfab/model/pfc_rx.hpp"
 #include "syncfab/model/request_damq.hpp"
@@ -62,6 +63,11 @@ struct EngineConfig {
   // HW_CFG2.MBOX_DEPTH: management datagrams the mailbox's receive FIFO
   // holds (docs/group-protocol.md §1), 1..255.
   unsigned mbox_depth = 4;
+  // The data path (docs/nic/dcqcn.md): the bulk sender, DCQCN's reaction
+  // and notification points and their register block at DCQCN_CSR_BASE.
+  // Without it (today's RTL) that window answers PSLVERR and DATA and CNP
+  // packets are dropped into CNT_DROP.
+  bool data_path = false;
 };
 
 // Event counters: the counter registers of the NIC's register map, generated
@@ -149,6 +155,8 @@ class BarrierEngine {
   }
   [[nodiscard]] const EngineConfig& config() const noexcept { return cfg_; }
   [[nodiscard]] const RequestDamq& request_damq() const noexcept { return damq_; }
+  // The data path, or nullptr when EngineConfig::data_path is false.
+  [[nodiscard]] const DataPath* data_path() const noexcept { return dp_ ? &*dp_ : nullptr; }
   // The management mailbox (docs/group-protocol.md §1): MBOX_STATUS.TX_BUSY
   // and .RX_LEVEL.
   [[nodiscard]] bool mbox_tx_busy() const noexcept { return mbox_tx_.state != MboxTxState::kIdle; }
@@ -265,6 +273,8 @@ class BarrierEngine {
     bool resp = false;   // an ACK/NACK from SE's response queue (else a NOTIFY)
     bool retry = false;  // a NOTIFY re-sent after a NACK
     bool mgmt = false;   // the mailbox's MGMT header
+    bool cnp = false;    // the data path's CNP
+    bool data = false;   // the data path's DATA header (payload follows)
   };
   // The network arbiter's sources, in the order of its rotation.
   enum class ArbSrc : std::uint8_t { kResp, kSend, kMgmt };
@@ -276,7 +286,7 @@ class BarrierEngine {
     std::size_t index = 0;
   };
   // The rx demux's state between a packet's first and last flit.
-  enum class RxState : std::uint8_t { kIdle, kDrop, kPfc, kMgmt };
+  enum class RxState : std::uint8_t { kIdle, kDrop, kPfc, kMgmt, kData };
   // A well-formed PFC frame whose last flit was taken this cycle.
   struct PfcIn {
     bool valid = false;
@@ -293,6 +303,9 @@ class BarrierEngine {
   void grant();
   void tx_taken(const TxHold& h);
   void step_pfc(const PfcIn& frame);
+  [[nodiscard]] std::uint8_t paused_mask() const;
+  void grant_all();
+  [[nodiscard]] std::optional<fmt::PktHdr> peek_all() const;
   [[nodiscard]] bool ready_valid(const ReadySend& r) const;
   void process_rx(const fmt::PktHdr& pkt);
   void on_notify(const fmt::PktHdr& pkt);
@@ -401,6 +414,9 @@ class BarrierEngine {
   fmt::PktHdr rx_mgmt_hdr_;                         // its header
   std::array<std::uint8_t, kMboxBytes> rx_mgmt_{};  // its payload
   PfcRx pfc_;
+  unsigned rx_data_flits_ = 0;  // flits of the DATA packet taken so far
+  fmt::PktHdr rx_data_hdr_;     // its header
+  std::optional<DataPath> dp_;
   std::deque<PendingCompletion> cmpl_q_;
   unsigned cmpl_busy_ = 0;
   std::vector<CompletionRecord> completions_;

@@ -1,0 +1,231 @@
+// The incast of incast.hpp: golden NICs (data path on) around one golden
+// switch, programmed through the unchanged drivers (driver::Switch on the
+// switch's CSR block, driver::DataFlows on each NIC).
+#include "incast.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <deque>
+#include <memory>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+
+#include <syncfab/driver/data_flows.hpp>
+#include <syncfab/driver/switch.hpp>
+#include <syncfab/hw/host_memory.hpp>
+#include <syncfab/model/barrier_engine.hpp>
+#include <syncfab/model/model_device.hpp>
+#include <syncfab/model/switch_model.hpp>
+
+namespace syncfab::sim::dcqcn {
+
+namespace {
+
+using model::Flit;
+using model::LinkFlit;
+
+std::uint16_t lid_of(unsigned port) { return static_cast<std::uint16_t>(port + 1); }
+
+struct Nic {
+  explicit Nic(std::uint16_t lid)
+      : mem(0x1000'0000, 1 << 12),
+        eng(config(lid), mem),
+        dev(
+            eng, mem, [] {}, 1) {}
+  static model::EngineConfig config(std::uint16_t lid) {
+    model::EngineConfig c;
+    c.lid = lid;
+    c.num_ctx = 1;
+    c.data_path = true;
+    return c;
+  }
+  hw::HostMemory mem;
+  model::BarrierEngine eng;
+  model::ModelDevice dev;
+  std::deque<std::pair<std::uint64_t, std::vector<LinkFlit>>> inbound;  // due cycle, flits
+  std::size_t tx_seen = 0;
+  std::size_t pfc_seen = 0;
+  std::uint64_t rx_free = 0;  // first cycle the switch port can take a new packet
+};
+
+double jain(const std::vector<double>& x) {
+  const double s = std::accumulate(x.begin(), x.end(), 0.0);
+  double q = 0;
+  for (double v : x) {
+    q += v * v;
+  }
+  return q == 0 ? 0 : s * s / (static_cast<double>(x.size()) * q);
+}
+
+}  // namespace
+
+IncastResult run_incast(const IncastConfig& cfg) {
+  if (cfg.senders == 0 || cfg.senders + 1 > hw::switch_regs::kMaxPorts) {
+    throw std::invalid_argument("incast: senders " + std::to_string(cfg.senders) +
+                                " out of range 1.." +
+                                std::to_string(hw::switch_regs::kMaxPorts - 1));
+  }
+  if (cfg.warmup >= cfg.cycles) {
+    throw std::invalid_argument("incast: warmup " + std::to_string(cfg.warmup) +
+                                " is not below cycles " + std::to_string(cfg.cycles));
+  }
+  const unsigned ports = cfg.senders + 1;
+  const unsigned rx_port = cfg.senders;
+  const unsigned pkt_flits = cfg.payload_flits + 1;
+
+  model::SwitchModelParams sp;
+  sp.csr = model::SwitchCsrParams{ports, cfg.buf_cells, 64, 16};
+  model::SwitchModel sw(sp);
+  driver::Switch drv(sw.csr());
+  drv.enable(true);
+  driver::SchedConfig sc;
+  sc.weight.fill(static_cast<std::uint8_t>(std::min(pkt_flits, 255U)));
+  driver::PfcPortConfig pfc{};
+  pfc[cfg.prio] = {true, static_cast<std::uint16_t>(cfg.xoff), static_cast<std::uint16_t>(cfg.xon),
+                   static_cast<std::uint16_t>(cfg.quanta)};
+  drv.set_pfc_timing(driver::PfcTiming{8, 64});
+  for (unsigned p = 0; p < ports; ++p) {
+    drv.set_lft(lid_of(p), p);
+    drv.configure_scheduler(p, sc);
+    // The headroom covers the store and forward at the NIC end too.
+    drv.configure_pfc(p, pfc, driver::LinkParams{cfg.link_delay + pkt_flits, pkt_flits});
+  }
+  drv.configure_wred(
+      rx_port, cfg.prio,
+      driver::WredQueue{true, static_cast<std::uint16_t>(cfg.kmin),
+                        static_cast<std::uint16_t>(cfg.kmax), static_cast<std::uint8_t>(cfg.pmax)});
+
+  std::vector<std::unique_ptr<Nic>> nics;
+  for (unsigned p = 0; p < ports; ++p) {
+    nics.push_back(std::make_unique<Nic>(lid_of(p)));
+  }
+  driver::DcqcnConfig dc;
+  dc.rp_enable = cfg.dcqcn;
+  dc.np_enable = cfg.dcqcn;
+  dc.cnp_interval = cfg.cnp_interval;
+  dc.alpha_timer = cfg.alpha_timer;
+  dc.rate_timer = cfg.rate_timer;
+  dc.byte_counter = cfg.byte_counter;
+  for (auto& n : nics) {
+    driver::DataFlows(n->dev).configure(dc);
+  }
+  std::mt19937_64 rng(cfg.seed);
+  std::vector<std::uint64_t> start_at(cfg.senders);
+  for (auto& s : start_at) {
+    s = rng() % (cfg.start_spread + 1);
+  }
+  // Enough packets to keep every sender busy to the end.
+  const auto packets = static_cast<std::uint32_t>(cfg.cycles / pkt_flits + 1);
+
+  std::vector<std::uint64_t> window_flits(cfg.senders, 0);
+  std::uint64_t window_total = 0;
+  for (std::uint64_t t = 0; t < cfg.cycles; ++t) {
+    for (unsigned s = 0; s < cfg.senders; ++s) {
+      if (t == start_at[s]) {
+        driver::FlowSpec f;
+        f.dst_lid = lid_of(rx_port);
+        f.flow_label = s + 1;
+        f.payload_flits = cfg.payload_flits;
+        f.packets = packets;
+        f.prio = cfg.prio;
+        driver::DataFlows(nics[s]->dev).start(0, f);
+      }
+    }
+    // Deliveries due now, then one cycle everywhere.
+    for (auto& n : nics) {
+      while (!n->inbound.empty() && n->inbound.front().first <= t) {
+        n->eng.receive(n->inbound.front().second);
+        n->inbound.pop_front();
+      }
+      n->eng.step();
+    }
+    for (unsigned p = 0; p < ports; ++p) {
+      Nic& n = *nics[p];
+      while (auto pkt = n.eng.transmit_flits()) {
+        std::vector<Flit> flits;
+        for (const auto& f : *pkt) {
+          flits.push_back(f.data);
+        }
+        // Store and forward: the packet's last flit left in t, its flits
+        // arrive back to back from link_delay later (never overlapping the
+        // port's previous packet).
+        const std::uint64_t first = std::max(t + 1 + cfg.link_delay, n.rx_free);
+        sw.receive(p, flits, first);
+        n.rx_free = first + flits.size();
+      }
+    }
+    sw.tick();
+    for (unsigned p = 0; p < ports; ++p) {
+      Nic& n = *nics[p];
+      const auto& tx = sw.transmitted(p);
+      for (; n.tx_seen < tx.size(); ++n.tx_seen) {
+        const model::TxPacket& c = tx[n.tx_seen];
+        std::vector<LinkFlit> flits;
+        for (std::size_t i = 0; i < c.flits.size(); ++i) {
+          flits.push_back(LinkFlit{c.flits[i], i + 1 == c.flits.size()});
+        }
+        n.inbound.emplace_back(c.last_cycle + cfg.link_delay, std::move(flits));
+        if (p == rx_port && c.header().pkt_type() == fmt::PktType::kData) {
+          // Flits inside the window.
+          const std::uint64_t lo = std::max(c.first_cycle, cfg.warmup);
+          if (c.last_cycle >= lo) {
+            const std::uint64_t in = c.last_cycle - lo + 1;
+            window_total += in;
+            if (c.in_port < cfg.senders) {
+              window_flits[c.in_port] += in;
+            }
+          }
+        }
+      }
+      const auto& frames = sw.pfc_sent(p);
+      for (; n.pfc_seen < frames.size(); ++n.pfc_seen) {
+        const model::TxPfcFrame& f = frames[n.pfc_seen];
+        std::vector<LinkFlit> flits{LinkFlit{f.flits[0], false}, LinkFlit{f.flits[1], true}};
+        n.inbound.emplace_back(f.first_cycle + 1 + cfg.link_delay, std::move(flits));
+      }
+    }
+  }
+
+  IncastResult r;
+  const auto window = static_cast<double>(cfg.cycles - cfg.warmup);
+  for (unsigned p = 0; p < ports; ++p) {
+    r.pause_frames += drv.counter(p, cfg.prio, fmt::SwCounter::kPauseTx);
+    for (const auto k :
+         {fmt::SwCounter::kDropWred, fmt::SwCounter::kDropNoRoute, fmt::SwCounter::kDropBadPkt,
+          fmt::SwCounter::kDropDisabled, fmt::SwCounter::kDropWd, fmt::SwCounter::kDropBuf}) {
+      r.lossless_drops += drv.counter(p, cfg.prio, k);
+    }
+  }
+  r.ecn_marks = drv.counter(rx_port, cfg.prio, fmt::SwCounter::kEcnMark);
+  r.throughput = static_cast<double>(window_total) / window;
+  for (auto f : window_flits) {
+    r.share.push_back(static_cast<double>(f) / window);
+  }
+  r.jain = jain(r.share);
+  const model::DataPath& rx = *nics[rx_port]->eng.data_path();
+  r.cnps = rx.counter(model::DataPath::Counter::kCnpTx);
+  r.delivered_packets = rx.counter(model::DataPath::Counter::kDataRx);
+  return r;
+}
+
+std::string to_string(const IncastResult& r) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "pause_frames=%llu lossless_drops=%llu throughput=%.3f jain=%.3f cnps=%llu "
+                "ecn_marks=%llu delivered=%llu",
+                static_cast<unsigned long long>(r.pause_frames),
+                static_cast<unsigned long long>(r.lossless_drops), r.throughput, r.jain,
+                static_cast<unsigned long long>(r.cnps),
+                static_cast<unsigned long long>(r.ecn_marks),
+                static_cast<unsigned long long>(r.delivered_packets));
+  std::string out = buf;
+  out += " share=";
+  for (std::size_t i = 0; i < r.share.size(); ++i) {
+    std::snprintf(buf, sizeof buf, "%s%.3f", i == 0 ? "" : ",", r.share[i]);
+    out += buf;
+  }
+  return out;
+}
+
+}  // namespace syncfab::sim::dcqcn

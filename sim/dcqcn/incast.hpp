@@ -1,0 +1,57 @@
+// An incast on the golden models: N golden NICs with the data path each run
+// one flow into one receiving NIC through one golden switch (WRED/ECN on the
+// bottleneck queue, PFC on the flows' priority on every port), with DCQCN on
+// or off (PFC only). Every link is `link_delay` cycles each way, store and
+// forward at both ends. Figures: pause frames, bottleneck throughput, per
+// flow rates and their Jain index, lossless drops (docs/nic/dcqcn.md §8).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace syncfab::sim::dcqcn {
+
+struct IncastConfig {
+  unsigned senders = 8;
+  unsigned payload_flits = 15;  // 16-flit DATA packets
+  std::uint64_t cycles = 400000;
+  std::uint64_t warmup = 100000;  // figures count from here to the end (switch counters: whole run)
+  unsigned link_delay = 8;
+  unsigned prio = 3;       // the flows' lossless priority
+  bool dcqcn = true;       // false: CTRL.RP_ENABLE = NP_ENABLE = 0 (PFC only)
+  std::uint64_t seed = 1;  // senders start within start_spread cycles, seeded
+  unsigned start_spread = 64;
+  // Switch: per-ingress buffer, PFC thresholds (cells), WRED on the
+  // bottleneck's queue.
+  unsigned buf_cells = 1024;
+  unsigned xoff = 256;
+  unsigned xon = 128;
+  unsigned quanta = 32;
+  unsigned kmin = 64;
+  unsigned kmax = 512;
+  unsigned pmax = 64;  // /256 at Kmax
+  // DCQCN times scaled to the run (the defaults are 55 us = 55000 cycles).
+  std::uint32_t cnp_interval = 500;
+  std::uint32_t alpha_timer = 550;
+  std::uint32_t rate_timer = 550;
+  std::uint32_t byte_counter = 65536;
+};
+
+struct IncastResult {
+  std::uint64_t pause_frames = 0;       // PAUSE_TX on prio, all switch ports
+  std::uint64_t lossless_drops = 0;     // every DROP_* counter of prio
+  double throughput = 0;                // bottleneck flits per cycle in the window
+  double jain = 0;                      // over the senders' flits in the window
+  std::vector<double> share;            // each sender's flits per cycle in the window
+  std::uint64_t cnps = 0;               // CNPs the receiver sent
+  std::uint64_t ecn_marks = 0;          // ECN_MARK at the bottleneck
+  std::uint64_t delivered_packets = 0;  // DATA packets the receiver took
+};
+
+// std::invalid_argument for a configuration the switch or the NICs refuse.
+IncastResult run_incast(const IncastConfig& cfg);
+
+std::string to_string(const IncastResult& r);
+
+}  // namespace syncfab::sim::dcqcn
