@@ -5,4 +5,5 @@
 ${SYNCFAB_GEN}/nic_csr/nic_csr_reg_pkg.sv
 ${SYNCFAB_GEN}/nic_csr/nic_csr_reg_top.sv
 ../common/apb_checker.sv
+../common/apb_unaligned_guard.sv
 nic_csr.sv

@@ -24,7 +24,8 @@
 // hwif_i.HDQ_WINDOW to 0, the wrapper answers it.
 //
 // APB4 completer, zero wait states: PREADY rises in the access phase of every
-// transfer. PSLVERR is raised for an address outside the map, a write to a
+// transfer. PSLVERR is raised for an unaligned address (apb_unaligned_guard:
+// nothing is written or read), an address outside the map, a write to a
 // register without writable fields and a read of one without readable fields
 // (the write is then ignored). PPROT is accepted and ignored: the block makes
 // no privilege or security distinction.
@@ -103,19 +104,41 @@ module nic_csr
 
   assign hdq_window_o = hdq_window_q;
 
+  // The register block sees only aligned transfers; the guard answers the
+  // others.
+  logic blk_psel, blk_pready, blk_pslverr;
+  logic [NIC_CSR_REG_TOP_DATA_WIDTH-1:0] blk_prdata;
+
+  apb_unaligned_guard #(
+    .DataW(NIC_CSR_REG_TOP_DATA_WIDTH)
+  ) u_unaligned_guard (
+    .clk_i,
+    .rst_ni,
+    .psel_i,
+    .penable_i,
+    .paddr_lsb_i  (paddr_i[1:0]),
+    .prdata_o,
+    .pready_o,
+    .pslverr_o,
+    .blk_psel_o   (blk_psel),
+    .blk_prdata_i (blk_prdata),
+    .blk_pready_i (blk_pready),
+    .blk_pslverr_i(blk_pslverr)
+  );
+
   nic_csr_reg_top u_reg_top (
     .clk           (clk_i),
     .arst_n        (rst_ni),
-    .s_apb_psel    (psel_i),
+    .s_apb_psel    (blk_psel),
     .s_apb_penable (penable_i),
     .s_apb_pwrite  (pwrite_i),
     .s_apb_pprot   (pprot_i),
     .s_apb_paddr   (paddr_i),
     .s_apb_pwdata  (pwdata_i),
     .s_apb_pstrb   (pstrb_i),
-    .s_apb_pready  (pready_o),
-    .s_apb_prdata  (prdata_o),
-    .s_apb_pslverr (pslverr_o),
+    .s_apb_pready  (blk_pready),
+    .s_apb_prdata  (blk_prdata),
+    .s_apb_pslverr (blk_pslverr),
     .hwif_in       (reg_hwif_in),
     .hwif_out      (hwif_o)
   );

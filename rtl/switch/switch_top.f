@@ -10,6 +10,7 @@ ${SYNCFAB_GEN}/switch_csr_vl/switch_csr_reg_top.sv
 switch_pkg.sv
 ../common/rr_pick.sv
 ../common/apb_checker.sv
+../common/apb_unaligned_guard.sv
 -F wred_ecn.f
 -F switch_tables.f
 -F switch_combine.f

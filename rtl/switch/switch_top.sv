@@ -83,19 +83,41 @@ module switch_top
   switch_csr__in_t  hwif_in;
   switch_csr__out_t hwif_out;
 
+  // The register block sees only aligned transfers; the guard refuses the
+  // others with PSLVERR (an unaligned access is a bus error).
+  logic csr_psel, csr_pready, csr_pslverr;
+  csr_data_t csr_prdata;
+
+  apb_unaligned_guard #(
+    .DataW($bits(csr_data_t))
+  ) u_unaligned_guard (
+    .clk_i,
+    .rst_ni,
+    .psel_i,
+    .penable_i,
+    .paddr_lsb_i  (paddr_i[1:0]),
+    .prdata_o,
+    .pready_o,
+    .pslverr_o,
+    .blk_psel_o   (csr_psel),
+    .blk_prdata_i (csr_prdata),
+    .blk_pready_i (csr_pready),
+    .blk_pslverr_i(csr_pslverr)
+  );
+
   switch_csr_reg_top u_csr (
     .clk(clk_i),
     .arst_n(rst_ni),
-    .s_apb_psel(psel_i),
+    .s_apb_psel(csr_psel),
     .s_apb_penable(penable_i),
     .s_apb_pwrite(pwrite_i),
     .s_apb_pprot(pprot_i),
     .s_apb_paddr(paddr_i),
     .s_apb_pwdata(pwdata_i),
     .s_apb_pstrb(pstrb_i),
-    .s_apb_pready(pready_o),
-    .s_apb_prdata(prdata_o),
-    .s_apb_pslverr(pslverr_o),
+    .s_apb_pready(csr_pready),
+    .s_apb_prdata(csr_prdata),
+    .s_apb_pslverr(csr_pslverr),
     .hwif_in,
     .hwif_out
   );

@@ -325,27 +325,23 @@ async def nic_apb_errors(dut):
     assert await tb.csr.read("SCRATCH") == 0xA5C3_0F96
 
 
-class UnalignedAccepted(Exception):
-    """The RTL took an unaligned CSR access as the aligned one."""
-
-
-# §8 says an unaligned access is a bus error and the RTL raises PSLVERR; the
-# generated block decodes PADDR[11:2] only, so the RTL answers the aligned
-# register instead (the C++ RtlDevice refuses unaligned offsets before the
-# bus, which is why no C++ test sees it). The test expects exactly that
-# divergence; any other failure fails it, and so does a fixed RTL (cocotb
-# reports the missing error), which is when the expectation goes.
-@cocotb.test(expect_error=UnalignedAccepted)
+@cocotb.test()
 async def nic_apb_unaligned_is_an_error(dut):
-    """§8: an unaligned access raises PSLVERR and writes nothing."""
+    """§8: an unaligned access raises PSLVERR, reads 0 and writes nothing,
+    at each of the three unaligned offsets of a register, reads and writes;
+    the aligned access after it works."""
     tb = NicTb(dut, _rng(4))
     await tb.start(own_lid=1)
+    scratch = tb.regs.addr("SCRATCH")
     await tb.csr.write("SCRATCH", 0x1111_1111)
-    r = await tb.apb.transfer(tb.regs.addr("SCRATCH") + 2, write=True, data=0x2222_2222)
-    after = await tb.csr.read("SCRATCH")
-    if not r.slverr:
-        raise UnalignedAccepted(f"unaligned write: no PSLVERR; SCRATCH now {after:#010x}")
-    assert after == 0x1111_1111, "a refused unaligned write changed SCRATCH"
+    for lsb in (1, 2, 3):
+        r = await tb.apb.transfer(scratch + lsb, write=True, data=0x2222_2222)
+        assert r.slverr, f"unaligned write {scratch + lsb:#x}: no PSLVERR"
+        r = await tb.apb.transfer(scratch + lsb, write=False)
+        assert r.slverr, f"unaligned read {scratch + lsb:#x}: no PSLVERR"
+        assert r.data == 0, f"unaligned read {scratch + lsb:#x}: PRDATA {r.data:#010x}, not 0"
+        after = await tb.csr.read("SCRATCH")
+        assert after == 0x1111_1111, f"a refused write at {scratch + lsb:#x}: SCRATCH {after:#010x}"
 
 
 def test_nic_top() -> None:

@@ -210,7 +210,8 @@ async def switch_unicast_and_multicast(dut):
 async def switch_no_route_drop(dut):
     """A LID without an LFT entry and an MLID without an MFT entry are
     dropped and counted DROP_NO_ROUTE at (input, prio); nothing leaves; a
-    routed packet after them passes. An unmapped CSR offset is PSLVERR."""
+    routed packet after them passes. An unmapped CSR offset and an unaligned
+    one are PSLVERR (the latter writes nothing)."""
     rng = _rng(2)
     tb = SwitchTb(dut, rng)
     await tb.start()
@@ -219,6 +220,15 @@ async def switch_no_route_drop(dut):
     await tb.csr.write("CTRL", ENABLE=1)
     hole = next(a for a in range(0, 0x1000, 4) if not tb.regs.is_mapped(a))
     assert (await tb.apb.transfer(hole, write=False)).slverr, f"unmapped {hole:#x}: no PSLVERR"
+    # Unaligned: PSLVERR, PRDATA 0, nothing written.
+    scratch = tb.regs.addr("SCRATCH")
+    await tb.csr.write("SCRATCH", 0x1111_1111)
+    for lsb in (1, 2, 3):
+        r = await tb.apb.transfer(scratch + lsb, write=True, data=0x2222_2222)
+        assert r.slverr, f"unaligned write {scratch + lsb:#x}: no PSLVERR"
+        r = await tb.apb.transfer(scratch + lsb, write=False)
+        assert r.slverr and r.data == 0, f"unaligned read {scratch + lsb:#x}: no PSLVERR or data"
+    assert await tb.csr.read("SCRATCH") == 0x1111_1111, "a refused unaligned write changed SCRATCH"
     for dst in (0x31, f.const["MLID_BASE"] + 5):
         tb.links.send(3, tb.packet(f.pack("pkt_hdr", {"pkt_type": "DATA", "len_flits": 2,
                                                        "dst_lid": dst, "prio": 6}), rng))

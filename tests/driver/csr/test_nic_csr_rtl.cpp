@@ -616,6 +616,60 @@ SYNCFAB_TEST(csr, unmapped_pslverr) {
   TB_CHECK_EQ(co_await b.read(nic::ID), nic::kMagic);
 }
 
+// An unaligned address is a bus error (docs/barrier-protocol.md section 8):
+// PSLVERR for reads and writes at each of the three byte offsets past a
+// register, PRDATA 0, and nothing written: SCRATCH, a set INTR_STATUS cause
+// (write 1 to clear) and an HDQ window word keep their values, and no
+// single-pulse control fires.
+SYNCFAB_TEST(csr, unaligned_pslverr) {
+  Bench b(ctx);
+  co_await b.reset();
+  auto& rng = ctx.rng();
+  const auto scratch = static_cast<std::uint32_t>(rng());
+  const auto word0 = static_cast<std::uint32_t>(rng());
+  co_await b.write(nic::SCRATCH, scratch);
+  const ApbResult w0 = co_await b.apb.write(nic::kHdqWindowOffset, word0);
+  TB_CHECK(!w0.error) << "aligned write of HDQ window word 0";
+  b.dut.intr_set_i = cause_set_bit(nic::INTR_STATUS_DONE);
+  co_await RisingEdge(b.clk);
+  b.dut.intr_set_i = 0;
+  unsigned pulses = 0;
+  bool stop = false;
+  TaskHandle mon = ctx.sim().start_soon(
+      [](Bench& bb, unsigned& n, bool& stop_) -> Task<> {
+        while (!stop_) {
+          co_await ReadOnly();
+          n += static_cast<unsigned>(bb.dut.hdq_post_o != 0) +
+               static_cast<unsigned>(bb.dut.ctrl_soft_reset_o != 0) +
+               static_cast<unsigned>(bb.dut.ctrl_cnt_clear_o != 0);
+          co_await RisingEdge(bb.clk);
+        }
+      }(b, pulses, stop),
+      "pulse monitor");
+  const std::vector<std::uint32_t> regs = {nic::SCRATCH.offset, nic::INTR_STATUS.offset,
+                                           nic::CTRL.offset, nic::HDQ_POST.offset,
+                                           static_cast<std::uint32_t>(nic::kHdqWindowOffset)};
+  for (const std::uint32_t reg : regs) {
+    for (std::uint32_t lsb = 1; lsb < 4; ++lsb) {
+      const std::uint32_t a = reg + lsb;
+      const ApbResult w = co_await b.apb.write(a, 0xFFFF'FFFFU);
+      TB_CHECK(w.error) << "unaligned write of offset " << a << " did not answer PSLVERR";
+      const ApbResult r = co_await b.apb.read(a);
+      TB_CHECK(r.error) << "unaligned read of offset " << a << " did not answer PSLVERR";
+      TB_CHECK_EQ(r.data, 0U) << "unaligned read of offset " << a << ": PRDATA";
+    }
+  }
+  co_await ClockCycles(b.clk, 2);
+  stop = true;
+  co_await mon;
+  TB_CHECK_EQ(co_await b.read(nic::SCRATCH), scratch) << "SCRATCH written unaligned";
+  TB_CHECK_EQ(co_await b.read(nic::INTR_STATUS), nic::INTR_STATUS_DONE.mask)
+      << "INTR_STATUS.DONE cleared by an unaligned write";
+  TB_CHECK_EQ(b.dut.hdq_window_o[0], word0) << "HDQ window word 0 written unaligned";
+  TB_CHECK_EQ(b.dut.ctrl_enable_o, 0U) << "CTRL.ENABLE written unaligned";
+  TB_CHECK_EQ(pulses, 0U) << "a single-pulse control fired on an unaligned write";
+}
+
 // The driver's identity check and register layer, unchanged, on the RTL.
 SYNCFAB_TEST(csr, rtl_device_identity) {
   Bench b(ctx);

@@ -21,6 +21,11 @@ TEST(SwitchCsrModel, AccessRules) {
   EXPECT_THROW((void)dev.read32(r::WD_REENABLE.offset), hw::BusError);
   EXPECT_THROW((void)dev.read32(0x018), hw::BusError);  // reserved
   EXPECT_THROW((void)dev.read32(0x011), hw::BusError);  // unaligned
+  dev.write32(r::SCRATCH.offset, 0x1111'1111);
+  for (std::uint32_t lsb = 1; lsb < 4; ++lsb) {  // unaligned: refused, nothing written
+    EXPECT_THROW(dev.write32(r::SCRATCH.offset + lsb, 0x2222'2222), hw::BusError) << lsb;
+  }
+  EXPECT_EQ(dev.read32(r::SCRATCH.offset), 0x1111'1111U);
   EXPECT_THROW((void)dev.read32(static_cast<std::uint32_t>(r::kBlockBytes)), hw::BusError);
   EXPECT_EQ(dev.read32(r::ID.offset), r::kMagic);
 }

@@ -189,6 +189,13 @@ TEST_F(EngineTest, CsrMapMatchesTheRdl) {
   EXPECT_EQ(eng_.config().lid, 0x42U);
   EXPECT_THROW((void)eng_.csr_read(0x028), hw::BusError);  // hole
   EXPECT_THROW((void)eng_.csr_read(0x002), hw::BusError);  // unaligned
+  for (std::uint32_t lsb = 1; lsb < 4; ++lsb) {            // unaligned: refused, nothing written
+    EXPECT_THROW((void)eng_.csr_read(nic::SCRATCH.offset + lsb), hw::BusError) << lsb;
+    EXPECT_THROW(eng_.csr_write(nic::SCRATCH.offset + lsb, 0x1111'1111), hw::BusError) << lsb;
+    EXPECT_THROW(eng_.csr_write(nic::kHdqWindowOffset + 8 + lsb, 0x1111'1111), hw::BusError) << lsb;
+  }
+  EXPECT_EQ(reg(nic::SCRATCH), 0xA5A5'5A5AU);
+  EXPECT_EQ(eng_.csr_read(nic::kHdqWindowOffset + 8), 0x1234U);
   EXPECT_THROW((void)eng_.csr_read(0xFFC), hw::BusError);  // past the map
   EXPECT_THROW(eng_.csr_write(nic::ID.offset, 0), hw::BusError);
   EXPECT_THROW(eng_.csr_write(nic::CNT_DROP.offset, 0), hw::BusError);

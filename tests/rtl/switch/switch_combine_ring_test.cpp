@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "switch_combine_ring.hpp"
 #include "switch_top_bench.hpp"
 #include "syncfab/fmt/formats.hpp"
 #include "syncfab/hw/csr.hpp"
@@ -34,6 +35,7 @@
 
 using namespace syncfab::tb;
 using namespace syncfab::tb::switch_top_bench;
+using namespace syncfab::tb::switch_combine_ring;
 namespace hw = syncfab::hw;
 namespace fmt = syncfab::fmt;
 namespace r = syncfab::hw::switch_regs;
@@ -41,63 +43,6 @@ namespace r = syncfab::hw::switch_regs;
 static_assert(kPorts == 8, "built with SF_SWITCH_TOP8 against vl_switch_top8");
 
 namespace {
-
-constexpr unsigned kTblChildren = 2;
-constexpr unsigned kTblCtrl = 3;
-constexpr unsigned kTblRing = 4;
-constexpr unsigned kTblExpect = 5;
-constexpr std::uint8_t kCombArrive = static_cast<std::uint8_t>(fmt::PktType::kCombArrive);
-constexpr std::uint8_t kCombRelease = static_cast<std::uint8_t>(fmt::PktType::kCombRelease);
-constexpr std::uint8_t kCombShare = static_cast<std::uint8_t>(fmt::PktType::kCombShare);
-constexpr std::uint32_t kIntrTblError = 1U << 4;
-constexpr std::uint16_t kMlid = 0xC001;
-constexpr std::uint16_t kE = 10;
-constexpr std::uint8_t kPrio = 2;
-
-void tbl_write(Bench& b, unsigned table, unsigned index, std::uint32_t data) {
-  hw::Csr csr(b.dev);
-  csr.write(r::TBL_ADDR, {{r::TBL_ADDR_INDEX, index}, {r::TBL_ADDR_TABLE, table}});
-  csr.write(r::TBL_WDATA, data);
-  csr.write(r::TBL_CMD, {{r::TBL_CMD_WRITE, 1}});
-}
-
-std::uint32_t tbl_read(Bench& b, unsigned table, unsigned index) {
-  hw::Csr csr(b.dev);
-  csr.write(r::TBL_ADDR, {{r::TBL_ADDR_INDEX, index}, {r::TBL_ADDR_TABLE, table}});
-  csr.write(r::TBL_CMD, {{r::TBL_CMD_READ, 1}});
-  return csr.read(r::TBL_RDATA);
-}
-
-// The control word in ring mode (switch_csr.rdl, TBL_WDATA): EPOCH[23:8],
-// PHASES[25:24], RING[29], VALID[31].
-constexpr std::uint32_t ring_ctrl(bool valid, unsigned phases, std::uint16_t epoch) {
-  return (valid ? 1U << 31 : 0U) | (1U << 29) | ((phases & 3U) << 24) | (std::uint32_t{epoch} << 8);
-}
-
-struct Geo {
-  bool valid = true;
-  bool origin = false;
-  unsigned plus = 0;
-  unsigned minus = 0;
-  unsigned pos = 0;
-  unsigned len = 0;
-  std::uint32_t expect = 0;
-};
-
-// Ring geometry word: PLUS[7:0], MINUS[15:8], POS[20:16], LEN[26:21],
-// ORIGIN[30], VALID[31].
-constexpr std::uint32_t geo_word(const Geo& g) {
-  return (g.valid ? 1U << 31 : 0U) | (g.origin ? 1U << 30 : 0U) | ((g.len & 0x3FU) << 21) |
-         ((g.pos & 0x1FU) << 16) | ((g.minus & 0xFFU) << 8) | (g.plus & 0xFFU);
-}
-
-struct RingEntry {
-  std::uint16_t mlid = kMlid;
-  std::uint32_t children = 0;
-  unsigned phases = 0;
-  std::array<Geo, 3> geo{};
-  std::uint16_t epoch = 0;
-};
 
 // The entry of most cases (see the top of the file).
 RingEntry two_phase_entry() {
@@ -109,155 +54,6 @@ RingEntry two_phase_entry() {
   x.geo[2] = Geo{.valid = false};
   x.epoch = kE;
   return x;
-}
-
-// The driver's order: MFT (members only), children, ring words, control word.
-void program_ring(Bench& b, const RingEntry& x) {
-  const unsigned idx = x.mlid - fmt::kMlidBase;
-  if (x.children != 0) {
-    b.sw().set_mft(x.mlid, x.children);
-  }
-  tbl_write(b, kTblChildren, idx, x.children);
-  for (unsigned d = 0; d < 3; ++d) {
-    tbl_write(b, kTblRing, idx * 4 + d, geo_word(x.geo.at(d)));
-    tbl_write(b, kTblExpect, idx * 4 + d, x.geo.at(d).expect);
-  }
-  tbl_write(b, kTblCtrl, idx, ring_ctrl(true, x.phases, x.epoch));
-}
-
-std::uint16_t epoch_of(Bench& b, std::uint16_t mlid) {
-  return static_cast<std::uint16_t>((tbl_read(b, kTblCtrl, mlid - fmt::kMlidBase) >> 8) & 0xFFFFU);
-}
-
-// A COMB packet with every field the ring rules read.
-struct P {
-  std::uint8_t type = kCombArrive;
-  std::uint16_t mlid = kMlid;
-  std::uint16_t epoch = kE;
-  unsigned round = 0;
-  unsigned member = 0;
-  bool answer = false;
-  std::uint8_t ask = 0;
-  std::uint8_t prio = kPrio;
-  std::uint32_t flow = 0;
-  std::uint16_t src = 0x21;
-  std::uint8_t len = 1;
-};
-
-fmt::PktHdr hdr_of(const P& p) {
-  fmt::PktHdr h;
-  h.set_pkt_type(static_cast<fmt::PktType>(p.type))
-      .set_len_flits(p.len)
-      .set_dst_lid(p.mlid)
-      .set_src_lid(p.src)
-      .set_prio(p.prio)
-      .set_ecn(static_cast<fmt::Ecn>(1))
-      .set_dscp(9)
-      .set_flow_label(p.flow)
-      .set_ctx(3)
-      .set_epoch(p.epoch)
-      .set_round(static_cast<std::uint8_t>(p.round))
-      .set_member(static_cast<std::uint16_t>(p.member))
-      .set_answer(p.answer)
-      .set_ask(p.ask);
-  return h;
-}
-
-Packet pkt(const P& p) {
-  Packet out{flit_of(hdr_of(p).bytes())};
-  for (unsigned k = 1; k < p.len; ++k) {
-    out.push_back(Flit{p.flow, k, 0, 0});
-  }
-  return out;
-}
-
-Packet arrive(std::uint16_t e, std::uint32_t flow) {
-  return pkt(P{.type = kCombArrive, .epoch = e, .flow = flow});
-}
-Packet share(std::uint16_t e, unsigned d, unsigned o, std::uint32_t flow, bool answer = false,
-             std::uint8_t ask = 0) {
-  return pkt(P{.type = kCombShare,
-               .epoch = e,
-               .round = d,
-               .member = o,
-               .answer = answer,
-               .ask = ask,
-               .flow = flow});
-}
-
-fmt::PktHdr got_hdr(const RxPacket& g) { return fmt::PktHdr(bytes_of(g.flits.at(0))); }
-
-// What the unit made: one flit, src_lid 0, the processed packet's ctx, prio,
-// dscp, ecn and flow label (section 9.3), and the given type and fields.
-void check_made(const RxPacket& got, std::uint8_t type, std::uint16_t epoch, unsigned round,
-                unsigned member, bool answer, std::uint32_t flow, const std::string& what,
-                std::uint8_t ask = 0) {
-  TB_CHECK_EQ(got.flits.size(), 1U) << what;
-  const fmt::PktHdr h = got_hdr(got);
-  P want{.type = type,
-         .epoch = epoch,
-         .round = round,
-         .member = member,
-         .answer = answer,
-         .ask = ask,
-         .flow = flow,
-         .src = 0};
-  TB_CHECK(got.flits.at(0) == flit_of(hdr_of(want).bytes()))
-      << what << ": header differs (type " << static_cast<unsigned>(h.pkt_type()) << ", epoch "
-      << h.epoch() << ", round " << unsigned{h.round()} << ", member " << h.member() << ", answer "
-      << h.answer() << ", ask " << unsigned{h.ask()} << ", src " << h.src_lid() << ", flow "
-      << h.flow_label() << ")";
-}
-
-std::array<unsigned, kPorts> free_cells(Bench& b) {
-  const Vswitch_top___024root& rt = *b.dut.rootp;
-  return {rt.switch_top__DOT__gen_ingress__BRA__0__KET____DOT__u_ingress__DOT__free_q,
-          rt.switch_top__DOT__gen_ingress__BRA__1__KET____DOT__u_ingress__DOT__free_q,
-          rt.switch_top__DOT__gen_ingress__BRA__2__KET____DOT__u_ingress__DOT__free_q,
-          rt.switch_top__DOT__gen_ingress__BRA__3__KET____DOT__u_ingress__DOT__free_q,
-          rt.switch_top__DOT__gen_ingress__BRA__4__KET____DOT__u_ingress__DOT__free_q,
-          rt.switch_top__DOT__gen_ingress__BRA__5__KET____DOT__u_ingress__DOT__free_q,
-          rt.switch_top__DOT__gen_ingress__BRA__6__KET____DOT__u_ingress__DOT__free_q,
-          rt.switch_top__DOT__gen_ingress__BRA__7__KET____DOT__u_ingress__DOT__free_q};
-}
-
-void check_no_cell_held(Bench& b, const std::string& what) {
-  const auto f = free_cells(b);
-  for (unsigned p = 0; p < kPorts; ++p) {
-    TB_CHECK_EQ(f.at(p), kBufCells) << what << ": input " << p << " still holds cells";
-  }
-}
-
-// Output counts, to see what one step adds.
-struct Marks {
-  std::array<std::size_t, kPorts> n{};
-};
-Marks mark(const Bench& b) {
-  Marks m;
-  for (unsigned p = 0; p < kPorts; ++p) {
-    m.n.at(p) = b.out.at(p).size();
-  }
-  return m;
-}
-// The ports that got exactly one packet since `m` (and none got more).
-std::uint32_t new_ports(const Bench& b, const Marks& m, const std::string& what) {
-  std::uint32_t mask = 0;
-  for (unsigned p = 0; p < kPorts; ++p) {
-    const std::size_t k = b.out.at(p).size() - m.n.at(p);
-    TB_CHECK(k <= 1) << what << ": port " << p << " got " << k << " packets";
-    if (k == 1) {
-      mask |= 1U << p;
-    }
-  }
-  return mask;
-}
-
-std::uint32_t drops(Bench& b) {
-  std::uint32_t n = 0;
-  for (unsigned p = 0; p < kPorts; ++p) {
-    n += b.count(p, kPrio, K::kDropNoRoute);
-  }
-  return n;
 }
 
 }  // namespace

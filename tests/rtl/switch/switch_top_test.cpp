@@ -28,6 +28,7 @@
 #include "syncfab/driver/switch.hpp"
 #include "syncfab/fmt/formats.hpp"
 #include "syncfab/hw/host_memory.hpp"
+#include "syncfab/hw/switch_regs.hpp"
 #include "syncfab/model/wred_ecn.hpp"
 #include "syncfab/tb/tb.hpp"
 
@@ -36,6 +37,7 @@ using namespace syncfab::tb::switch_top_bench;
 namespace drv = syncfab::driver;
 namespace fmt = syncfab::fmt;
 namespace model = syncfab::model;
+namespace r = syncfab::hw::switch_regs;
 
 // Identity and build parameters through the driver; one unicast packet from
 // port 0 to port 2 (LFT), unchanged; RX at (0, prio), TX at (2, prio).
@@ -964,6 +966,68 @@ SYNCFAB_TEST(switch_top, csr_outside_map_pslverr) {
   const ApbResult r4 = co_await b.apb.read(0x000);
   TB_CHECK(!r4.error);
   TB_CHECK_EQ(r4.data, 0x53465357U);
+}
+
+// An unaligned CSR address is a bus error, as for the NIC
+// (docs/switch-datapath.md, structure): PSLVERR for reads and writes at each
+// byte offset past a register, PRDATA 0, and nothing written (SCRATCH keeps
+// its value, CTRL.ENABLE stays 0, the table command starts nothing).
+SYNCFAB_TEST(switch_top, csr_unaligned_pslverr) {
+  Bench b(ctx);
+  co_await b.reset();
+  auto& sw = b.sw();
+  const auto scratch = static_cast<std::uint32_t>(ctx.rng()());
+  TB_CHECK(!(co_await b.apb.write(r::SCRATCH.offset, scratch)).error);
+  for (const std::uint32_t reg : {r::SCRATCH.offset, r::CTRL.offset, r::TBL_CMD.offset}) {
+    for (std::uint32_t lsb = 1; lsb < 4; ++lsb) {
+      const std::uint32_t a = reg + lsb;
+      const ApbResult w = co_await b.apb.write(a, 0xFFFF'FFFFU);
+      TB_CHECK(w.error) << "unaligned write of offset " << a << " did not answer PSLVERR";
+      const ApbResult rd = co_await b.apb.read(a);
+      TB_CHECK(rd.error) << "unaligned read of offset " << a << " did not answer PSLVERR";
+      TB_CHECK_EQ(rd.data, 0U) << "unaligned read of offset " << a << ": PRDATA";
+    }
+  }
+  const ApbResult s = co_await b.apb.read(r::SCRATCH.offset);
+  TB_CHECK(!s.error);
+  TB_CHECK_EQ(s.data, scratch) << "SCRATCH written unaligned";
+  const ApbResult c = co_await b.apb.read(r::CTRL.offset);
+  TB_CHECK_EQ(c.data & r::CTRL_ENABLE.mask, 0U) << "CTRL.ENABLE written unaligned";
+  TB_CHECK_EQ(sw.interrupt_status(), 0U) << "an unaligned TBL_CMD started a table access";
+}
+
+// CTRL.CNT_CLEAR (docs/switch-driver.md, counters): every counter of every
+// port goes to 0 at once, ENABLE is kept, and counting goes on after it.
+SYNCFAB_TEST(switch_top, counters_clear) {
+  Bench b(ctx);
+  co_await b.reset();
+  auto& sw = b.sw();
+  sw.set_lft(0x30, 1);
+  sw.enable(true);
+  // Data to port 1 from every other port, and one unrouted packet each.
+  for (unsigned in = 0; in < kPorts; ++in) {
+    if (in != 1) {
+      b.send(in, make_packet(Hdr{.len = 2, .dst = 0x30, .prio = 3, .flow = in}));
+    }
+    b.send(in, make_packet(Hdr{.len = 1, .dst = 0x31, .prio = 5, .flow = 10 + in}));
+  }
+  co_await b.drain(100);
+  for (unsigned in = 0; in < kPorts; ++in) {
+    TB_CHECK_EQ(b.count(in, 3, K::kRx), in != 1 ? 1U : 0U) << "RX before the clear, port " << in;
+    TB_CHECK_EQ(b.count(in, 5, K::kDropNoRoute), 1U) << "DROP_NO_ROUTE before, port " << in;
+  }
+  TB_CHECK_EQ(b.count(1, 3, K::kTx), kPorts - 1) << "TX before the clear";
+  sw.clear_counters();
+  for (unsigned p = 0; p < kPorts; ++p) {
+    TB_CHECK_EQ(b.count(p, 3, K::kRx), 0U) << "RX after the clear, port " << p;
+    TB_CHECK_EQ(b.count(p, 5, K::kDropNoRoute), 0U) << "DROP_NO_ROUTE after, port " << p;
+    TB_CHECK_EQ(b.count(p, 3, K::kTx), 0U) << "TX after the clear, port " << p;
+  }
+  b.send(2, make_packet(Hdr{.len = 3, .dst = 0x30, .prio = 3, .flow = 99}));
+  co_await b.drain(100);
+  TB_CHECK_EQ(b.count(2, 3, K::kRx), 1U) << "ENABLE kept: the next packet passes and counts";
+  TB_CHECK_EQ(b.count(1, 3, K::kTx), 1U);
+  TB_CHECK_EQ(b.out[1].size(), kPorts);
 }
 
 // Random smoke: random unicast / multicast / unrouted / bad packets from every
