@@ -109,6 +109,9 @@ module nic_csr
   logic blk_psel, blk_pready, blk_pslverr;
   logic [NIC_CSR_REG_TOP_DATA_WIDTH-1:0] blk_prdata;
 
+  // PADDR bits below one data word: zero on an aligned access.
+  localparam int unsigned CsrLsbW = $clog2(NIC_CSR_REG_TOP_DATA_WIDTH / 8);
+
   apb_unaligned_guard #(
     .DataW(NIC_CSR_REG_TOP_DATA_WIDTH)
   ) u_unaligned_guard (
@@ -116,7 +119,7 @@ module nic_csr
     .rst_ni,
     .psel_i,
     .penable_i,
-    .paddr_lsb_i  (paddr_i[1:0]),
+    .paddr_lsb_i  (paddr_i[CsrLsbW-1:0]),
     .prdata_o,
     .pready_o,
     .pslverr_o,

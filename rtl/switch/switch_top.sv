@@ -88,6 +88,9 @@ module switch_top
   logic csr_psel, csr_pready, csr_pslverr;
   csr_data_t csr_prdata;
 
+  // PADDR bits below one data word: zero on an aligned access.
+  localparam int unsigned CsrLsbW = $clog2($bits(csr_data_t) / 8);
+
   apb_unaligned_guard #(
     .DataW($bits(csr_data_t))
   ) u_unaligned_guard (
@@ -95,7 +98,7 @@ module switch_top
     .rst_ni,
     .psel_i,
     .penable_i,
-    .paddr_lsb_i  (paddr_i[1:0]),
+    .paddr_lsb_i  (paddr_i[CsrLsbW-1:0]),
     .prdata_o,
     .pready_o,
     .pslverr_o,
