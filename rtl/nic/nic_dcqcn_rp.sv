@@ -25,7 +25,15 @@
 // The parameters (ALPHA_CFG, ALPHA_TIMER, RATE_TIMER, BYTE_COUNTER,
 // RATE_STAGES, RATE_AI, RATE_HAI, RATE_MIN of rtl/nic/nic_dcqcn.rdl) are
 // inputs, already range-checked by the register block; a change applies from
-// the cycle it is seen in. The token bucket of §6 is not in this block.
+// the cycle it is seen in.
+//
+// Token bucket (§6): each flow's credit, in 2^-RATE_FRAC_BITS flits, capped
+// at the cost of one packet C = (payload_flits_i + 1) << RATE_FRAC_BITS (the
+// flow table's FLOW_CFG.PAYLOAD_FLITS of the entry, stable while it runs).
+// START fills it to C; each cycle a RUNNING flow gains its RC as just updated
+// (the cap applied after the grant's cost), and a packet granted while
+// rp_enable_i is 1 costs C. tx_ok_o tells the arbiter which flows may start a
+// packet: credit >= C, or any credit while rp_enable_i is 0.
 
 `include "syncfab_assert.svh"
 `include "nic_assert.svh"
@@ -46,6 +54,8 @@ module nic_dcqcn_rp
   // T, BC and RATE_STAGES.F: 8 bits, the stages saturating at 255 (§5).
   localparam int unsigned StageW   = 8,
   localparam int unsigned FlitsW   = PKT_HDR_LEN_FLITS_W,
+  // Credit: up to C + RATE_LINE, C < 2^(FlitsW + RATE_FRAC_BITS).
+  localparam int unsigned CreditW  = FlitsW + RATE_FRAC_BITS + 1,
   // The byte count holds up to B - 1 plus the flits of the cycles in which
   // more than B flits arrived; one bit over B's width (see a_bcnt_fits).
   localparam int unsigned ByteCntW = CyclesW + 1
@@ -61,8 +71,10 @@ module nic_dcqcn_rp
   input  logic [   RateW-1:0]                  rate_ai_i,       // R_AI, 1 .. RATE_LINE
   input  logic [   RateW-1:0]                  rate_hai_i,      // R_HAI, 1 .. RATE_LINE
   input  logic [   RateW-1:0]                  rate_min_i,      // R_MIN, 1 .. RATE_LINE
+  input  logic                                 rp_enable_i,     // CTRL.RP_ENABLE
   // Flow table.
   input  logic [NUM_FLOWS-1:0]                 running_i,
+  input  logic [NUM_FLOWS-1:0][  FlitsW-1:0]   payload_flits_i,  // 1 .. DATA_MAX_PAYLOAD_FLITS
   input  logic                                 start_i,
   input  logic [FlowIdxW-1:0]                  start_idx_i,
   // Matched CNP and granted DATA packet of this cycle.
@@ -76,7 +88,10 @@ module nic_dcqcn_rp
   output logic [NUM_FLOWS-1:0][   RateW-1:0]   rt_o,
   output logic [NUM_FLOWS-1:0][  AlphaW-1:0]   alpha_o,
   output logic [NUM_FLOWS-1:0][  StageW-1:0]   t_stage_o,
-  output logic [NUM_FLOWS-1:0][  StageW-1:0]   bc_stage_o
+  output logic [NUM_FLOWS-1:0][  StageW-1:0]   bc_stage_o,
+  // Token bucket.
+  output logic [NUM_FLOWS-1:0][ CreditW-1:0]   credit_o,
+  output logic [NUM_FLOWS-1:0]                 tx_ok_o
 );
 
   localparam logic [RateW-1:0] Line = RateW'(RATE_LINE);
@@ -89,16 +104,17 @@ module nic_dcqcn_rp
   localparam int unsigned ProdW = RateW + AlphaW;
   localparam int unsigned CutShift = RATE_FRAC_BITS + 1;
 
-  logic [NUM_FLOWS-1:0][   RateW-1:0] rc_q, rc_d, rt_q, rt_d;
-  logic [NUM_FLOWS-1:0][  AlphaW-1:0] alpha_q, alpha_d;
-  logic [NUM_FLOWS-1:0][ CyclesW-1:0] atimer_q, atimer_d, rtimer_q, rtimer_d;
+  logic [NUM_FLOWS-1:0][RateW-1:0] rc_q, rc_d, rt_q, rt_d;
+  logic [NUM_FLOWS-1:0][AlphaW-1:0] alpha_q, alpha_d;
+  logic [NUM_FLOWS-1:0][CyclesW-1:0] atimer_q, atimer_d, rtimer_q, rtimer_d;
   logic [NUM_FLOWS-1:0][ByteCntW-1:0] bcnt_q, bcnt_d;
-  logic [NUM_FLOWS-1:0][  StageW-1:0] t_q, t_d, bc_q, bc_d;
-  logic [NUM_FLOWS-1:0]               bcnt_carry;
+  logic [NUM_FLOWS-1:0][StageW-1:0] t_q, t_d, bc_q, bc_d;
+  logic [NUM_FLOWS-1:0] bcnt_carry;
+  logic [NUM_FLOWS-1:0][CreditW-1:0] credit_q, credit_d, cap;
 
   // ---- the CNP update, once, on the flow the CNP names ----------------------
-  logic [   RateW-1:0] cnp_rc, cnp_rc_new, cnp_cut;
-  logic [  AlphaW-1:0] cnp_alpha, cnp_alpha_new;
+  logic [RateW-1:0] cnp_rc, cnp_rc_new, cnp_cut;
+  logic [AlphaW-1:0] cnp_alpha, cnp_alpha_new;
   logic [   ProdW-1:0] cnp_prod;
   logic [AlphaW:0] cnp_alpha_sum;  // one bit over, see a_cnp_alpha_le_one
 
@@ -152,19 +168,21 @@ module nic_dcqcn_rp
 
   // ---- per flow: timers, byte counter and increase events --------------------
   for (genvar f = 0; f < NUM_FLOWS; f++) begin : g_flow
-    logic                cnp_here, start_here;
-    logic [  FlitsW-1:0] flits;
-    logic [   CyclesW:0] atimer_inc, rtimer_inc;
-    logic                alpha_tick, rate_tick, byte_tick;
+    logic cnp_here, start_here, grant_here;
+    logic [CreditW-1:0] credit_left, credit_fill;
+    logic [FlitsW-1:0] flits;
+    logic [CyclesW:0] atimer_inc, rtimer_inc;
+    logic alpha_tick, rate_tick, byte_tick;
     logic [  AlphaW-1:0] alpha_nc;
     logic [ByteCntW:0]   bcnt_sum;
     logic [ByteCntW-1:0] bcnt_nc;
-    logic [  StageW-1:0] t_nc, bc_nc, bc_1;
-    logic [   RateW-1:0] rt_1, rc_1, rt_2, rc_2;
+    logic [StageW-1:0] t_nc, bc_nc, bc_1;
+    logic [RateW-1:0] rt_1, rc_1, rt_2, rc_2;
 
     assign cnp_here = cnp_i && (cnp_idx_i == FlowIdxW'(f));
     assign start_here = start_i && (start_idx_i == FlowIdxW'(f));
-    assign flits = (grant_i && (grant_idx_i == FlowIdxW'(f))) ? grant_flits_i : '0;
+    assign grant_here = grant_i && (grant_idx_i == FlowIdxW'(f));
+    assign flits = grant_here ? grant_flits_i : '0;
 
     // 1. alpha timer; alpha decays each K cycles.
     assign atimer_inc = {1'b0, atimer_q[f]} + 1'b1;
@@ -190,6 +208,20 @@ module nic_dcqcn_rp
     assign rc_1 = (rate_tick || byte_tick) ? mean(rt_1, rc_q[f]) : rc_q[f];
     assign rt_2 = (rate_tick && byte_tick) ? increase(rt_1, t_nc, bc_nc) : rt_1;
     assign rc_2 = (rate_tick && byte_tick) ? mean(rt_2, rc_1) : rc_1;
+
+    // Token bucket, after the rate law of the same cycle.
+    assign cap[f] = (CreditW'(payload_flits_i[f]) + CreditW'(1)) << RATE_FRAC_BITS;
+    assign credit_left = (grant_here && rp_enable_i) ? credit_q[f] - cap[f] : credit_q[f];
+    assign credit_fill = credit_left + CreditW'(rc_d[f]);
+    assign tx_ok_o[f] = !rp_enable_i || credit_q[f] >= cap[f];
+    always_comb begin
+      credit_d[f] = credit_q[f];
+      if (start_here) begin
+        credit_d[f] = cap[f];
+      end else if (running_i[f]) begin
+        credit_d[f] = (credit_fill > cap[f]) ? cap[f] : credit_fill;
+      end
+    end
 
     always_comb begin
       rc_d[f] = rc_q[f];
@@ -240,6 +272,7 @@ module nic_dcqcn_rp
       end
       atimer_q <= '0;
       rtimer_q <= '0;
+      credit_q <= '0;
       bcnt_q <= '0;
       t_q <= '0;
       bc_q <= '0;
@@ -248,6 +281,7 @@ module nic_dcqcn_rp
       rt_q <= rt_d;
       alpha_q <= alpha_d;
       atimer_q <= atimer_d;
+      credit_q <= credit_d;
       rtimer_q <= rtimer_d;
       bcnt_q <= bcnt_d;
       t_q <= t_d;
@@ -260,17 +294,23 @@ module nic_dcqcn_rp
   assign alpha_o = alpha_q;
   assign t_stage_o = t_q;
   assign bc_stage_o = bc_q;
+  assign credit_o = credit_q;
 
   // ---- rules this block relies on ---------------------------------------------
   // Inputs: the flow table and the register block keep these.
   `NIC_ASSERT_IMP(a_cnp_running, cnp_i, running_i[cnp_idx_i])
   `NIC_ASSERT_IMP(a_grant_running, grant_i, running_i[grant_idx_i])
   `NIC_ASSERT_IMP(a_start_not_running, start_i, !running_i[start_idx_i])
-  `NIC_ASSERT(a_params_in_range,
-              g_shift_i >= 1 && 32'(g_shift_i) <= $clog2(ALPHA_ONE) && alpha_timer_i != '0
-              && rate_timer_i != '0 && byte_counter_i != '0 && rate_ai_i != '0
-              && rate_ai_i <= Line && rate_hai_i != '0 && rate_hai_i <= Line
-              && rate_min_i != '0 && rate_min_i <= Line)
+  // The arbiter grants only a flow its bucket lets send, a whole packet of
+  // its payload and header.
+  `NIC_ASSERT_IMP(a_grant_tx_ok, grant_i, tx_ok_o[grant_idx_i])
+  `NIC_ASSERT_IMP(a_grant_flits, grant_i,
+                  {1'b0, grant_flits_i} == {1'b0, payload_flits_i[grant_idx_i]} + 1'b1)
+  `NIC_ASSERT(a_g_shift_in_range, g_shift_i >= 1 && 32'(g_shift_i) <= $clog2(ALPHA_ONE))
+  `NIC_ASSERT(a_periods_nonzero, alpha_timer_i != '0 && rate_timer_i != '0 && byte_counter_i != '0)
+  `NIC_ASSERT(a_rate_ai_in_range, rate_ai_i != '0 && rate_ai_i <= Line)
+  `NIC_ASSERT(a_rate_hai_in_range, rate_hai_i != '0 && rate_hai_i <= Line)
+  `NIC_ASSERT(a_rate_min_in_range, rate_min_i != '0 && rate_min_i <= Line)
   // The CNP update keeps alpha within 0 .. ALPHA_ONE (its sum is one bit
   // wider than alpha only for this check) and RC within R_MIN .. RATE_LINE.
   `NIC_ASSERT_IMP(a_cnp_alpha_le_one, cnp_i, cnp_alpha_sum <= (AlphaW + 1)'(AlphaOne))
@@ -280,6 +320,7 @@ module nic_dcqcn_rp
   // on average, far below B + 2^32 flits in any cycle).
   `NIC_ASSERT_FORALL(a_rate_le_line, 1'b1, i, NUM_FLOWS, 1'b1, rc_q[i] <= Line && rt_q[i] <= Line)
   `NIC_ASSERT_FORALL(a_alpha_le_one, 1'b1, i, NUM_FLOWS, 1'b1, alpha_q[i] <= AlphaOne)
+  `NIC_ASSERT_FORALL(a_credit_le_cap, 1'b1, i, NUM_FLOWS, running_i[i], credit_q[i] <= cap[i])
   `NIC_ASSERT_FORALL(a_bcnt_fits, 1'b1, i, NUM_FLOWS, 1'b1, !bcnt_carry[i])
 
 endmodule
