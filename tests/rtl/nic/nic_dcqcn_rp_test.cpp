@@ -2,14 +2,17 @@
 // against the golden model: one model::DcqcnRp per flow, driven with the same
 // events (START, matched CNPs, granted packets, RUNNING or not, parameter
 // changes, resets). After every rising edge every flow's RC, RT, alpha and
-// stages T and BC must equal the model's exactly (tolerance: none).
+// stages T and BC must equal the model's exactly (tolerance: none), and
+// every flow's token-bucket credit and tx_ok the reference of §6 kept here
+// (the golden model's bucket is part of its whole data path, not DcqcnRp).
 //
-// Tests: the worked example of §5 (its table checked by value as well), and a
-// random test: several flows interleaved, CNPs, grants paced as the network
-// arbiter grants them (a new packet only after the last flit of the previous
-// one), flows started and stopped, random resets, and parameter sets that
-// switch during the run between the register defaults, the extremes of every
-// range and random values with short timers.
+// Tests: the worked example of §5 (its table checked by value as well), two
+// increase events in one cycle and the bucket by hand, and a random test:
+// several flows interleaved, CNPs, grants as the network arbiter makes them
+// (a flow its bucket allows, a new packet only after the last flit of the
+// previous one), flows started and stopped, RP_ENABLE on and off, random
+// resets, and parameter sets that switch during the run between the register
+// defaults, the extremes of every range and random values with short timers.
 #include <Vnic_dcqcn_rp.h>
 
 #include <algorithm>
@@ -32,8 +35,11 @@ namespace {
 
 constexpr SimTime kPeriod = 10'000;
 constexpr unsigned kFlows = syncfab::fmt::kNumFlows;
-constexpr unsigned kRateW = 17;   // RateW, AlphaW: 0 .. RATE_LINE / ALPHA_ONE
-constexpr unsigned kStageW = 8;   // StageW
+constexpr unsigned kRateW = 17;    // RateW, AlphaW: 0 .. RATE_LINE / ALPHA_ONE
+constexpr unsigned kStageW = 8;    // StageW
+constexpr unsigned kFlitsW = 8;    // FlitsW (len_flits)
+constexpr unsigned kCreditW = 25;  // CreditW
+constexpr unsigned kFracBits = syncfab::fmt::kRateFracBits;
 static_assert(syncfab::fmt::kRateLine < (1U << kRateW) && syncfab::fmt::kAlphaOne < (1U << kRateW));
 
 // Field `idx` of `width` bits of a packed-array output port.
@@ -66,6 +72,27 @@ class Bench {
  public:
   explicit Bench(Vnic_dcqcn_rp& dut) : dut_(dut) {}
 
+  // CTRL.RP_ENABLE.
+  void set_rp_enable(bool on) {
+    rp_enable_ = on;
+    dut_.rp_enable_i = on ? 1 : 0;
+  }
+  // FLOW_CFG.PAYLOAD_FLITS of flow f (set before its START, kept while it runs).
+  void set_payload(unsigned f, unsigned flits) {
+    payload_.at(f) = flits;
+    std::uint64_t v = 0;
+    for (unsigned i = 0; i < kFlows; ++i) {
+      v |= static_cast<std::uint64_t>(payload_.at(i)) << (i * kFlitsW);
+    }
+    dut_.payload_flits_i = v;
+  }
+  [[nodiscard]] bool rp_enable() const { return rp_enable_; }
+  [[nodiscard]] unsigned payload(unsigned f) const { return payload_.at(f); }
+  // §6: the cost of one packet of flow f.
+  [[nodiscard]] std::uint32_t cap(unsigned f) const { return (payload_.at(f) + 1) << kFracBits; }
+  // §6: whether the arbiter may grant flow f (the state before the coming edge).
+  [[nodiscard]] bool tx_ok(unsigned f) const { return !rp_enable_ || credit_.at(f) >= cap(f); }
+
   void set_params(const DcqcnParams& p) {
     p_ = p;
     dut_.g_shift_i = static_cast<std::uint8_t>(p.g_shift);
@@ -96,13 +123,21 @@ class Bench {
   void step_model(bool in_reset) {
     before_ = model_;
     for (unsigned f = 0; f < kFlows; ++f) {
-      if (in_reset || (ev_.start && ev_.start_idx == f)) {
+      const bool granted = ev_.grant && ev_.grant_idx == f;
+      if (in_reset) {
         model_.at(f).reset();
+        credit_.at(f) = 0;
+      } else if (ev_.start && ev_.start_idx == f) {
+        model_.at(f).reset();
+        credit_.at(f) = cap(f);
       } else if ((ev_.running >> f) & 1U) {
-        if (ev_.grant && ev_.grant_idx == f) {
+        if (granted) {
           model_.at(f).add_flits(ev_.grant_flits);
         }
         model_.at(f).end_cycle(p_, ev_.cnp && ev_.cnp_idx == f);
+        // §6: the grant's cost, then the refill by RC as just updated, capped.
+        const std::uint32_t left = credit_.at(f) - (granted && rp_enable_ ? cap(f) : 0);
+        credit_.at(f) = std::min(left + model_.at(f).rc(), cap(f));
       }
     }
   }
@@ -114,10 +149,12 @@ class Bench {
       const DcqcnRp& b = before_.at(f);
       const std::string at =
           "cycle " + std::to_string(cycle) + " flow " + std::to_string(f) + " (before: RC " +
-          std::to_string(b.rc()) + " RT " + std::to_string(b.rt()) + " alpha " + std::to_string(b.alpha()) +
-          " T " + std::to_string(b.timer_stage()) + " BC " + std::to_string(b.byte_stage()) + "; events: running " +
-          std::to_string((ev_.running >> f) & 1U) + " cnp " + std::to_string(ev_.cnp && ev_.cnp_idx == f) +
-          " flits " + std::to_string(ev_.grant && ev_.grant_idx == f ? ev_.grant_flits : 0) + "; G " +
+          std::to_string(b.rc()) + " RT " + std::to_string(b.rt()) + " alpha " +
+          std::to_string(b.alpha()) + " T " + std::to_string(b.timer_stage()) + " BC " +
+          std::to_string(b.byte_stage()) + "; events: running " +
+          std::to_string((ev_.running >> f) & 1U) + " cnp " +
+          std::to_string(ev_.cnp && ev_.cnp_idx == f) + " flits " +
+          std::to_string(ev_.grant && ev_.grant_idx == f ? ev_.grant_flits : 0) + "; G " +
           std::to_string(p_.g_shift) + " K " + std::to_string(p_.alpha_timer) + " TP " +
           std::to_string(p_.rate_timer) + " B " + std::to_string(p_.byte_counter) + " F " +
           std::to_string(p_.stages) + " R_AI " + std::to_string(p_.rate_ai) + " R_HAI " +
@@ -127,6 +164,8 @@ class Bench {
       TB_CHECK_EQ(field(dut_.alpha_o, f, kRateW), m.alpha()) << at << ": alpha";
       TB_CHECK_EQ(field(dut_.t_stage_o, f, kStageW), m.timer_stage()) << at << ": T";
       TB_CHECK_EQ(field(dut_.bc_stage_o, f, kStageW), m.byte_stage()) << at << ": BC";
+      TB_CHECK_EQ(field(dut_.credit_o, f, kCreditW), credit_.at(f)) << at << ": credit";
+      TB_CHECK_EQ(field(dut_.tx_ok_o, f, 1), tx_ok(f) ? 1U : 0U) << at << ": tx_ok";
     }
   }
 
@@ -138,6 +177,9 @@ class Bench {
   Events ev_;
   std::array<DcqcnRp, kFlows> model_{};
   std::array<DcqcnRp, kFlows> before_{};  // the state before the last edge, for the messages
+  bool rp_enable_ = true;
+  std::array<unsigned, kFlows> payload_{};
+  std::array<std::uint32_t, kFlows> credit_{};  // §6's bucket, the reference
 };
 
 Task<> reset_dut(Vnic_dcqcn_rp& dut, Clock& clk, Bench& bench) {
@@ -174,9 +216,11 @@ SYNCFAB_TEST(nic_dcqcn_rp, worked_example) {
   p.rate_hai = 5000;
   p.rate_min = 16;
   bench.set_params(p);
+  constexpr unsigned kFlow = 2;
+  bench.set_rp_enable(true);
+  bench.set_payload(kFlow, 149);  // the example's 150-flit packet
   co_await reset_dut(dut, clk, bench);
 
-  constexpr unsigned kFlow = 2;
   std::int64_t n = 0;
   Events start;
   start.start = true;
@@ -232,7 +276,7 @@ SYNCFAB_TEST(nic_dcqcn_rp, worked_example) {
 // event sees T updated and BC not yet (additive), the byte counter's sees
 // both (hyper, i = 1). Worked by hand from §5: after START, CNPs in two
 // cycles: RC 65536 -> 32768 -> 16384, RT 32768, alpha stays ONE; then one
-// flit with TP = B = 1: T = 1, additive RT 33768, RC (33768 + 16384) >> 1 =
+// two-flit packet with TP = B = 1: T = 1, additive RT 33768, RC (33768 + 16384) >> 1 =
 // 25076; BC = 1, hyper RT 38768, RC (38768 + 25076) >> 1 = 31922.
 SYNCFAB_TEST(nic_dcqcn_rp, timer_then_byte_event) {
   auto& dut = ctx.make_dut<Vnic_dcqcn_rp>();
@@ -248,8 +292,10 @@ SYNCFAB_TEST(nic_dcqcn_rp, timer_then_byte_event) {
   p.rate_hai = 5000;
   p.rate_min = 16;
   bench.set_params(p);
-  co_await reset_dut(dut, clk, bench);
   constexpr unsigned kFlow = 5;
+  bench.set_rp_enable(true);
+  bench.set_payload(kFlow, 1);
+  co_await reset_dut(dut, clk, bench);
   Events e;
   e.start = true;
   e.start_idx = kFlow;
@@ -265,7 +311,7 @@ SYNCFAB_TEST(nic_dcqcn_rp, timer_then_byte_event) {
   e.cnp = false;
   e.grant = true;
   e.grant_idx = kFlow;
-  e.grant_flits = 1;
+  e.grant_flits = 2;  // B = 1: one byte-counter stage, a flit left over
   co_await cycle(clk, bench, e, 3);
   const DcqcnRp& m = bench.model(kFlow);
   TB_CHECK_EQ(m.rc(), 31922U);
@@ -273,6 +319,59 @@ SYNCFAB_TEST(nic_dcqcn_rp, timer_then_byte_event) {
   TB_CHECK_EQ(m.alpha(), syncfab::fmt::kAlphaOne);
   TB_CHECK_EQ(m.timer_stage(), 1U);
   TB_CHECK_EQ(m.byte_stage(), 1U);
+}
+
+// §6 by hand: a flow of 2-flit packets (C = 2 << 16) at RC = RATE_LINE sends
+// back to back (the bucket refills by C in the two cycles a packet takes);
+// a CNP in the cycle of a grant halves RC to 32768, and the bucket then
+// needs four cycles to refill; with RP_ENABLE 0 a grant costs nothing.
+SYNCFAB_TEST(nic_dcqcn_rp, token_bucket) {
+  auto& dut = ctx.make_dut<Vnic_dcqcn_rp>();
+  auto& clk = ctx.sim().add_clock("clk", dut.clk_i, kPeriod);
+  Bench bench(dut);
+  bench.set_params(DcqcnParams{});
+  constexpr unsigned kFlow = 7;
+  bench.set_rp_enable(true);
+  bench.set_payload(kFlow, 1);
+  co_await reset_dut(dut, clk, bench);
+  constexpr std::uint32_t kC = 2U << kFracBits;
+  auto credit = [&] { return field(dut.credit_o, kFlow, kCreditW); };
+  auto tx_ok = [&] { return field(dut.tx_ok_o, kFlow, 1) != 0; };
+  std::int64_t n = 0;
+  Events e;
+  e.start = true;
+  e.start_idx = kFlow;
+  co_await cycle(clk, bench, e, n++);
+  TB_CHECK_EQ(credit(), kC) << "START fills the bucket";
+  TB_CHECK(tx_ok());
+  Events run;
+  run.running = 1U << kFlow;
+  Events grant = run;
+  grant.grant = true;
+  grant.grant_idx = kFlow;
+  grant.grant_flits = 2;
+  co_await cycle(clk, bench, grant, n++);
+  TB_CHECK_EQ(credit(), kC / 2) << "C spent, RC = line added";
+  TB_CHECK(!tx_ok());
+  co_await cycle(clk, bench, run, n++);
+  TB_CHECK_EQ(credit(), kC);
+  TB_CHECK(tx_ok()) << "back to back at the line rate";
+  Events grant_cnp = grant;
+  grant_cnp.cnp = true;
+  grant_cnp.cnp_idx = kFlow;
+  co_await cycle(clk, bench, grant_cnp, n++);
+  TB_CHECK_EQ(bench.model(kFlow).rc(), 32768U);
+  TB_CHECK_EQ(credit(), 32768U) << "refilled by the RC the CNP left";
+  for (std::uint32_t k = 2; k <= 4; ++k) {
+    TB_CHECK(!tx_ok()) << "after " << k - 1 << " refills";
+    co_await cycle(clk, bench, run, n++);
+    TB_CHECK_EQ(credit(), k * 32768U);
+  }
+  TB_CHECK(tx_ok());
+  bench.set_rp_enable(false);
+  co_await cycle(clk, bench, grant, n++);
+  TB_CHECK_EQ(credit(), kC) << "RP_ENABLE 0: the grant costs nothing";
+  TB_CHECK(tx_ok());
 }
 
 namespace {
@@ -344,10 +443,12 @@ SYNCFAB_TEST(nic_dcqcn_rp, random_vs_model) {
   const auto c_hyper = cov.require("hyper region (min(T,BC) > F)");
   const auto c_rc_min = cov.require("RC at R_MIN");
   const auto c_stage_sat = cov.require("a stage at 255");
+  const auto c_no_credit = cov.require("running flow held back by its bucket", 10);
+  const auto c_rp_off = cov.require("grant with RP_ENABLE 0", 10);
 
   std::uniform_real_distribution<double> u(0.0, 1.0);
   std::uniform_int_distribution<unsigned> any_flow(0, kFlows - 1);
-  std::uniform_int_distribution<unsigned> len(1, syncfab::fmt::kDataMaxPayloadFlits + 1);
+  std::uniform_int_distribution<unsigned> payload(1, syncfab::fmt::kDataMaxPayloadFlits);
   RandomResets resets(cycles, rng);
   std::uint32_t running = 0;
   unsigned busy = 0;  // cycles left of the packet in flight: no grant before
@@ -357,6 +458,7 @@ SYNCFAB_TEST(nic_dcqcn_rp, random_vs_model) {
     if (n >= next_params) {
       bench.set_params(draw_params(rng));
       p_cnp = std::array{0.0, 0.002, 0.02, 0.2}.at(any_flow(rng) % 4);
+      bench.set_rp_enable(u(rng) < 0.8);
       next_params = n + std::uniform_int_distribution<std::int64_t>(200, 3000)(rng);
       cov.hit(c_params);
     }
@@ -376,15 +478,24 @@ SYNCFAB_TEST(nic_dcqcn_rp, random_vs_model) {
     if (!run_f && u(rng) < 0.02) {
       e.start = true;
       e.start_idx = f;
+      // Short packets mostly, so that the bucket, not the link, limits a flow.
+      bench.set_payload(f, u(rng) < 0.7 ? std::min(payload(rng), 8U) : payload(rng));
     }
     const unsigned g = any_flow(rng);
     if (busy > 0) {
       --busy;
     } else if (((running >> g) & 1U) != 0 && u(rng) < 0.7) {
-      e.grant = true;
-      e.grant_idx = g;
-      e.grant_flits = len(rng);
-      busy = e.grant_flits - 1;
+      if (bench.tx_ok(g)) {
+        e.grant = true;
+        e.grant_idx = g;
+        e.grant_flits = bench.payload(g) + 1;
+        busy = e.grant_flits - 1;
+        if (!bench.rp_enable()) {
+          cov.hit(c_rp_off);
+        }
+      } else {
+        cov.hit(c_no_credit);
+      }
     }
     const unsigned c = u(rng) < 0.3 && e.grant ? g : any_flow(rng);
     if (((running >> c) & 1U) != 0 && u(rng) < p_cnp) {
