@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <iostream>
@@ -35,11 +36,13 @@ namespace {
 
 constexpr SimTime kPeriod = 10'000;
 constexpr unsigned kFlows = syncfab::fmt::kNumFlows;
-constexpr unsigned kRateW = 17;    // RateW, AlphaW: 0 .. RATE_LINE / ALPHA_ONE
-constexpr unsigned kStageW = 8;    // StageW
-constexpr unsigned kFlitsW = 8;    // FlitsW (len_flits)
-constexpr unsigned kCreditW = 25;  // CreditW
 constexpr unsigned kFracBits = syncfab::fmt::kRateFracBits;
+// The widths of the RTL's packed per-flow outputs, derived as the RTL derives
+// them (nic_dcqcn_rp.sv localparams).
+constexpr unsigned kRateW = std::bit_width(syncfab::fmt::kRateLine);  // RateW, AlphaW
+constexpr unsigned kStageW = 8;  // StageW: the stages saturate at 255 (§5)
+constexpr unsigned kFlitsW = std::bit_width(syncfab::fmt::kDataMaxPayloadFlits + 1);  // len_flits
+constexpr unsigned kCreditW = kFlitsW + kFracBits + 1;                                // CreditW
 static_assert(syncfab::fmt::kRateLine < (1U << kRateW) && syncfab::fmt::kAlphaOne < (1U << kRateW));
 
 // Field `idx` of `width` bits of a packed-array output port.
