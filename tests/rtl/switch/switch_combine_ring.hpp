@@ -154,16 +154,30 @@ inline Packet share(std::uint16_t e, unsigned d, unsigned o, std::uint32_t flow,
                .flow = flow});
 }
 
+// A share of another MLID's entry.
+inline Packet share_for(std::uint16_t mlid, std::uint16_t e, unsigned d, unsigned o,
+                        std::uint8_t ask, std::uint32_t flow) {
+  return pkt(P{.type = kCombShare,
+               .mlid = mlid,
+               .epoch = e,
+               .round = d,
+               .member = o,
+               .ask = ask,
+               .flow = flow});
+}
+
 inline fmt::PktHdr got_hdr(const RxPacket& g) { return fmt::PktHdr(bytes_of(g.flits.at(0))); }
 
 // What the unit made: one flit, src_lid 0, the processed packet's ctx, prio,
 // dscp, ecn and flow label (section 9.3), and the given type and fields.
-inline void check_made(const RxPacket& got, std::uint8_t type, std::uint16_t epoch, unsigned round,
-                       unsigned member, bool answer, std::uint32_t flow, const std::string& what,
-                       std::uint8_t ask = 0) {
+// check_made_for: the same for another MLID's entry.
+inline void check_made_for(std::uint16_t mlid, const RxPacket& got, std::uint8_t type,
+                           std::uint16_t epoch, unsigned round, unsigned member, bool answer,
+                           std::uint32_t flow, const std::string& what, std::uint8_t ask = 0) {
   TB_CHECK_EQ(got.flits.size(), 1U) << what;
   const fmt::PktHdr h = got_hdr(got);
   P want{.type = type,
+         .mlid = mlid,
          .epoch = epoch,
          .round = round,
          .member = member,
@@ -176,6 +190,11 @@ inline void check_made(const RxPacket& got, std::uint8_t type, std::uint16_t epo
       << h.epoch() << ", round " << unsigned{h.round()} << ", member " << h.member() << ", answer "
       << h.answer() << ", ask " << unsigned{h.ask()} << ", src " << h.src_lid() << ", flow "
       << h.flow_label() << ")";
+}
+inline void check_made(const RxPacket& got, std::uint8_t type, std::uint16_t epoch, unsigned round,
+                       unsigned member, bool answer, std::uint32_t flow, const std::string& what,
+                       std::uint8_t ask = 0) {
+  check_made_for(kMlid, got, type, epoch, round, member, answer, flow, what, ask);
 }
 
 // Free cells of every input buffer (the ingress's free_q, read from the

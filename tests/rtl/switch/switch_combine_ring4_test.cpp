@@ -340,27 +340,11 @@ SYNCFAB_TEST(switch_combine_ring4, reask_on_share_memberless) {
   program_ring(b, x);
   b.sw().enable(true);
   auto sh = [&](std::uint16_t e, unsigned d, unsigned o, std::uint8_t ask, std::uint32_t flow) {
-    return pkt(P{.type = kCombShare,
-                 .mlid = x.mlid,
-                 .epoch = e,
-                 .round = d,
-                 .member = o,
-                 .ask = ask,
-                 .flow = flow});
+    return share_for(x.mlid, e, d, o, ask, flow);
   };
   auto made = [&](const RxPacket& g, std::uint16_t e, unsigned d, unsigned o, std::uint32_t flow,
                   std::uint8_t ask, const std::string& what) {
-    P want{.type = kCombShare,
-           .mlid = x.mlid,
-           .epoch = e,
-           .round = d,
-           .member = o,
-           .ask = ask,
-           .flow = flow,
-           .src = 0};
-    TB_CHECK(g.flits.at(0) == flit_of(hdr_of(want).bytes()))
-        << what << ": ask " << unsigned{got_hdr(g).ask()} << ", epoch " << got_hdr(g).epoch()
-        << ", round " << unsigned{got_hdr(g).round()} << ", member " << got_hdr(g).member();
+    check_made_for(x.mlid, g, kCombShare, e, d, o, false, flow, what, ask);
   };
   Marks m = mark(b);
   b.send(kRing1, sh(kE + 1, 1, 1, 1, 1));  // E + 1, ask 1: recorded for E + 1 only
