@@ -95,7 +95,8 @@ int cli(int argc, char** argv) {
   app.add_option("--phi", base.ecn_dyn.phi, "ECN_DYN_PMAX.PHI");
   app.add_option("--pup", base.ecn_dyn.pup, "ECN_DYN_PMAX.PUP");
   app.add_option("--pdn", base.ecn_dyn.pdn, "ECN_DYN_PMAX.PDN");
-  app.add_option("--join-spread", base.join_spread, "senders joining at a step start within this many cycles");
+  app.add_option("--join-spread", base.join_spread,
+                 "senders joining at a step start within this many cycles");
   app.add_option("--tol", tol, "throughput tolerance (flits/cycle) for 'equal throughput'");
   app.add_option("--jobs", jobs, "runs in parallel");
   app.add_option("--csv", csv, "write every setting's figures here");
@@ -161,10 +162,10 @@ int cli(int argc, char** argv) {
         }
       }
       if (out.is_open()) {
-        out << pat << "," << (settings[i].dynamic ? "dynamic" : "static") << ","
-            << settings[i].kmin << "," << settings[i].kmax << "," << settings[i].pmax << ","
-            << seeds.size() << "," << fig[i].throughput << "," << fig[i].p99 << ","
-            << fig[i].mean << "," << fig[i].pauses << "," << fig[i].drops << "\n";
+        out << pat << "," << (settings[i].dynamic ? "dynamic" : "static") << "," << settings[i].kmin
+            << "," << settings[i].kmax << "," << settings[i].pmax << "," << seeds.size() << ","
+            << fig[i].throughput << "," << fig[i].p99 << "," << fig[i].mean << "," << fig[i].pauses
+            << "," << fig[i].drops << "\n";
       }
     }
     const Figures& d = fig[0];

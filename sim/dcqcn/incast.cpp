@@ -274,9 +274,9 @@ std::string to_string(const IncastResult& r) {
                 static_cast<unsigned long long>(r.ecn_marks),
                 static_cast<unsigned long long>(r.delivered_packets));
   std::string out = buf;
-  std::snprintf(buf, sizeof buf, " qlen_p99=%u qlen_max=%u qlen_mean=%.1f ecn_level=%u..%u shift<=%u",
-                r.qlen_p99, r.qlen_max, r.qlen_mean, r.ecn_level_min, r.ecn_level_max,
-                r.ecn_shift_max);
+  std::snprintf(buf, sizeof buf,
+                " qlen_p99=%u qlen_max=%u qlen_mean=%.1f ecn_level=%u..%u shift<=%u", r.qlen_p99,
+                r.qlen_max, r.qlen_mean, r.ecn_level_min, r.ecn_level_max, r.ecn_shift_max);
   out += buf;
   out += " share=";
   for (std::size_t i = 0; i < r.share.size(); ++i) {

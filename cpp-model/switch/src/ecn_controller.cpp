@@ -30,8 +30,8 @@ void EcnDynConfig::validate() const {
                                 " does not fit in 3 bits");
   }
   if (plo > phi) {
-    throw std::invalid_argument("ecn_dyn: PLO = " + std::to_string(plo) + " is above PHI = " +
-                                std::to_string(phi));
+    throw std::invalid_argument("ecn_dyn: PLO = " + std::to_string(plo) +
+                                " is above PHI = " + std::to_string(phi));
   }
 }
 

@@ -73,7 +73,9 @@ TEST(EcnController, WorkedExample) {
   // Window 0 (1..15): ports {0,1,2,4,6}, qlen 10..70, never 0.
   d.run_to(
       14, [](std::uint64_t t) { return static_cast<std::uint32_t>(10 + (t - 1) * 4); },
-      [](std::uint64_t t) { return std::uint64_t{1} << std::vector<int>{0, 1, 2, 4, 6}[t % 5]; });
+      [](std::uint64_t t) {
+        return std::uint64_t{1} << std::vector<int>{0, 1, 2, 4, 6}[t % 5];
+      });
   expect_eff(d, 64, 512, 32);  // nothing moves before the window's end
   d.step(true, {70, 0, false});
   expect_eff(d, 32, 256, 56);
@@ -93,7 +95,8 @@ TEST(EcnController, WorkedExample) {
   expect_eff(d, 16, 128, 52);
   EXPECT_EQ(d.c.shift(), 2U);
   // Window 3 (48..63): nothing enqueued, queue empty: n = 0 holds.
-  d.run_to(63, [](std::uint64_t) { return 0U; }, none);
+  d.run_to(
+      63, [](std::uint64_t) { return 0U; }, none);
   expect_eff(d, 64, 512, 52);
   EXPECT_EQ(d.c.active_last(), 0U);
   // Window 4 (64..79): ports {3,7}, empty at 64, max 30, a pause at 70.
@@ -152,7 +155,8 @@ TEST(EcnController, OffPassesStaticAndRestartsFromIt) {
   EXPECT_EQ(d.c.status_state(false, d.stat), 40U);
   // Back on mid-window (cycle 17): the first window ends at 31 and only
   // holds what came after the switch.
-  d.run_to(31, [](std::uint64_t) { return 20U; }, [](std::uint64_t) { return std::uint64_t{1}; });
+  d.run_to(
+      31, [](std::uint64_t) { return 20U; }, [](std::uint64_t) { return std::uint64_t{1}; });
   expect_eff(d, 64, 512, 40);
   EXPECT_EQ(d.c.active_last(), 1U);
 }
@@ -204,8 +208,8 @@ TEST(EcnController, RefusedRegisterValues) {
   EXPECT_EQ(r.target_word(), 64U);
   EXPECT_EQ(r.pmax_word(), 0x0808'FF00U);
   EXPECT_NO_THROW(r.validate());
-  const EcnDynConfig back = EcnDynConfig::from_words(ok.ctrl_word(), ok.target_word(),
-                                                     ok.pmax_word());
+  const EcnDynConfig back =
+      EcnDynConfig::from_words(ok.ctrl_word(), ok.target_word(), ok.pmax_word());
   EXPECT_EQ(back.pmax_word(), ok.pmax_word());
   EXPECT_EQ(back.ctrl_word(), ok.ctrl_word());
   EXPECT_EQ(back.qref, ok.qref);
@@ -253,7 +257,8 @@ struct Reference {
     } else if (empty && n > 0 && !paused) {
       raw = std::max(0, raw - cfg.pdn);
     }
-    p = static_cast<unsigned>(std::clamp(raw, static_cast<int>(cfg.plo), static_cast<int>(cfg.phi)));
+    p = static_cast<unsigned>(
+        std::clamp(raw, static_cast<int>(cfg.plo), static_cast<int>(cfg.phi)));
     n_last = static_cast<unsigned>(n);
   }
 };
@@ -280,9 +285,8 @@ TEST(EcnController, RandomAgainstReference) {
                           static_cast<std::uint32_t>(rng() % 0x10000),
                           static_cast<std::uint32_t>(rng() % 256)};
       }
-      const EcnCtrlInputs in{
-          rng() % 8 == 0 ? 0U : static_cast<std::uint32_t>(rng() % 0x10000),
-          rng() % 3 == 0 ? rng() : rng() & rng() & 0xFFFF, rng() % 200 == 0};
+      const EcnCtrlInputs in{rng() % 8 == 0 ? 0U : static_cast<std::uint32_t>(rng() % 0x10000),
+                             rng() % 3 == 0 ? rng() : rng() & rng() & 0xFFFF, rng() % 200 == 0};
       const bool on = cfg.on(0);
       const bool last = EcnController::window_end(t, cfg.win);
       dut.step(on, last, cfg, in, stat);

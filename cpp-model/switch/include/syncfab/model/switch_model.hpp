@@ -33,11 +33,11 @@
 
 #include <syncfab/fmt/formats.hpp>
 
+#include "syncfab/model/ecn_controller.hpp"
 #include "syncfab/model/flit.hpp"
 #include "syncfab/model/pfc_rx.hpp"
 #include "syncfab/model/pfc_tx.hpp"
 #include "syncfab/model/pfc_watchdog.hpp"
-#include "syncfab/model/ecn_controller.hpp"
 #include "syncfab/model/sp_wdrr_scheduler.hpp"
 #include "syncfab/model/switch_csr_model.hpp"
 #include "syncfab/model/switch_model_config.hpp"
@@ -273,9 +273,9 @@ class SwitchModel {
     std::array<EcnController, fmt::kNumPrio> ecn{};
     std::array<std::uint64_t, fmt::kNumPrio> ecn_enq{};  // this cycle's inputs per queue
     std::uint8_t ecn_pause = 0;                          // this cycle's PAUSE_RX per priority
-    std::array<std::uint32_t, fmt::kNumPrio> qlen{};  // cells of copies waiting per queue
-    std::array<unsigned, fmt::kNumPrio> rr{};         // last input served per queue
-    std::deque<PendingFrame> rx_frames;               // received PFC frames for pfc_rx
+    std::array<std::uint32_t, fmt::kNumPrio> qlen{};     // cells of copies waiting per queue
+    std::array<unsigned, fmt::kNumPrio> rr{};            // last input served per queue
+    std::deque<PendingFrame> rx_frames;                  // received PFC frames for pfc_rx
     // What the output is sending.
     enum class Busy : std::uint8_t { kIdle, kData, kPfc } busy = Busy::kIdle;
     bool discard = false;  // watchdog drop mode: read out and discarded
