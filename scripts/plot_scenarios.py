@@ -67,7 +67,7 @@ def plot(series: list[dict[str, str]], barriers: list[dict[str, str]],
     ax.axhline(1.0 / n, color="black", lw=0.8, ls="--", label="fair share")
     ax.set_ylabel("flits / cycle")
     ax.set_title("per-flow rate: delivered (solid), DCQCN RC (dotted)", fontsize=9)
-    ax.set_ylim(bottom=0)
+    ax.set_ylim(0, max(ax.get_ylim()[1], 1.6 / n))  # room for the legend above the fair share
     ax.legend(fontsize=7, ncol=5, loc="upper right")
 
     ax = axes[1]

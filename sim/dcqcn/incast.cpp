@@ -81,7 +81,7 @@ struct SeriesState {
     const fmt::PktHdr h(pkt.front().data);
     const unsigned s = h.src_lid() - 1U;  // lid_of(port) = port + 1
     if (h.pkt_type() == fmt::PktType::kData && s < senders) {
-      flits[s] += h.len_flits() - 1U;
+      flits[s] += h.len_flits();
     }
   }
   template <typename Paused>

@@ -62,17 +62,18 @@ struct IncastConfig {
 struct IncastSample {
   std::uint64_t end = 0;
   std::uint64_t length = 0;
-  std::vector<std::uint64_t> flow_flits;  // payload flits of each sender handed to the receiver
-  std::vector<double> flow_rate;          // each sender's RC at the end, fraction of the line
-  std::uint32_t queue_cells = 0;          // bottleneck queue (rx port, prio) at the end
-  std::uint32_t queue_max = 0;            // its largest value in the interval
-  std::uint64_t pause_tx = 0;             // PAUSE_TX on prio, all switch ports
-  std::uint64_t pause_rx = 0;             // frames pausing prio the senders took (XOFF, refresh)
-  std::uint64_t paused_cycles = 0;        // sender cycles with prio paused (summed over senders)
-  std::uint64_t barrier_pause_tx = 0;     // PAUSE_TX on barrier_prio (when separate)
-  std::uint64_t ecn_marks = 0;            // ECN_MARK at the bottleneck
-  std::uint64_t cnps = 0;                 // CNPs the receiver sent
-  std::uint64_t barriers_done = 0;        // barriers completed everywhere
+  std::vector<std::uint64_t>
+      flow_flits;                      // flits (header too) of each sender handed to the receiver
+  std::vector<double> flow_rate;       // each sender's RC at the end, fraction of the line
+  std::uint32_t queue_cells = 0;       // bottleneck queue (rx port, prio) at the end
+  std::uint32_t queue_max = 0;         // its largest value in the interval
+  std::uint64_t pause_tx = 0;          // PAUSE_TX on prio, all switch ports
+  std::uint64_t pause_rx = 0;          // frames pausing prio the senders took (XOFF, refresh)
+  std::uint64_t paused_cycles = 0;     // sender cycles with prio paused (summed over senders)
+  std::uint64_t barrier_pause_tx = 0;  // PAUSE_TX on barrier_prio (when separate)
+  std::uint64_t ecn_marks = 0;         // ECN_MARK at the bottleneck
+  std::uint64_t cnps = 0;              // CNPs the receiver sent
+  std::uint64_t barriers_done = 0;     // barriers completed everywhere
 };
 
 // One barrier: posted on every NIC in cycle `posted`; latency = the last

@@ -60,13 +60,14 @@ void check_series(const IncastConfig& cfg, const IncastResult& r) {
     sum.barriers_done += s.barriers_done;
   }
   EXPECT_EQ(end, cfg.cycles);
-  // Handed to the receiver's link = counted by it + still on the link at
-  // the end + the payload of a packet it was taking (counted at its last
-  // flit).
+  // Handed to the receiver's link = counted by it (payload flits and one
+  // header per packet) + still on the link at the end + a packet it was
+  // taking (counted at its last flit).
   const std::uint64_t handed =
       std::accumulate(sum.flow_flits.begin(), sum.flow_flits.end(), std::uint64_t{0});
-  EXPECT_GE(handed, r.delivered_flits);
-  EXPECT_LE(handed, r.delivered_flits + r.rx_link_flits + cfg.payload_flits);
+  const std::uint64_t taken = r.delivered_flits + r.delivered_packets;
+  EXPECT_GE(handed, taken);
+  EXPECT_LE(handed, taken + r.rx_link_flits + cfg.payload_flits + 1);
   for (unsigned f = 0; f < cfg.senders; ++f) {
     EXPECT_EQ(sum.flow_flits[f] > 0, cfg.flows) << "sender " << f;
   }
