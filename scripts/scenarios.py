@@ -30,8 +30,12 @@ FLOW_PRIO = 3
 CASES = [
     ("pfc", "PFC only, barriers on their own priority", ["--case", "pfc"], BARRIER_PRIO),
     ("dcqcn", "DCQCN, barriers on their own priority", ["--case", "dcqcn"], BARRIER_PRIO),
+    ("dcqcn-decn", "DCQCN + dynamic ECN, barriers on their own priority",
+     ["--case", "dcqcn", "--ecn-dynamic"], BARRIER_PRIO),
     ("pfc-shared", "PFC only, barriers on the flows' priority", ["--case", "pfc"], FLOW_PRIO),
     ("dcqcn-shared", "DCQCN, barriers on the flows' priority", ["--case", "dcqcn"], FLOW_PRIO),
+    ("dcqcn-decn-shared", "DCQCN + dynamic ECN, barriers on the flows' priority",
+     ["--case", "dcqcn", "--ecn-dynamic"], FLOW_PRIO),
 ]
 
 COLUMNS = ["case", "seed", "pause_frames", "barrier_pause_frames", "throughput",

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <syncfab/model/ecn_controller.hpp>
+
 namespace syncfab::sim::dcqcn {
 
 struct IncastConfig {
@@ -56,6 +58,21 @@ struct IncastConfig {
   unsigned barrier_prio = 5;
   unsigned barrier_xoff = 64;
   unsigned barrier_xon = 32;
+
+  // Fan-in schedule: from cycle `at` on, senders 0..active-1 send (a sender
+  // coming back starts a fresh flow) and the others stop. Empty: every
+  // sender from its start to the end.
+  struct FaninStep {
+    std::uint64_t at = 0;
+    unsigned active = 0;
+  };
+  std::vector<FaninStep> fanin;
+  unsigned join_spread = 0;  // senders joining at a step start within this many cycles of it
+  // Dynamic ECN thresholds on the bottleneck queue (docs/switch-ecn-dynamic.md):
+  // ecn_dyn's registers with EN set for prio; kmin/kmax/pmax are then the
+  // static registers the law starts from.
+  bool ecn_dynamic = false;
+  model::EcnDynConfig ecn_dyn{};
 };
 
 // One time-series sample: the interval (end - length, end] of cycles.
@@ -107,6 +124,16 @@ struct IncastResult {
   std::vector<BarrierRecord> barriers;     // completed, in order
   std::uint64_t barriers_posted = 0;
   std::uint64_t barriers_failed = 0;  // a completion with a status other than OK
+
+  // Bottleneck queue length (cells) sampled every cycle of the window.
+  std::uint32_t qlen_p99 = 0;
+  std::uint32_t qlen_max = 0;
+  double qlen_mean = 0;
+  // The bottleneck queue's dynamic-ECN state over the window (the static
+  // Pmax and shift 0 when the law is off).
+  unsigned ecn_level_min = 0;
+  unsigned ecn_level_max = 0;
+  unsigned ecn_shift_max = 0;
 };
 
 // The barriers posted at or after `from` (cycle).

@@ -81,6 +81,9 @@ int cli(int argc, char** argv) {
   app.add_option("--case", which, "pfc, dcqcn or both (side by side)")
       ->check(CLI::IsMember({"pfc", "dcqcn", "both"}));
   app.add_flag("--idle", idle, "no flows: the barriers alone on the idle fabric");
+  app.add_flag("--ecn-dynamic", cfg.ecn_dynamic,
+               "dynamic ECN law on the bottleneck queue (docs/switch-ecn-dynamic.md), its "
+               "registers at their defaults; --kmin/--kmax/--pmax are where it starts");
   app.add_option("--sample", cfg.sample_every, "cycles per time-series sample (0: none)");
   app.add_option("--barrier-every", cfg.barrier_every,
                  "a barrier of every NIC each this many cycles (0: none)");

@@ -53,6 +53,7 @@ nlohmann::json to_json(const IncastConfig& cfg, const IncastResult& r) {
       {"kmin", cfg.kmin},
       {"kmax", cfg.kmax},
       {"pmax", cfg.pmax},
+      {"ecn_dynamic", cfg.ecn_dynamic},
       {"sample_every", cfg.sample_every},
       {"barrier_every", cfg.barrier_every},
       {"barrier_first", cfg.barrier_first},
