@@ -87,6 +87,7 @@ def main(argv: list[str]) -> int:
     work.mkdir(parents=True, exist_ok=True)
     a.out.mkdir(parents=True, exist_ok=True)
 
+    state = git_state()  # before this run writes into the tree
     rows = []
     for seed in a.seeds:
         idle = {}
@@ -120,7 +121,7 @@ def main(argv: list[str]) -> int:
         w.writeheader()
         w.writerows(rows)
 
-    print(f"Generated at {git_state()}; seeds {a.seeds[0]}-{a.seeds[-1]}.\n")
+    print(f"Generated at {state}; seeds {a.seeds[0]}-{a.seeds[-1]}.\n")
     print("| case | seed | pause frames | throughput | lossless drops | Jain | CNPs | ECN marks "
           "| barriers done/posted | barrier median / p99 / max | idle median / p99 / max |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
