@@ -105,9 +105,10 @@ TEST(CongestionScenario, SeriesAddsUpAndEveryBarrierCompletes) {
   for (const auto seed : syncfab::test::seeds({1})) {
     SCOPED_TRACE("seed " + std::to_string(seed) +
                  "; replay: " + syncfab::test::replay_command(seed));
-    for (const bool dcqcn : {false, true}) {
-      SCOPED_TRACE(dcqcn ? "dcqcn" : "pfc-only");
-      const IncastConfig cfg = short_run(seed, dcqcn);
+    for (const int mode : {0, 1, 2}) {
+      SCOPED_TRACE(mode == 0 ? "pfc-only" : mode == 1 ? "dcqcn" : "dcqcn + dynamic ecn");
+      IncastConfig cfg = short_run(seed, mode != 0);
+      cfg.ecn_dynamic = mode == 2;
       const IncastResult r = run_incast(cfg);
       SCOPED_TRACE(to_string(r));
       EXPECT_EQ(r.lossless_drops, 0U);
