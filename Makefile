@@ -5,7 +5,7 @@ CMAKE_FLAGS ?=
 PY      := .venv/bin/python
 CTEST   := ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-.PHONY: all deps configure build run test regress coverage fuzz lint waves bench bench-sim bench-route bench-barrier bench-system bench-collective bench-vp vp docs format clean help
+.PHONY: all deps configure build run test regress coverage fuzz lint waves bench bench-sim bench-route bench-barrier bench-system bench-collective bench-vp scenarios vp docs format clean help
 
 all: build
 
@@ -26,6 +26,7 @@ help:
 	@echo "make bench-system  the system flow timed (32 and 128 NICs), latencies RTL vs model vs bound, into docs/bench-system.{md,csv}"
 	@echo "make bench-collective  group barriers against the physical bound (RTL p = 8..128, event-driven golden fabric to 100,000 nodes) and under concurrency, into docs/bench-collective*.{md,csv,png}"
 	@echo "make bench-vp   the virtual platform's speed: instructions per barrier and barriers per wall second against the model loop and the coroutine harness (prints the tables of docs/virtual-platform.md)"
+	@echo "make scenarios  the 8-to-1 incast's congestion scenarios (PFC only, DCQCN, DCQCN + dynamic ECN) with barriers through them, seeds 1-3: docs/congestion-scenarios.{csv,png} (docs/congestion-scenarios.md)"
 	@echo "make format     rewrite SystemVerilog (verible) and C++ (clang-format) in the checked-in style"
 	@echo "make docs       format and register references into $(BUILD)/docs"
 	@echo "make deps       install the pinned toolchain (scripts/toolchain.txt)"
@@ -110,6 +111,12 @@ bench-system: build
 # has no system site packages, and this script needs nothing else.
 bench-collective: build
 	@/usr/bin/python3 scripts/bench_collective.py --build $(BUILD)
+
+# Builds the incast tool alone; its runs' CSVs stay in $(BUILD)/scenarios,
+# the plots need Debian's python3 (python3-matplotlib).
+scenarios: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target syncfab-dcqcn-incast
+	@$(PY) scripts/scenarios.py --build $(BUILD)
 
 # valgrind (callgrind) counts the instructions: perf has no instruction
 # counter on a virtual machine.

@@ -3,7 +3,11 @@
 // switch's CSR block, driver::DataFlows on each NIC).
 #include "incast.hpp"
 
+#include "barrier_run.hpp"
+
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstdio>
 #include <deque>
 #include <memory>
@@ -58,7 +62,98 @@ double jain(const std::vector<double>& x) {
   return q == 0 ? 0 : s * s / (static_cast<double>(x.size()) * q);
 }
 
+std::uint64_t switch_total(driver::Switch& drv, unsigned ports, unsigned prio,
+                           fmt::SwCounter kind) {
+  std::uint64_t n = 0;
+  for (unsigned p = 0; p < ports; ++p) {
+    n += drv.counter(p, prio, kind);
+  }
+  return n;
+}
+
+// The time series' running state between samples: what the receiver took
+// per sender, the bottleneck queue's maximum, the senders' pauses, and the
+// last value of every counter a sample reports as a difference.
+struct SeriesState {
+  explicit SeriesState(unsigned n) : senders(n), flits(n, 0) {}
+
+  void delivered(const std::vector<LinkFlit>& pkt) {
+    const fmt::PktHdr h(pkt.front().data);
+    const unsigned s = h.src_lid() - 1U;  // lid_of(port) = port + 1
+    if (h.pkt_type() == fmt::PktType::kData && s < senders) {
+      flits[s] += h.len_flits();
+    }
+  }
+  template <typename Paused>
+  void cycle(std::uint64_t t, std::uint32_t queue, Paused&& paused) {
+    queue_now = queue;
+    queue_max = std::max(queue_max, queue);
+    while (!pause_due.empty() && pause_due.front() <= t) {
+      ++pause_rx;
+      pause_due.pop_front();
+    }
+    for (unsigned s = 0; s < senders; ++s) {
+      paused_cycles += paused(s) ? 1 : 0;
+    }
+  }
+  IncastSample take(std::uint64_t end) {
+    IncastSample smp;
+    smp.end = end;
+    smp.length = end - last_end;
+    smp.flow_flits = flits;
+    smp.queue_cells = queue_now;
+    smp.queue_max = queue_max;
+    smp.pause_rx = pause_rx;
+    smp.paused_cycles = paused_cycles;
+    std::fill(flits.begin(), flits.end(), 0);
+    queue_max = 0;
+    pause_rx = 0;
+    paused_cycles = 0;
+    last_end = end;
+    return smp;
+  }
+  std::uint64_t delta(unsigned which, std::uint64_t total) {
+    const std::uint64_t d = total - last.at(which);
+    last.at(which) = total;
+    return d;
+  }
+
+  unsigned senders;
+  std::vector<std::uint64_t> flits;
+  std::deque<std::uint64_t> pause_due;  // arrival cycles of pause frames to the senders
+  std::uint32_t queue_now = 0;
+  std::uint32_t queue_max = 0;
+  std::uint64_t pause_rx = 0;
+  std::uint64_t paused_cycles = 0;
+  std::uint64_t last_end = 0;
+  std::array<std::uint64_t, 5> last{};
+};
+
 }  // namespace
+
+BarrierStats barrier_stats(const IncastResult& r, std::uint64_t from) {
+  std::vector<std::uint64_t> lat;
+  for (const auto& b : r.barriers) {
+    if (b.posted >= from) {
+      lat.push_back(b.latency);
+    }
+  }
+  BarrierStats st;
+  st.count = lat.size();
+  if (lat.empty()) {
+    return st;
+  }
+  std::sort(lat.begin(), lat.end());
+  const auto rank = [&](double q) {
+    // Nearest rank: the smallest value with at least q of the sample at or below it.
+    const auto k = static_cast<std::size_t>(std::ceil(q * static_cast<double>(lat.size())));
+    return lat[std::max<std::size_t>(k, 1) - 1];
+  };
+  st.median = rank(0.5);
+  st.p99 = rank(0.99);
+  st.max = lat.back();
+  return st;
+}
 
 IncastResult run_incast(const IncastConfig& cfg) {
   if (cfg.senders == 0 || cfg.senders + 1 > hw::switch_regs::kMaxPorts) {
@@ -73,6 +168,7 @@ IncastResult run_incast(const IncastConfig& cfg) {
   const unsigned ports = cfg.senders + 1;
   const unsigned rx_port = cfg.senders;
   const unsigned pkt_flits = cfg.payload_flits + 1;
+  IncastResult r;
 
   model::SwitchModelParams sp;
   sp.csr = model::SwitchCsrParams{ports, cfg.buf_cells, 64, 16};
@@ -84,6 +180,18 @@ IncastResult run_incast(const IncastConfig& cfg) {
   driver::PfcPortConfig pfc{};
   pfc[cfg.prio] = {true, static_cast<std::uint16_t>(cfg.xoff), static_cast<std::uint16_t>(cfg.xon),
                    static_cast<std::uint16_t>(cfg.quanta)};
+  const bool barriers = cfg.barrier_every != 0;
+  const bool own_barrier_prio = barriers && cfg.barrier_prio != cfg.prio;
+  if (own_barrier_prio) {
+    if (cfg.barrier_prio >= fmt::kNumPrio) {
+      throw std::invalid_argument("incast: barrier priority " + std::to_string(cfg.barrier_prio) +
+                                  " is not below " + std::to_string(fmt::kNumPrio));
+    }
+    pfc[cfg.barrier_prio] = {true, static_cast<std::uint16_t>(cfg.barrier_xoff),
+                             static_cast<std::uint16_t>(cfg.barrier_xon),
+                             static_cast<std::uint16_t>(cfg.quanta)};
+    sc.sp_mask = static_cast<std::uint8_t>(1U << cfg.barrier_prio);
+  }
   drv.set_pfc_timing(driver::PfcTiming{8, 64});
   for (unsigned p = 0; p < ports; ++p) {
     drv.set_lft(lid_of(p), p);
@@ -130,14 +238,36 @@ IncastResult run_incast(const IncastConfig& cfg) {
   // Enough packets to keep every sender busy to the end.
   const auto packets = static_cast<std::uint32_t>(cfg.cycles / pkt_flits + 1);
 
+  std::unique_ptr<BarrierRun> barrier_run;
+  if (barriers) {
+    std::vector<model::BarrierEngine*> engines;
+    engines.reserve(nics.size());
+    for (auto& n : nics) {
+      engines.push_back(&n->eng);
+    }
+    barrier_run = std::make_unique<BarrierRun>(engines, cfg.barrier_prio, cfg.barrier_fanout,
+                                               nics[0]->mem.base() + 0x800);
+  }
+  std::uint64_t barrier_due = cfg.barrier_first;
+  SeriesState series(cfg.senders);
+
   std::vector<std::uint64_t> window_flits(cfg.senders, 0);
   std::uint64_t window_total = 0;
   std::vector<std::uint64_t> qhist(0x10000, 0);
-  IncastResult r;
   std::size_t step = 0;
   unsigned active = cfg.senders;
   std::vector<bool> sending(cfg.senders, false);
   for (std::uint64_t t = 0; t < cfg.cycles; ++t) {
+    if (barrier_run) {
+      const bool may_post =
+          !barrier_run->running() && t >= barrier_due && t + cfg.barrier_every <= cfg.cycles;
+      barrier_run->before_step(may_post);
+      if (may_post) {
+        while (barrier_due <= t) {
+          barrier_due += cfg.barrier_every;
+        }
+      }
+    }
     for (; step < cfg.fanin.size() && cfg.fanin[step].at <= t; ++step) {
       // Senders joining at a step start within join_spread cycles of it.
       for (unsigned s = active; s < cfg.fanin[step].active; ++s) {
@@ -150,7 +280,7 @@ IncastResult run_incast(const IncastConfig& cfg) {
         driver::DataFlows(nics[s]->dev).stop(0);
         sending[s] = false;
       }
-      if (!sending[s] && s < active && t >= start_at[s]) {
+      if (cfg.flows && !sending[s] && s < active && t >= start_at[s]) {
         sending[s] = true;
         driver::FlowSpec f;
         f.dst_lid = lid_of(rx_port);
@@ -164,6 +294,9 @@ IncastResult run_incast(const IncastConfig& cfg) {
     // Deliveries due now, then one cycle everywhere.
     for (auto& n : nics) {
       while (!n->inbound.empty() && n->inbound.front().first <= t) {
+        if (n.get() == nics[rx_port].get()) {
+          series.delivered(n->inbound.front().second);
+        }
         n->eng.receive(n->inbound.front().second);
         n->inbound.pop_front();
       }
@@ -220,8 +353,42 @@ IncastResult run_incast(const IncastConfig& cfg) {
         const model::TxPfcFrame& f = frames[n.pfc_seen];
         std::vector<LinkFlit> flits{LinkFlit{f.flits[0], false}, LinkFlit{f.flits[1], true}};
         n.inbound.emplace_back(f.first_cycle + 1 + cfg.link_delay, std::move(flits));
+        if (cfg.sample_every != 0 && p < cfg.senders && (f.class_enable >> cfg.prio & 1U) != 0 &&
+            f.quanta.at(cfg.prio) != 0) {
+          series.pause_due.push_back(f.first_cycle + 1 + cfg.link_delay);
+        }
       }
     }
+    if (barrier_run) {
+      barrier_run->poll();
+    }
+    if (cfg.sample_every != 0) {
+      series.cycle(t, sw.queue_cells(rx_port, cfg.prio),
+                   [&](unsigned s) { return nics[s]->eng.pfc_rx().timer(cfg.prio) != 0; });
+      if ((t + 1) % cfg.sample_every == 0 || t + 1 == cfg.cycles) {
+        IncastSample smp = series.take(t + 1);
+        smp.pause_tx =
+            series.delta(0, switch_total(drv, ports, cfg.prio, fmt::SwCounter::kPauseTx));
+        smp.barrier_pause_tx = series.delta(
+            1, own_barrier_prio
+                   ? switch_total(drv, ports, cfg.barrier_prio, fmt::SwCounter::kPauseTx)
+                   : 0);
+        smp.ecn_marks = series.delta(2, drv.counter(rx_port, cfg.prio, fmt::SwCounter::kEcnMark));
+        smp.cnps = series.delta(
+            3, nics[rx_port]->eng.data_path()->counter(model::DataPath::Counter::kCnpTx));
+        smp.barriers_done = series.delta(4, barrier_run ? barrier_run->done().size() : 0);
+        for (unsigned s = 0; s < cfg.senders; ++s) {
+          smp.flow_rate.push_back(static_cast<double>(nics[s]->eng.data_path()->flow(0).rc) /
+                                  fmt::kRateLine);
+        }
+        r.series.push_back(std::move(smp));
+      }
+    }
+  }
+  if (barrier_run) {
+    r.barriers = barrier_run->done();
+    r.barriers_posted = barrier_run->posted();
+    r.barriers_failed = barrier_run->failed();
   }
 
   const auto window = static_cast<double>(cfg.cycles - cfg.warmup);
@@ -260,6 +427,11 @@ IncastResult run_incast(const IncastConfig& cfg) {
   const model::DataPath& rx = *nics[rx_port]->eng.data_path();
   r.cnps = rx.counter(model::DataPath::Counter::kCnpTx);
   r.delivered_packets = rx.counter(model::DataPath::Counter::kDataRx);
+  r.delivered_flits = rx.counter(model::DataPath::Counter::kDataRxFlits);
+  r.rx_link_flits = nics[rx_port]->eng.link_backlog();
+  if (own_barrier_prio) {
+    r.barrier_pause_frames = switch_total(drv, ports, cfg.barrier_prio, fmt::SwCounter::kPauseTx);
+  }
   return r;
 }
 

@@ -38,6 +38,27 @@ struct IncastConfig {
   std::uint32_t alpha_timer = 550;
   std::uint32_t rate_timer = 550;
   std::uint32_t byte_counter = 65536;
+
+  // Time series and barriers through the congested fabric
+  // (docs/congestion-scenarios.md).
+  bool flows = true;               // false: the idle fabric (barriers alone)
+  std::uint64_t sample_every = 0;  // cycles per time-series sample; 0: none
+  // Every NIC (the senders and the receiver) runs one dissemination barrier
+  // every barrier_every cycles from barrier_first (0: no barriers); a
+  // barrier still running when the next is due delays it (the missed slots
+  // are skipped), and none is posted in the last barrier_every cycles of
+  // the run, so only a barrier slower than barrier_every can be left
+  // running at the end.
+  std::uint64_t barrier_every = 0;
+  std::uint64_t barrier_first = 1000;
+  unsigned barrier_fanout = 1;
+  // The barriers' priority (every NIC's NET_CFG.TC): lossless (PFC on every
+  // port, its own thresholds) and strict priority at the switch's egress.
+  // Equal to prio: the barriers share the flows' class.
+  unsigned barrier_prio = 5;
+  unsigned barrier_xoff = 64;
+  unsigned barrier_xon = 32;
+
   // Fan-in schedule: from cycle `at` on, senders 0..active-1 send (a sender
   // coming back starts a fresh flow) and the others stop. Empty: every
   // sender from its start to the end.
@@ -54,6 +75,38 @@ struct IncastConfig {
   model::EcnDynConfig ecn_dyn{};
 };
 
+// One time-series sample: the interval (end - length, end] of cycles.
+struct IncastSample {
+  std::uint64_t end = 0;
+  std::uint64_t length = 0;
+  std::vector<std::uint64_t>
+      flow_flits;                      // flits (header too) of each sender handed to the receiver
+  std::vector<double> flow_rate;       // each sender's RC at the end, fraction of the line
+  std::uint32_t queue_cells = 0;       // bottleneck queue (rx port, prio) at the end
+  std::uint32_t queue_max = 0;         // its largest value in the interval
+  std::uint64_t pause_tx = 0;          // PAUSE_TX on prio, all switch ports
+  std::uint64_t pause_rx = 0;          // frames pausing prio the senders took (XOFF, refresh)
+  std::uint64_t paused_cycles = 0;     // sender cycles with prio paused (summed over senders)
+  std::uint64_t barrier_pause_tx = 0;  // PAUSE_TX on barrier_prio (when separate)
+  std::uint64_t ecn_marks = 0;         // ECN_MARK at the bottleneck
+  std::uint64_t cnps = 0;              // CNPs the receiver sent
+  std::uint64_t barriers_done = 0;     // barriers completed everywhere
+};
+
+// One barrier: posted on every NIC in cycle `posted`; latency = the last
+// NIC's completion cycle - posted.
+struct BarrierRecord {
+  std::uint64_t posted = 0;
+  std::uint64_t latency = 0;
+};
+
+struct BarrierStats {
+  std::size_t count = 0;
+  std::uint64_t median = 0;
+  std::uint64_t p99 = 0;  // nearest rank
+  std::uint64_t max = 0;
+};
+
 struct IncastResult {
   std::uint64_t pause_frames = 0;       // PAUSE_TX on prio, all switch ports
   std::uint64_t lossless_drops = 0;     // every DROP_* counter of prio
@@ -63,6 +116,15 @@ struct IncastResult {
   std::uint64_t cnps = 0;               // CNPs the receiver sent
   std::uint64_t ecn_marks = 0;          // ECN_MARK at the bottleneck
   std::uint64_t delivered_packets = 0;  // DATA packets the receiver took
+
+  std::uint64_t delivered_flits = 0;       // their payload flits (the receiver's counter)
+  std::uint64_t rx_link_flits = 0;         // flits on the receiver's link not yet taken at the end
+  std::uint64_t barrier_pause_frames = 0;  // PAUSE_TX on barrier_prio (when separate)
+  std::vector<IncastSample> series;        // sample_every > 0
+  std::vector<BarrierRecord> barriers;     // completed, in order
+  std::uint64_t barriers_posted = 0;
+  std::uint64_t barriers_failed = 0;  // a completion with a status other than OK
+
   // Bottleneck queue length (cells) sampled every cycle of the window.
   std::uint32_t qlen_p99 = 0;
   std::uint32_t qlen_max = 0;
@@ -73,6 +135,9 @@ struct IncastResult {
   unsigned ecn_level_max = 0;
   unsigned ecn_shift_max = 0;
 };
+
+// The barriers posted at or after `from` (cycle).
+BarrierStats barrier_stats(const IncastResult& r, std::uint64_t from);
 
 // std::invalid_argument for a configuration the switch or the NICs refuse.
 IncastResult run_incast(const IncastConfig& cfg);
