@@ -95,8 +95,8 @@ bool Host::wait_interrupt(std::chrono::nanoseconds timeout) {
   // A sync with no local time would only yield for a delta cycle: the line
   // is read now instead, and a rise in the coming deltas still ends the wait
   // below at this same time.
-  const bool synced = qk_.get_local_time() == sc_core::SC_ZERO_TIME;
-  if (synced) {
+  const bool no_local_time = qk_.get_local_time() == sc_core::SC_ZERO_TIME;
+  if (no_local_time) {
     qk_.reset();
   } else {
     qk_.sync();
@@ -107,7 +107,7 @@ bool Host::wait_interrupt(std::chrono::nanoseconds timeout) {
   const auto ns = timeout.count() < 0 ? 0 : timeout.count();
   const sc_core::sc_time slice(static_cast<double>(ns), sc_core::SC_NS);
   // After a sync the NIC may have written what the driver has not read yet.
-  if (synced && nic_wrote_ != nullptr && deadline_ && slice != sc_core::SC_ZERO_TIME) {
+  if (no_local_time && nic_wrote_ != nullptr && deadline_ && slice != sc_core::SC_ZERO_TIME) {
     return wait_slices(slice);
   }
   wait(slice, irq.posedge_event());

@@ -4,12 +4,15 @@
 // timed (each annotates its delay into a tlm_quantumkeeper, which yields to
 // the kernel once the global quantum is used up); host memory is reached
 // through `mem` (DMI); wait_interrupt() waits on the `irq` line's rising
-// edge with a timeout of simulated time.
+// edge with a timeout of simulated time. An error response to a register
+// access throws hw::BusError naming the offset and the response, as the
+// other backends do for a refused access.
 //
 // Polling without a wake-up per interval: once the host watches its NIC's
 // DMA writes (watch_nic_writes) and the program has said when its current
 // wait times out at the earliest (set_wait_deadline), a wait_interrupt()
-// whose line stays low sleeps on, slice after slice, until the NIC writes
+// with no local time to sync (after a sync the NIC may have written what
+// the driver has not read) whose line stays low sleeps on, slice after slice, until the NIC writes
 // host memory, the line rises, or the next slice would end at or past that
 // deadline. It then ends on the boundary of the slice in which the write
 // fell: the time at which a driver polling once per slice would first have
@@ -18,9 +21,8 @@
 // the driver would have read unchanged memory and found its wait neither
 // done nor timed out (a driver that does a register access or a shorter
 // slice in between gets no longer waits: only the wait_interrupt() calls
-// differ, the driver's poll_slices count among them). An error response to a register
-// access throws hw::BusError naming the offset and the response, as the
-// other backends do for a refused access.
+// differ, the driver's poll_slices count among them; the quantum keeper is
+// left as the last of the skipped calls would have left it).
 #pragma once
 
 #include <chrono>
@@ -82,9 +84,8 @@ class Host final : public sc_core::sc_module, public hw::Device {
 
   Program program_;
   std::function<void()> on_done_;
-  // The quantum keeper, which can also be left as a reset at an earlier time
-  // would have left it (its next sync point is the global quantum's next
-  // boundary after that time).
+  // The quantum keeper; reset_as_at(t) leaves it as a reset at time t would
+  // have (its next sync point the global quantum's next boundary after t).
   class Keeper final : public tlm_utils::tlm_quantumkeeper {
    public:
     void reset_as_at(const sc_core::sc_time& t);
