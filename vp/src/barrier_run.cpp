@@ -45,7 +45,12 @@ void BarrierRun::program(unsigned node, Host& host) {
         const bool sdq = cfg_.submit == BarrierRunConfig::Submit::kSdq ||
                          (cfg_.submit == BarrierRunConfig::Submit::kAlternate && b % 2 == 1);
         ctxs[i].arrive(sdq ? driver::SubmitPath::kSdq : driver::SubmitPath::kHdq, cfg_.wait);
-        if (!ctxs[i].wait(cfg_.timeout)) {
+        // The driver's wait starts its budget at this device time, so it
+        // cannot time out before the deadline.
+        host.set_wait_deadline(host.now() + cfg_.timeout);
+        const bool completed = ctxs[i].wait(cfg_.timeout);
+        host.set_wait_deadline(std::nullopt);
+        if (!completed) {
           throw std::runtime_error("node " + std::to_string(node) + ": barrier " +
                                    std::to_string(b) + " of fan-out " + std::to_string(cfg_.ks[i]) +
                                    " did not complete in " + std::to_string(cfg_.timeout.count()) +

@@ -1,5 +1,6 @@
 #include "syncfab/vp/host.hpp"
 
+#include <algorithm>
 #include <exception>
 #include <sstream>
 
@@ -91,13 +92,67 @@ void Host::write32(std::uint32_t offset, std::uint32_t value) {
 }
 
 bool Host::wait_interrupt(std::chrono::nanoseconds timeout) {
-  qk_.sync();
+  // A sync with no local time would only yield for a delta cycle: the line
+  // is read now instead, and a rise in the coming deltas still ends the wait
+  // below at this same time.
+  const bool no_local_time = qk_.get_local_time() == sc_core::SC_ZERO_TIME;
+  if (no_local_time) {
+    qk_.reset();
+  } else {
+    qk_.sync();
+  }
   if (irq.read()) {
     return true;
   }
   const auto ns = timeout.count() < 0 ? 0 : timeout.count();
-  wait(sc_core::sc_time(static_cast<double>(ns), sc_core::SC_NS), irq.posedge_event());
+  const sc_core::sc_time slice(static_cast<double>(ns), sc_core::SC_NS);
+  // After a sync the NIC may have written what the driver has not read yet.
+  if (no_local_time && nic_wrote_ != nullptr && deadline_ && slice != sc_core::SC_ZERO_TIME) {
+    return wait_slices(slice);
+  }
+  wait(slice, irq.posedge_event());
   return irq.read();
+}
+
+void Host::Keeper::reset_as_at(const sc_core::sc_time& t) {
+  m_local_time = sc_core::SC_ZERO_TIME;
+  const auto q = tlm::tlm_global_quantum::instance().get().value();
+  m_next_sync_point = q == 0 ? t : sc_core::sc_time::from_value(t.value() + q - t.value() % q);
+}
+
+// Slice boundaries b_i = start + i * slice. The driver polling once per
+// slice goes on past b_i only while its next slice would be whole and end
+// before the deadline (deadline - b_i >= slice); the last boundary it
+// reaches that way is b_m, m = (deadline - start) / slice (with m <= 1 the
+// slice is waited out alone).
+bool Host::wait_slices(const sc_core::sc_time& slice) {
+  const auto start = sc_core::sc_time_stamp().value();
+  const auto len = slice.value();
+  const auto deadline =
+      static_cast<std::uint64_t>(deadline_->count()) * sc_core::sc_time(1, sc_core::SC_NS).value();
+  const std::uint64_t m = deadline > start ? (deadline - start) / len : 0;
+  if (m <= 1) {
+    wait(slice, irq.posedge_event());
+    return irq.read();
+  }
+  wait(sc_core::sc_time::from_value(m * len), irq.posedge_event() | *nic_wrote_);
+  if (!irq.read()) {
+    const auto now = sc_core::sc_time_stamp().value();
+    // A write in the very time step of the call is after the driver's read:
+    // the first poll that sees it is b_1.
+    const auto boundary = start + std::max<std::uint64_t>((now - start + len - 1) / len, 1) * len;
+    if (boundary > now) {
+      wait(sc_core::sc_time::from_value(boundary - now), irq.posedge_event());
+    }
+  }
+  // The driver's last call would have been at the boundary before the line
+  // rose, or at the one before the boundary this wait ends on; its quantum
+  // keeper's reset was there.
+  const auto now = sc_core::sc_time_stamp().value();
+  const bool woke = irq.read();
+  const auto last = woke ? start + (now - start) / len * len : now - len;
+  qk_.reset_as_at(sc_core::sc_time::from_value(last));
+  return woke;
 }
 
 }  // namespace syncfab::vp

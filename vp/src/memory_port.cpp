@@ -19,6 +19,7 @@ void MemoryPort::read(hw::BusAddr addr, std::span<std::byte> out) const {
 }
 
 void MemoryPort::write(hw::BusAddr addr, std::span<const std::byte> data) {
+  written_.notify();
   // A payload's data pointer is not const; a write command only reads it.
   access(tlm::TLM_WRITE_COMMAND, addr,
          const_cast<unsigned char*>(reinterpret_cast<const unsigned char*>(data.data())),

@@ -11,8 +11,12 @@ namespace syncfab::vp {
 
 ModelNetwork::ModelNetwork(const sc_core::sc_module_name& name, const model::FabricConfig& cfg,
                            std::span<NicModule* const> nics, const sc_core::sc_time& period,
-                           bool skip_idle, sc_core::sc_clock* clock)
-    : sc_core::sc_module(name), period_(period), skip_idle_(skip_idle) {
+                           bool skip_idle, bool doze, sc_core::sc_clock* clock)
+    : sc_core::sc_module(name),
+      period_(period),
+      skip_idle_(skip_idle),
+      // Skipped cycles send no PFC frames: with frames the links' cycles count.
+      doze_(skip_idle && doze && cfg.pauses.interval == 0) {
   if (period_ == sc_core::SC_ZERO_TIME) {
     throw std::invalid_argument(std::string(this->name()) + ": clock period 0");
   }
@@ -80,26 +84,37 @@ void ModelNetwork::catch_up(std::uint64_t cycle) {
   }
 }
 
-// Every edge before the access's time has passed (an edge at that very time
-// comes after it: the woken tick runs a delta later).
+// Asleep, every edge before the access's time has passed (an edge at that
+// very time comes after it: the woken tick runs a delta later). Dozing, the
+// edges up to and including the access's time have passed, as they would
+// have for the method running every cycle: its tick at an edge runs in the
+// first delta of that time, before any host thread.
 void ModelNetwork::before_access() {
+  const auto t = sc_core::sc_time_stamp().value();
   if (sleeping_) {
-    const auto t = sc_core::sc_time_stamp().value();
     catch_up((t + period_.value() - 1) / period_.value());
+  } else if (dozing_) {
+    catch_up(t / period_.value() + 1);
   }
 }
 
 void ModelNetwork::after_access() {
-  if (sleeping_) {
+  if (sleeping_ || dozing_) {
     wake_.notify(sc_core::SC_ZERO_TIME);
   }
+}
+
+bool ModelNetwork::engines_quiescent() const {
+  return std::all_of(models_.begin(), models_.end(),
+                     [](ModelNicModule* m) { return m->engine().quiescent(); });
 }
 
 // Runs at clock edge c (time c * period) with fabric.now() == c: one step.
 void ModelNetwork::tick() {
   const auto& now = sc_core::sc_time_stamp();
-  if (sleeping_) {
+  if (sleeping_ || dozing_) {
     sleeping_ = false;
+    dozing_ = false;
     // Woken between edges, or on an edge already stepped: wait for the next.
     std::uint64_t edge = (now.value() + period_.value() - 1) / period_.value();
     edge = std::max(edge, fabric_->now());
@@ -118,6 +133,13 @@ void ModelNetwork::tick() {
   if (skip_idle_ && fabric_->quiescent()) {
     sleeping_ = true;
     next_trigger(wake_);
+  } else if (doze_ && engines_quiescent()) {
+    // Every engine waits for a packet and the next one is due at a known
+    // edge: the cycles before it would step nothing. The timed trigger runs
+    // that edge's tick in the first delta of its time, as stepping would.
+    dozing_ = true;
+    const auto due = *fabric_->next_delivery();
+    next_trigger(sc_core::sc_time::from_value(due * period_.value()) - now, wake_);
   } else {
     next_trigger(period_);
   }

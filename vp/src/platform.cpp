@@ -57,7 +57,15 @@ Platform::Platform(const sc_core::sc_module_name& name, const PlatformConfig& cf
     hosts_[i]->irq.bind(*irqs_[i]);
   }
   network_ = std::make_unique<ModelNetwork>("network", cfg.fabric, nic_ptrs_, cfg.period,
-                                            cfg.skip_idle, clock_.get());
+                                            cfg.skip_idle, cfg.doze, clock_.get());
+  for (unsigned i = 0; i < n; ++i) {
+    // With an RTL NIC the network steps a delta after each clock edge, so a
+    // DMA write at a poll's time is after that poll: every host then polls
+    // once per slice.
+    if (cfg.event_poll && cfg.rtl_nodes.empty()) {
+      hosts_[i]->watch_nic_writes(nics_[i]->dma_port().written());
+    }
+  }
 }
 
 Platform::~Platform() {

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -42,6 +43,9 @@ struct Options {
   unsigned hop = 10;
   unsigned nic_latency = 4;
   bool no_skip_idle = false;
+  bool no_doze = false;
+  bool no_event_poll = false;
+  std::string timeline;
   std::string trace;
   std::string fst;
 };
@@ -76,6 +80,24 @@ bool parse_nic(const std::string& s, unsigned nodes, std::vector<unsigned>& rtl)
     rtl.push_back(n);
   }
   return !rtl.empty();
+}
+
+bool write_timeline(const std::string& path, const vp::BarrierRun& run, vp::Platform& p) {
+  std::ofstream out(path);
+  for (unsigned n = 0; n < p.size(); ++n) {
+    out << "node " << n << " arrivals";
+    for (const auto& t : run.log(n).arrivals) {
+      out << ' ' << t.value();
+    }
+    out << "\nnode " << n << " completions";
+    for (const auto& c : p.nic(n).completions()) {
+      out << ' ' << unsigned{c.ctx} << ':' << c.epoch << ':' << static_cast<unsigned>(c.status)
+          << '@' << c.cycle;
+    }
+    out << '\n';
+  }
+  out << "end " << sc_core::sc_time_stamp().value() << '\n';
+  return static_cast<bool>(out);
 }
 
 bool parse_shape(const std::string& s, model::FabricConfig& f) {
@@ -145,6 +167,15 @@ int run(int argc, char** argv) {
   app.add_flag("--no-skip-idle", o.no_skip_idle,
                "clock the network every cycle even while it is quiescent (with an RTL NIC it "
                "always is)");
+  app.add_flag("--no-doze", o.no_doze,
+               "step the network every cycle while packets are in flight and every golden-model "
+               "engine waits (by default it sleeps until the next packet is due)");
+  app.add_flag("--no-event-poll", o.no_event_poll,
+               "wake every host at every poll interval (by default a host on a golden-model NIC "
+               "sleeps until its NIC writes host memory, then polls at the interval's boundary)");
+  app.add_option("--timeline", o.timeline,
+                 "file of every node's arrival times (ps) and its NIC's completions (context, "
+                 "epoch, status, cycle): equal files, equal runs");
   app.add_option("--trace", o.trace,
                  "VCD file (sc_trace) of the interrupt lines, every NIC's register traffic, and "
                  "the RTL NICs' bridge pins");
@@ -172,6 +203,8 @@ int run(int argc, char** argv) {
   pc.csr_latency = sc_core::sc_time(o.csr_latency_ns, sc_core::SC_NS);
   pc.quantum = sc_core::sc_time(o.quantum_ns, sc_core::SC_NS);
   pc.skip_idle = !o.no_skip_idle;
+  pc.doze = !o.no_doze;
+  pc.event_poll = !o.no_event_poll;
   if (!parse_nic(o.nic, pc.fabric.x * pc.fabric.y * pc.fabric.z, pc.rtl_nodes)) {
     std::cerr << "syncfab-vp: --nic '" << o.nic
               << "' is not model, rtl, or rtl:<node>,... with distinct nodes below "
@@ -220,6 +253,10 @@ int run(int argc, char** argv) {
     sc_core::sc_close_vcd_trace_file(tf);
   }
 
+  if (!o.timeline.empty() && !write_timeline(o.timeline, run, platform)) {
+    std::cerr << "syncfab-vp: cannot write " << o.timeline << "\n";
+    return 2;
+  }
   auto bad = run.check(platform);
   if (!ended) {
     bad.insert(bad.begin(), "the hosts did not finish within " + limit.to_string());

@@ -7,11 +7,28 @@
 // edge with a timeout of simulated time. An error response to a register
 // access throws hw::BusError naming the offset and the response, as the
 // other backends do for a refused access.
+//
+// Polling without a wake-up per interval: once the host watches its NIC's
+// DMA writes (watch_nic_writes) and the program has said when its current
+// wait times out at the earliest (set_wait_deadline), a wait_interrupt()
+// with no local time to sync (after a sync the NIC may have written what
+// the driver has not read) whose line stays low sleeps on, slice after slice, until the NIC writes
+// host memory, the line rises, or the next slice would end at or past that
+// deadline. It then ends on the boundary of the slice in which the write
+// fell: the time at which a driver polling once per slice would first have
+// read it (a write at a boundary, made by the network's step in the first
+// delta of that time, is before the poll there). In the slices it skipped
+// the driver would have read unchanged memory and found its wait neither
+// done nor timed out (a driver that does a register access or a shorter
+// slice in between gets no longer waits: only the wait_interrupt() calls
+// differ, the driver's poll_slices count among them; the quantum keeper is
+// left as the last of the skipped calls would have left it).
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include <tlm_utils/simple_initiator_socket.h>
@@ -51,6 +68,13 @@ class Host final : public sc_core::sc_module, public hw::Device {
   // keeper's timing; returns the response.
   tlm::tlm_response_status raw_csr(tlm::tlm_generic_payload& t);
 
+  // Before simulation starts: the event the NIC's DMA port notifies on
+  // every write into this host's memory (MemoryPort::written).
+  void watch_nic_writes(const sc_core::sc_event& written) { nic_wrote_ = &written; }
+  // The device time before which the program's current wait cannot time
+  // out (nullopt: unknown, every slice is waited out alone).
+  void set_wait_deadline(std::optional<std::chrono::nanoseconds> deadline) { deadline_ = deadline; }
+
   [[nodiscard]] bool done() const noexcept { return done_; }
   [[nodiscard]] const std::string& error() const noexcept { return error_; }
 
@@ -60,7 +84,18 @@ class Host final : public sc_core::sc_module, public hw::Device {
 
   Program program_;
   std::function<void()> on_done_;
-  tlm_utils::tlm_quantumkeeper qk_;
+  // The quantum keeper; reset_as_at(t) leaves it as a reset at time t would
+  // have (its next sync point the global quantum's next boundary after t).
+  class Keeper final : public tlm_utils::tlm_quantumkeeper {
+   public:
+    void reset_as_at(const sc_core::sc_time& t);
+  };
+
+  [[nodiscard]] bool wait_slices(const sc_core::sc_time& slice);
+
+  Keeper qk_;
+  const sc_core::sc_event* nic_wrote_ = nullptr;
+  std::optional<std::chrono::nanoseconds> deadline_;
   bool done_ = false;
   std::string error_;
 };

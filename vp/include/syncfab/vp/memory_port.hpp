@@ -27,6 +27,10 @@ class MemoryPort final : public sc_core::sc_module, public hw::DmaMemory {
   void read(hw::BusAddr addr, std::span<std::byte> out) const override;
   void write(hw::BusAddr addr, std::span<const std::byte> data) override;
 
+  // Notified (immediately) by every write through this port, whatever its
+  // outcome: what a host waiting for its NIC's DMA wakes on.
+  [[nodiscard]] const sc_core::sc_event& written() const noexcept { return written_; }
+
   [[nodiscard]] std::uint64_t dmi_accesses() const noexcept { return dmi_accesses_; }
   [[nodiscard]] std::uint64_t transactions() const noexcept { return transactions_; }
 
@@ -34,6 +38,7 @@ class MemoryPort final : public sc_core::sc_module, public hw::DmaMemory {
   void access(tlm::tlm_command cmd, hw::BusAddr addr, unsigned char* data, std::size_t len) const;
   void invalidate(sc_dt::uint64 start, sc_dt::uint64 end);
 
+  sc_core::sc_event written_;
   mutable tlm::tlm_dmi dmi_;
   mutable bool dmi_valid_ = false;
   mutable std::uint64_t dmi_accesses_ = 0;

@@ -17,6 +17,14 @@
 // run without it (an access and a clock edge at the same instant may come in
 // either order when the method runs every cycle). With RTL NICs the fabric
 // never sleeps: their clock runs anyway.
+//
+// While packets are in flight but every engine waits for one (doze), the
+// method dozes until the edge at which the next packet is due, on a timed
+// trigger, so that edge's tick runs in the first delta of its time as it
+// does when the method runs every cycle; a register access meanwhile
+// catches the fabric up to the edges up to and including its time, as
+// stepping would have, and wakes the method for the next edge. The same
+// cycles as stepping every one of them.
 #pragma once
 
 #include <cstdint>
@@ -41,7 +49,7 @@ class ModelNetwork final : public sc_core::sc_module {
   // clock: the RTL NICs' (its period `period`), null when there are none.
   ModelNetwork(const sc_core::sc_module_name& name, const model::FabricConfig& cfg,
                std::span<NicModule* const> nics, const sc_core::sc_time& period, bool skip_idle,
-               sc_core::sc_clock* clock = nullptr);
+               bool doze, sc_core::sc_clock* clock = nullptr);
 
   [[nodiscard]] model::Fabric& fabric() { return *fabric_; }
   [[nodiscard]] sc_core::sc_time period() const noexcept { return period_; }
@@ -57,13 +65,16 @@ class ModelNetwork final : public sc_core::sc_module {
   void clocked_tick();
   [[nodiscard]] std::uint64_t cycle_at(const sc_core::sc_time& t) const;
   void catch_up(std::uint64_t cycle);
+  [[nodiscard]] bool engines_quiescent() const;
 
   std::unique_ptr<model::Fabric> fabric_;
   std::vector<ModelNicModule*> models_;
   std::vector<RtlNicModule*> rtls_;
   sc_core::sc_time period_;
   bool skip_idle_;
+  bool doze_;
   bool sleeping_ = false;
+  bool dozing_ = false;  // every engine quiescent, asleep until the next delivery
   sc_core::sc_event wake_;
   std::uint64_t steps_ = 0;
   std::uint64_t skipped_ = 0;

@@ -36,7 +36,13 @@ struct PlatformConfig {
   sc_core::sc_time csr_latency{2, sc_core::SC_NS};  // per register access
   sc_core::sc_time quantum{100, sc_core::SC_NS};    // the hosts' global quantum
   bool skip_idle = true;                            // ModelNetwork: sleep while quiescent
-  std::vector<unsigned> rtl_nodes;                  // nodes whose NIC is the verilated RTL
+  // ModelNetwork, with skip_idle: sleep until the next delivery while every
+  // engine waits for a packet (the same cycles as stepping each one).
+  bool doze = true;
+  // A host on a golden-model NIC sleeps through the poll slices in which
+  // its NIC writes nothing (Host::watch_nic_writes; the same polls' results).
+  bool event_poll = true;
+  std::vector<unsigned> rtl_nodes;  // nodes whose NIC is the verilated RTL
 };
 
 class Platform final : public sc_core::sc_module {
