@@ -51,6 +51,7 @@ module nic_dcqcn
   // CNP queue head
   output logic             cnp_valid_o,
   output logic             cnp_paused_o,     // its priority is paused
+  input  logic             cnp_shown_i,      // the arbiter shows it on tx
   input  logic             cnp_ready_i,
   output pkt_hdr_t         cnp_hdr_o,
 
@@ -291,6 +292,7 @@ module nic_dcqcn
     .ce_src_i        (np_src),
     .ce_label_i      (np_label),
     .cnp_valid_o     (cnp_valid_o),
+    .cnp_shown_i     (cnp_shown_i),
     .cnp_ready_i     (cnp_ready_i),
     .cnp_hdr_o       (cnp_hdr_o),
     .evt_suppressed_o(evt_suppressed),

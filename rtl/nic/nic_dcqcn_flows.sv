@@ -6,9 +6,10 @@
 // Events of cycle t, landing at the edge closing t (§7):
 //   start_i   START of entry idx_i (the CSR wrapper refused it if the entry
 //             was RUNNING): the staging registers are copied in, FLOW_SENT
-//             and FLOW_CNP are 0, and the copy is checked in §2's order; the
-//             entry is RUNNING (ERR NONE) or ERROR (ERR the first failure)
-//             from t + 1.
+//             and FLOW_CNP are 0, and the copy is checked in §2's order (an
+//             entry whose last flit leaves in t is no longer RUNNING for
+//             DUP_FLOW); the entry is RUNNING (ERR NONE) or ERROR (ERR the
+//             first failure) from t + 1.
 //   stop_i    STOP of entry idx_i: a RUNNING entry becomes STOPPED, unless
 //             its last packet's last flit leaves in t (done_i): every packet
 //             has then left, and the entry becomes DONE (§7).
@@ -90,7 +91,9 @@ module nic_dcqcn_flows
   always_comb begin
     dup = 1'b0;
     for (int unsigned f = 0; f < NUM_FLOWS; f++) begin
-      if (running[f] && dst_q[f] == stg_dst_i && label_q[f] == stg_label_i) begin
+      // An entry whose last flit leaves in this cycle is DONE in it (§7).
+      if (running[f] && !(done_i && done_idx_i == FlowIdxW'(f)) && dst_q[f] == stg_dst_i &&
+          label_q[f] == stg_label_i) begin
         dup = 1'b1;
       end
     end

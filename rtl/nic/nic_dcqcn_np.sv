@@ -10,13 +10,17 @@
 // interval_i is 0). Then:
 //   1. a slot holds F and is recent: no CNP (evt_suppressed_o);
 //   2. else the slot holding F, or the lowest-numbered slot not recent; none,
-//      or the queue holding CNP_QUEUE_DEPTH CNPs after this cycle's
-//      departure (a CNP leaving in t makes room for this one): no CNP
+//      or the queue holding CNP_QUEUE_DEPTH CNPs after this cycle's grant
+//      (the head first shown on tx in t leaves the queue in t): no CNP
 //      (evt_drop_o);
 //   3. else the CNP is queued and the slot becomes {valid, F, age 0}.
 // The queue holds CNP headers (§7), made when queued: destination the DATA
 // packet's src_lid, src_lid NODE_LID and prio NP_CFG.CNP_PRIO of that cycle,
-// the flow label. Reset: table empty, queue empty.
+// the flow label. The arbiter shows the head (cnp_shown_i); a head shown and
+// not taken leaves the queue for a holding register and stays shown from
+// there until taken (§6), so the queue has room for another CNP from the
+// cycle its head is first shown. Reset: table empty, queue empty, nothing
+// held.
 
 `include "syncfab_assert.svh"
 `include "nic_assert.svh"
@@ -40,7 +44,8 @@ module nic_dcqcn_np
 
   // Queue head, to the network arbiter
   output logic              cnp_valid_o,
-  input  logic              cnp_ready_i,
+  input  logic              cnp_shown_i,  // the arbiter shows the CNP on tx
+  input  logic              cnp_ready_i,  // ... and it is taken
   output pkt_hdr_t          cnp_hdr_o,
 
   output logic              evt_suppressed_o,
@@ -122,11 +127,26 @@ module nic_dcqcn_np
   logic [QIdxW-1:0] q_head_q, q_tail_q;
   logic [QCntW-1:0] q_count;
   logic pop;
+  logic held_q;  // a CNP shown and not taken, out of the queue
+  pkt_hdr_t held_hdr_q;
 
-  assign cnp_valid_o = q_count != '0;
-  assign pop         = cnp_valid_o && cnp_ready_i;
+  // The head leaves the queue when first shown (the grant).
+  assign cnp_valid_o = held_q || q_count != '0;
+  assign pop         = cnp_shown_i && !held_q;
   assign q_space     = 32'(q_count) < CNP_QUEUE_DEPTH || pop;
-  assign cnp_hdr_o   = q_hdr_q[q_head_q];
+  assign cnp_hdr_o   = held_q ? held_hdr_q : q_hdr_q[q_head_q];
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      held_q     <= 1'b0;
+      held_hdr_q <= '0;
+    end else if (held_q) begin
+      held_q <= !cnp_ready_i;
+    end else if (pop && !cnp_ready_i) begin
+      held_q     <= 1'b1;
+      held_hdr_q <= q_hdr_q[q_head_q];
+    end
+  end
 
   pkt_hdr_t new_hdr;
   always_comb begin
@@ -167,6 +187,11 @@ module nic_dcqcn_np
   `NIC_ASSERT_ONEHOT0(a_np_hit_unique, hit)
   `NIC_ASSERT_IMP(a_np_push_room, push, 32'(q_count) < CNP_QUEUE_DEPTH || pop)
   `NIC_ASSERT(a_np_count_in_range, 32'(q_count) <= CNP_QUEUE_DEPTH)
+  // The arbiter shows a CNP only when there is one, and takes only what it shows.
+  `NIC_ASSERT_IMP(a_np_shown_valid, cnp_shown_i, cnp_valid_o)
+  `NIC_ASSERT_IMP(a_np_taken_shown, cnp_ready_i, cnp_shown_i)
+  // A held CNP stays shown until taken.
+  `NIC_ASSERT_IMP(a_np_held_shown, held_q, cnp_shown_i)
   `NIC_ASSERT_ONEHOT0(a_np_one_verdict, {push, evt_suppressed_o, evt_drop_o})
   `NIC_ASSERT_IMP(a_np_verdict, ce_i, push || evt_suppressed_o || evt_drop_o)
   // verilog_format: on

@@ -542,6 +542,7 @@ module nic_top
   // =========================================================================
   logic dp_rx_data_valid, dp_rx_cnp_valid;
   logic dp_cnp_valid, dp_cnp_paused, dp_cnp_ready;
+  logic cnp_go;  // the data path's CNP is on tx (network arbiter)
   pkt_hdr_t dp_cnp_hdr;
   logic dp_data_allow, dp_data_busy, dp_data_valid, dp_data_ready, dp_data_last;
   flit_t dp_data;
@@ -733,6 +734,7 @@ module nic_top
     .rx_cnp_valid_i  (dp_rx_cnp_valid),
     .cnp_valid_o     (dp_cnp_valid),
     .cnp_paused_o    (dp_cnp_paused),
+    .cnp_shown_i     (cnp_go),
     .cnp_ready_i     (dp_cnp_ready),
     .cnp_hdr_o       (dp_cnp_hdr),
     .data_allow_i    (dp_data_allow),
@@ -775,7 +777,6 @@ module nic_top
   logic cnp_held_q;  // a CNP shown and not taken at the last edge
   logic tx_in_pkt_q;  // a MGMT header has left, its last flit has not
   logic tx_busy;  // a packet is between its flits, or a header is held
-  logic cnp_go;  // the CNP queue head is on tx
   pkt_hdr_t tx_hdr;
 
   assign tx_busy = tx_in_pkt_q || dp_data_busy || tx_held_q || cnp_held_q;
