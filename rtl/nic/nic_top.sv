@@ -1,22 +1,29 @@
-// nic_top: the NIC barrier engine (docs/nic/top.md; overview docs/nic/README.md).
+// nic_top: the NIC, its barrier engine and its data path (docs/nic/top.md;
+// overview docs/nic/README.md; the data path docs/nic/dcqcn.md).
 //
 // Joins the CSR block (nic_csr), OF (nic_of: HDQ, SDQ fetch, validation,
 // activation), SE (nic_se: receive side + request DAMQ), TE (nic_te: sends,
 // ACK/NACK matching, retry), the group engine (nic_ge: the group barriers of
-// docs/group-barrier.md) and the completion unit (nic_cq), and adds what
-// belongs to none of them:
+// docs/group-barrier.md), the completion unit (nic_cq) and the data path
+// (nic_dcqcn: bulk sender, DCQCN reaction and notification points, with its
+// own register block at DCQCN_CSR_BASE), and adds what belongs to none of
+// them:
+//   - the CSR window's decode: paddr_i's top bit picks the barrier engine's
+//     block or the data path's;
 //   - the rx demux on the link's flit stream: a one-flit NOTIFY -> SE, a
 //     one-flit ACK/NACK -> TE, a one-flit ARRIVE, RELEASE or COMB_RELEASE ->
-//     the group engine, a PFC frame -> pfc_rx (if well formed), every
+//     the group engine, DATA (every flit) and a one-flit CNP -> the data
+//     path, a PFC frame -> pfc_rx (if well formed), every
 //     other packet consumed flit by flit and dropped, counted CNT_DROP once at
 //     its last flit (trace net.drop). SE and TE apply the len_flits / dst_lid
 //     checks of §4 rule 1 themselves;
 //   - PFC reception: the switch's pfc_rx (rtl/switch/pfc_rx.sv), whose stop
 //     on NET_CFG.TC holds the network arbiter (STATUS.TX_PAUSED);
-//   - the network arbiter: SE's responses, TE's NOTIFYs and the group
-//     engine's sends onto one tx stream, one one-flit packet per cycle,
-//     round-robin when several wait (§6), each
-//     with prio = NET_CFG.TC; while paused no new packet is presented;
+//   - the network arbiter: the data path's CNPs first, then SE's responses,
+//     TE's NOTIFYs, the group engine's sends and the mailbox's MGMT packets
+//     (round-robin when several wait, §6, each with prio = NET_CFG.TC; while
+//     that is paused none of them is presented), then the data path's DATA
+//     packets, onto one tx stream, never interleaving a packet's flits;
 //   - the memory-access arbiter: OF's reads and the completion unit's writes
 //     onto one memory port, round-robin, responses routed back by a FIFO of
 //     request kinds (the memory answers in request order);
@@ -48,7 +55,9 @@ module nic_top
   // Datagrams the management mailbox's receive FIFO holds (HW_CFG2.MBOX_DEPTH;
   // docs/nic/mbox.md).
   parameter int unsigned MboxDepth     = 4,
-  localparam int unsigned AddrW = NIC_CSR_REG_TOP_MIN_ADDR_WIDTH
+  // The CSR window: the barrier engine's block at 0, the data path's at
+  // DCQCN_CSR_BASE (docs/nic/dcqcn.md §1).
+  localparam int unsigned AddrW = $clog2(DCQCN_CSR_BASE) + 1
 ) (
   input  logic              clk_i,
   input  logic              rst_ni,
@@ -68,7 +77,8 @@ module nic_top
 
   // Network: the link, one flit per cycle, `last` on a packet's final flit
   // (docs/nic/top.md "Interface"). Every packet sent is one flit except the
-  // mailbox's MGMT packets (MGMT_FLITS flits, never interleaved).
+  // mailbox's MGMT packets (MGMT_FLITS flits) and the data path's DATA
+  // packets (len_flits flits), never interleaved.
   input  logic              rx_valid_i,
   output logic              rx_ready_o,
   input  flit_t             rx_data_i,
@@ -102,6 +112,29 @@ module nic_top
   // A PFC frame is two flits; a header is one.
   `SF_STATIC_ASSERT(gen_pfc_frame_check, PFC_FRAME_BITS == 2 * FLIT_BITS)
   `SF_STATIC_ASSERT(gen_pkt_hdr_check, PKT_HDR_BITS == FLIT_BITS)
+  // Each block decodes the low bits of the window, the top bit picks the block.
+  localparam int unsigned DpAddrW = nic_dcqcn_reg_pkg::NIC_DCQCN_REG_TOP_MIN_ADDR_WIDTH;
+  `SF_STATIC_ASSERT(gen_csr_window_check,
+                    NIC_CSR_REG_TOP_MIN_ADDR_WIDTH == AddrW - 1 && DpAddrW == AddrW - 1)
+  `SF_STATIC_ASSERT(gen_dp_base_check, DCQCN_CSR_BASE == (1 << (AddrW - 1)))
+
+  // =========================================================================
+  // CSR window: paddr_i[AddrW-1] picks the block (APB holds PADDR for the
+  // whole transfer, so the answer comes from the block the setup phase chose)
+  // =========================================================================
+  logic csr_psel, csr_penable, csr_pready, csr_pslverr;
+  logic dp_psel, dp_penable, dp_pready, dp_pslverr, dp_sel;
+  logic [31:0] csr_prdata, dp_prdata;
+  assign dp_sel    = paddr_i[AddrW-1];
+  assign csr_psel    = psel_i && !dp_sel;
+  assign dp_psel     = psel_i && dp_sel;
+  // Each block sees PENABLE of its own transfers only (its APB checker
+  // holds PENABLE to PSEL).
+  assign csr_penable = penable_i && !dp_sel;
+  assign dp_penable  = penable_i && dp_sel;
+  assign prdata_o  = dp_sel ? dp_prdata : csr_prdata;
+  assign pready_o  = dp_sel ? dp_pready : csr_pready;
+  assign pslverr_o = dp_sel ? dp_pslverr : csr_pslverr;
 
   // =========================================================================
   // CSR block
@@ -113,16 +146,16 @@ module nic_top
   nic_csr u_csr (
     .clk_i,
     .rst_ni,
-    .psel_i,
-    .penable_i,
+    .psel_i      (csr_psel),
+    .penable_i   (csr_penable),
     .pwrite_i,
     .pprot_i,
-    .paddr_i,
+    .paddr_i     (paddr_i[AddrW-2:0]),
     .pwdata_i,
     .pstrb_i,
-    .prdata_o,
-    .pready_o,
-    .pslverr_o,
+    .prdata_o    (csr_prdata),
+    .pready_o    (csr_pready),
+    .pslverr_o   (csr_pslverr),
     .hwif_i      (hwif_in),
     .hwif_o      (hwif_out),
     .hdq_window_o(hdq_window),
@@ -504,6 +537,17 @@ module nic_top
   );
 
   // =========================================================================
+  // Data path (docs/nic/dcqcn.md): bulk sender, reaction and notification
+  // points, with its own register block at DCQCN_CSR_BASE
+  // =========================================================================
+  logic dp_rx_data_valid, dp_rx_cnp_valid;
+  logic dp_cnp_valid, dp_cnp_paused, dp_cnp_ready;
+  logic cnp_go;  // the data path's CNP is on tx (network arbiter)
+  pkt_hdr_t dp_cnp_hdr;
+  logic dp_data_allow, dp_data_busy, dp_data_valid, dp_data_ready, dp_data_last;
+  flit_t dp_data;
+
+  // =========================================================================
   // rx demux
   // =========================================================================
   // The demux reads a packet's first flit and consumes the rest after it. It
@@ -511,11 +555,12 @@ module nic_top
   // RxPfc (a PFC frame's first flit was taken) or RxDrop (inside a packet
   // that is dropped, or a PFC frame that turned out malformed). A soft reset
   // leaves it alone: the link does not restart with the engine.
-  typedef enum logic [1:0] {
+  typedef enum logic [2:0] {
     RxHead,
     RxPfc,
     RxDrop,
-    RxMgmt  // inside a MGMT packet: every flit to the mailbox
+    RxMgmt,  // inside a MGMT packet: every flit to the mailbox
+    RxData   // inside a DATA packet: every flit to the data path
   } rx_state_e;
 
   rx_state_e rx_state_q, rx_state_d;
@@ -528,6 +573,7 @@ module nic_top
   assign rx_pfc_tail = pfc_frame_t'({rx_data_i, {(PFC_FRAME_BITS - FLIT_BITS) {1'b0}}});
 
   logic rx_head, rx_is_notify, rx_is_resp, rx_is_group, rx_is_mgmt, rx_fire, net_drop, pfc_valid;
+  logic rx_is_data, rx_is_cnp;
 
   assign rx_head       = rx_state_q == RxHead;
   // Only a one-flit NOTIFY or ACK/NACK is the engine's: SE or TE take it.
@@ -544,12 +590,20 @@ module nic_top
   // A MGMT packet of any length, flit by flit, to the mailbox, which judges
   // it at its last flit (docs/nic/mbox.md).
   assign rx_is_mgmt    = (rx_head && rx_hdr.pkt_type == PktMgmt) || rx_state_q == RxMgmt;
+  // The data path's: a DATA packet of any length, flit by flit (it judges it
+  // at its last flit), and a one-flit CNP. A CNP of more flits is dropped
+  // here (CNT_DROP), as any packet nobody takes.
+  assign rx_is_data    = (rx_head && rx_hdr.pkt_type == PktData) || rx_state_q == RxData;
+  assign rx_is_cnp     = rx_head && rx_last_i && rx_hdr.pkt_type == PktCnp;
+  assign dp_rx_data_valid = rx_valid_i && rx_is_data;
+  assign dp_rx_cnp_valid  = rx_valid_i && rx_is_cnp;
   assign mb_rx_valid   = rx_valid_i && rx_is_mgmt;
   assign mb_rx_first   = rx_head;
   assign se_rx_valid   = rx_valid_i && rx_is_notify;
   assign te_resp_valid = rx_valid_i && rx_is_resp;
   assign ge_rx_valid   = rx_valid_i && rx_is_group;
-  // Every other flit is taken at once: PFC frames and dropped packets.
+  // Every other flit is taken at once: the data path's, PFC frames and
+  // dropped packets.
   assign rx_ready_o    = rx_is_notify ? se_rx_ready :
                          rx_is_resp   ? te_resp_ready :
                          rx_is_group  ? ge_rx_ready : 1'b1;
@@ -569,7 +623,11 @@ module nic_top
             if (!rx_last_i) begin
               rx_state_d = RxMgmt;
             end
-          end else if (!rx_is_notify && !rx_is_resp && !rx_is_group) begin
+          end else if (rx_is_data) begin
+            if (!rx_last_i) begin
+              rx_state_d = RxData;
+            end
+          end else if (!rx_is_notify && !rx_is_resp && !rx_is_group && !rx_is_cnp) begin
             if (rx_last_i) begin
               // a one-flit packet not for SE, TE or the group engine, or a one-flit PFC frame
               net_drop = 1'b1;
@@ -593,7 +651,7 @@ module nic_top
             rx_state_d = RxHead;
           end
         end
-        RxMgmt: begin
+        RxMgmt, RxData: begin
           if (rx_last_i) begin
             rx_state_d = RxHead;
           end
@@ -654,31 +712,80 @@ module nic_top
   // priorities' pauses run on but stop nothing.
   assign tx_paused = pfc_stop[tc];
 
+  nic_dcqcn dp (
+    .clk_i,
+    .rst_ni,
+    .psel_i          (dp_psel),
+    .penable_i       (dp_penable),
+    .pwrite_i,
+    .pprot_i,
+    .paddr_i         (paddr_i[AddrW-2:0]),
+    .pwdata_i,
+    .pstrb_i,
+    .prdata_o        (dp_prdata),
+    .pready_o        (dp_pready),
+    .pslverr_o       (dp_pslverr),
+    .own_lid_i       (own_lid),
+    .paused_i        (pfc_stop),
+    .rx_data_i       (rx_data_i),
+    .rx_last_i       (rx_last_i),
+    .rx_data_valid_i (dp_rx_data_valid),
+    .rx_data_first_i (rx_head),
+    .rx_cnp_valid_i  (dp_rx_cnp_valid),
+    .cnp_valid_o     (dp_cnp_valid),
+    .cnp_paused_o    (dp_cnp_paused),
+    .cnp_shown_i     (cnp_go),
+    .cnp_ready_i     (dp_cnp_ready),
+    .cnp_hdr_o       (dp_cnp_hdr),
+    .data_allow_i    (dp_data_allow),
+    .data_busy_o     (dp_data_busy),
+    .data_valid_o    (dp_data_valid),
+    .data_ready_i    (dp_data_ready),
+    .data_o          (dp_data),
+    .data_last_o     (dp_data_last)
+  );
+
   // =========================================================================
-  // Network arbiter: SE's responses (0), TE's NOTIFYs (1), the group engine's
-  // sends (2), the mailbox's MGMT packets (3)
+  // Network arbiter (docs/nic/dcqcn.md §6): strict priority, the data path's
+  // CNP queue head first, then the barrier engine's sources (SE's responses
+  // (0), TE's NOTIFYs (1), the group engine's sends (2), the mailbox's MGMT
+  // packets (3), round-robin among them), then the data path's DATA packets
   // =========================================================================
-  // The arbiter chooses packets: it sees a packet's first flit only. A header
-  // shown and not taken stays on tx until it is (valid/ready): stream_arbiter
-  // holds the grant on it, unless the source withdraws it (only a soft reset
-  // does that). Once a MGMT header has left (tx_in_pkt_q), the link belongs
-  // to the mailbox until its last flit has left: the arbiter is shown nothing
-  // and the payload flits go straight to tx, so no packet's flits are
-  // interleaved with another's and a pause cannot cut a packet. While paused
-  // the sources are not shown, except the one whose header was shown and not
-  // taken at the last edge: it stays and leaves when taken (a pause acts
-  // between packets).
+  // A new packet is chosen only when no header is held on tx (shown at the
+  // last edge and not taken) and no multi-flit packet is between its first
+  // and last flit: a held header stays until taken, whatever came since or
+  // whatever pause, and a packet's flits leave together.
+  //
+  // The barrier arbiter chooses packets: it sees a packet's first flit only.
+  // A header it shows and is not taken stays on tx until it is (valid/ready):
+  // stream_arbiter holds the grant on it, unless the source withdraws it
+  // (only a soft reset does that). While a CNP is chosen or held, or a DATA
+  // packet is on the link, the barrier sources are not shown to it at all,
+  // so no grant is taken or held. Once a MGMT header has left (tx_in_pkt_q),
+  // the link belongs to the mailbox until its last flit has left; once a
+  // DATA header is granted, to the sender until its last flit (dp_data_busy).
+  // While NET_CFG.TC is paused the barrier sources are not shown, except the
+  // one whose header was shown and not taken at the last edge (a pause acts
+  // between packets). A CNP waits while NP_CFG.CNP_PRIO is paused, a DATA
+  // flow while its FLOW_CFG.PRIO is (the sender's choice), unless their
+  // header is already held.
   logic [3:0] net_valid, net_ready, net_gnt_unused;
-  logic [1:0] net_idx;  // the source shown
-  logic [1:0] tx_held_idx_q;  // the source shown and not taken at the last edge
+  logic [1:0] net_idx;  // the barrier source shown
+  logic [1:0] tx_held_idx_q;  // the barrier source shown and not taken at the last edge
   logic net_shown, net_take, tx_fire;
-  logic tx_held_q;  // a header shown and not taken at the last edge
+  logic tx_held_q;  // a barrier header shown and not taken at the last edge
+  logic cnp_held_q;  // a CNP shown and not taken at the last edge
   logic tx_in_pkt_q;  // a MGMT header has left, its last flit has not
+  logic tx_busy;  // a packet is between its flits, or a header is held
   pkt_hdr_t tx_hdr;
+
+  assign tx_busy = tx_in_pkt_q || dp_data_busy || tx_held_q || cnp_held_q;
+  assign cnp_go  = cnp_held_q ||
+                   (!tx_busy && dp_cnp_valid && !dp_cnp_paused);
 
   always_comb begin
     net_valid = {mb_tx_valid, ge_tx_valid, te_tx_valid, se_resp_valid};
-    if (tx_in_pkt_q) begin
+    if (tx_in_pkt_q || dp_data_busy || cnp_go) begin
       net_valid = '0;
     end else if (tx_paused) begin
       net_valid &= tx_held_q ? (4'b0001 << tx_held_idx_q) : 4'b0000;
@@ -700,22 +807,27 @@ module nic_top
     .idx_o  (net_idx)
   );
 
+  // DATA may start a packet when nothing else is on tx or chosen.
+  assign dp_data_allow = !tx_busy && !cnp_go && !net_shown;
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       tx_held_q     <= 1'b0;
       tx_held_idx_q <= '0;
+      cnp_held_q    <= 1'b0;
       tx_in_pkt_q   <= 1'b0;
     end else begin
       tx_held_q     <= net_shown && !tx_ready_i;
       tx_held_idx_q <= net_idx;
+      cnp_held_q    <= cnp_go && !tx_ready_i;
       if (mb_tx_valid && mb_tx_ready) begin
         tx_in_pkt_q <= !mb_tx_last;
       end
     end
   end
 
-  // Every header leaves on the engine's priority, stamped as it leaves; the
-  // mailbox's payload flits are not headers.
+  // Every barrier header leaves on the engine's priority, stamped as it
+  // leaves; the mailbox's payload flits are not headers.
   always_comb begin
     unique case (net_idx)
       2'd1:    tx_hdr = te_tx_hdr;
@@ -725,10 +837,28 @@ module nic_top
     endcase
     tx_hdr.prio = tc;
   end
-  assign tx_valid_o    = tx_in_pkt_q ? mb_tx_valid : net_shown;
-  assign tx_data_o     = tx_in_pkt_q ? mb_tx_data : flit_t'(tx_hdr);
-  assign tx_last_o     = tx_in_pkt_q ? mb_tx_last : (net_idx != 2'd3);
+  always_comb begin
+    if (tx_in_pkt_q) begin
+      tx_valid_o = mb_tx_valid;
+      tx_data_o  = mb_tx_data;
+      tx_last_o  = mb_tx_last;
+    end else if (cnp_go) begin
+      tx_valid_o = 1'b1;
+      tx_data_o  = flit_t'(dp_cnp_hdr);
+      tx_last_o  = 1'b1;
+    end else if (net_shown) begin
+      tx_valid_o = 1'b1;
+      tx_data_o  = flit_t'(tx_hdr);
+      tx_last_o  = net_idx != 2'd3;
+    end else begin
+      tx_valid_o = dp_data_valid;
+      tx_data_o  = dp_data;
+      tx_last_o  = dp_data_last;
+    end
+  end
   assign tx_fire       = tx_valid_o && tx_ready_i;
+  assign dp_cnp_ready  = cnp_go && tx_ready_i;
+  assign dp_data_ready = !tx_in_pkt_q && !cnp_go && !net_shown && tx_ready_i;
   assign se_resp_ready = net_ready[0];
   assign te_tx_ready   = net_ready[1];
   assign ge_tx_ready   = net_ready[2];
@@ -818,7 +948,8 @@ module nic_top
   // §8: anything queued, running or waiting to complete. Parked notifications
   // are not work of this engine (a future epoch may sit there for ever).
   assign busy = of_busy || te_busy || cq_busy || se_drain_busy || se_flush_busy ||
-                se_resp_valid || (ctx_active != '0) || ge_busy || tx_valid_o || tag_valid;
+                se_resp_valid || (ctx_active != '0) || ge_busy || tx_in_pkt_q || net_shown ||
+                tag_valid;
 
   // The register inputs in two processes: the fields below follow registers
   // only, those of the next one follow this cycle's rx, tx and memory
@@ -906,6 +1037,7 @@ module nic_top
   // copy of the argument that Verilator refreshes on every evaluation.
   flit_t     tx_data_prev_q;
   logic      tx_waiting_prev_q;  // shown and not taken
+  prio_t cnp_prio, cnp_prio_prev_q;
   lid_t      own_lid_prev_q;
   prio_t     tc_prev_q;
   logic      mem_req_write_prev_q;
@@ -916,10 +1048,13 @@ module nic_top
     tx_waiting_prev_q    <= tx_valid_o && !tx_ready_i;
     own_lid_prev_q       <= own_lid;
     tc_prev_q            <= tc;
+    cnp_prio_prev_q      <= cnp_prio;
     mem_req_write_prev_q <= mem_req_write_o;
     mem_req_addr_prev_q  <= mem_req_addr_o;
     mem_req_data_prev_q  <= mem_req_data_o;
   end
+
+  assign cnp_prio = dp_cnp_hdr.prio;
 
   pkt_hdr_t chk_tx_hdr;  // the flit on tx read as a header (the rules read some fields)
   logic     unused_chk_tx_hdr;
@@ -981,9 +1116,17 @@ module nic_top
   `NIC_ASSERT_IMP(a_rx_one_destination, rx_fire,
                   rx_last_i ? $onehot({se_rx_valid && se_rx_ready, te_resp_valid && te_resp_ready,
                                        ge_rx_valid && ge_rx_ready, pfc_valid, net_drop,
-                                       mb_evt_recv || mb_evt_drop})
+                                       mb_evt_recv || mb_evt_drop,
+                                       dp_rx_data_valid || dp_rx_cnp_valid})
                             : !(se_rx_valid || te_resp_valid || ge_rx_valid || pfc_valid ||
-                                net_drop || mb_evt_recv || mb_evt_drop))
+                                net_drop || mb_evt_recv || mb_evt_drop || dp_rx_cnp_valid))
+  // Every flit of a DATA packet, and only those, reaches the data path; a
+  // CNP only when it is one flit.
+  `NIC_ASSERT_IMP(a_rx_data_to_dp, rx_valid_i,
+                  dp_rx_data_valid == (chk_in_pkt_q ? chk_type_q == PktData
+                                                    : rx_hdr.pkt_type == PktData))
+  `NIC_ASSERT_IMP(a_rx_cnp_to_dp, dp_rx_cnp_valid,
+                  !chk_in_pkt_q && rx_last_i && rx_hdr.pkt_type == PktCnp)
   // Every flit of a MGMT packet, and only those, reaches the mailbox.
   `NIC_ASSERT_IMP(a_rx_mgmt_to_mbox, rx_valid_i,
                   mb_rx_valid == (chk_in_pkt_q ? chk_type_q == PktMgmt
@@ -1010,41 +1153,58 @@ module nic_top
                                     chk_len_q == PKT_HDR_LEN_FLITS_W'(2))
                                 : !(rx_hdr.pkt_type inside {PktNotify, PktAck, PktNack,
                                                             PktArrive, PktRelease,
-                                                            PktCombRelease})) &&
-                  (chk_in_pkt_q ? chk_type_q != PktMgmt : rx_hdr.pkt_type != PktMgmt))
+                                                            PktCombRelease, PktCnp})) &&
+                  (chk_in_pkt_q ? !(chk_type_q inside {PktMgmt, PktData})
+                                : !(rx_hdr.pkt_type inside {PktMgmt, PktData})))
   // A header shown on tx stays, unchanged, until taken (a soft reset may
   // withdraw what SE or TE hold; NODE_LID (SE's responses) and NET_CFG.TC
   // (every header) are stamped as the header leaves, so software rewriting
   // them changes a waiting header).
   `NIC_ASSERT_NXT(a_tx_hold, tx_valid_o && !tx_ready_i && !soft_reset,
                   tx_valid_o && (tx_data_o == tx_data_prev_q || own_lid != own_lid_prev_q ||
-                                 tc != tc_prev_q))
+                                 tc != tc_prev_q || cnp_prio != cnp_prio_prev_q))
   // One packet per cycle, from one source; nothing granted that is not asked.
   `NIC_ASSERT_IMP(a_tx_one_source, tx_fire,
-                  $onehot({se_resp_ready, te_tx_ready, ge_tx_ready, mb_tx_ready}))
-  // Every packet sent other than the mailbox's is one flit: last, and a
-  // header that says so; a MGMT header says MGMT_FLITS and is not last.
+                  $onehot({se_resp_ready, te_tx_ready, ge_tx_ready, mb_tx_ready, dp_cnp_ready,
+                           dp_data_ready}))
+  // Every packet sent other than the mailbox's and DATA is one flit: last, and
+  // a header that says so; a MGMT header says MGMT_FLITS and is not last, a
+  // DATA header two flits or more and is not last.
   `NIC_ASSERT_IMP(a_tx_one_flit,
-                  tx_valid_o && !chk_tx_in_pkt_q && chk_tx_hdr.pkt_type != PktMgmt,
+                  tx_valid_o && !chk_tx_in_pkt_q &&
+                  !(chk_tx_hdr.pkt_type inside {PktMgmt, PktData}),
                   tx_last_o && chk_tx_hdr.len_flits == PKT_HDR_LEN_FLITS_W'(1))
+  `NIC_ASSERT_IMP(a_tx_data_header,
+                  tx_valid_o && !chk_tx_in_pkt_q && chk_tx_hdr.pkt_type == PktData,
+                  !tx_last_o && chk_tx_hdr.len_flits >= PKT_HDR_LEN_FLITS_W'(2))
   `NIC_ASSERT_IMP(a_tx_mgmt_header,
                   tx_valid_o && !chk_tx_in_pkt_q && chk_tx_hdr.pkt_type == PktMgmt,
                   !tx_last_o && chk_tx_hdr.len_flits == PKT_HDR_LEN_FLITS_W'(MGMT_FLITS))
-  // A packet's flits leave together: inside a packet only the mailbox is on
-  // tx (nothing is shown to the arbiter), and the last flit is the
-  // header's len_flits-th.
+  // A packet's flits leave together: inside a packet only its source, the
+  // mailbox or the sender, is on tx (nothing is shown to the barrier
+  // arbiter, no CNP chosen), and the last flit is the header's len_flits-th.
   `NIC_ASSERT_IMP(a_tx_no_interleave, chk_tx_in_pkt_q && tx_valid_o,
-                  net_valid == '0 && tx_data_o == mb_tx_data && mb_tx_ready == tx_ready_i)
+                  net_valid == '0 && !cnp_go &&
+                  (tx_in_pkt_q ? tx_data_o == mb_tx_data && mb_tx_ready == tx_ready_i
+                               : dp_data_busy && tx_data_o == dp_data &&
+                                 dp_data_ready == tx_ready_i))
   `NIC_ASSERT_IMP(a_tx_payload_follows, chk_tx_in_pkt_q, tx_valid_o)
   `NIC_ASSERT_IMP(a_tx_len_matches, tx_fire && chk_tx_in_pkt_q,
                   tx_last_o == (32'(chk_tx_flits_q) + 1 == 32'(chk_tx_len_q)))
-  `NIC_ASSERT_IMP(a_tx_prio_is_tc, tx_valid_o && !chk_tx_in_pkt_q, chk_tx_hdr.prio == tc)
+  `NIC_ASSERT_IMP(a_tx_prio_is_tc, net_shown, chk_tx_hdr.prio == tc)
   // While the engine's priority is paused, the only packet starting on tx is
   // one that was shown before and not taken: no packet starts during a
   // pause (a packet already started finishes).
-  `NIC_ASSERT_IMP(a_no_tx_start_while_paused, tx_valid_o && pfc_stop[tc] && !chk_tx_in_pkt_q,
+  `NIC_ASSERT_IMP(a_no_tx_start_while_paused, net_shown && pfc_stop[tc],
                   tx_waiting_prev_q && (tx_data_o == tx_data_prev_q ||
                                         own_lid != own_lid_prev_q || tc != tc_prev_q))
+  // The same for CNPs on NP_CFG.CNP_PRIO (DATA: the sender's a_grant_eligible).
+  `NIC_ASSERT_IMP(a_no_cnp_start_while_paused, cnp_go && !cnp_held_q, !dp_cnp_paused)
+  // Strict order: a CNP before the barrier engine, both before DATA.
+  `NIC_ASSERT_IMP(a_tx_cnp_first, dp_cnp_valid && !dp_cnp_paused && !tx_busy, cnp_go)
+  `NIC_ASSERT_IMP(a_tx_data_last, dp_data_valid && !dp_data_busy,
+                  !(dp_cnp_valid && !dp_cnp_paused) &&
+                  !((se_resp_valid || te_tx_valid || ge_tx_valid || mb_tx_valid) && !tx_paused))
   // Memory: a request held until taken, one response per request, in order.
   `NIC_ASSERT_NXT(a_mem_req_hold, mem_req_valid_o && !mem_req_ready_i,
                   mem_req_valid_o && mem_req_write_o == mem_req_write_prev_q &&

@@ -5,7 +5,9 @@
 #                   [COUNTERS <C++ namespace>] [PARAMS NAME=VALUE ...])
 #
 # writes, at configure time (verilate() needs the SV to exist then):
-#   ${SYNCFAB_GEN_DIR}/<ip>/<ip>_reg_pkg.sv, <ip>_reg_top.sv (+ hwif report)
+#   ${SYNCFAB_GEN_DIR}/<ip>/<ip>_reg_pkg.sv, <ip>_reg_top.sv (+ hwif report),
+#       <ip>_reg_addr_pkg.sv (every register's byte offset, for a wrapper that
+#       decodes addresses; scripts/rdl_sv_addr.py)
 #   ${SYNCFAB_GEN_DIR}/include/syncfab/regs/<ip>.h   (C header for the driver)
 #   ${SYNCFAB_GEN_DIR}/include/syncfab/regs/<ip>_counters.hpp  (with COUNTERS:
 #       the block's event counters as a C++ enum in that namespace, from the
@@ -107,7 +109,8 @@ function(syncfab_peakrdl ip)
   set(_doc "${SYNCFAB_DOCS_DIR}/registers")
   set(_scratch "${CMAKE_CURRENT_BINARY_DIR}/peakrdl_${ip}")
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${A_RDL}"
-    "${CMAKE_SOURCE_DIR}/scripts/rdl_counters.py" "${CMAKE_SOURCE_DIR}/scripts/rdl_json.py")
+    "${CMAKE_SOURCE_DIR}/scripts/rdl_counters.py" "${CMAKE_SOURCE_DIR}/scripts/rdl_json.py"
+    "${CMAKE_SOURCE_DIR}/scripts/rdl_sv_addr.py")
 
   file(REMOVE_RECURSE "${_scratch}")
   file(MAKE_DIRECTORY "${_scratch}/sv" "${_scratch}/inc/syncfab/regs" "${_scratch}/doc/${ip}_html"
@@ -140,6 +143,14 @@ function(syncfab_peakrdl ip)
     ERROR_VARIABLE _err)
   if(NOT _rc EQUAL 0)
     message(FATAL_ERROR "syncfab: the JSON register map of ${A_RDL} failed:\n${_err}")
+  endif()
+  execute_process(
+    COMMAND "${SYNCFAB_PYTHON}" "${CMAKE_SOURCE_DIR}/scripts/rdl_sv_addr.py"
+            "${_scratch}/json/${ip}.json" ${ip} "${_scratch}/sv/${ip}_reg_addr_pkg.sv"
+    RESULT_VARIABLE _rc
+    ERROR_VARIABLE _err)
+  if(NOT _rc EQUAL 0)
+    message(FATAL_ERROR "syncfab: the SV offset package of ${A_RDL} failed:\n${_err}")
   endif()
   _syncfab_peakrdl_run("${A_RDL}" "markdown"
     markdown "${A_RDL}" -o "${_scratch}/doc/${ip}.md" ${_p})

@@ -35,7 +35,9 @@ namespace syncfab::tb::nic_top {
 
 inline constexpr SimTime kPeriod = 10'000;  // 10 ns
 inline constexpr unsigned kNumCtx = 4;
-inline constexpr std::uint32_t kCsrWindow = 4096;
+// The NIC's CSR window: the barrier engine's block, then the data path's at
+// DCQCN_CSR_BASE (docs/nic/dcqcn.md §1).
+inline constexpr std::uint32_t kCsrWindow = 2 * fmt::kDcqcnCsrBase;
 inline constexpr std::uint16_t kOwnLid = 0x0101;
 inline constexpr hw::BusAddr kMemBase = 0x8000'0000;
 inline constexpr std::size_t kMemBytes = std::size_t{64} * 1024;

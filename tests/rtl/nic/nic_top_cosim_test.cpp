@@ -111,7 +111,7 @@ fmt::PktHdr garbage(unsigned kind) {
   fmt::PktHdr g;
   switch (kind % 4) {
     case 0:
-      g.set_pkt_type(fmt::PktType::kData).set_len_flits(1).set_dst_lid(kOwnLid);
+      g.set_pkt_type(fmt::PktType::kCombArrive).set_len_flits(1).set_dst_lid(kOwnLid);
       break;
     case 1:
       g.set_pkt_type(fmt::PktType::kNotify).set_len_flits(1).set_dst_lid(0x0777);

@@ -394,11 +394,11 @@ SYNCFAB_TEST(nic_top_pfc, malformed_pfc) {
 }
 
 // Packets the engine does not consume: NOTIFY, ACK and NACK of more than one
-// flit (addressed to this node, fields of a barrier it runs), DATA of 1 .. 8
-// flits, CNP, an unknown type. Every flit is taken in the cycle it is shown
-// and each packet is counted CNT_DROP once, at its last flit; nothing reaches
-// SE or TE (no response, no NOTIF_RECV), and a barrier whose NOTIFYs come
-// in between them completes.
+// flit (addressed to this node, fields of a barrier it runs), COMB_ARRIVE of
+// 1 .. 8 flits, CNP of two or three, an unknown type (DATA and one-flit CNPs
+// are the data path's: tests/rtl/nic/nic_top_dcqcn_test.cpp). Every flit is taken in the cycle it
+// is shown and each packet is counted CNT_DROP once, at its last flit; nothing reaches SE or TE (no
+// response, no NOTIF_RECV), and a barrier whose NOTIFYs come in between them completes.
 SYNCFAB_TEST(nic_top_pfc, multi_flit_drop) {
   auto& rng = ctx.rng();
   Knobs k;
@@ -427,12 +427,14 @@ SYNCFAB_TEST(nic_top_pfc, multi_flit_drop) {
         break;
       case 2:
       case 3:
-        h.set_pkt_type(fmt::PktType::kData);
+        // COMB_ARRIVE is for switches: the NIC drops it whatever its length.
+        h.set_pkt_type(fmt::PktType::kCombArrive);
         flits = 1 + rng() % 8;
         break;
       case 4:
+        // A CNP of more than one flit (one flit: the data path's).
         h.set_pkt_type(fmt::PktType::kCnp);
-        flits = 1 + rng() % 2;
+        flits = 2 + rng() % 2;
         break;
       default:
         h.set_pkt_type(static_cast<fmt::PktType>(0x70 + rng() % 16));
@@ -527,22 +529,23 @@ SYNCFAB_TEST(nic_top_pfc, soft_reset_keeps_pause) {
   const std::uint64_t t = deliver(b, pfc_packet(pfc_frame(bit(kTcReset), q)), "pause");
   TB_CHECK_EQ(csr.read(nic::CTRL_ENABLE), 0U) << "the engine is disabled after reset";
   TB_CHECK(tx_paused(b)) << "a frame is honoured while CTRL.ENABLE is 0";
-  // A long DATA packet under way while the driver soft-resets the engine.
+  // A long packet the NIC drops (COMB_ARRIVE is for switches) under way
+  // while the driver soft-resets the engine.
   fmt::PktHdr h;
-  h.set_pkt_type(fmt::PktType::kData).set_len_flits(255).set_dst_lid(kOwnLid);
+  h.set_pkt_type(fmt::PktType::kCombArrive).set_len_flits(255).set_dst_lid(kOwnLid);
   const std::size_t data = b.net.inject(Packet(255, flit_of(h)), 0);
   b.idle_cycles(5);
   drv::Nic n(b.dev, b.memory, nic_options(b));
   b.watch_cq();
-  TB_CHECK(!b.net.injected(data).done()) << "the DATA packet ended before the soft reset";
+  TB_CHECK(!b.net.injected(data).done()) << "the long packet ended before the soft reset";
   TB_CHECK(tx_paused(b)) << "STATUS.TX_PAUSED after the driver's soft reset";
   csr.write(nic::CTRL, {{nic::CTRL_ENABLE, 1}, {nic::CTRL_SOFT_RESET, 1}});
   run_until(
       b, [&] { return csr.read(nic::STATUS_RESETTING) == 0; }, 500, "soft reset");
   TB_CHECK(tx_paused(b)) << "STATUS.TX_PAUSED after CTRL.SOFT_RESET";
   run_until(
-      b, [&] { return b.net.injected(data).done(); }, 1000, "the DATA packet");
-  TB_CHECK_EQ(read_counters(b.dev).drop, 1U) << "the DATA packet dropped once, at its last flit";
+      b, [&] { return b.net.injected(data).done(); }, 1000, "the long packet");
+  TB_CHECK_EQ(read_counters(b.dev).drop, 1U) << "the long packet dropped once, at its last flit";
   const auto lids = rank_lids(4, 2);
   auto bc = n.open_context(drv::ContextConfig(2, 2, 4, 1, lids));
   post(b, bc, lids);

@@ -493,7 +493,7 @@ SYNCFAB_TEST(nic_top, random) {
       fmt::PktHdr g;
       switch (rng() % 4) {
         case 0:
-          g.set_pkt_type(fmt::PktType::kData).set_len_flits(1).set_dst_lid(kOwnLid);
+          g.set_pkt_type(fmt::PktType::kCombArrive).set_len_flits(1).set_dst_lid(kOwnLid);
           break;
         case 1:
           g.set_pkt_type(fmt::PktType::kNotify).set_len_flits(1).set_dst_lid(0x0777);
