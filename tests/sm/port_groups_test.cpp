@@ -222,7 +222,7 @@ TEST(PortGroupsFile, GroupsBeforeTheirEntries) {
   std::istringstream in(out.str());
   std::string line;
   std::size_t groups = 0, entries = 0;
-  std::set<std::string> defined;
+  std::set<std::pair<std::string, std::string>> defined;
   while (std::getline(in, line)) {
     if (line.empty() || line[0] == '#') {
       continue;
@@ -235,10 +235,10 @@ TEST(PortGroupsFile, GroupsBeforeTheirEntries) {
       int g = -1;
       w >> lid >> kw >> g;
       EXPECT_EQ(kw, "group");
-      EXPECT_TRUE(defined.count(guid + " " + std::to_string(g)) == 1) << line;
+      EXPECT_TRUE(defined.count({guid, std::to_string(g)}) == 1) << line;
       ++entries;
     } else {
-      defined.insert(guid + " " + second);
+      defined.emplace(guid, second);
       ++groups;
     }
   }
