@@ -108,7 +108,7 @@ TEST_F(PortGroupModelTest, TheInputPortIsNeverAMember) {
   sw.set_port_group(0, 0b0110U);
   sw.program_lft(std::vector<driver::LftEntry>{{7, 0, true}});
   for (std::uint32_t fl = 0; fl < 20; ++fl) {
-    send(1, {.len = 1, .dst = 7, .flow = fl}, fl * 2);
+    send(1, {.len = 1, .dst = 7, .flow = fl}, std::uint64_t{fl} * 2);
   }
   run_to(100);
   EXPECT_EQ(m.transmitted(2).size(), 20U);
