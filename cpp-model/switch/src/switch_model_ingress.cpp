@@ -354,7 +354,8 @@ void SwitchModel::enqueue_copy(unsigned o) {
   // (docs/switch-datapath.md "Enqueue", docs/switch-pfc.md pfc_off_o).
   wp.lossless = (pc.pfc_en >> q & 1U) != 0 && op.wd.queue(q).state != fmt::WdState::kDisabled;
   WredEcn& wred = params_.shared_wred ? out_[0].wred : op.wred;
-  const WredDecision d = wred.enqueue(wp, pc.wred[q]);
+  op.ecn_enq[q] |= std::uint64_t{1} << i;
+  const WredDecision d = wred.enqueue(wp, op.ecn[q].effective(ecn_dyn_.on(q), pc.wred[q]));
   if (d.drop) {
     count(o, q, fmt::SwCounter::kDropWred);
     drops_.push_back({id, o, q, fmt::SwCounter::kDropWred, now_});
