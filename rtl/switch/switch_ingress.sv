@@ -75,8 +75,10 @@ module switch_ingress
   output logic                                  rx_ready_o,
   input  flit_t                                 rx_data_i,
   input  logic                                  rx_last_i,
-  // Lookup of the header on rx_data_i (combinational, switch_tables)
-  output lid_t                                  lk_dst_o,
+  // Lookup of the header on rx_data_i (combinational, switch_tables); valid:
+  // the header is taken and reaches the lookup (enabled, a known type, not COMB)
+  output logic                                  lk_valid_o,
+  output lk_req_t                               lk_req_o,
   input  lk_rsp_t                               lk_rsp_i,
   // Received PFC frame (to pfc_rx of this port)
   output logic                                  pfc_valid_o,
@@ -208,7 +210,7 @@ module switch_ingress
   pfc_frame_t pfc_first;  // the frame's first flit (its upper half is the quanta flit's)
   assign hdr = pkt_hdr_t'(rx_data_i);
   assign pfc_first = pfc_frame_t'({{(PFC_FRAME_BITS - FLIT_BITS){1'b0}}, rx_data_i});
-  assign lk_dst_o = hdr.dst_lid;
+  assign lk_req_o = '{src: hdr.src_lid, dst: hdr.dst_lid, flow: hdr.flow_label};
 
   logic pend_wready, pend_push;
   port_mask_t cur_mask_q, cur_mask_d;
@@ -236,6 +238,8 @@ module switch_ingress
   // 0 until then).
   assign comb = hdr.pkt_type inside {PktCombArrive, PktCombRelease, PktCombShare};
   assign route_ok = comb || lk_rsp_i.hit;
+  // A PFC frame's type is not in type_ok.
+  assign lk_valid_o = rx_state_q == RxIdle && beat && enable_i && type_ok && !comb;
   port_mask_t adm_mask;
   assign adm_mask = comb ? '0 : lk_rsp_i.mask;
   assign lossless = pfc_en_i[hdr.prio];
@@ -856,6 +860,6 @@ module switch_ingress
   `SF_COVER(c_three_releases, rel_a && rel_b && rel_c)
 
   logic unused_ingress;
-  assign unused_ingress = ^{pend_count, pfc_first};
+  assign unused_ingress = ^{pend_count, pfc_first, lk_rsp_i.skip};  // skip: counted by the tables
 
 endmodule

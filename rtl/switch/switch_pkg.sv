@@ -58,13 +58,16 @@ package switch_pkg;
   typedef logic [$bits(switch_csr__TBL_ADDR__TABLE__out_t)-1:0] tbl_sel_t;
   typedef logic [$bits(switch_csr__TBL_WDATA__DATA__out_t)-1:0] tbl_data_t;
   typedef logic [$bits(switch_csr__CNT_VALUE__COUNT__in_t)-1:0] cnt_value_t;  // one counter
+  typedef logic [$bits(switch_csr__PORT_UP__UP__out_t)-1:0] port_up_t;  // one bit per port
 
-  // TBL_WDATA / TBL_RDATA as the LFT and the MFT read them (switch_csr.rdl:
-  // VALID in the top bit, the port or the port mask in the low bits).
+  // TBL_WDATA / TBL_RDATA as the LFT, the MFT and the port groups read them
+  // (switch_csr.rdl: VALID in the top bit, the port or the port mask in the
+  // low bits; an LFT entry's GROUP below VALID: its port is a group index).
   typedef struct packed {
-    logic                                         valid;
-    logic [$bits(tbl_data_t)-$bits(port_num_t)-2:0] rsvd;
-    port_num_t                                    port;
+    logic                                           valid;
+    logic                                           group;
+    logic [$bits(tbl_data_t)-$bits(port_num_t)-3:0] rsvd;
+    port_num_t                                      port;
   } lft_data_t;
   typedef struct packed {
     logic                                 valid;
@@ -112,6 +115,42 @@ package switch_pkg;
   localparam tbl_sel_t TblCbCtrl = tbl_sel_t'(3);
   localparam tbl_sel_t TblCbRing = tbl_sel_t'(4);
   localparam tbl_sel_t TblCbExpect = tbl_sel_t'(5);
+  localparam tbl_sel_t TblGroups = tbl_sel_t'(6);  // a port group: mft_data_t's layout
+
+  // ---------------------------------------------------------------------------
+  // Port groups (docs/switch-ecmp.md section 2)
+  // ---------------------------------------------------------------------------
+  // The header fields a lookup needs: dst_lid for the table, src_lid and
+  // flow_label for a port group's flow hash.
+  typedef logic [PKT_HDR_FLOW_LABEL_W-1:0] flow_label_t;
+  typedef struct packed {
+    lid_t        src;
+    lid_t        dst;
+    flow_label_t flow;
+  } lk_req_t;
+
+  // The flow hash is CRC-16/CCITT-FALSE: polynomial 0x1021, initial value
+  // 0xFFFF, no reflection, no final XOR.
+  localparam int unsigned FlowHashW = 16;
+  typedef logic [FlowHashW-1:0] flow_hash_t;
+  localparam flow_hash_t CrcPoly = 16'h1021;
+  localparam flow_hash_t CrcInit = 16'hFFFF;
+
+  function automatic flow_hash_t crc16_byte(flow_hash_t crc, logic [7:0] b);
+    flow_hash_t c = crc ^ {b, 8'h00};
+    for (int k = 0; k < 8; k++) c = c[FlowHashW-1] ? ((c << 1) ^ CrcPoly) : (c << 1);
+    return c;
+  endfunction
+
+  // The hash over src_lid, dst_lid and the flow label padded to three
+  // bytes, most significant byte first.
+  localparam int unsigned FlowKeyBytes = 7;
+  function automatic flow_hash_t flow_hash(lk_req_t r);
+    logic [8*FlowKeyBytes-1:0] key = {r.src, r.dst, 24'(r.flow)};
+    flow_hash_t crc = CrcInit;
+    for (int k = FlowKeyBytes - 1; k >= 0; k--) crc = crc16_byte(crc, key[8*k+:8]);
+    return crc;
+  endfunction
 
   // ---------------------------------------------------------------------------
   // What the blocks exchange

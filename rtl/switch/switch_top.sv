@@ -170,8 +170,10 @@ module switch_top
   // ---------------------------------------------------------------------------
   // Tables
   // ---------------------------------------------------------------------------
-  lid_t [NumPorts-1:0] lk_dst;
+  logic [NumPorts-1:0] lk_valid;
+  lk_req_t [NumPorts-1:0] lk_req;
   lk_rsp_t lk_rsp [NumPorts];
+  cnt_value_t group_skips;
   logic tbl_error;
   tbl_data_t tbl_rdata, cb_rdata;
   tbl_index_t cb_mft_idx;
@@ -196,7 +198,11 @@ module switch_top
     .cb_mft_idx_i(cb_mft_idx),
     .cb_mft_valid_o(cb_mft_valid),
     .cb_mft_mask_o(cb_mft_mask),
-    .lk_dst_i(lk_dst),
+    .port_up_i(hwif_out.PORT_UP.UP.value),
+    .cnt_clear_i(hwif_out.CTRL.CNT_CLEAR.value),
+    .group_skips_o(group_skips),
+    .lk_valid_i(lk_valid),
+    .lk_req_i(lk_req),
     .lk_rsp_o(lk_rsp)
   );
 
@@ -253,7 +259,8 @@ module switch_top
       .rx_ready_o(rx_ready_o[i]),
       .rx_data_i(rx_data_i[i]),
       .rx_last_i(rx_last_i[i]),
-      .lk_dst_o(lk_dst[i]),
+      .lk_valid_o(lk_valid[i]),
+      .lk_req_o(lk_req[i]),
       .lk_rsp_i(lk_rsp[i]),
       .pfc_valid_o(pfc_rx_valid[i]),
       .pfc_o(pfc_rx[i]),
@@ -744,6 +751,7 @@ module switch_top
     hwif_in.TBL_RDATA.DATA.next = tbl_rdata;
     hwif_in.TBL_STATUS.BUSY.next = 1'b0;
     hwif_in.CNT_VALUE.COUNT.next = cnt_value;
+    hwif_in.GROUP_SKIPS.COUNT.next = group_skips;
     hwif_in.WD_STATUS.STATE.next = (32'(hwif_out.CNT_SEL.PORT.value) < NumPorts) ?
         wd_state[hwif_out.CNT_SEL.PORT.value[PortW-1:0]] : '0;
   end
@@ -768,6 +776,7 @@ module switch_top
       $bits(switch_csr__WD_WINDOW__CYCLES__out_t) == $bits(wd_time_t) &&
       $bits(switch_csr__WD_REENABLE__PORT__out_t) == $bits(port_num_t) &&
       $bits(switch_csr__TBL_RDATA__DATA__in_t) == $bits(tbl_data_t) &&
+      $bits(switch_csr__GROUP_SKIPS__COUNT__in_t) == $bits(cnt_value_t) &&
       $bits(switch_csr__REMAPx__NEW_PRIO__out_t) == $bits(prio_t) &&
       $bits(switch_csr__REMAPx__NEW_DSCP__out_t) == $bits(dscp_t) &&
       $bits(switch_csr__WD_STATUS__STATE__in_t) == $bits(wd_state) / NumPorts &&

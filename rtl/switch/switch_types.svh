@@ -15,8 +15,10 @@
 // The streams (docs/switch-datapath.md, "switch_top RTL"), a data struct each
 // with its valid (and ready where the stream has back-pressure) as separate
 // one-bit ports:
-//   lookup    ingress -> tables: the header's dst_lid (lid_t); the answer
-//             lk_rsp_t comes back in the same cycle.
+//   lookup    ingress -> tables: the header's LIDs and flow label
+//             (switch_pkg::lk_req_t), valid when the packet uses the answer
+//             (GROUP_SKIPS counts it); the answer lk_rsp_t comes back in the
+//             same cycle.
 //   pend      ingress -> engine (switch_top): a complete packet waiting for
 //             its copies, valid/ready (ready pops it after its last copy).
 //   copy      engine -> ingress: one copy per cycle, valid only.
@@ -43,9 +45,11 @@
 `define SF_SWITCH_CELL_W(__buf_cells) $clog2(__buf_cells)
 `define SF_SWITCH_CNT_W(__buf_cells) $clog2((__buf_cells) + 1)
 
-// lookup answer: hit and the output ports (port_mask_t).
+// lookup answer: hit, the output ports (port_mask_t), and whether a port
+// group skipped a member that is out of service (GROUP_SKIPS).
 `define SF_SWITCH_LK_RSP_T struct packed { \
     logic       hit;                       \
+    logic       skip;                      \
     port_mask_t mask;                      \
   }
 

@@ -338,7 +338,7 @@ TEST_F(CombineTest, MultiFlitCombinePacketIsRefused) {
 }
 
 TEST_F(CombineTest, TablesReadBackAndAControlWriteClearsTheArrivals) {
-  EXPECT_EQ(m.csr().read32(offsetof(switch_csr_t, VERSION)) & SWITCH_CSR__VERSION__MINOR_bm, 3U);
+  EXPECT_GE(m.csr().read32(offsetof(switch_csr_t, VERSION)) & SWITCH_CSR__VERSION__MINOR_bm, 3U);
   program(m, sw, 0b0111, false, 3, 0x1234);
   EXPECT_EQ(table_read(m.csr(), kTblChildren, kX), 0b0111U);
   EXPECT_EQ(table_read(m.csr(), kTblControl, kX), control(true, false, 3, 0x1234));

@@ -136,7 +136,7 @@ SYNCFAB_TEST(switch_combine, table_readback) {
   Bench b(ctx);
   co_await b.reset();
   auto& sw = b.sw();
-  TB_CHECK_EQ(hw::Csr(b.dev).read(r::VERSION) & 0xFFFFU, 3U) << "VERSION.MINOR 3: ring mode";
+  TB_CHECK((hw::Csr(b.dev).read(r::VERSION) & 0xFFFFU) >= 3U) << "VERSION.MINOR 3: ring mode";
   TB_CHECK_EQ(tbl_read(b, kTblCtrl, 4), 0U) << "unprogrammed";
   tbl_write(b, kTblChildren, 4, 0x6);
   tbl_write(b, kTblCtrl, 4, ctrl_word(true, false, 0, 0xBEEF));
