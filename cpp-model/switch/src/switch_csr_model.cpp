@@ -84,6 +84,8 @@ std::array<Rule, kWords> make_rules() {
      SWITCH_CSR__CNT_SEL__PORT_bm | SWITCH_CSR__CNT_SEL__PRIO_bm | SWITCH_CSR__CNT_SEL__KIND_bm, 0);
   ro(OFF(CNT_VALUE), 0);
   ro(OFF(WD_STATUS), 0);
+  rw(OFF(PORT_UP), SWITCH_CSR__PORT_UP__UP_bm, SWITCH_CSR__PORT_UP__UP_reset);
+  ro(OFF(GROUP_SKIPS), 0);
   using P = PortBlock;
   for (std::size_t port = 0; port < sizeof(switch_csr_t::PORT) / sizeof(P); ++port) {
     const std::size_t base = OFF(PORT) + port * sizeof(P) / 4;
@@ -159,6 +161,9 @@ std::uint32_t SwitchCsrModel::read32(std::uint32_t offset) {
   const std::size_t w = index(offset);
   if (!rules()[w].readable) {
     throw hw::BusError("switch CSR offset " + std::to_string(offset) + " is write-only");
+  }
+  if (w == OFF(GROUP_SKIPS)) {
+    return group_skips_;
   }
   if (w == OFF(CNT_VALUE) || w == OFF(WD_STATUS)) {
     const std::uint32_t sel = regs_[OFF(CNT_SEL)];
@@ -320,6 +325,8 @@ void SwitchCsrModel::hw_set_wd_state(unsigned port, unsigned prio, unsigned stat
   const unsigned shift = fmt::kWdStateWidth * prio;
   s = static_cast<std::uint16_t>((s & ~(kMask << shift)) | ((state & kMask) << shift));
 }
+
+std::uint32_t SwitchCsrModel::port_up() const { return regs_[OFF(PORT_UP)]; }
 
 void SwitchCsrModel::hw_count_group_skip() {
   group_skips_ += group_skips_ == 0xFFFFFFFFU ? 0U : 1U;  // saturating

@@ -209,7 +209,7 @@ void Switch::set_port_group(unsigned group, std::uint32_t members) {
 }
 
 void Switch::program_port_groups(std::span<const PortGroupEntry> groups) {
-  const std::uint32_t up = 0xFFFFFFFFU;
+  const std::uint32_t up = port_up();
   for (const PortGroupEntry& g : groups) {
     check_port_group(g, up, "set_port_group");
   }
@@ -217,6 +217,12 @@ void Switch::program_port_groups(std::span<const PortGroupEntry> groups) {
     table_write(kTablePortGroups, g.group, kEntryValid | g.members);
   }
 }
+
+void Switch::set_port_up(std::uint32_t mask) { hw::Csr(*device_).write(r::PORT_UP, mask); }
+
+std::uint32_t Switch::port_up() { return hw::Csr(*device_).read(r::PORT_UP); }
+
+std::uint32_t Switch::group_skips() { return hw::Csr(*device_).read(r::GROUP_SKIPS); }
 
 void Switch::clear_port_group(unsigned group) {
   if (group >= fmt::kPortGroups) {

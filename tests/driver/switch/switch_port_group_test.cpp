@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "syncfab/driver/switch.hpp"
+#include "syncfab/hw/errors.hpp"
 #include "syncfab/hw/switch_regs.hpp"
 #include "syncfab/model/switch_csr_model.hpp"
 
@@ -75,6 +76,13 @@ TEST_F(PortGroupDriverTest, RefusalsNameTheValueAndWriteNothing) {
             "program_lft: LID 5 names port group 9, which is not programmed (set_port_group "
             "first)");
   EXPECT_EQ(dev.lft()[4], 0U) << "a refused block must not be half-written";
+  // A member that is down (PORT_UP bit 0) is refused; a group programmed
+  // before the port went down stays as it was.
+  sw.set_port_up(~0b0100U);
+  EXPECT_EQ(refusal([&] { sw.set_port_group(4, 0b0110U); }),
+            "set_port_group: port group 4 names port 2, which is down (its PORT_UP bit is 0)");
+  EXPECT_FALSE(sw.port_group(4).has_value());
+  EXPECT_EQ(sw.port_group(1), 0b0110U);
   EXPECT_EQ(refusal([&] { (void)sw.port_group(fmt::kPortGroups); }),
             "port_group: port group " + n + " does not exist (the switch has " + n + ")");
 }
@@ -96,6 +104,9 @@ TEST(SwitchCsrModelPortGroups, EntriesKeepOnlyTheirBits) {
   cmd(0, 1, 0xFFFFFFFFU, 1);  // LFT: PORT, GROUP, VALID
   EXPECT_EQ(dev.lft()[1], 0xC00000FFU);
   EXPECT_EQ(dev.read32(r::INTR_STATUS.offset) & r::INTR_STATUS_TBL_ERROR.mask, 0U);
+  EXPECT_EQ(dev.read32(r::PORT_UP.offset), 0xFFFFFFFFU);  // reset: all ports in service
+  EXPECT_EQ(dev.read32(r::GROUP_SKIPS.offset), 0U);
+  EXPECT_THROW(dev.write32(r::GROUP_SKIPS.offset, 1), hw::BusError);  // read-only
   cmd(6, fmt::kPortGroups, 0x80000001U, 1);
   EXPECT_NE(dev.read32(r::INTR_STATUS.offset) & r::INTR_STATUS_TBL_ERROR.mask, 0U);
 }

@@ -132,5 +132,42 @@ TEST_F(PortGroupModelTest, MissingOrEmptyGroupDropsNoRoute) {
   }
 }
 
+// A member whose PORT_UP bit is cleared after the group was programmed:
+// its flows move to the live members at once, every packet of the group is
+// counted in GROUP_SKIPS; with no live member left the packet is a miss
+// (and still counted); CTRL.CNT_CLEAR clears the count.
+TEST_F(PortGroupModelTest, DownMemberIsSkippedAndCounted) {
+  sw.set_port_group(0, 0b1110U);
+  sw.program_lft(std::vector<driver::LftEntry>{{5, 0, true}});
+  EXPECT_EQ(sw.port_up(), 0xFFFFFFFFU);
+  const std::uint32_t up = ~(1U << 2);
+  sw.set_port_up(up);
+  EXPECT_EQ(sw.port_up(), up);
+  std::uint64_t cycle = 0;
+  for (std::uint32_t fl = 0; fl < 60; ++fl) {
+    send(0, {.len = 1, .dst = 5, .src = 0x0100, .flow = fl}, cycle);
+    cycle += 2;
+  }
+  run_to(cycle + 40);
+  EXPECT_TRUE(m.transmitted(2).empty());
+  EXPECT_EQ(m.transmitted(1).size() + m.transmitted(3).size(), 60U);
+  for (unsigned o : {1U, 3U}) {
+    EXPECT_GT(m.transmitted(o).size(), 15U) << o;
+  }
+  EXPECT_EQ(sw.group_skips(), 60U);
+  sw.set_port_up(~0b1110U);  // ports 1 and 3 down as well: no live member
+  send(0, {.len = 1, .dst = 5, .prio = 1}, cycle + 40);
+  run_to(cycle + 80);
+  EXPECT_EQ(cnt(0, 1, fmt::SwCounter::kDropNoRoute), 1U);
+  EXPECT_EQ(sw.group_skips(), 61U);
+  sw.clear_counters();
+  EXPECT_EQ(sw.group_skips(), 0U);
+  // A group entry whose members are all up is not counted.
+  sw.set_port_up(0xFFFFFFFFU);
+  send(0, {.len = 1, .dst = 5}, cycle + 100);
+  run_to(cycle + 140);
+  EXPECT_EQ(sw.group_skips(), 0U);
+}
+
 }  // namespace
 }  // namespace syncfab::model::test

@@ -118,7 +118,7 @@ class SwitchCsrModel final : public hw::Device {
   // (MASK below NUM_PORTS, VALID), fmt::kPortGroups of them; PORT_UP (reset
   // all ones) and the GROUP_SKIPS counter the ingress bumps.
   [[nodiscard]] const std::vector<std::uint32_t>& port_groups() const noexcept { return groups_; }
-  [[nodiscard]] std::uint32_t port_up() const noexcept { return port_up_; }
+  [[nodiscard]] std::uint32_t port_up() const;
   [[nodiscard]] std::uint32_t group_skips() const noexcept { return group_skips_; }
   void hw_count_group_skip();
   // The combine entries, one per MFT entry; the combine unit updates epoch,
@@ -143,7 +143,6 @@ class SwitchCsrModel final : public hw::Device {
   std::vector<std::uint32_t> lft_;
   std::vector<std::uint32_t> mft_;
   std::vector<std::uint32_t> groups_;
-  std::uint32_t port_up_ = 0xFFFFFFFFU;
   std::uint32_t group_skips_ = 0;
   std::vector<CombineEntry> combine_;
   std::vector<std::uint32_t> counters_;  // [port][prio][kind]

@@ -170,6 +170,13 @@ class Switch {
   void program_port_groups(std::span<const PortGroupEntry> groups);
   void clear_port_group(unsigned group);
   [[nodiscard]] std::optional<std::uint32_t> port_group(unsigned group);
+  // PORT_UP: bit p = port p in service for port groups (reset all ones). A
+  // port whose bit is cleared is skipped by every group at once, and each
+  // packet whose group skipped one is counted in GROUP_SKIPS (saturating,
+  // cleared by clear_counters).
+  void set_port_up(std::uint32_t mask);
+  [[nodiscard]] std::uint32_t port_up();
+  [[nodiscard]] std::uint32_t group_skips();
 
   // Multicast: MLID (>= 0xC000) -> output port mask.
   void set_mft(std::uint16_t mlid, std::uint32_t port_mask);
