@@ -19,6 +19,8 @@
 #include "scenario_util.hpp"
 #include "switch_fabric.hpp"
 #include "switch_fabric_sm.hpp"
+#include "syncfab/sm/credit_loop.hpp"
+#include "syncfab/sm/port_groups.hpp"
 #include "syncfab/sm/unicast.hpp"
 
 namespace syncfab::tb::swfab {
@@ -59,9 +61,17 @@ unsigned switch_named(const sm::Fabric& smf, const std::string& name) {
   return smf.switch_index(smf.find(name).value());
 }
 
-}  // namespace
+// The routing and the senders' flows: FTREE's single-port tables and one
+// flow per sender, or FTREE with ECMP port groups (every leaf's four
+// uplinks in one group) and `qps` flows per sender, each with its own flow
+// label (as a host runs several queue pairs), so that the switches' flow
+// hash spreads a sender's traffic over the spines.
+struct IncastVariant {
+  bool ecmp = false;
+  unsigned qps = 1;
+};
 
-SYNCFAB_TEST(switch_fabric, incast_8to1) {
+Task<> incast_scenario(TestContext& ctx, const IncastVariant v) {
   const auto pkts = static_cast<std::uint64_t>(ctx.param("pkts", 24));  // per sender
   const auto len = static_cast<unsigned>(ctx.param("len", 16));
   const auto delay = static_cast<unsigned>(ctx.param("delay", 8));  // switch-switch
@@ -80,14 +90,27 @@ SYNCFAB_TEST(switch_fabric, incast_8to1) {
   f.start();
 
   const sm::MinHop mh(smf);
-  const sm::Lft lft = sm::route_ftree(mh, sm::updn_ranking(mh));
+  sm::PortGroups groups(smf);
+  const sm::Lft lft = v.ecmp
+                          ? sm::route_ftree(mh, sm::updn_ranking(mh), sm::GroupMode::kEcmp, &groups)
+                          : sm::route_ftree(mh, sm::updn_ranking(mh));
+  groups.finalize(fmt::kPortGroups);
+  if (v.ecmp) {
+    TB_CHECK(groups.grouped_entries() > 0) << "ECMP: FTREE proposed no port group";
+    const sm::CreditLoopReport loops = sm::check_credit_loops(lft, &groups);
+    TB_CHECK(loops.acyclic) << "ECMP tables: " << loops.describe(smf);
+  }
   // Spine-to-spine LIDs have no up*/down* route (as in OpenSM); check the
   // walks that start at a leaf, where all the traffic enters.
   const std::vector<sm::SwitchIdx> leaves{switch_named(smf, "leaf0"), switch_named(smf, "leaf1"),
                                           switch_named(smf, "leaf2")};
   const std::string shortest = sm::check_shortest(mh, lft, leaves);
   TB_CHECK(shortest.empty()) << "FTREE tables: " << shortest;
-  program_lfts(f, lft);
+  if (v.ecmp) {
+    program_lfts(f, lft, groups);
+  } else {
+    program_lfts(f, lft);
+  }
   drv::PfcPortConfig pfc{};
   pfc[kLossless] = drv::PfcPriority{true, xoff, xon, quanta};
   f.configure_pfc_all(timing, pfc, len);
@@ -100,6 +123,8 @@ SYNCFAB_TEST(switch_fabric, incast_8to1) {
   const unsigned leaf0 = switch_named(smf, "leaf0");
   const unsigned rx_host = 0;
   const std::vector<unsigned> senders{1, 2, 3, 4, 5, 6, 7, 8};
+  // A flow of count 0 would never end (FlowSpec: no limit).
+  TB_CHECK(v.qps >= 1 && v.qps <= pkts) << v.qps << " flows per sender for " << pkts << " packets";
   const std::uint64_t t0 = f.cycle() + 20;
   std::vector<unsigned> incast;
   std::map<unsigned, unsigned> sender_of_flow;
@@ -111,10 +136,14 @@ SYNCFAB_TEST(switch_fabric, incast_8to1) {
     s.dst_lid = f.host_lid(rx_host);
     s.prio = kLossless;
     s.len_flits = len;
-    s.count = pkts;
     s.start_cycle = t0 + rng() % (std::uint64_t{4} * len);
-    incast.push_back(f.add_flow(h, s));
-    sender_of_flow[incast.back()] = h;
+    // The sender's packets split over its flows (the first ones take the
+    // remainder); the host sends its due flows round robin.
+    for (unsigned q = 0; q < v.qps; ++q) {
+      s.count = pkts / v.qps + (q < pkts % v.qps ? 1 : 0);
+      incast.push_back(f.add_flow(h, s));
+      sender_of_flow[incast.back()] = h;
+    }
   }
   std::vector<unsigned> background;
   for (unsigned k = 0; k < 3 && bg_pct > 0; ++k) {
@@ -241,8 +270,13 @@ SYNCFAB_TEST(switch_fabric, incast_8to1) {
   // a few bubbles while the round robin switches inputs.
   TB_CHECK(tput > 0.99 && tput <= 1.0) << "bottleneck throughput " << tput << " flits/cycle";
 
-  Summary sum_block("switch_fabric.incast_8to1, seed " + std::to_string(ctx.seed()));
-  sum_block.add("fabric", "3 leaves x 4 hosts, 4 spines (7 switches, 12 hosts), FTREE LFTs");
+  Summary sum_block(std::string("switch_fabric.incast_8to1") + (v.ecmp ? "_ecmp" : "") + ", seed " +
+                    std::to_string(ctx.seed()));
+  sum_block.add("fabric", std::string("3 leaves x 4 hosts, 4 spines (7 switches, 12 hosts), ") +
+                              (v.ecmp ? "FTREE LFTs with ECMP port groups (" +
+                                            std::to_string(groups.total_groups()) + " groups, " +
+                                            std::to_string(groups.grouped_entries()) + " entries)"
+                                      : std::string("FTREE LFTs")));
   sum_block.add("links", "switch-switch " + std::to_string(delay) + " cycles, host " +
                              std::to_string(host_delay) + " cycles");
   sum_block.add("PFC prio 3", "XOFF " + std::to_string(xoff) + ", XON " + std::to_string(xon) +
@@ -250,6 +284,7 @@ SYNCFAB_TEST(switch_fabric, incast_8to1) {
                                   std::to_string(timing.cyc_per_quantum) + " cycles, refresh " +
                                   std::to_string(timing.refresh));
   sum_block.add("traffic", "8 x " + std::to_string(pkts) + " packets x " + std::to_string(len) +
+                               " flits, " + std::to_string(v.qps) + " flow label(s) per sender," +
                                " flits on prio 3; background 3 x (" + std::to_string(bg_pct) +
                                " +- 10)% prio 0, 4-12 flits");
   sum_block.add("prio-3 drops (counters) / lost (sink)",
@@ -273,6 +308,17 @@ SYNCFAB_TEST(switch_fabric, incast_8to1) {
                 fixed(speed.cycles_per_s(), 0) + ", " + fixed(speed.switch_cycles_per_s(), 0));
   sum_block.print(std::cout);
   co_return;
+}
+
+}  // namespace
+
+SYNCFAB_TEST(switch_fabric, incast_8to1) { co_await incast_scenario(ctx, IncastVariant{}); }
+
+// The same incast over ECMP port groups; --param qps sets the flows (flow
+// labels) per sender, by default as many as a NIC runs at once (NUM_FLOWS).
+SYNCFAB_TEST(switch_fabric, incast_8to1_ecmp) {
+  co_await incast_scenario(
+      ctx, IncastVariant{true, static_cast<unsigned>(ctx.param("qps", fmt::kNumFlows))});
 }
 
 }  // namespace syncfab::tb::swfab

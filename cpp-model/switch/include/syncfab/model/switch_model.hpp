@@ -316,6 +316,9 @@ class SwitchModel {
                                   RingEmit kind, const std::string& what);
   void drop_combine(unsigned i, const RxPacket& rx, const std::string& why);
   void drop_ingress(unsigned i, fmt::SwCounter why, const std::string& detail);
+  // The output mask of a unicast packet whose LFT entry names port group
+  // `group` (docs/switch-ecmp.md section 2), 0 on a miss; counts GROUP_SKIPS.
+  std::uint32_t group_output(unsigned i, const fmt::PktHdr& hdr, unsigned group);
   void free_cells(std::uint64_t id);
   void release_cells(unsigned i, unsigned prio, bool lossy, std::uint32_t cells);
   void pfc_cycle();
