@@ -67,7 +67,7 @@ SYNCFAB_TEST(switch_combine_ring, tables) {
   Bench b(ctx);
   co_await b.reset();
   auto& sw = b.sw();
-  TB_CHECK_EQ(hw::Csr(b.dev).read(r::VERSION) & 0xFFFFU, 3U) << "VERSION.MINOR 3: ring mode";
+  TB_CHECK((hw::Csr(b.dev).read(r::VERSION) & 0xFFFFU) >= 3U) << "VERSION.MINOR 3: ring mode";
   const Geo g{.origin = true, .plus = 6, .minus = 7, .pos = 17, .len = 32};
   tbl_write(b, kTblRing, 5 * 4 + 2, geo_word(g));
   tbl_write(b, kTblExpect, 5 * 4 + 2, 0x8001'0000U);
@@ -92,8 +92,8 @@ SYNCFAB_TEST(switch_combine_ring, tables) {
   (void)tbl_read(b, kTblExpect, kMftEntries * 4 + 7);
   TB_CHECK_EQ(sw.interrupt_status() & kIntrTblError, kIntrTblError) << "TABLE 5 past 4 * MFT";
   sw.clear_interrupts(kIntrTblError);
-  tbl_write(b, 6, 0, 1);
-  TB_CHECK_EQ(sw.interrupt_status() & kIntrTblError, kIntrTblError) << "TABLE 6 does not exist";
+  tbl_write(b, 7, 0, 1);
+  TB_CHECK_EQ(sw.interrupt_status() & kIntrTblError, kIntrTblError) << "TABLE 7 does not exist";
 }
 
 // One barrier through the entry, step by step (sections 9.3, 9.4): shares
