@@ -62,8 +62,8 @@ module ecn_dyn #(
   output act_t [NumOut-1:0][NumPrio-1:0]       active_o
 );
 
-  `SF_STATIC_ASSERT(gen_width_check, QLenW >= 1 && ProbW >= 1 && ShW >= 1 && WinCntW >= 1 &&
-                                     WinCntW < 2 ** WinW)
+  `SF_STATIC_ASSERT(gen_width_check,
+                    QLenW >= 1 && ProbW >= 1 && ShW >= 1 && WinCntW >= 1 && WinCntW < 2 ** WinW)
   `SF_STATIC_ASSERT(gen_act_check, NumIn >= 1 && NumIn < 2 ** ActW && ActW <= 2 ** ShW)
 
   // ---------------------------------------------------------------------------

@@ -148,8 +148,8 @@ bool same(const Out& a, const Out& b) {
 
 // The example's static registers and globals (section 8), law off.
 void example_setup(Bench& b) {
-  b.cfg = Config{.en = 0, .win = 4, .fan_sh = 1, .qref = 48, .plo = 16, .phi = 200, .pup = 24,
-                 .pdn = 4};
+  b.cfg = Config{
+      .en = 0, .win = 4, .fan_sh = 1, .qref = 48, .plo = 16, .phi = 200, .pup = 24, .pdn = 4};
   b.in = Inputs{};
   b.in.ks_min.fill(64);
   b.in.ks_max.fill(512);
@@ -204,7 +204,8 @@ SYNCFAB_TEST(ecn_dyn, worked_example) {
       none, Out{64, 512, 32, 0, 0}, Out{32, 256, 56, 1, 5}, "window 0");
   // Window 1 (16..31): port 5 only, qlen 0 at cycle 20, max 20.
   co_await window(
-      b, 31, [](unsigned t) { return static_cast<std::uint16_t>(t == 20 ? 0 : (t == 25 ? 20 : 5)); },
+      b, 31,
+      [](unsigned t) { return static_cast<std::uint16_t>(t == 20 ? 0 : (t == 25 ? 20 : 5)); },
       [](unsigned t) { return t == 18 ? mask_of({5}) : std::uint8_t{0}; }, none,
       Out{32, 256, 56, 1, 5}, Out{64, 512, 52, 0, 1}, "window 1");
   // Window 2 (32..47): every port, qlen max 48 (= QREF: not above).
@@ -218,8 +219,11 @@ SYNCFAB_TEST(ecn_dyn, worked_example) {
       none, Out{16, 128, 52, 2, 8}, Out{64, 512, 52, 0, 0}, "window 3");
   // Window 4 (64..79): ports {3, 7}, qlen 0 at 64, max 30, a pause at 70.
   co_await window(
-      b, 79, [](unsigned t) { return static_cast<std::uint16_t>(t == 64 ? 0 : (t == 75 ? 30 : 9)); },
-      [](unsigned t) { return t == 66 ? mask_of({3}) : (t == 79 ? mask_of({7}) : std::uint8_t{0}); },
+      b, 79,
+      [](unsigned t) { return static_cast<std::uint16_t>(t == 64 ? 0 : (t == 75 ? 30 : 9)); },
+      [](unsigned t) {
+        return t == 66 ? mask_of({3}) : (t == 79 ? mask_of({7}) : std::uint8_t{0});
+      },
       [](unsigned t) { return t == 70; }, Out{64, 512, 52, 0, 0}, Out{64, 512, 52, 0, 2},
       "window 4");
   // Window 5 (80..95): ports {0..3}, qlen max 400.
@@ -263,8 +267,8 @@ SYNCFAB_TEST(ecn_dyn, clamps) {
         b, 15,
         [&c](unsigned t) { return static_cast<std::uint16_t>(c.above ? 49 : (t == 4 ? 0 : 5)); },
         [ports](unsigned t) { return static_cast<std::uint8_t>(1U << (t % ports)); },
-        [](unsigned) { return false; }, Out{64, 512, c.ps, 0, 0},
-        Out{64, 512, c.want, 0, ports}, "clamp from P " + std::to_string(c.ps));
+        [](unsigned) { return false; }, Out{64, 512, c.ps, 0, 0}, Out{64, 512, c.want, 0, ports},
+        "clamp from P " + std::to_string(c.ps));
   }
 }
 
@@ -284,12 +288,14 @@ SYNCFAB_TEST(ecn_dyn, window_length) {
   // Above QREF in window 0 only: 0 + 24 = 24.
   co_await window(
       b, 31, [](unsigned t) { return static_cast<std::uint16_t>(t == 3 ? 60 : 1); },
-      [](unsigned) { return mask_of({2}); }, [](unsigned) { return false; },
-      Out{64, 512, 0, 0, 0}, Out{64, 512, 24, 0, 1}, "WIN 5, window 0");
+      [](unsigned) { return mask_of({2}); }, [](unsigned) { return false; }, Out{64, 512, 0, 0, 0},
+      Out{64, 512, 24, 0, 1}, "WIN 5, window 0");
   // Window 1 (32..63): never above, never empty: hold.
   co_await window(
       b, 63, [](unsigned) { return std::uint16_t{1}; },
-      [](unsigned t) { return t == 40 ? mask_of({0, 1}) : std::uint8_t{0}; },
+      [](unsigned t) {
+        return t == 40 ? mask_of({0, 1}) : std::uint8_t{0};
+      },
       [](unsigned) { return false; }, Out{64, 512, 24, 0, 1}, Out{64, 512, 24, 0, 2},
       "WIN 5, window 1");
 }
