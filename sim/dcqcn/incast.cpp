@@ -96,6 +96,18 @@ IncastResult run_incast(const IncastConfig& cfg) {
       driver::WredQueue{true, static_cast<std::uint16_t>(cfg.kmin),
                         static_cast<std::uint16_t>(cfg.kmax), static_cast<std::uint8_t>(cfg.pmax)});
 
+  if (cfg.ecn_dynamic) {
+    model::EcnDynConfig dyn = cfg.ecn_dyn;
+    dyn.enable = static_cast<std::uint8_t>(1U << cfg.prio);
+    sw.set_ecn_dyn(dyn);
+  }
+  for (const auto& st : cfg.fanin) {
+    if (st.active > cfg.senders) {
+      throw std::invalid_argument("incast: fan-in step to " + std::to_string(st.active) +
+                                  " senders of " + std::to_string(cfg.senders));
+    }
+  }
+
   std::vector<std::unique_ptr<Nic>> nics;
   for (unsigned p = 0; p < ports; ++p) {
     nics.push_back(std::make_unique<Nic>(lid_of(p)));
@@ -120,9 +132,26 @@ IncastResult run_incast(const IncastConfig& cfg) {
 
   std::vector<std::uint64_t> window_flits(cfg.senders, 0);
   std::uint64_t window_total = 0;
+  std::vector<std::uint64_t> qhist(0x10000, 0);
+  IncastResult r;
+  std::size_t step = 0;
+  unsigned active = cfg.senders;
+  std::vector<bool> sending(cfg.senders, false);
   for (std::uint64_t t = 0; t < cfg.cycles; ++t) {
+    for (; step < cfg.fanin.size() && cfg.fanin[step].at <= t; ++step) {
+      // Senders joining at a step start within join_spread cycles of it.
+      for (unsigned s = active; s < cfg.fanin[step].active; ++s) {
+        start_at[s] = std::max(start_at[s], t + rng() % (cfg.join_spread + 1));
+      }
+      active = cfg.fanin[step].active;
+    }
     for (unsigned s = 0; s < cfg.senders; ++s) {
-      if (t == start_at[s]) {
+      if (sending[s] && s >= active) {
+        driver::DataFlows(nics[s]->dev).stop(0);
+        sending[s] = false;
+      }
+      if (!sending[s] && s < active && t >= start_at[s]) {
+        sending[s] = true;
         driver::FlowSpec f;
         f.dst_lid = lid_of(rx_port);
         f.flow_label = s + 1;
@@ -154,6 +183,14 @@ IncastResult run_incast(const IncastConfig& cfg) {
         sw.receive(p, flits, first);
         n.rx_free = first + flits.size();
       }
+    }
+    if (t >= cfg.warmup) {
+      ++qhist[std::min<std::uint32_t>(sw.queue_cells(rx_port, cfg.prio), 0xFFFFU)];
+      const model::EcnController& ec = sw.ecn_controller(rx_port, cfg.prio);
+      const unsigned level = cfg.ecn_dynamic ? ec.level() : cfg.pmax;
+      r.ecn_level_min = t == cfg.warmup ? level : std::min(r.ecn_level_min, level);
+      r.ecn_level_max = std::max(r.ecn_level_max, level);
+      r.ecn_shift_max = std::max(r.ecn_shift_max, ec.shift());
     }
     sw.tick();
     for (unsigned p = 0; p < ports; ++p) {
@@ -187,7 +224,6 @@ IncastResult run_incast(const IncastConfig& cfg) {
     }
   }
 
-  IncastResult r;
   const auto window = static_cast<double>(cfg.cycles - cfg.warmup);
   for (unsigned p = 0; p < ports; ++p) {
     r.pause_frames += drv.counter(p, cfg.prio, fmt::SwCounter::kPauseTx);
@@ -203,6 +239,24 @@ IncastResult run_incast(const IncastConfig& cfg) {
     r.share.push_back(static_cast<double>(f) / window);
   }
   r.jain = jain(r.share);
+  const auto samples = cfg.cycles - cfg.warmup;
+  std::uint64_t seen = 0;
+  double sum = 0;
+  bool p99_set = false;
+  for (std::uint32_t q = 0; q < qhist.size(); ++q) {
+    if (qhist[q] == 0) {
+      continue;
+    }
+    seen += qhist[q];
+    sum += static_cast<double>(q) * static_cast<double>(qhist[q]);
+    r.qlen_max = q;
+    // The smallest length that at least 99% of the samples do not exceed.
+    if (!p99_set && seen * 100 >= samples * 99) {
+      r.qlen_p99 = q;
+      p99_set = true;
+    }
+  }
+  r.qlen_mean = sum / static_cast<double>(samples);
   const model::DataPath& rx = *nics[rx_port]->eng.data_path();
   r.cnps = rx.counter(model::DataPath::Counter::kCnpTx);
   r.delivered_packets = rx.counter(model::DataPath::Counter::kDataRx);
@@ -220,6 +274,10 @@ std::string to_string(const IncastResult& r) {
                 static_cast<unsigned long long>(r.ecn_marks),
                 static_cast<unsigned long long>(r.delivered_packets));
   std::string out = buf;
+  std::snprintf(buf, sizeof buf,
+                " qlen_p99=%u qlen_max=%u qlen_mean=%.1f ecn_level=%u..%u shift<=%u", r.qlen_p99,
+                r.qlen_max, r.qlen_mean, r.ecn_level_min, r.ecn_level_max, r.ecn_shift_max);
+  out += buf;
   out += " share=";
   for (std::size_t i = 0; i < r.share.size(); ++i) {
     std::snprintf(buf, sizeof buf, "%s%.3f", i == 0 ? "" : ",", r.share[i]);

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <syncfab/model/ecn_controller.hpp>
+
 namespace syncfab::sim::dcqcn {
 
 struct IncastConfig {
@@ -36,6 +38,20 @@ struct IncastConfig {
   std::uint32_t alpha_timer = 550;
   std::uint32_t rate_timer = 550;
   std::uint32_t byte_counter = 65536;
+  // Fan-in schedule: from cycle `at` on, senders 0..active-1 send (a sender
+  // coming back starts a fresh flow) and the others stop. Empty: every
+  // sender from its start to the end.
+  struct FaninStep {
+    std::uint64_t at = 0;
+    unsigned active = 0;
+  };
+  std::vector<FaninStep> fanin;
+  unsigned join_spread = 0;  // senders joining at a step start within this many cycles of it
+  // Dynamic ECN thresholds on the bottleneck queue (docs/switch-ecn-dynamic.md):
+  // ecn_dyn's registers with EN set for prio; kmin/kmax/pmax are then the
+  // static registers the law starts from.
+  bool ecn_dynamic = false;
+  model::EcnDynConfig ecn_dyn{};
 };
 
 struct IncastResult {
@@ -47,6 +63,15 @@ struct IncastResult {
   std::uint64_t cnps = 0;               // CNPs the receiver sent
   std::uint64_t ecn_marks = 0;          // ECN_MARK at the bottleneck
   std::uint64_t delivered_packets = 0;  // DATA packets the receiver took
+  // Bottleneck queue length (cells) sampled every cycle of the window.
+  std::uint32_t qlen_p99 = 0;
+  std::uint32_t qlen_max = 0;
+  double qlen_mean = 0;
+  // The bottleneck queue's dynamic-ECN state over the window (the static
+  // Pmax and shift 0 when the law is off).
+  unsigned ecn_level_min = 0;
+  unsigned ecn_level_max = 0;
+  unsigned ecn_shift_max = 0;
 };
 
 // std::invalid_argument for a configuration the switch or the NICs refuse.

@@ -29,8 +29,10 @@
 #include "syncfab/sm/minhop.hpp"
 #include "syncfab/sm/multicast.hpp"
 #include "syncfab/sm/net_format.hpp"
+#include "syncfab/sm/port_groups.hpp"
 #include "syncfab/sm/route_stats.hpp"
 #include "syncfab/sm/unicast.hpp"
+#include "syncfab/sm/unicast_engines.hpp"
 
 #ifndef SYNCFAB_ROUTE_BIN
 #error "SYNCFAB_ROUTE_BIN must name the syncfab-route executable"
@@ -1033,6 +1035,70 @@ TEST_F(RouteToolTest, FailWorkflowDeltasAndChain) {
   std::ofstream(dir_ / "edited" / "mcfdbs", std::ios::app) << "\nSwitch 0x0\n";
   expect_refused({"--from", (dir_ / "edited").string(), "--fail", "switch:sw-l1-3"},
                  "mcfdbs differs");
+}
+
+}  // namespace
+}  // namespace syncfab::sm
+
+namespace syncfab::sm {
+namespace {
+
+// --ecmp: lfts.dump as without it (each entry's single port), the groups in
+// port_groups as the library writes them, stats.json counting them and the
+// credit-loop check run over every member; --lag likewise; refused where no
+// engine emits groups, with --from, and together.
+TEST_F(RouteToolTest, EcmpAndLagWritePortGroupsNextToLftsDump) {
+  const std::string spec = "pruned:pods=3,leaves=2,nodes=2,l2=2,tops=1,paths=2";
+  const Fabric f = make_fabric(spec);
+  const MinHop mh(f);
+  const fs::path plain = dir_ / "plain";
+  ASSERT_EQ(
+      run({"--fabric", spec, "--pattern", "grid2d:3x4", "--out", plain.string(), "-q"}).status, 0);
+  EXPECT_FALSE(fs::exists(plain / "port_groups"));
+  EXPECT_EQ(json::parse(slurp(plain / "stats.json"))["unicast"]["port_groups"]["mode"], "off");
+  for (const auto& [flag, mode] :
+       {std::pair{"--ecmp", GroupMode::kEcmp}, std::pair{"--lag", GroupMode::kLag}}) {
+    const fs::path out = dir_ / (std::string(flag).substr(2));
+    const RunResult r =
+        run({"--fabric", spec, "--pattern", "grid2d:3x4", flag, "--out", out.string(), "-q"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(slurp(out / "lfts.dump"), slurp(plain / "lfts.dump")) << flag;
+    UnicastRouting uc;
+    uc.group_mode = mode;
+    route_unicast("ftree", mh, uc);
+    std::ostringstream want;
+    write_port_groups(want, *uc.lft, *uc.groups);
+    EXPECT_EQ(slurp(out / "port_groups"), want.str()) << flag;
+    const json s = json::parse(slurp(out / "stats.json"))["unicast"];
+    EXPECT_EQ(s["port_groups"]["mode"], std::string(flag).substr(2));
+    EXPECT_EQ(s["port_groups"]["grouped_entries"].get<std::size_t>(), uc.groups->grouped_entries());
+    EXPECT_GT(uc.groups->grouped_entries(), 0U);
+    EXPECT_EQ(s["port_groups"]["fallback_entries"].get<std::size_t>(), 0U);
+    EXPECT_TRUE(s["credit_loops"]["acyclic"].get<bool>());
+    EXPECT_GT(s["credit_loops"]["dependencies"].get<std::size_t>(),
+              json::parse(slurp(plain / "stats.json"))["unicast"]["credit_loops"]["dependencies"]
+                  .get<std::size_t>())
+        << flag;
+  }
+  expect_refused({"--fabric", "torus:x=3,y=3,z=1,nodes=1", "--pattern", "grid2d:3x3", "--ecmp"},
+                 "--ecmp: the unicast engine is dor; port groups come from minhop, updn or ftree");
+  expect_refused({"--fabric", spec, "--pattern", "grid2d:3x4", "--unicast", "none", "--lag"},
+                 "--lag: the unicast engine is none");
+  const RunResult both = run({"--fabric", spec, "--pattern", "grid2d:3x4", "--ecmp", "--lag",
+                              "--out", (dir_ / "both").string(), "-q"});
+  EXPECT_EQ(both.status, 1);
+  EXPECT_FALSE(fs::exists(dir_ / "both"));
+  const RunResult from =
+      run({"--from", (dir_ / "ecmp").string(), "--fail", f.name(f.switch_node(0)) + "/1", "--out",
+           (dir_ / "next").string(), "-q"});
+  EXPECT_EQ(from.status, 1);
+  EXPECT_NE(from.err.find("routed with --ecmp; incremental rerouting keeps no port groups"),
+            std::string::npos)
+      << from.err;
+  const RunResult help = run({"--help"});
+  for (const char* word : {"--ecmp", "--lag", "port_groups"}) {
+    EXPECT_NE(help.out.find(word), std::string::npos) << word;
+  }
 }
 
 }  // namespace

@@ -13,6 +13,8 @@ namespace syncfab::model {
 namespace {
 
 constexpr std::uint32_t kValid = 1U << 31;
+constexpr std::uint32_t kLftGroup = 1U << 30;  // docs/switch-ecmp.md: PORT names a port group
+constexpr unsigned kGroupTable = 6;
 
 // How software may access a register (switch_csr.rdl's sw properties):
 // readable / writable, the bits a write stores, and the reset value.
@@ -82,6 +84,8 @@ std::array<Rule, kWords> make_rules() {
      SWITCH_CSR__CNT_SEL__PORT_bm | SWITCH_CSR__CNT_SEL__PRIO_bm | SWITCH_CSR__CNT_SEL__KIND_bm, 0);
   ro(OFF(CNT_VALUE), 0);
   ro(OFF(WD_STATUS), 0);
+  rw(OFF(PORT_UP), SWITCH_CSR__PORT_UP__UP_bm, SWITCH_CSR__PORT_UP__UP_reset);
+  ro(OFF(GROUP_SKIPS), 0);
   using P = PortBlock;
   for (std::size_t port = 0; port < sizeof(switch_csr_t::PORT) / sizeof(P); ++port) {
     const std::size_t base = OFF(PORT) + port * sizeof(P) / 4;
@@ -132,6 +136,7 @@ SwitchCsrModel::SwitchCsrModel(const SwitchCsrParams& params)
       regs_(kWords),
       lft_(params.lft_entries),
       mft_(params.mft_entries),
+      groups_(fmt::kPortGroups, 0),
       combine_(params.mft_entries),
       counters_(std::size_t{params.ports} * fmt::kNumPrio * fmt::kSwCounterCount),
       wd_state_(params.ports) {
@@ -156,6 +161,9 @@ std::uint32_t SwitchCsrModel::read32(std::uint32_t offset) {
   const std::size_t w = index(offset);
   if (!rules()[w].readable) {
     throw hw::BusError("switch CSR offset " + std::to_string(offset) + " is write-only");
+  }
+  if (w == OFF(GROUP_SKIPS)) {
+    return group_skips_;
   }
   if (w == OFF(CNT_VALUE) || w == OFF(WD_STATUS)) {
     const std::uint32_t sel = regs_[OFF(CNT_SEL)];
@@ -187,6 +195,7 @@ void SwitchCsrModel::write32(std::uint32_t offset, std::uint32_t value) {
   }
   if (w == OFF(CTRL) && (value & SWITCH_CSR__CTRL__CNT_CLEAR_bm) != 0) {
     std::fill(counters_.begin(), counters_.end(), 0);
+    group_skips_ = 0;
   }
   if (w == OFF(WD_REENABLE)) {
     if ((value & SWITCH_CSR__WD_REENABLE__GO_bm) != 0) {
@@ -202,6 +211,21 @@ void SwitchCsrModel::write32(std::uint32_t offset, std::uint32_t value) {
     const unsigned idx = field(a, SWITCH_CSR__TBL_ADDR__INDEX_bm, SWITCH_CSR__TBL_ADDR__INDEX_bp);
     const unsigned table = field(a, SWITCH_CSR__TBL_ADDR__TABLE_bm, SWITCH_CSR__TBL_ADDR__TABLE_bp);
     const std::uint32_t port_mask = (1U << params_.ports) - 1U;
+    if (table == kGroupTable) {
+      if (idx >= groups_.size()) {
+        hw_raise(SWITCH_CSR__INTR_STATUS__TBL_ERROR_bm);
+        return;
+      }
+      if ((value & SWITCH_CSR__TBL_CMD__WRITE_bm) != 0) {
+        const std::uint32_t d = regs_[OFF(TBL_WDATA)];
+        // An invalid entry reads as 0; mask bits past the ports are not kept.
+        groups_[idx] = (d & kValid) != 0 ? d & (kValid | port_mask) : 0;
+      }
+      if ((value & SWITCH_CSR__TBL_CMD__READ_bm) != 0) {
+        regs_[OFF(TBL_RDATA)] = groups_[idx];
+      }
+      return;
+    }
     if (table >= 2) {
       table_access(table, idx, value);
       return;
@@ -213,9 +237,9 @@ void SwitchCsrModel::write32(std::uint32_t offset, std::uint32_t value) {
     }
     if ((value & SWITCH_CSR__TBL_CMD__WRITE_bm) != 0) {
       std::uint32_t d = regs_[OFF(TBL_WDATA)];
-      // Only the bits an entry has are stored: the port (LFT) or the port
-      // mask (MFT), and VALID.
-      d &= table == 0 ? (kValid | 0xFFU) : (kValid | port_mask);
+      // Only the bits an entry has are stored: the port or group and GROUP
+      // (LFT) or the port mask (MFT), and VALID.
+      d &= table == 0 ? (kValid | kLftGroup | 0xFFU) : (kValid | port_mask);
       (*t)[idx] = d;
     }
     if ((value & SWITCH_CSR__TBL_CMD__READ_bm) != 0) {
@@ -231,7 +255,7 @@ void SwitchCsrModel::table_access(unsigned table, unsigned idx, std::uint32_t cm
   const bool read = (cmd & SWITCH_CSR__TBL_CMD__READ_bm) != 0;
   const std::uint32_t d = regs_[OFF(TBL_WDATA)];
   // Tables 2 and 3: one word per combine entry; 4 and 5: one per phase of
-  // an entry. TABLE 6 and 7 name no table: every index is outside it.
+  // an entry. TABLE 7 names no table: every index is outside it.
   const std::size_t words = table <= 3   ? combine_.size()
                             : table <= 5 ? combine_.size() * kRingWordsPerEntry
                                          : 0;
@@ -300,6 +324,12 @@ void SwitchCsrModel::hw_set_wd_state(unsigned port, unsigned prio, unsigned stat
   constexpr unsigned kMask = (1U << fmt::kWdStateWidth) - 1U;
   const unsigned shift = fmt::kWdStateWidth * prio;
   s = static_cast<std::uint16_t>((s & ~(kMask << shift)) | ((state & kMask) << shift));
+}
+
+std::uint32_t SwitchCsrModel::port_up() const { return regs_[OFF(PORT_UP)]; }
+
+void SwitchCsrModel::hw_count_group_skip() {
+  group_skips_ += group_skips_ == 0xFFFFFFFFU ? 0U : 1U;  // saturating
 }
 
 void SwitchCsrModel::hw_raise(std::uint32_t intr_bits) {

@@ -179,6 +179,12 @@ bool SwitchModel::run_until_idle(std::uint64_t max_cycles) {
 void SwitchModel::tick() {
   const unsigned n = ports();
   read_switch_config(csr_, n, cfg_);
+  // The dynamic-ECN controllers sample the queue lengths as they are at the
+  // start of the cycle (docs/switch-ecn-dynamic.md §3).
+  std::array<std::array<std::uint32_t, fmt::kNumPrio>, hw::switch_regs::kMaxPorts> qlen_start{};
+  for (unsigned o = 0; o < n; ++o) {
+    qlen_start[o] = out_[o].qlen;
+  }
   // pfc_tx sees the occupancy registers as they were at the start of the
   // cycle; this cycle's writes and frees count from the next one.
   std::array<std::array<std::uint32_t, fmt::kNumPrio>, hw::switch_regs::kMaxPorts> occ{};
@@ -264,6 +270,7 @@ void SwitchModel::tick() {
     std::copy_n(img.bytes().begin() + kFlitBytes, kFlitBytes, f.flits[1].begin());
     pfc_log_[i].push_back(f);
   }
+  ecn_cycle(std::span(qlen_start).first(n));
   ++now_;
 }
 
@@ -335,6 +342,7 @@ void SwitchModel::pfc_cycle() {
     // No frame and no timer running: pfc_rx's outputs are 0 and its timers
     // stay 0.
     const PfcRxOutputs ro = ri.frame_valid || xoff != 0 ? op.pfc_rx.step(ri) : PfcRxOutputs{};
+    op.ecn_pause = static_cast<std::uint8_t>(ro.evt_xoff_rx & 0xFFU);
     stop_[e] = ro.stop;
     wd_drop_[e] = wo.drop;
     const std::uint64_t any =

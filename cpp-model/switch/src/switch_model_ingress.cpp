@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <string>
 
+#include "syncfab/model/port_group.hpp"
 #include "syncfab/model/switch_model.hpp"
 #include "syncfab/regs/switch_csr.h"
 
@@ -15,6 +16,7 @@ namespace syncfab::model {
 namespace {
 
 constexpr std::uint32_t kValid = 1U << 31;
+constexpr std::uint32_t kLftGroup = 1U << 30;
 
 std::string hex16(unsigned v) {
   char buf[8];
@@ -72,6 +74,23 @@ void SwitchModel::drop_ingress(unsigned i, fmt::SwCounter why, const std::string
   rx.mode = RxMode::kDiscard;
 }
 
+std::uint32_t SwitchModel::group_output(unsigned i, const fmt::PktHdr& hdr, unsigned group) {
+  const auto& groups = csr_.port_groups();
+  if (group >= groups.size() || (groups[group] & kValid) == 0) {
+    return 0;
+  }
+  const MemberChoice c = choose_member(groups[group], csr_.port_up(), i, ports(),
+                                       flow_hash(hdr.src_lid(), hdr.dst_lid(), hdr.flow_label()));
+  if (c.skipped) {
+    csr_.hw_count_group_skip();
+  }
+  if (trace_) {
+    trace("GROUP port=" + std::to_string(i) + " group=" + std::to_string(group) +
+          " out=" + std::to_string(c.port) + (c.skipped ? " skipped" : ""));
+  }
+  return c.port < 0 ? 0U : 1U << static_cast<unsigned>(c.port);
+}
+
 void SwitchModel::rx_header(unsigned i, std::uint64_t id, const Flit& flit) {
   InPort& ip = in_[i];
   RxPacket& rx = ip.rx;
@@ -116,8 +135,11 @@ void SwitchModel::rx_header(unsigned i, std::uint64_t id, const Flit& flit) {
     }
   } else {
     const auto& lft = csr_.lft();
-    if (dst < lft.size() && (lft[dst] & kValid) != 0 && (lft[dst] & 0xFFU) < ports()) {
-      outputs = 1U << (lft[dst] & 0xFFU);
+    const std::uint32_t e = dst < lft.size() ? lft[dst] : 0U;
+    if ((e & kValid) != 0 && (e & kLftGroup) != 0) {
+      outputs = group_output(i, rx.hdr, e & 0xFFU);
+    } else if ((e & kValid) != 0 && (e & 0xFFU) < ports()) {
+      outputs = 1U << (e & 0xFFU);
     }
   }
   if (outputs == 0 && !rx.combine) {
@@ -332,7 +354,8 @@ void SwitchModel::enqueue_copy(unsigned o) {
   // (docs/switch-datapath.md "Enqueue", docs/switch-pfc.md pfc_off_o).
   wp.lossless = (pc.pfc_en >> q & 1U) != 0 && op.wd.queue(q).state != fmt::WdState::kDisabled;
   WredEcn& wred = params_.shared_wred ? out_[0].wred : op.wred;
-  const WredDecision d = wred.enqueue(wp, pc.wred[q]);
+  op.ecn_enq[q] |= std::uint64_t{1} << i;
+  const WredDecision d = wred.enqueue(wp, op.ecn[q].effective(ecn_dyn_.on(q), pc.wred[q]));
   if (d.drop) {
     count(o, q, fmt::SwCounter::kDropWred);
     drops_.push_back({id, o, q, fmt::SwCounter::kDropWred, now_});

@@ -108,6 +108,42 @@ std::size_t program_lfts(Fabric& f, const sm::Lft& lft) {
   return n;
 }
 
+std::vector<driver::PortGroupEntry> group_entries(const sm::PortGroups& groups, sm::SwitchIdx s,
+                                                  unsigned ports) {
+  std::vector<driver::PortGroupEntry> out;
+  for (std::size_t g = 0; g < groups.group_count(s); ++g) {
+    std::uint32_t mask = 0;
+    for (const sm::PortNum p : groups.members(s, static_cast<int>(g))) {
+      mask |= 1U << hw_port(p, ports);
+    }
+    out.push_back(driver::PortGroupEntry{static_cast<unsigned>(g), mask});
+  }
+  return out;
+}
+
+std::vector<driver::LftEntry> lft_entries(const sm::Lft& lft, const sm::PortGroups& groups,
+                                          sm::SwitchIdx s, unsigned ports) {
+  std::vector<driver::LftEntry> out = lft_entries(lft, s, ports);
+  for (driver::LftEntry& e : out) {
+    if (const int g = groups.group(s, e.lid); g >= 0) {
+      e.port = static_cast<std::uint8_t>(g);
+      e.group = true;
+    }
+  }
+  return out;
+}
+
+std::size_t program_lfts(Fabric& f, const sm::Lft& lft, const sm::PortGroups& groups) {
+  std::size_t n = 0;
+  f.program_all([&](unsigned s, driver::Switch& d) {
+    d.program_port_groups(group_entries(groups, s));
+    const auto entries = lft_entries(lft, groups, s);
+    d.program_lft(entries);
+    n += entries.size();
+  });
+  return n;
+}
+
 std::map<std::uint16_t, std::uint32_t> mft_masks(std::span<const sm::McTree> trees, sm::SwitchIdx s,
                                                  unsigned ports) {
   std::map<std::uint16_t, std::uint32_t> masks;

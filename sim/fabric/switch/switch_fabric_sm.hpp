@@ -18,6 +18,7 @@
 #include "syncfab/sm/fabric.hpp"
 #include "syncfab/sm/lft.hpp"
 #include "syncfab/sm/multicast.hpp"
+#include "syncfab/sm/port_groups.hpp"
 
 namespace syncfab::tb::swfab {
 
@@ -47,6 +48,16 @@ std::vector<driver::LftEntry> lft_entries(const sm::Lft& lft, sm::SwitchIdx s,
                                           unsigned ports = kPorts);
 // program_lft on every switch; returns the number of entries written.
 std::size_t program_lfts(Fabric& f, const sm::Lft& lft);
+
+// With port groups (sm::PortGroups, docs/switch-ecmp.md): switch s's groups
+// as driver entries (members as switch_top ports), and its LFT with each
+// entry that names a group written as a GROUP entry.
+std::vector<driver::PortGroupEntry> group_entries(const sm::PortGroups& groups, sm::SwitchIdx s,
+                                                  unsigned ports = kPorts);
+std::vector<driver::LftEntry> lft_entries(const sm::Lft& lft, const sm::PortGroups& groups,
+                                          sm::SwitchIdx s, unsigned ports = kPorts);
+// Every switch: its groups first, then the LFT entries that name them.
+std::size_t program_lfts(Fabric& f, const sm::Lft& lft, const sm::PortGroups& groups);
 
 // Switch s's MFT: MLID -> switch_top port mask, from the trees' entries.
 std::map<std::uint16_t, std::uint32_t> mft_masks(std::span<const sm::McTree> trees, sm::SwitchIdx s,

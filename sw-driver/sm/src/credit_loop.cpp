@@ -419,15 +419,121 @@ class Walker {
   std::vector<std::uint64_t> bits_;
 };
 
+// Walks of tables with port groups: per destination a search over every
+// (channel, lane) a packet can reach, branching at each group.
+class GroupWalker {
+ public:
+  GroupWalker(const Lft& lft, const PortGroups& groups, const Cdg& g, const Channels& ch,
+              const Lanes& lanes)
+      : lft_(lft),
+        groups_(groups),
+        ch_(ch),
+        lanes_(lanes),
+        lanes_n_(g.lanes()),
+        seen_((ch.count() * g.lanes() + 63) / 64, 0),
+        bits_(g.words(), 0) {}
+
+  void walk(const std::vector<SwitchIdx>& sources, Dest d) {
+    std::fill(seen_.begin(), seen_.end(), 0);
+    stack_.clear();
+    for (const SwitchIdx s : sources) {
+      entry(s, d);
+      for (const PortNum out : ports_) {
+        if (ch_.channel(s, out) == 0) {
+          continue;
+        }
+        const std::size_t port = ch_.base[s] + out;
+        const std::size_t v = lanes_.first(s, d, out, port);
+        if (visit(port * lanes_n_ + v)) {
+          stack_.emplace_back(port, v);
+        }
+      }
+    }
+    while (!stack_.empty()) {
+      const auto [port, v] = stack_.back();
+      stack_.pop_back();
+      const Channels::Hop h = ch_.hop[port];
+      const PortNum in = ch_.in[port];
+      const bool group = entry(h.next, d);
+      const std::size_t cell = h.cell0 + v * (ch_.ports[h.next] + std::size_t{1});
+      for (const PortNum q : ports_) {
+        if (ch_.channel(h.next, q) == 0 || (group && q == in)) {
+          continue;
+        }
+        const std::size_t w = lanes_.next(h.next, in, q, v, d, cell);
+        const std::size_t b = (cell + q) * lanes_n_ + w;
+        bits_[b / 64] |= std::uint64_t{1} << (b % 64);
+        const std::size_t next = ch_.base[h.next] + q;
+        if (visit(next * lanes_n_ + w)) {
+          stack_.emplace_back(next, w);
+        }
+      }
+    }
+  }
+  [[nodiscard]] const std::vector<std::uint64_t>& bits() const { return bits_; }
+
+ private:
+  // ports_ = the ports entry (s, d) may leave on; true when it names a group.
+  bool entry(SwitchIdx s, Dest d) {
+    ports_.clear();
+    if (const int g = groups_.group(s, d); g >= 0) {
+      const auto m = groups_.members(s, g);
+      ports_.assign(m.begin(), m.end());
+      return true;
+    }
+    const PortNum p = lft_.get(s, d);
+    if (p != kNoRoute) {
+      ports_.push_back(p);
+    }
+    return false;
+  }
+  bool visit(std::size_t n) {
+    const std::uint64_t m = std::uint64_t{1} << (n % 64);
+    std::uint64_t& w = seen_[n / 64];
+    if ((w & m) != 0) {
+      return false;
+    }
+    w |= m;
+    return true;
+  }
+
+  const Lft& lft_;
+  const PortGroups& groups_;
+  const Channels& ch_;
+  const Lanes& lanes_;
+  std::size_t lanes_n_;
+  std::vector<PortNum> ports_;
+  std::vector<std::pair<std::size_t, std::size_t>> stack_;  // (switch port, lane)
+  std::vector<std::uint64_t> seen_;
+  std::vector<std::uint64_t> bits_;
+};
+
+// Cycle search on the finished graph.
+CreditLoopReport search(const Fabric& f, const Cdg& g);
+
 }  // namespace
 
 CreditLoopReport check_credit_loops(const Lft& lft, const VlAssignment& vls,
                                     bool all_switch_sources, int threads) {
+  return check_credit_loops(lft, nullptr, vls, all_switch_sources, threads);
+}
+
+CreditLoopReport check_credit_loops(const Lft& lft, const PortGroups* groups,
+                                    const VlAssignment& vls, bool all_switch_sources, int threads) {
   const Fabric& f = lft.fabric();
   if (vls.lanes < 1 || vls.lanes > 16) {
     throw FabricError("credit-loop check: " + std::to_string(vls.lanes) + " lanes (1..16)");
   }
-  const auto lanes = static_cast<std::size_t>(vls.lanes);
+  if (groups != nullptr &&
+      (groups->switch_count() != f.switch_count() || groups->dest_count() != lft.dest_count())) {
+    throw FabricError("credit-loop check: port groups for " +
+                      std::to_string(groups->switch_count()) + " switches x " +
+                      std::to_string(groups->dest_count()) + " destinations, tables for " +
+                      std::to_string(f.switch_count()) + " x " + std::to_string(lft.dest_count()));
+  }
+  if (groups != nullptr && groups->grouped_entries() == 0) {
+    groups = nullptr;
+  }
   Cdg g(f, vls.lanes);
   const Channels ch(f, g);
   const Lanes lane_of(vls, ch);
@@ -446,6 +552,17 @@ CreditLoopReport check_credit_loops(const Lft& lft, const VlAssignment& vls,
         sources.push_back(s);
       }
     }
+  }
+
+  if (groups != nullptr) {
+    GroupWalker w(lft, *groups, g, ch, lane_of);
+    for (std::size_t l = 1; l < lft.dest_count(); ++l) {
+      if (f.dest_owner(static_cast<Dest>(l)).node != kNoNode) {
+        w.walk(sources, static_cast<Dest>(l));
+      }
+    }
+    g.merge(w.bits());
+    return search(f, g);
   }
 
   constexpr std::size_t kBlock = 256;
@@ -493,7 +610,13 @@ CreditLoopReport check_credit_loops(const Lft& lft, const VlAssignment& vls,
   for (const Walker& w : walkers) {
     g.merge(w.bits());
   }
+  return search(f, g);
+}
 
+namespace {
+
+CreditLoopReport search(const Fabric& f, const Cdg& g) {
+  const std::size_t lanes = g.lanes();
   // Iterative DFS, three colours; a grey successor closes a cycle.
   CreditLoopReport r;
   const std::size_t n = g.node_count();
@@ -576,5 +699,7 @@ CreditLoopReport check_credit_loops(const Lft& lft, const VlAssignment& vls,
   }
   return r;
 }
+
+}  // namespace
 
 }  // namespace syncfab::sm

@@ -1,5 +1,8 @@
 #include "unicast_common.hpp"
 
+#include <stdexcept>
+#include <string>
+
 namespace syncfab::sm::detail {
 
 LidsBySwitch lids_by_switch(const Fabric& f) {
@@ -44,6 +47,13 @@ void route_local(const Fabric& f, SwitchIdx t, const LidsBySwitch& by, Lft& lft)
     const Dest d = by.lids[i];
     const LidOwner o = f.dest_owner(d);
     lft.set(t, d, f.is_switch(o.node) ? PortNum{0} : f.peer(o.node, o.port).port);
+  }
+}
+
+void check_group_request(GroupMode mode, const PortGroups* groups) {
+  if (mode != GroupMode::kOff && groups == nullptr) {
+    throw std::invalid_argument("port groups (" + std::string(group_mode_name(mode)) +
+                                ") asked for without a PortGroups to fill");
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include "syncfab/sm/fabric.hpp"
 #include "syncfab/sm/lft.hpp"
+#include "syncfab/sm/port_groups.hpp"
 
 namespace syncfab::sm::detail {
 
@@ -47,6 +48,38 @@ inline void set_balanced(Lft& lft, SwitchIdx s, std::span<const Dest> dests,
   for (const Dest d : dests) {
     lft.set(s, d, pick_balanced(candidates, count));
   }
+}
+
+// Throws std::invalid_argument when groups are asked for without a place to
+// put them.
+void check_group_request(GroupMode mode, const PortGroups* groups);
+
+// Proposes the group of entry (s, d) routed to `port` among `candidates`
+// (ascending ports; peer[i] = the switch candidate i leads to): all of them
+// for ECMP, those to port's switch for LAG. `scratch` keeps the LAG set.
+inline void propose_group(PortGroups& groups, GroupMode mode, SwitchIdx s, Dest d, PortNum port,
+                          std::span<const PortNum> candidates, std::span<const SwitchIdx> peer,
+                          std::vector<PortNum>& scratch) {
+  if (candidates.size() < 2) {
+    return;
+  }
+  if (mode == GroupMode::kEcmp) {
+    groups.propose(s, d, candidates);
+    return;
+  }
+  SwitchIdx next = kNoSwitch;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    if (candidates[i] == port) {
+      next = peer[i];
+    }
+  }
+  scratch.clear();
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    if (peer[i] == next) {
+      scratch.push_back(candidates[i]);
+    }
+  }
+  groups.propose(s, d, scratch);
 }
 
 }  // namespace syncfab::sm::detail

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "syncfab/fmt/formats.hpp"
 #include "syncfab/sm/errors.hpp"
 #include "syncfab/sm/unicast.hpp"
 
@@ -67,13 +68,24 @@ std::string default_unicast(const Fabric& f) {
 
 void route_unicast(std::string_view name, const MinHop& mh, UnicastRouting& r) {
   const Fabric& f = mh.fabric();
+  const GroupMode mode = r.group_mode;
+  r.groups.reset();
+  if (mode != GroupMode::kOff) {
+    if (is_unicast_engine(name) && name != "minhop" && name != "updn" && name != "ftree") {
+      throw std::invalid_argument(std::string(group_mode_name(mode)) + " port groups: engine '" +
+                                  printable(name) +
+                                  "' does not emit them (minhop, updn, ftree do)");
+    }
+    r.groups.emplace(f);
+  }
+  PortGroups* groups = r.groups ? &*r.groups : nullptr;
   if (name == "minhop") {
-    r.lft.emplace(route_minhop(mh));
+    r.lft.emplace(route_minhop(mh, mode, groups));
   } else if (name == "updn") {
-    r.lft.emplace(route_updn(mh, updn_ranking(mh)));
+    r.lft.emplace(route_updn(mh, updn_ranking(mh), mode, groups));
     r.promises_acyclic = true;
   } else if (name == "ftree") {
-    r.lft.emplace(route_ftree(mh, updn_ranking(mh)));
+    r.lft.emplace(route_ftree(mh, updn_ranking(mh), mode, groups));
     r.promises_acyclic = true;
   } else if (name == "dor") {
     TorusLayout layout;
@@ -99,6 +111,9 @@ void route_unicast(std::string_view name, const MinHop& mh, UnicastRouting& r) {
   } else {
     throw std::invalid_argument("unknown unicast engine '" + printable(name) +
                                 "' (known: " + unicast_engine_names() + ")");
+  }
+  if (r.groups) {
+    r.groups->finalize(fmt::kPortGroups);
   }
 }
 

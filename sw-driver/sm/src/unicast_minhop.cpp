@@ -3,7 +3,8 @@
 
 namespace syncfab::sm {
 
-Lft route_minhop(const MinHop& mh) {
+Lft route_minhop(const MinHop& mh, GroupMode mode, PortGroups* groups) {
+  detail::check_group_request(mode, groups);
   const Fabric& f = mh.fabric();
   Lft lft(f);
   const std::size_t n = f.switch_count();
@@ -18,6 +19,8 @@ Lft route_minhop(const MinHop& mh) {
   // when first needed (LIDs of one switch share them).
   std::vector<std::uint32_t> stamp(n, UINT32_MAX);
   std::vector<std::vector<PortNum>> cand(n);
+  std::vector<std::vector<SwitchIdx>> cand_peer(n);  // the switch each candidate leads to
+  std::vector<PortNum> lag;
   std::vector<std::uint32_t> count;
   std::vector<std::pair<PortNum, SwitchIdx>> links;  // switch ports and their peers
   for (SwitchIdx s = 0; s < n; ++s) {
@@ -40,13 +43,20 @@ Lft route_minhop(const MinHop& mh) {
       if (stamp[t] != s) {
         stamp[t] = s;
         cand[t].clear();
+        cand_peer[t].clear();
         for (const auto& [p, u] : links) {
           if (mh.distance(u, t) + 1 == row[t]) {
             cand[t].push_back(p);
+            cand_peer[t].push_back(u);
           }
         }
       }
-      lft.set(s, static_cast<Dest>(l), detail::pick_balanced(cand[t], count.data()));
+      const PortNum port = detail::pick_balanced(cand[t], count.data());
+      lft.set(s, static_cast<Dest>(l), port);
+      if (mode != GroupMode::kOff) {
+        detail::propose_group(*groups, mode, s, static_cast<Dest>(l), port, cand[t], cand_peer[t],
+                              lag);
+      }
     }
   }
   return lft;

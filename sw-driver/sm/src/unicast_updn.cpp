@@ -68,7 +68,9 @@ namespace {
 
 // Up*/down* tables; spread = FTREE's index-based choice instead of the
 // per-port counters.
-Lft route_up_down(const MinHop& mh, const UpdnRanking& ranking, bool spread) {
+Lft route_up_down(const MinHop& mh, const UpdnRanking& ranking, bool spread, GroupMode mode,
+                  PortGroups* groups) {
+  detail::check_group_request(mode, groups);
   const Fabric& f = mh.fabric();
   const std::size_t n = f.switch_count();
   Lft lft(f);
@@ -185,7 +187,8 @@ Lft route_up_down(const MinHop& mh, const UpdnRanking& ranking, bool spread) {
     }
   };
   auto rows = [&](SwitchIdx t0, SwitchIdx t1, SwitchIdx s0, SwitchIdx s1,
-                  std::vector<PortNum>& cand) {
+                  std::vector<PortNum>& cand, std::vector<SwitchIdx>& peer,
+                  std::vector<PortNum>& scratch) {
     for (SwitchIdx s = s0; s < s1; ++s) {
       std::uint32_t* c = count.data() + f.port_slot(f.switch_node(s), 0);
       for (SwitchIdx t = t0; t < t1; ++t) {
@@ -198,10 +201,12 @@ Lft route_up_down(const MinHop& mh, const UpdnRanking& ranking, bool spread) {
           continue;
         }
         cand.clear();
+        peer.clear();
         if (dn[s] != kInf) {
           for (std::uint32_t e = off[s]; e < off[s + 1]; ++e) {
             if (goes_down[e] != 0 && dn[adj[e].second] + 1 == dn[s]) {
               cand.push_back(adj[e].first);
+              peer.push_back(adj[e].second);
             }
           }
         } else {
@@ -209,6 +214,7 @@ Lft route_up_down(const MinHop& mh, const UpdnRanking& ranking, bool spread) {
             const Hops l = lg[adj[e].second];
             if (goes_down[e] == 0 && l != kInf && l + 1 == lg[s]) {
               cand.push_back(adj[e].first);
+              peer.push_back(adj[e].second);
             }
           }
         }
@@ -221,10 +227,16 @@ Lft route_up_down(const MinHop& mh, const UpdnRanking& ranking, bool spread) {
             const Dest d = by.lids[i];
             lft.set(s, d, cand[(index[d] / div) % cand.size()]);
           }
-          continue;
+        } else {
+          detail::set_balanced(
+              lft, s, {by.lids.data() + by.offset[t], by.lids.data() + by.offset[t + 1]}, cand, c);
         }
-        detail::set_balanced(
-            lft, s, {by.lids.data() + by.offset[t], by.lids.data() + by.offset[t + 1]}, cand, c);
+        if (mode != GroupMode::kOff) {
+          for (std::uint32_t i = by.offset[t]; i < by.offset[t + 1]; ++i) {
+            const Dest d = by.lids[i];
+            detail::propose_group(*groups, mode, s, d, lft.get(s, d), cand, peer, scratch);
+          }
+        }
       }
     }
   };
@@ -235,7 +247,8 @@ Lft route_up_down(const MinHop& mh, const UpdnRanking& ranking, bool spread) {
   const bool two = n >= kThreadSwitches && std::thread::hardware_concurrency() >= 2;
   const auto s_mid = static_cast<SwitchIdx>(n / 2 & ~std::size_t{1});
   std::vector<SwitchIdx> queue0(n), queue1(n);
-  std::vector<PortNum> cand0, cand1;
+  std::vector<PortNum> cand0, cand1, scratch0, scratch1;
+  std::vector<SwitchIdx> peer0, peer1;
   for (SwitchIdx t0 = 0; t0 < n; t0 += kBlock) {
     const auto t1 = static_cast<SwitchIdx>(std::min<std::size_t>(n, t0 + kBlock));
     auto block_distances = [&](SwitchIdx first, std::vector<SwitchIdx>& queue) {
@@ -256,10 +269,11 @@ Lft route_up_down(const MinHop& mh, const UpdnRanking& ranking, bool spread) {
       detail::route_local(f, t, by, lft);
     }
     if (two) {
-      std::jthread other([&] { rows(t0, t1, s_mid, static_cast<SwitchIdx>(n), cand1); });
-      rows(t0, t1, 0, s_mid, cand0);
+      std::jthread other(
+          [&] { rows(t0, t1, s_mid, static_cast<SwitchIdx>(n), cand1, peer1, scratch1); });
+      rows(t0, t1, 0, s_mid, cand0, peer0, scratch0);
     } else {
-      rows(t0, t1, 0, static_cast<SwitchIdx>(n), cand0);
+      rows(t0, t1, 0, static_cast<SwitchIdx>(n), cand0, peer0, scratch0);
     }
   }
   return lft;
@@ -267,12 +281,12 @@ Lft route_up_down(const MinHop& mh, const UpdnRanking& ranking, bool spread) {
 
 }  // namespace
 
-Lft route_updn(const MinHop& mh, const UpdnRanking& ranking) {
-  return route_up_down(mh, ranking, false);
+Lft route_updn(const MinHop& mh, const UpdnRanking& ranking, GroupMode mode, PortGroups* groups) {
+  return route_up_down(mh, ranking, false, mode, groups);
 }
 
-Lft route_ftree(const MinHop& mh, const UpdnRanking& ranking) {
-  return route_up_down(mh, ranking, true);
+Lft route_ftree(const MinHop& mh, const UpdnRanking& ranking, GroupMode mode, PortGroups* groups) {
+  return route_up_down(mh, ranking, true, mode, groups);
 }
 
 }  // namespace syncfab::sm

@@ -28,6 +28,7 @@
 #include <tuple>
 #include <vector>
 
+#include "syncfab/fmt/formats.hpp"
 #include "syncfab/sm/credit_loop.hpp"
 #include "syncfab/sm/efi_bound.hpp"
 #include "syncfab/sm/errors.hpp"
@@ -40,6 +41,7 @@
 #include "syncfab/sm/minhop.hpp"
 #include "syncfab/sm/multicast.hpp"
 #include "syncfab/sm/net_format.hpp"
+#include "syncfab/sm/port_groups.hpp"
 #include "syncfab/sm/reroute.hpp"
 #include "syncfab/sm/route_stats.hpp"
 #include "syncfab/sm/unicast.hpp"
@@ -214,6 +216,8 @@ struct Options {
   std::string out;
   bool force = false;
   bool no_lfts_dump = false;
+  bool ecmp = false;
+  bool lag = false;
   std::uint32_t max_lid = kLastUnicastLid;
   std::string credit_check = "auto";
   bool quiet = false;
@@ -254,6 +258,9 @@ Output folder (--out DIR), created complete or not at all:
                lines: 4.9 GB for pruned:paths=2, about 30 GB for the 24,000-node torus;
                see --no-lfts-dump); not written, nor guid2lid, when destinations past the LID
                space (0xBFFF, or --max-lid) have no LID: said on stderr and in stats.json
+  port_groups  with --ecmp or --lag (and lfts.dump): per switch its port groups ("0x<guid> <group>
+               <port> ..."), then the LFT entries naming one ("0x<guid> lid 0x<LID> group <g>");
+               lfts.dump keeps each such entry's single port (sw-driver/sm/README.md)
   guid2lid     every port's LID in OpenSM's guid2lid cache layout (with lfts.dump): OpenSM
                --honor_guid2lid -R file -U lfts.dump then loads the tables for these LIDs
   stats.json   sizes, algorithms, seed, EFI (max, mean over used links, histogram), a lower bound
@@ -416,6 +423,14 @@ int run(const Options& o, const std::string& command_line) {
   if (unicast_default) {
     unicast = default_unicast(fabric);
   }
+  const GroupMode group_mode =
+      o.ecmp ? GroupMode::kEcmp : (o.lag ? GroupMode::kLag : GroupMode::kOff);
+  if (group_mode != GroupMode::kOff && unicast != "minhop" && unicast != "updn" &&
+      unicast != "ftree") {
+    throw UsageError(std::string("--") + std::string(group_mode_name(group_mode)) +
+                     ": the unicast engine is " + unicast +
+                     "; port groups come from minhop, updn or ftree");
+  }
   if (unicast == "lash" && fabric.switch_count() > kLashMaxSwitches) {
     throw UsageError("--unicast lash: " + std::to_string(fabric.switch_count()) +
                      " switches; LASH is limited to " + std::to_string(kLashMaxSwitches) +
@@ -494,6 +509,7 @@ int run(const Options& o, const std::string& command_line) {
   }
 
   UnicastRouting uc;
+  uc.group_mode = group_mode;
   double uc_s = 0;
   double cdg_s = 0;
   json credit = {{"checked", false}};
@@ -511,7 +527,8 @@ int run(const Options& o, const std::string& command_line) {
         o.credit_check == "always" || (o.credit_check == "auto" && uc.promises_acyclic);
     if (check) {
       t0 = Clock::now();
-      const CreditLoopReport r = check_credit_loops(*uc.lft, uc.vls);
+      const CreditLoopReport r =
+          check_credit_loops(*uc.lft, uc.groups ? &*uc.groups : nullptr, uc.vls);
       cdg_s = since(t0);
       credit = {{"checked", true},
                 {"acyclic", r.acyclic},
@@ -546,10 +563,27 @@ int run(const Options& o, const std::string& command_line) {
   if (lfts_dump) {
     write_file(staged.file("lfts.dump"), [&](std::ostream& out) { write_lfts_dump(out, *uc.lft); });
     write_file(staged.file("guid2lid"), [&](std::ostream& out) { write_guid2lid(out, fabric); });
+    if (uc.groups) {
+      write_file(staged.file("port_groups"),
+                 [&](std::ostream& out) { write_port_groups(out, *uc.lft, *uc.groups); });
+    }
   }
   const double write_s = since(t0);
 
   const bool ok = tree_failures == 0 && !credit_failed;
+  json groups_json = {{"mode", group_mode_name(group_mode)}};
+  if (uc.groups) {
+    std::size_t max_per_switch = 0;
+    for (SwitchIdx s = 0; s < fabric.switch_count(); ++s) {
+      max_per_switch = std::max(max_per_switch, uc.groups->group_count(s));
+    }
+    groups_json["groups"] = uc.groups->total_groups();
+    groups_json["max_groups_per_switch"] = max_per_switch;
+    groups_json["limit_per_switch"] = syncfab::fmt::kPortGroups;
+    groups_json["grouped_entries"] = uc.groups->grouped_entries();
+    groups_json["fallback_entries"] = uc.groups->fallback_entries();
+    groups_json["file_written"] = lfts_dump;
+  }
   const EfiSummary efi = summarize_efi(fabric, load);
   t0 = Clock::now();
   const EfiBound bound = efi_lower_bound(fabric, groups.groups, &mh);
@@ -602,6 +636,7 @@ int run(const Options& o, const std::string& command_line) {
         {"lft_bits_per_entry", uc.lft ? uc.lft->bits_per_entry() : 0},
         {"lfts_dump_written", lfts_dump},
         {"lfts_dump_skipped", lfts_dump_skipped},
+        {"port_groups", groups_json},
         {"credit_loops", credit}}},
       {"time_s",
        {{"fabric", fabric_s},
@@ -754,6 +789,13 @@ int run_changes(const Options& o, const std::string& command_line) {
   }
   const std::string mc = prev.at("multicast").at("algorithm").get<std::string>();
   const std::string uc = prev.at("unicast").at("algorithm").get<std::string>();
+  if (const std::string mode =
+          prev.at("unicast").value("port_groups", json::object()).value("mode", "off");
+      mode != "off") {
+    throw UsageError("--from '" + o.from + "': routed with --" + mode +
+                     "; incremental rerouting keeps no port groups (route the changed fabric "
+                     "again instead)");
+  }
   json history = json{{"down", json::array()}, {"changes", json::array()}};
   if (fs::exists(from / "failures.json", ec)) {
     history = json::parse(slurp(from / "failures.json"));
@@ -1099,6 +1141,13 @@ int main_impl(int argc, char** argv) {
       ->option_text("DIR")
       ->required();
   app.add_flag("--force", o.force, "replace an existing non-empty output folder");
+  auto* ecmp_opt = app.add_flag("--ecmp", o.ecmp,
+                                "port groups: every minimum-hop port the unicast engine allows "
+                                "(minhop, updn, ftree), written to port_groups");
+  auto* lag_opt = app.add_flag("--lag", o.lag,
+                               "port groups: the parallel links to the engine's next switch "
+                               "(minhop, updn, ftree), written to port_groups");
+  ecmp_opt->excludes(lag_opt);
   app.add_flag(
       "--no-lfts-dump", o.no_lfts_dump,
       "route and check the unicast tables but do not write lfts.dump (huge on big fabrics)");
@@ -1129,7 +1178,8 @@ int main_impl(int argc, char** argv) {
                  "repeatable, applied in order before the failures")
       ->option_text("SPEC")
       ->needs(from_opt);
-  for (CLI::Option* opt : {fabric_opt, net_opt, pattern_opt, groups_opt, max_lid_opt}) {
+  for (CLI::Option* opt :
+       {fabric_opt, net_opt, pattern_opt, groups_opt, max_lid_opt, ecmp_opt, lag_opt}) {
     from_opt->excludes(opt);
   }
   try {

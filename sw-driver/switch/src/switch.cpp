@@ -23,7 +23,9 @@ constexpr unsigned kTableCombChildren = 2;
 constexpr unsigned kTableCombCtrl = 3;
 constexpr unsigned kTableRingGeometry = 4;
 constexpr unsigned kTableRingExpect = 5;
+constexpr unsigned kTablePortGroups = 6;
 constexpr std::uint32_t kEntryValid = 1U << 31;
+constexpr std::uint32_t kLftGroup = 1U << 30;  // docs/switch-ecmp.md: PORT names a port group
 // The combine control word (switch_csr.rdl, TBL_WDATA): PARENT[7:0],
 // EPOCH[23:8], PHASES[25:24], RING[29], ROOT[30], VALID[31].
 constexpr std::uint32_t kCombRoot = 1U << 30;
@@ -142,13 +144,104 @@ void Switch::set_lft(std::uint16_t lid, unsigned port) {
 }
 
 void Switch::program_lft(std::span<const LftEntry> entries) {
+  // Each group an entry names is read back once: it must be valid there.
+  std::vector<std::uint8_t> group_state(fmt::kPortGroups, 0);  // 0 unknown, 1 valid, 2 not
   for (const LftEntry& e : entries) {
     check_lid(e.lid, "program_lft");
-    check_port(e.port, "program_lft");
+    if (!e.group) {
+      check_port(e.port, "program_lft");
+      continue;
+    }
+    if (e.port >= fmt::kPortGroups) {
+      refuse("program_lft: LID " + std::to_string(e.lid) + " names port group " +
+             std::to_string(e.port) + " (the switch has " + std::to_string(fmt::kPortGroups) + ")");
+    }
+    std::uint8_t& st = group_state[e.port];
+    if (st == 0) {
+      st = (table_read(kTablePortGroups, e.port) & kEntryValid) != 0 ? 1 : 2;
+    }
+    if (st == 2) {
+      refuse("program_lft: LID " + std::to_string(e.lid) + " names port group " +
+             std::to_string(e.port) + ", which is not programmed (set_port_group first)");
+    }
   }
   for (const LftEntry& e : entries) {
-    table_write(kTableLft, e.lid, kEntryValid | e.port);
+    table_write(kTableLft, e.lid, kEntryValid | (e.group ? kLftGroup : 0U) | e.port);
   }
+}
+
+std::optional<LftEntry> Switch::lft_entry(std::uint16_t lid) {
+  check_lid(lid, "lft_entry");
+  const std::uint32_t v = table_read(kTableLft, lid);
+  if ((v & kEntryValid) == 0) {
+    return std::nullopt;
+  }
+  return LftEntry{lid, static_cast<std::uint8_t>(v & 0xFFU), (v & kLftGroup) != 0};
+}
+
+void Switch::check_port_group(const PortGroupEntry& g, std::uint32_t up, const char* what) const {
+  if (g.group >= fmt::kPortGroups) {
+    refuse(std::string(what) + ": port group " + std::to_string(g.group) +
+           " does not exist (the switch has " + std::to_string(fmt::kPortGroups) + ")");
+  }
+  if (g.members == 0) {
+    refuse(std::string(what) + ": port group " + std::to_string(g.group) + " has no member port");
+  }
+  for (unsigned p = 0; p < 32; ++p) {
+    if ((g.members >> p & 1U) == 0) {
+      continue;
+    }
+    if (p >= info_.ports) {
+      refuse(std::string(what) + ": port group " + std::to_string(g.group) + " names port " +
+             std::to_string(p) + ", which does not exist (the switch has " +
+             std::to_string(info_.ports) + ")");
+    }
+    if ((up >> p & 1U) == 0) {
+      refuse(std::string(what) + ": port group " + std::to_string(g.group) + " names port " +
+             std::to_string(p) + ", which is down (its PORT_UP bit is 0)");
+    }
+  }
+}
+
+void Switch::set_port_group(unsigned group, std::uint32_t members) {
+  const PortGroupEntry g{group, members};
+  program_port_groups(std::span(&g, 1));
+}
+
+void Switch::program_port_groups(std::span<const PortGroupEntry> groups) {
+  const std::uint32_t up = port_up();
+  for (const PortGroupEntry& g : groups) {
+    check_port_group(g, up, "set_port_group");
+  }
+  for (const PortGroupEntry& g : groups) {
+    table_write(kTablePortGroups, g.group, kEntryValid | g.members);
+  }
+}
+
+void Switch::set_port_up(std::uint32_t mask) { hw::Csr(*device_).write(r::PORT_UP, mask); }
+
+std::uint32_t Switch::port_up() { return hw::Csr(*device_).read(r::PORT_UP); }
+
+std::uint32_t Switch::group_skips() { return hw::Csr(*device_).read(r::GROUP_SKIPS); }
+
+void Switch::clear_port_group(unsigned group) {
+  if (group >= fmt::kPortGroups) {
+    refuse("clear_port_group: port group " + std::to_string(group) +
+           " does not exist (the switch has " + std::to_string(fmt::kPortGroups) + ")");
+  }
+  table_write(kTablePortGroups, group, 0);
+}
+
+std::optional<std::uint32_t> Switch::port_group(unsigned group) {
+  if (group >= fmt::kPortGroups) {
+    refuse("port_group: port group " + std::to_string(group) + " does not exist (the switch has " +
+           std::to_string(fmt::kPortGroups) + ")");
+  }
+  const std::uint32_t v = table_read(kTablePortGroups, group);
+  if ((v & kEntryValid) == 0) {
+    return std::nullopt;
+  }
+  return v & ~kEntryValid;
 }
 
 void Switch::clear_lft(std::uint16_t lid) {

@@ -271,14 +271,18 @@ TEST_F(RingTest, TablesReadBackAndTheirIndexIsBoundByTheMft) {
   EXPECT_EQ(table_read(m.csr(), kTblExpect, 15 * 4 + 3), 0xFFFF'FFFFU);
   EXPECT_EQ(sw.interrupt_status() & r::INTR_STATUS_TBL_ERROR.mask, 0U);
   // 16 MFT entries: ring words 0 .. 63; 64 is outside, and so is every
-  // index of the tables 6 and 7, which do not exist.
+  // index of table 7, which does not exist, and of table 6 (port groups)
+  // from PORT_GROUPS on.
   table_write(m.csr(), kTblExpect, 64, 1);
   EXPECT_NE(sw.interrupt_status() & r::INTR_STATUS_TBL_ERROR.mask, 0U);
   sw.clear_interrupts(r::INTR_STATUS_TBL_ERROR.mask);
   EXPECT_EQ(table_read(m.csr(), kTblGeometry, 64), 0xFFFF'FFFFU);  // RDATA as it was
   EXPECT_NE(sw.interrupt_status() & r::INTR_STATUS_TBL_ERROR.mask, 0U);
   sw.clear_interrupts(r::INTR_STATUS_TBL_ERROR.mask);
-  table_write(m.csr(), 6, 0, 1);
+  table_write(m.csr(), 7, 0, 1);
+  EXPECT_NE(sw.interrupt_status() & r::INTR_STATUS_TBL_ERROR.mask, 0U);
+  sw.clear_interrupts(r::INTR_STATUS_TBL_ERROR.mask);
+  table_write(m.csr(), 6, fmt::kPortGroups, 1);
   EXPECT_NE(sw.interrupt_status() & r::INTR_STATUS_TBL_ERROR.mask, 0U);
   // A control-word write clears the arrivals and the ring state.
   send(0, arrive(0x1234));

@@ -2,7 +2,8 @@
 // the semantics switch_csr.rdl describes -- read-only and write-only
 // registers refused with a bus error (as the RTL's PSLVERR), single-pulse
 // fields reading 0, write-1-to-clear interrupt causes, the index/data table
-// access (LFT, MFT, the combine tables of docs/group-barrier.md §5 and §9) and the
+// access (LFT, MFT, the combine tables of docs/group-barrier.md §5 and §9,
+// the port groups of docs/switch-ecmp.md) and the
 // select/value counter access. The switch model
 // (and tests) play the hardware side through the hw_* calls.
 #pragma once
@@ -113,6 +114,13 @@ class SwitchCsrModel final : public hw::Device {
   [[nodiscard]] std::uint32_t reg(std::uint32_t offset) const;  // raw, no access rules
   [[nodiscard]] const std::vector<std::uint32_t>& lft() const noexcept { return lft_; }
   [[nodiscard]] const std::vector<std::uint32_t>& mft() const noexcept { return mft_; }
+  // Port groups (docs/switch-ecmp.md): TBL_ADDR.TABLE 6, one word per group
+  // (MASK below NUM_PORTS, VALID), fmt::kPortGroups of them; PORT_UP (reset
+  // all ones) and the GROUP_SKIPS counter the ingress bumps.
+  [[nodiscard]] const std::vector<std::uint32_t>& port_groups() const noexcept { return groups_; }
+  [[nodiscard]] std::uint32_t port_up() const;
+  [[nodiscard]] std::uint32_t group_skips() const noexcept { return group_skips_; }
+  void hw_count_group_skip();
   // The combine entries, one per MFT entry; the combine unit updates epoch,
   // arrived and the ring state.
   [[nodiscard]] const std::vector<CombineEntry>& combine() const noexcept { return combine_; }
@@ -134,6 +142,8 @@ class SwitchCsrModel final : public hw::Device {
   std::vector<std::uint32_t> regs_;
   std::vector<std::uint32_t> lft_;
   std::vector<std::uint32_t> mft_;
+  std::vector<std::uint32_t> groups_;
+  std::uint32_t group_skips_ = 0;
   std::vector<CombineEntry> combine_;
   std::vector<std::uint32_t> counters_;  // [port][prio][kind]
   std::vector<std::uint16_t> wd_state_;  // per port, 2 bits per priority

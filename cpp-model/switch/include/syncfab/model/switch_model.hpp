@@ -33,6 +33,7 @@
 
 #include <syncfab/fmt/formats.hpp>
 
+#include "syncfab/model/ecn_controller.hpp"
 #include "syncfab/model/flit.hpp"
 #include "syncfab/model/pfc_rx.hpp"
 #include "syncfab/model/pfc_tx.hpp"
@@ -192,6 +193,15 @@ class SwitchModel {
     return out_.at(port).sched;
   }
 
+  // Dynamic ECN thresholds (docs/switch-ecn-dynamic.md): the global
+  // registers as a config (std::invalid_argument for a value the register
+  // block refuses, nothing changed), taking effect from the next tick.
+  void set_ecn_dyn(const EcnDynConfig& cfg);
+  [[nodiscard]] const EcnDynConfig& ecn_dyn() const noexcept { return ecn_dyn_; }
+  [[nodiscard]] const EcnController& ecn_controller(unsigned port, unsigned q) const {
+    return out_.at(port).ecn.at(q);
+  }
+
   // Event trace ("cyc=120 DROP_NO_ROUTE port=1 prio=3 pkt=7 dst=0x0040"), in
   // the RDL's counter names plus ENQ / TX_START / PFC_FRAME_RX / VIOLATION /
   // COMBINE.
@@ -260,9 +270,12 @@ class SwitchModel {
     PfcTx pfc_tx;
     PfcRx pfc_rx;
     PfcWatchdog wd;
-    std::array<std::uint32_t, fmt::kNumPrio> qlen{};  // cells of copies waiting per queue
-    std::array<unsigned, fmt::kNumPrio> rr{};         // last input served per queue
-    std::deque<PendingFrame> rx_frames;               // received PFC frames for pfc_rx
+    std::array<EcnController, fmt::kNumPrio> ecn{};
+    std::array<std::uint64_t, fmt::kNumPrio> ecn_enq{};  // this cycle's inputs per queue
+    std::uint8_t ecn_pause = 0;                          // this cycle's PAUSE_RX per priority
+    std::array<std::uint32_t, fmt::kNumPrio> qlen{};     // cells of copies waiting per queue
+    std::array<unsigned, fmt::kNumPrio> rr{};            // last input served per queue
+    std::deque<PendingFrame> rx_frames;                  // received PFC frames for pfc_rx
     // What the output is sending.
     enum class Busy : std::uint8_t { kIdle, kData, kPfc } busy = Busy::kIdle;
     bool discard = false;  // watchdog drop mode: read out and discarded
@@ -303,9 +316,15 @@ class SwitchModel {
                                   RingEmit kind, const std::string& what);
   void drop_combine(unsigned i, const RxPacket& rx, const std::string& why);
   void drop_ingress(unsigned i, fmt::SwCounter why, const std::string& detail);
+  // The output mask of a unicast packet whose LFT entry names port group
+  // `group` (docs/switch-ecmp.md section 2), 0 on a miss; counts GROUP_SKIPS.
+  std::uint32_t group_output(unsigned i, const fmt::PktHdr& hdr, unsigned group);
   void free_cells(std::uint64_t id);
   void release_cells(unsigned i, unsigned prio, bool lossy, std::uint32_t cells);
   void pfc_cycle();
+  // The dynamic-ECN controllers' clock edge (switch_model_ecn.cpp); `qlen`
+  // holds every queue's length at the start of the cycle.
+  void ecn_cycle(std::span<const std::array<std::uint32_t, fmt::kNumPrio>> qlen);
   static bool pfc_tx_quiet(const PfcTx& tx, const SwitchPortConfig& pc,
                            const std::array<std::uint32_t, fmt::kNumPrio>& occ);
   static bool wd_at_rest(const PfcWatchdog& wd);
@@ -326,6 +345,7 @@ class SwitchModel {
   SwitchModelParams params_;
   SwitchCsrModel csr_;
   SwitchConfig cfg_;  // this cycle's CSR snapshot
+  EcnDynConfig ecn_dyn_;
   std::uint64_t now_ = 0;
   std::uint64_t next_id_ = 0;
   std::vector<InPort> in_;

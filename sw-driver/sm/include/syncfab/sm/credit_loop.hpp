@@ -11,6 +11,7 @@
 
 #include "syncfab/sm/fabric.hpp"
 #include "syncfab/sm/lft.hpp"
+#include "syncfab/sm/port_groups.hpp"
 
 namespace syncfab::sm {
 
@@ -63,5 +64,15 @@ struct CreditLoopReport {
 // on large fabrics (the graph is the same for any count).
 CreditLoopReport check_credit_loops(const Lft& lft, const VlAssignment& vls = {},
                                     bool all_switch_sources = false, int threads = 0);
+
+// The same with port groups: an entry naming a group may leave on any of its
+// members except the port the packet came in on (the switch never picks it),
+// so the channel it arrived on depends on each of them. Walks every
+// destination from every source over all those branches, on one thread.
+// Groups with no entries naming them (or groups == nullptr) give the same
+// report as above.
+CreditLoopReport check_credit_loops(const Lft& lft, const PortGroups* groups,
+                                    const VlAssignment& vls = {}, bool all_switch_sources = false,
+                                    int threads = 0);
 
 }  // namespace syncfab::sm

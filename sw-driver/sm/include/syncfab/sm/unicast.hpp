@@ -9,13 +9,20 @@
 #include "syncfab/sm/fabric.hpp"
 #include "syncfab/sm/lft.hpp"
 #include "syncfab/sm/minhop.hpp"
+#include "syncfab/sm/port_groups.hpp"
 
 namespace syncfab::sm {
 
 // MINHOP: per switch, LIDs in order; among the ports on a shortest path the
 // one that carries the fewest LIDs so far (lowest port on a tie), as
 // OpenSM's osm_switch_recommend_path does with LMC 0. Not deadlock-free.
-Lft route_minhop(const MinHop& mh);
+//
+// MINHOP, UPDN and FTREE also propose port groups when `mode` is not kOff
+// (into `groups`, which the caller finalizes): ECMP = every port on a
+// minimum-hop path the engine allows (parallel links included), LAG = the
+// parallel links to the switch the engine chose. The Lft is the same as
+// without groups.
+Lft route_minhop(const MinHop& mh, GroupMode mode = GroupMode::kOff, PortGroups* groups = nullptr);
 
 // UPDN (Up*/Down*): switches ranked by BFS distance from `roots` (rank 0);
 // a link is "up" when it leads to a lower (rank, GUID). Only up*down* paths
@@ -31,7 +38,8 @@ struct UpdnRanking {
   std::vector<std::uint32_t> rank;  // per switch
 };
 UpdnRanking updn_ranking(const MinHop& mh, std::vector<SwitchIdx> roots = {});
-Lft route_updn(const MinHop& mh, const UpdnRanking& ranking);
+Lft route_updn(const MinHop& mh, const UpdnRanking& ranking, GroupMode mode = GroupMode::kOff,
+               PortGroups* groups = nullptr);
 
 // FTREE for fat trees (k-port n-trees, pruned fat trees): the same up*/down*
 // legal paths as UPDN with the default ranking (so credit-loop free), but
@@ -40,7 +48,8 @@ Lft route_updn(const MinHop& mh, const UpdnRanking& ranking);
 // the leaves takes candidate (index / c^h) mod c of its c candidates
 // (d-mod-k), which makes every shift permutation i -> i+k contention free
 // on a k-port n-tree, the pattern OpenSM's ftree optimises.
-Lft route_ftree(const MinHop& mh, const UpdnRanking& ranking);
+Lft route_ftree(const MinHop& mh, const UpdnRanking& ranking, GroupMode mode = GroupMode::kOff,
+                PortGroups* groups = nullptr);
 
 // Switches of a 3D torus built with make_torus's port plan (ports 2d+1 / 2d+2
 // = +/- dimension d): coordinates recovered from the links, so a net file of

@@ -11,6 +11,7 @@
 #include "syncfab/sm/fabric.hpp"
 #include "syncfab/sm/lft.hpp"
 #include "syncfab/sm/minhop.hpp"
+#include "syncfab/sm/port_groups.hpp"
 
 namespace syncfab::sm {
 
@@ -35,14 +36,19 @@ std::string default_unicast(const Fabric& f);
 inline constexpr std::size_t kLashMaxSwitches = 1000;
 
 struct UnicastRouting {
+  // In: port groups to emit (MINHOP, UPDN, FTREE only; off by default).
+  GroupMode group_mode = GroupMode::kOff;
   std::optional<Lft> lft;  // an Lft refers to its fabric: filled in place
-  VlAssignment vls;        // the lanes the engine needs (DOR's datelines, LASH's layers)
+  // With group_mode on: the groups, finalized to fmt::kPortGroups per switch.
+  std::optional<PortGroups> groups;
+  VlAssignment vls;  // the lanes the engine needs (DOR's datelines, LASH's layers)
   bool promises_acyclic = false;
 };
 
 // Routes with the engine `name` (case-sensitive, one of unicast_engines()).
 // Throws std::invalid_argument naming an unknown engine, DOR on a fabric
-// that is not a generator-built 3D torus, LASH past kLashMaxSwitches.
+// that is not a generator-built 3D torus, LASH past kLashMaxSwitches, port
+// groups asked of DOR or LASH (their lanes are per path, not per port set).
 void route_unicast(std::string_view name, const MinHop& mh, UnicastRouting& r);
 
 }  // namespace syncfab::sm

@@ -94,9 +94,20 @@ struct RemapConfig {
   std::array<RemapEntry, fmt::kNumPrio> map{};  // indexed by the original priority
 };
 
+// An LFT entry names an output port, or with group set a port group
+// (docs/switch-ecmp.md): port is then the group index.
 struct LftEntry {
   std::uint16_t lid = 0;
   std::uint8_t port = 0;
+  bool group = false;
+  friend bool operator==(const LftEntry&, const LftEntry&) = default;
+};
+
+// A port group (TBL_ADDR.TABLE 6): index 0 .. PORT_GROUPS - 1, member ports
+// as a mask.
+struct PortGroupEntry {
+  unsigned group = 0;
+  std::uint32_t members = 0;
 };
 
 // A group's combine entry (docs/group-barrier.md, "The switch's combine
@@ -145,8 +156,27 @@ class Switch {
   void set_lft(std::uint16_t lid, unsigned port);
   void clear_lft(std::uint16_t lid);
   [[nodiscard]] std::optional<unsigned> lft(std::uint16_t lid);
-  // Whole block; validated first (every LID and port), then written.
+  // Whole block; validated first (every LID and port, every group index
+  // below PORT_GROUPS and programmed on the switch), then written.
   void program_lft(std::span<const LftEntry> entries);
+  // The entry of a LID as written (port or group), nullopt when unprogrammed.
+  [[nodiscard]] std::optional<LftEntry> lft_entry(std::uint16_t lid);
+
+  // Port groups (docs/switch-ecmp.md): a group's member ports. Refused,
+  // naming the value: a group index >= PORT_GROUPS, an empty set, a member
+  // port >= NUM_PORTS, a member whose PORT_UP bit is 0. program_port_groups
+  // checks every group first, then writes them.
+  void set_port_group(unsigned group, std::uint32_t members);
+  void program_port_groups(std::span<const PortGroupEntry> groups);
+  void clear_port_group(unsigned group);
+  [[nodiscard]] std::optional<std::uint32_t> port_group(unsigned group);
+  // PORT_UP: bit p = port p in service for port groups (reset all ones). A
+  // port whose bit is cleared is skipped by every group at once, and each
+  // packet whose group skipped one is counted in GROUP_SKIPS (saturating,
+  // cleared by clear_counters).
+  void set_port_up(std::uint32_t mask);
+  [[nodiscard]] std::uint32_t port_up();
+  [[nodiscard]] std::uint32_t group_skips();
 
   // Multicast: MLID (>= 0xC000) -> output port mask.
   void set_mft(std::uint16_t mlid, std::uint32_t port_mask);
@@ -212,6 +242,7 @@ class Switch {
   unsigned mft_index(std::uint16_t mlid, const char* what) const;
   void check_ring_entry(std::uint16_t mlid, const RingCombineEntry& entry);
   void check_lid(std::uint16_t lid, const char* what) const;
+  void check_port_group(const PortGroupEntry& g, std::uint32_t up, const char* what) const;
 
   void check_refresh(unsigned port, const PfcPortConfig& cfg, const PfcTiming& timing,
                      const LinkParams& link) const;
