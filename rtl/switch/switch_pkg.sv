@@ -59,6 +59,29 @@ package switch_pkg;
   typedef logic [$bits(switch_csr__TBL_WDATA__DATA__out_t)-1:0] tbl_data_t;
   typedef logic [$bits(switch_csr__CNT_VALUE__COUNT__in_t)-1:0] cnt_value_t;  // one counter
   typedef logic [$bits(switch_csr__PORT_UP__UP__out_t)-1:0] port_up_t;  // one bit per port
+  // Dynamic ECN thresholds (docs/switch-ecn-dynamic.md): WIN, the threshold
+  // shift (FAN_SH, SHIFT), the active inputs of a window (ACTIVE); the window
+  // counter's width and WIN's least legal value (section 2).
+  typedef logic [$bits(switch_csr__ECN_DYN_CTRL__WIN__out_t)-1:0] ecn_win_t;
+  typedef logic [$bits(switch_csr__ECN_DYN_CTRL__FAN_SH__out_t)-1:0] ecn_sh_t;
+  typedef logic [$bits(switch_csr__ECN_DYN_STATE__ACTIVE__in_t)-1:0] ecn_act_t;
+  localparam int unsigned EcnWinCntW = 20;
+  localparam int unsigned EcnWinMin = 4;
+  // ECN_DYN_CTRL and ECN_DYN_PMAX as a write carries them (switch_csr.rdl),
+  // for the refusal of illegal words.
+  typedef struct packed {
+    logic [$bits(tbl_data_t)-19-1:0] rsvd19;
+    ecn_sh_t fan_sh;
+    logic [2:0] rsvd13;
+    ecn_win_t win;
+    prio_mask_t en;
+  } ecn_ctrl_data_t;
+  typedef struct packed {
+    pmax_t pdn;
+    pmax_t pup;
+    pmax_t phi;
+    pmax_t plo;
+  } ecn_pmax_data_t;
 
   // TBL_WDATA / TBL_RDATA as the LFT, the MFT and the port groups read them
   // (switch_csr.rdl: VALID in the top bit, the port or the port mask in the

@@ -84,8 +84,12 @@ module switch_top
   switch_csr__out_t hwif_out;
 
   // The register block sees only aligned transfers; the guard refuses the
-  // others with PSLVERR (an unaligned access is a bus error).
-  logic csr_psel, csr_pready, csr_pslverr;
+  // others with PSLVERR (an unaligned access is a bus error). A write that
+  // would leave a dynamic ECN register illegal (WIN outside 4..20, PLO >
+  // PHI: docs/switch-ecn-dynamic.md section 6) is refused whole: the
+  // fields' swwe holds the write back and the access ends with PSLVERR
+  // (ecn_refuse, below).
+  logic csr_psel, csr_pready, csr_pslverr, ecn_refuse;
   csr_data_t csr_prdata;
 
   // PADDR bits below one data word: zero on an aligned access.
@@ -105,7 +109,7 @@ module switch_top
     .blk_psel_o   (csr_psel),
     .blk_prdata_i (csr_prdata),
     .blk_pready_i (csr_pready),
-    .blk_pslverr_i(csr_pslverr)
+    .blk_pslverr_i(csr_pslverr | ecn_refuse)
   );
 
   switch_csr_reg_top u_csr (
@@ -324,6 +328,15 @@ module switch_top
   // The queue length, summed over the inputs at their own width and then
   // saturated at WRED's qlen_t.
   localparam int unsigned QSumW = CntW + PortW;
+  // Dynamic ECN: what WRED gets per queue, the state the status registers
+  // show, and the measures (the inputs whose copies reach WRED per queue,
+  // the pauses received per output).
+  qlen_t [NumPorts-1:0][NumPrio-1:0] ke_min, ke_max;
+  pmax_t [NumPorts-1:0][NumPrio-1:0] pe;
+  ecn_sh_t [NumPorts-1:0][NumPrio-1:0] ecn_sh;
+  ecn_act_t [NumPorts-1:0][NumPrio-1:0] ecn_active;
+  port_mask_t [NumPorts-1:0][NumPrio-1:0] ecn_enq;
+  prio_mask_t [NumPorts-1:0] ecn_pause;
 
   port_mask_t uplink;  // the hook-flow uplink group
   assign uplink = port_mask_t'(hwif_out.REMAP_CTRL.UPLINK_MASK.value);
@@ -431,27 +444,77 @@ module switch_top
   assign remap_prio = hwif_out.REMAP[eng_hdr.prio].NEW_PRIO.value;
   assign remap_dscp = hwif_out.REMAP[eng_hdr.prio].NEW_DSCP.value;
   assign remap_in = hwif_out.REMAP_CTRL.ENABLE.value && uplink[eng_in];
+  // Every queue's length (the dynamic ECN thresholds measure them all); the
+  // copy's is its queue's.
+  qlen_t [NumPorts-1:0][NumPrio-1:0] qlen_all;
+  for (genvar o = 0; o < NumPorts; o++) begin : gen_qlen
+    for (genvar q = 0; q < NumPrio; q++) begin : gen_q
+      logic [QSumW-1:0] qlen_sum;
+      always_comb begin
+        qlen_sum = '0;
+        for (int i = 0; i < NumPorts; i++) begin
+          qlen_sum = qlen_sum + QSumW'(voq_cells[i][o][q]);
+        end
+      end
+      assign qlen_all[o][q] = (32'(qlen_sum) > 32'(qlen_t'('1))) ? '1 : qlen_t'(qlen_sum);
+    end
+  end
   for (genvar o = 0; o < NumPorts; o++) begin : gen_copy
-    logic [QSumW-1:0] qlen_sum;
     assign hook[o] = remap_in && uplink[o];
     assign eng_q[o] = hook[o] ? remap_prio : eng_hdr.prio;
     assign eng_dscp[o] = hook[o] ? remap_dscp : eng_hdr.dscp;
-    always_comb begin
-      qlen_sum = '0;
-      for (int i = 0; i < NumPorts; i++) begin
-        qlen_sum = qlen_sum + QSumW'(voq_cells[i][o][eng_q[o]]);
-      end
-    end
-    assign qlen[o] = (32'(qlen_sum) > 32'(qlen_t'('1))) ? '1 : qlen_t'(qlen_sum);
+    assign qlen[o] = qlen_all[o][eng_q[o]];
     assign eng_lossless[o] = pfc_en[o][eng_q[o]];
     assign wred_lossless[o] = pfc_en[o][eng_q[o]] && !pfc_off[o][eng_q[o]];
     assign wred_enable[o] = wred_en[o][eng_q[o]];
-    assign wred_kmin[o] = kmin[o][eng_q[o]];
-    assign wred_kmax[o] = kmax[o][eng_q[o]];
-    assign wred_pmax[o] = pmax[o][eng_q[o]];
+    assign wred_kmin[o] = ke_min[o][eng_q[o]];
+    assign wred_kmax[o] = ke_max[o][eng_q[o]];
+    assign wred_pmax[o] = pe[o][eng_q[o]];
+    // The copy reaches WRED for its queue: its input is active there.
+    for (genvar q = 0; q < NumPrio; q++) begin : gen_enq
+      assign ecn_enq[o][q] = (eng_mask[o] && eng_q[o] == prio_t'(q)) ? port_mask_t'(1) << eng_in
+                                                                   : '0;
+    end
     assign wred_ecn_in[o] = eng_hdr.ecn;
     assign eng_patch[o] = '{dscp: eng_dscp[o], ecn: wred_ecn_out[o], prio: eng_q[o]};
   end
+
+  // Dynamic ECN thresholds (docs/switch-ecn-dynamic.md): WRED's Kmin, Kmax
+  // and Pmax of every queue, from the static registers and each window's
+  // measures; the static ones while the law is off for the queue.
+  ecn_dyn #(
+    .NumOut(NumPorts),
+    .NumIn(NumPorts),
+    .NumPrio(NumPrio),
+    .QLenW($bits(qlen_t)),
+    .ProbW($bits(pmax_t)),
+    .WinW($bits(ecn_win_t)),
+    .ShW($bits(ecn_sh_t)),
+    .ActW($bits(ecn_act_t)),
+    .WinCntW(EcnWinCntW)
+  ) u_ecn_dyn (
+    .clk_i,
+    .rst_ni,
+    .en_i(hwif_out.ECN_DYN_CTRL.EN.value),
+    .win_i(hwif_out.ECN_DYN_CTRL.WIN.value),
+    .fan_sh_i(hwif_out.ECN_DYN_CTRL.FAN_SH.value),
+    .qref_i(hwif_out.ECN_DYN_TARGET.QREF.value),
+    .plo_i(hwif_out.ECN_DYN_PMAX.PLO.value),
+    .phi_i(hwif_out.ECN_DYN_PMAX.PHI.value),
+    .pup_i(hwif_out.ECN_DYN_PMAX.PUP.value),
+    .pdn_i(hwif_out.ECN_DYN_PMAX.PDN.value),
+    .ks_min_i(kmin),
+    .ks_max_i(kmax),
+    .ps_i(pmax),
+    .qlen_i(qlen_all),
+    .enq_i(ecn_enq),
+    .pause_i(ecn_pause),
+    .ke_min_o(ke_min),
+    .ke_max_o(ke_max),
+    .pe_o(pe),
+    .sh_o(ecn_sh),
+    .active_o(ecn_active)
+  );
 
   wred_ecn #(
     .QLenW($bits(qlen_t)),
@@ -687,6 +750,7 @@ module switch_top
     assign ev_wd_disable[n] = out_ev[n].wd_disable;
     assign ev_pause_tx[n] = out_ev[n].pause_tx;
     assign ev_drop_bad[n] = in_ev[n].drop_bad;
+    assign ecn_pause[n] = out_ev[n].pause_rx;  // PAUSE_RX: the law's `pause`
   end
 
   cnt_value_t cnt_value;
@@ -739,6 +803,25 @@ module switch_top
       MFT_ENTRIES: switch_csr__TABLE_CFG__MFT_ENTRIES__in_t'(MftEntries)
   };
 
+  // The dynamic ECN status registers show the queue CNT_SEL names.
+  logic ecn_sel_valid;
+  port_t ecn_sel_port;
+  prio_t ecn_sel_prio;
+  assign ecn_sel_valid = 32'(hwif_out.CNT_SEL.PORT.value) < NumPorts;
+  assign ecn_sel_port = hwif_out.CNT_SEL.PORT.value[PortW-1:0];
+  assign ecn_sel_prio = hwif_out.CNT_SEL.PRIO.value;
+  // A write's ECN_DYN_CTRL / ECN_DYN_PMAX word that is refused; the access to
+  // the register (swacc, in the access phase) ends with PSLVERR.
+  ecn_ctrl_data_t ecn_ctrl_wdata;
+  ecn_pmax_data_t ecn_pmax_wdata;
+  logic ecn_ctrl_bad, ecn_pmax_bad;
+  assign ecn_ctrl_wdata = ecn_ctrl_data_t'(pwdata_i);
+  assign ecn_pmax_wdata = ecn_pmax_data_t'(pwdata_i);
+  assign ecn_ctrl_bad = 32'(ecn_ctrl_wdata.win) < EcnWinMin || 32'(ecn_ctrl_wdata.win) > EcnWinCntW;
+  assign ecn_pmax_bad = ecn_pmax_wdata.plo > ecn_pmax_wdata.phi;
+  assign ecn_refuse = pwrite_i && ((hwif_out.ECN_DYN_CTRL.EN.swacc && ecn_ctrl_bad) ||
+                                   (hwif_out.ECN_DYN_PMAX.PLO.swacc && ecn_pmax_bad));
+
   always_comb begin
     hwif_in = '0;
     hwif_in.HW_CFG = HwCfg;
@@ -752,6 +835,19 @@ module switch_top
     hwif_in.TBL_STATUS.BUSY.next = 1'b0;
     hwif_in.CNT_VALUE.COUNT.next = cnt_value;
     hwif_in.GROUP_SKIPS.COUNT.next = group_skips;
+    hwif_in.ECN_DYN_K.KMIN.next = ecn_sel_valid ? ke_min[ecn_sel_port][ecn_sel_prio] : '0;
+    hwif_in.ECN_DYN_K.KMAX.next = ecn_sel_valid ? ke_max[ecn_sel_port][ecn_sel_prio] : '0;
+    hwif_in.ECN_DYN_STATE.PMAX.next = ecn_sel_valid ? pe[ecn_sel_port][ecn_sel_prio] : '0;
+    hwif_in.ECN_DYN_STATE.SHIFT.next = ecn_sel_valid ? ecn_sh[ecn_sel_port][ecn_sel_prio] : '0;
+    hwif_in.ECN_DYN_STATE.ACTIVE.next = ecn_sel_valid ?
+        ecn_act_t'(ecn_active[ecn_sel_port][ecn_sel_prio]) : '0;
+    hwif_in.ECN_DYN_CTRL.EN.swwe = !ecn_ctrl_bad;
+    hwif_in.ECN_DYN_CTRL.WIN.swwe = !ecn_ctrl_bad;
+    hwif_in.ECN_DYN_CTRL.FAN_SH.swwe = !ecn_ctrl_bad;
+    hwif_in.ECN_DYN_PMAX.PLO.swwe = !ecn_pmax_bad;
+    hwif_in.ECN_DYN_PMAX.PHI.swwe = !ecn_pmax_bad;
+    hwif_in.ECN_DYN_PMAX.PUP.swwe = !ecn_pmax_bad;
+    hwif_in.ECN_DYN_PMAX.PDN.swwe = !ecn_pmax_bad;
     hwif_in.WD_STATUS.STATE.next = (32'(hwif_out.CNT_SEL.PORT.value) < NumPorts) ?
         wd_state[hwif_out.CNT_SEL.PORT.value[PortW-1:0]] : '0;
   end
@@ -782,6 +878,12 @@ module switch_top
       $bits(switch_csr__WD_STATUS__STATE__in_t) == $bits(wd_state) / NumPorts &&
       $bits(switch_csr__CNT_SEL__KIND__out_t) == $bits(sw_counter_e))
   // verilog_format: on
+  // The dynamic ECN registers' words as a write carries them.
+  `SF_STATIC_ASSERT(a_ecn_words, $bits(ecn_ctrl_data_t) == $bits(csr_data_t) && $bits
+                    (ecn_pmax_data_t) == $bits(csr_data_t) && $bits
+                    (switch_csr__ECN_DYN_K__KMIN__in_t) == $bits(qlen_t) && $bits
+                    (switch_csr__ECN_DYN_STATE__PMAX__in_t) == $bits(pmax_t) && $bits
+                    (switch_csr__ECN_DYN_STATE__SHIFT__in_t) == $bits(ecn_sh_t))
   // The occupancy a port's pfc_tx compares with XOFF/XON fits a threshold.
   `SF_STATIC_ASSERT(a_occ_fits_thr, CntW <= $bits(thr_t))
 
@@ -952,6 +1054,6 @@ module switch_top
   end
 
   logic unused_top;
-  assign unused_top = ^{hwif_out, stop, xoff_tx, eng_hdr};
+  assign unused_top = ^{hwif_out, stop, xoff_tx, eng_hdr, ecn_ctrl_wdata, ecn_pmax_wdata};
 
 endmodule

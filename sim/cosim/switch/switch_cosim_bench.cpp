@@ -9,6 +9,7 @@
 #include <optional>
 #include <random>
 #include <stdexcept>
+#include <tuple>
 #include <type_traits>
 
 #include "syncfab/driver/rtl_device.hpp"
@@ -154,7 +155,9 @@ void ModelEnqLog::line(std::string_view l) {
 }
 
 void program(drv::Switch& sw, const Setup& s) {
+  sw.program_port_groups(s.groups);
   sw.program_lft(s.lft);
+  sw.set_port_up(s.port_up);
   for (const auto& [mlid, mask] : s.mft) {
     sw.set_mft(mlid, mask);
   }
@@ -202,13 +205,21 @@ bool near_enable_edge(const Stimulus& st, std::uint64_t now) {
     return now + kEnableQuiet >= edge && now <= edge + kEnableQuiet;
   };
   return std::any_of(st.disabled.begin(), st.disabled.end(),
-                     [&near](const auto& w) { return near(w.first) || near(w.second); });
+                     [&near](const auto& w) { return near(w.first) || near(w.second); }) ||
+         std::any_of(st.port_up.begin(), st.port_up.end(),
+                     [&near](const auto& w) { return near(w.first); });
 }
 
 // One CTRL.ENABLE write; records the first cycle the RTL sees it.
 Task<> write_enable(ApbMaster* apb, bool on, const std::uint64_t* now, RunLog* log) {
   co_await apb->write(hw::switch_regs::CTRL.offset, on ? 1U : 0U);
   log->enable_writes.emplace_back(*now + 1, on);
+}
+
+// One PORT_UP write; records the first cycle the RTL sees it.
+Task<> write_port_up(ApbMaster* apb, std::uint32_t up, const std::uint64_t* now, RunLog* log) {
+  co_await apb->write(hw::switch_regs::PORT_UP.offset, up);
+  log->port_up_writes.emplace_back(*now + 1, up);
 }
 
 std::optional<std::size_t> pick(Source& s, const Stimulus& st, std::uint64_t now) {
@@ -287,6 +298,9 @@ Task<RunLog> run_rtl(TestContext& ctx, const Setup& setup, const Stimulus& stim)
   for (const auto& w : stim.disabled) {
     windows_end = std::max(windows_end, w.second + kEnableQuiet);
   }
+  for (const auto& w : stim.port_up) {
+    windows_end = std::max(windows_end, w.first + kEnableQuiet);
+  }
   std::array<TxEntry, kPorts> cur_tx{};
   std::uniform_real_distribution<double> u(0.0, 1.0);
   auto& rng = ctx.rng();
@@ -306,6 +320,11 @@ Task<RunLog> run_rtl(TestContext& ctx, const Setup& setup, const Stimulus& stim)
     for (const auto& w : stim.disabled) {
       if (now == w.first || now == w.second) {
         ctx.sim().start_soon(write_enable(&apb, now == w.second, &now, &log));
+      }
+    }
+    for (const auto& w : stim.port_up) {
+      if (now == w.first) {
+        ctx.sim().start_soon(write_port_up(&apb, w.second, &now, &log));
       }
     }
     if (now > limit) {
@@ -416,6 +435,7 @@ Task<RunLog> run_rtl(TestContext& ctx, const Setup& setup, const Stimulus& stim)
       }
     }
   }
+  log.group_skips = sw.group_skips();
   co_return log;
 }
 
@@ -457,11 +477,25 @@ RunLog run_model(const Setup& setup, const Stimulus& stim, const RunLog& rtl,
   });
   RunLog log;
   // As long as the RTL ran, with its CTRL.ENABLE writes, then until idle.
+  // The RTL's CSR writes in cycle order: CTRL.ENABLE (1) and PORT_UP (2).
+  std::vector<std::tuple<std::uint64_t, int, std::uint32_t>> writes;
   for (const auto& [cycle, on] : rtl.enable_writes) {
+    writes.emplace_back(cycle, 1, on ? 1U : 0U);
+  }
+  for (const auto& [cycle, up] : rtl.port_up_writes) {
+    writes.emplace_back(cycle, 2, up);
+  }
+  std::stable_sort(writes.begin(), writes.end(),
+                   [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
+  for (const auto& [cycle, kind, value] : writes) {
     if (cycle > m.cycle()) {
       m.run(cycle - m.cycle());
     }
-    sw.enable(on);
+    if (kind == 1) {
+      sw.enable(value != 0);
+    } else {
+      sw.set_port_up(value);
+    }
   }
   if (rtl.cycles > m.cycle()) {
     m.run(rtl.cycles - m.cycle());
@@ -493,6 +527,7 @@ RunLog run_model(const Setup& setup, const Stimulus& stim, const RunLog& rtl,
       }
     }
   }
+  log.group_skips = sw.group_skips();
   return log;
 }
 

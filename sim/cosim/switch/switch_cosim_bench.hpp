@@ -45,6 +45,10 @@ using Flit = model::Flit;
 struct Setup {
   std::vector<driver::LftEntry> lft;
   std::vector<std::pair<std::uint16_t, std::uint32_t>> mft;  // MLID, port mask
+  // Port groups (docs/switch-ecmp.md), programmed before the LFT entries
+  // that name them, and PORT_UP as traffic starts.
+  std::vector<driver::PortGroupEntry> groups;
+  std::uint32_t port_up = 0xFFFF'FFFFU;
   driver::PfcTiming timing{8, 64};
   driver::LinkParams link{4, 8};
   std::array<driver::PfcPortConfig, kPorts> pfc{};
@@ -95,6 +99,8 @@ struct Stimulus {
   // frame starts within kEnableQuiet cycles of either edge, so which side of
   // the write a header falls on does not depend on the APB timing.
   std::vector<std::pair<std::uint64_t, std::uint64_t>> disabled;
+  // PORT_UP written at a traffic cycle, with the same quiet time around it.
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> port_up;
 };
 inline constexpr std::uint64_t kEnableQuiet = 24;
 
@@ -160,7 +166,10 @@ struct RunLog {
   std::vector<EnqEvent> enq;                        // every enqueue decision
   // RTL: CTRL.ENABLE writes as applied (cycle after the APB write, value).
   std::vector<std::pair<std::uint64_t, bool>> enable_writes;
+  // RTL: PORT_UP writes as applied (cycle after the APB write, value).
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> port_up_writes;
   Counters counters{};
+  std::uint32_t group_skips = 0;
   std::uint64_t cycles = 0;  // traffic cycles until drained
   double wall_s = 0.0;
 };

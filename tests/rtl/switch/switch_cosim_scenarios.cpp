@@ -232,6 +232,28 @@ Scenario unicast_smoke(TestContext& ctx, unsigned packets) {
   return Scenario{std::move(s), std::move(st)};
 }
 
+Scenario port_groups(TestContext& ctx, unsigned packets) {
+  Setup s = base_setup();
+  s.groups = {drv::PortGroupEntry{0, 0b1110}, drv::PortGroupEntry{1, 0b1111},
+              drv::PortGroupEntry{fmt::kPortGroups - 1, 0b0101}};
+  Mix mx;
+  mx.packets = packets;
+  for (std::uint16_t lid = 1; lid <= 4; ++lid) {
+    mx.lids.push_back(lid);
+  }
+  const std::array<unsigned, 3> kGroups{0, 1, fmt::kPortGroups - 1};
+  for (std::uint16_t lid = 20; lid < 26; ++lid) {
+    s.lft.push_back(drv::LftEntry{lid, static_cast<std::uint8_t>(kGroups[lid % 3]), true});
+    mx.lids.push_back(lid);
+    mx.lids.push_back(lid);
+  }
+  mx.unicast = 95;
+  mx.gap_max = 4;
+  Stimulus st = make_stimulus(ctx.rng(), mx, 0.0, 0.0);
+  st.port_up = {{150, ~(1U << 2)}, {400, ~((1U << 2) | (1U << 1))}, {650, 0xFFFF'FFFFU}};
+  return Scenario{std::move(s), std::move(st)};
+}
+
 Scenario random_mix(TestContext& ctx, unsigned packets) {
   Setup s = base_setup();
   add_multicast(s);

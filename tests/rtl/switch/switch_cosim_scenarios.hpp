@@ -15,6 +15,9 @@ struct Scenario {
 
 // Unicast only, no PFC, no WRED, no remap.
 Scenario unicast_smoke(TestContext& ctx, unsigned packets);
+// Unicast to port groups and to plain entries, PORT_UP changes while
+// traffic runs (docs/switch-ecmp.md).
+Scenario port_groups(TestContext& ctx, unsigned packets);
 // Unicast, multicast, misses, bad types and lengths, received PFC frames
 // (some malformed), PFC on 3 and 5, WRED, SP + WDRR, hook-flow remap, rx
 // gaps and tx backpressure (--param pfc_long, pfc_badlen, len0, stall_pct).

@@ -51,11 +51,13 @@
 #include "switch_cosim_bench.hpp"
 #include "switch_cosim_scenarios.hpp"
 #include "syncfab/fmt/formats.hpp"
+#include "syncfab/model/port_group.hpp"
 
 using namespace syncfab::tb;
 using namespace syncfab::tb::switch_cosim;
 namespace drv = syncfab::driver;
 namespace fmt = syncfab::fmt;
+namespace model = syncfab::model;
 
 namespace {
 
@@ -77,11 +79,13 @@ struct Expect {
   enum class Fate : std::uint8_t { kAdmit, kBadType, kNoRoute, kBadLen, kPfc, kBadPfc, kDisabled };
   Fate fate = Fate::kAdmit;
   bool lossy = true;
+  bool group_skip = false;   // a port group skipped a member (GROUP_SKIPS)
   std::vector<Copy> copies;  // kAdmit and kBadLen (which never leave)
 };
 
-// `disabled`: the header arrived while CTRL.ENABLE was 0 (PFC frames bypass it).
-Expect expect(const Setup& s, const StimPacket& p, bool disabled) {
+// `disabled`: the header arrived while CTRL.ENABLE was 0 (PFC frames bypass
+// it); `port_up`: PORT_UP when it arrived.
+Expect expect(const Setup& s, const StimPacket& p, bool disabled, std::uint32_t port_up) {
   Expect e;
   const Flit& f0 = p.flits.at(0);
   const fmt::PktHdr h = hdr_of(f0);
@@ -111,8 +115,20 @@ Expect expect(const Setup& s, const StimPacket& p, bool disabled) {
     }
   } else {
     for (const drv::LftEntry& l : s.lft) {
-      if (l.lid == dst) {
+      if (l.lid == dst && !l.group) {
         mask = 1U << l.port;
+      }
+      if (l.lid == dst && l.group) {
+        // docs/switch-ecmp.md section 2 (the model's member choice).
+        for (const drv::PortGroupEntry& g : s.groups) {
+          if (g.group == l.port) {
+            const model::MemberChoice c =
+                model::choose_member(g.members, port_up, p.in, kPorts,
+                                     model::flow_hash(h.src_lid(), dst, h.flow_label()));
+            mask = c.port < 0 ? 0U : 1U << static_cast<unsigned>(c.port);
+            e.group_skip = c.skipped;
+          }
+        }
       }
     }
   }
@@ -728,13 +744,27 @@ Task<> cosim(TestContext& ctx, const char* name, const Setup& setup, const Stimu
     }
     return !on;
   };
+  TB_CHECK_EQ(rtl.port_up_writes.size(), stim.port_up.size()) << "PORT_UP writes done";
+  const auto port_up_at = [&rtl, &setup](std::uint64_t cyc) {
+    std::uint32_t up = setup.port_up;
+    for (const auto& [at, v] : rtl.port_up_writes) {
+      if (at <= cyc) {
+        up = v;
+      }
+    }
+    return up;
+  };
   std::vector<Expect> ex;
   ex.reserve(stim.pkts.size());
   unsigned n_disabled = 0;
+  std::uint32_t n_skips = 0;
   for (std::size_t k = 0; k < stim.pkts.size(); ++k) {
-    ex.push_back(expect(setup, stim.pkts[k], disabled_at(hdr_cycle[k])));
+    ex.push_back(expect(setup, stim.pkts[k], disabled_at(hdr_cycle[k]), port_up_at(hdr_cycle[k])));
     n_disabled += ex.back().fate == Expect::Fate::kDisabled ? 1U : 0U;
+    n_skips += ex.back().group_skip ? 1U : 0U;
   }
+  // GROUP_SKIPS: one per packet whose group skipped a member, on both sides.
+  TB_CHECK_EQ(rtl.group_skips, n_skips) << "RTL GROUP_SKIPS";
   std::size_t taken = 0;
   for (unsigned p = 0; p < kPorts; ++p) {
     taken += rtl.rx[p].size();
@@ -746,6 +776,12 @@ Task<> cosim(TestContext& ctx, const char* name, const Setup& setup, const Stimu
   mt.starts_per_cycle = static_cast<unsigned>(ctx.param("starts", mt.starts_per_cycle));
   mt.enqueue_per_cycle = static_cast<unsigned>(ctx.param("enqueue", mt.enqueue_per_cycle));
   const RunLog mdl = run_model(setup, stim, rtl, mt);
+  TB_CHECK_EQ(mdl.group_skips, n_skips) << "model GROUP_SKIPS";
+  if (!setup.groups.empty()) {
+    std::cout << name << ": GROUP_SKIPS RTL/model/expected " << rtl.group_skips << "/"
+              << mdl.group_skips << "/" << n_skips << " (" << stim.port_up.size()
+              << " PORT_UP writes)\n";
+  }
   const auto checks0 = std::chrono::steady_clock::now();
   for (const std::string& v : mdl.violations) {
     TB_CHECK(false) << "model: " << v;
@@ -860,6 +896,16 @@ SYNCFAB_TEST(switch_cosim, unicast_smoke) {
 // Everything at once: unicast, multicast, misses, bad types and lengths,
 // received PFC frames (some malformed), PFC on 3 and 5, WRED, SP + WDRR,
 // hook-flow remap, rx gaps and tx backpressure.
+// Port groups (docs/switch-ecmp.md): a three-member group, a group of every
+// port (the input is never a member), a two-member group, plain entries
+// besides; every packet its own flow label, so the hash spreads them; PORT_UP
+// takes a port out, then two (a group without live members from some
+// inputs: DROP_NO_ROUTE), then every port back, while traffic runs.
+SYNCFAB_TEST(switch_cosim, port_groups) {
+  const Scenario sc = port_groups(ctx, static_cast<unsigned>(ctx.param("packets", 600)));
+  co_await cosim(ctx, "port_groups", sc.setup, sc.stim);
+}
+
 SYNCFAB_TEST(switch_cosim, random_mix) {
   const Scenario sc = random_mix(ctx, static_cast<unsigned>(ctx.param("packets", 1500)));
   co_await cosim(ctx, "random_mix", sc.setup, sc.stim);

@@ -105,7 +105,7 @@ void lft_group(Bench& b, std::uint16_t lid, unsigned g) {
 // Where every packet sent went: output port per flow label (the tests give
 // each packet a distinct label within a flow via epoch).
 struct Seen {
-  std::map<std::uint32_t, std::set<unsigned>> ports;  // flow -> outputs
+  std::map<std::uint32_t, std::set<unsigned>> ports;         // flow -> outputs
   std::map<std::uint32_t, std::vector<std::uint16_t>> seqs;  // flow -> epochs in order
   std::size_t total = 0;
 };
@@ -268,7 +268,8 @@ SYNCFAB_TEST(switch_groups, port_up_skip) {
   for (const Hdr& h : sent) {
     const int want = member(0b1110, ~(1U << 2), 0, h);
     TB_CHECK(want == 1 || want == 3);
-    TB_CHECK(s.ports.count(h.flow) == 1 && *s.ports.at(h.flow).begin() == static_cast<unsigned>(want))
+    TB_CHECK(s.ports.count(h.flow) == 1 &&
+             *s.ports.at(h.flow).begin() == static_cast<unsigned>(want))
         << "flow " << h.flow;
   }
   TB_CHECK(s.ports.count(100) == 1 && *s.ports.at(100).begin() != 2U);
@@ -369,8 +370,8 @@ SYNCFAB_TEST(switch_groups, skips_same_cycle) {
   constexpr unsigned kEach = 8;
   for (unsigned k = 0; k < kEach; ++k) {
     for (unsigned in = 0; in < kPorts; ++in) {
-      b.send(in, make_packet(Hdr{.len = 1, .dst = 0x38, .src = static_cast<std::uint16_t>(in),
-                                 .flow = k}));
+      b.send(in, make_packet(
+                     Hdr{.len = 1, .dst = 0x38, .src = static_cast<std::uint16_t>(in), .flow = k}));
     }
   }
   co_await b.drain();
