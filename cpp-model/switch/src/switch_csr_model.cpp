@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "syncfab/hw/errors.hpp"
+#include "syncfab/model/ecn_controller.hpp"
 #include "syncfab/regs/switch_csr.h"
 
 namespace syncfab::model {
@@ -86,6 +87,22 @@ std::array<Rule, kWords> make_rules() {
   ro(OFF(WD_STATUS), 0);
   rw(OFF(PORT_UP), SWITCH_CSR__PORT_UP__UP_bm, SWITCH_CSR__PORT_UP__UP_reset);
   ro(OFF(GROUP_SKIPS), 0);
+  // Dynamic ECN; refused words are caught in write32 before the mask applies.
+  rw(OFF(ECN_DYN_CTRL),
+     SWITCH_CSR__ECN_DYN_CTRL__EN_bm | SWITCH_CSR__ECN_DYN_CTRL__WIN_bm |
+         SWITCH_CSR__ECN_DYN_CTRL__FAN_SH_bm,
+     (SWITCH_CSR__ECN_DYN_CTRL__EN_reset << SWITCH_CSR__ECN_DYN_CTRL__EN_bp) |
+         (SWITCH_CSR__ECN_DYN_CTRL__WIN_reset << SWITCH_CSR__ECN_DYN_CTRL__WIN_bp) |
+         (SWITCH_CSR__ECN_DYN_CTRL__FAN_SH_reset << SWITCH_CSR__ECN_DYN_CTRL__FAN_SH_bp));
+  rw(OFF(ECN_DYN_TARGET), SWITCH_CSR__ECN_DYN_TARGET__QREF_bm,
+     SWITCH_CSR__ECN_DYN_TARGET__QREF_reset << SWITCH_CSR__ECN_DYN_TARGET__QREF_bp);
+  rw(OFF(ECN_DYN_PMAX), 0xFFFFFFFFU,
+     (SWITCH_CSR__ECN_DYN_PMAX__PLO_reset << SWITCH_CSR__ECN_DYN_PMAX__PLO_bp) |
+         (SWITCH_CSR__ECN_DYN_PMAX__PHI_reset << SWITCH_CSR__ECN_DYN_PMAX__PHI_bp) |
+         (SWITCH_CSR__ECN_DYN_PMAX__PUP_reset << SWITCH_CSR__ECN_DYN_PMAX__PUP_bp) |
+         (SWITCH_CSR__ECN_DYN_PMAX__PDN_reset << SWITCH_CSR__ECN_DYN_PMAX__PDN_bp));
+  ro(OFF(ECN_DYN_K), 0);
+  ro(OFF(ECN_DYN_STATE), 0);
   using P = PortBlock;
   for (std::size_t port = 0; port < sizeof(switch_csr_t::PORT) / sizeof(P); ++port) {
     const std::size_t base = OFF(PORT) + port * sizeof(P) / 4;
@@ -165,6 +182,15 @@ std::uint32_t SwitchCsrModel::read32(std::uint32_t offset) {
   if (w == OFF(GROUP_SKIPS)) {
     return group_skips_;
   }
+  if (w == OFF(ECN_DYN_K) || w == OFF(ECN_DYN_STATE)) {
+    const std::uint32_t sel = regs_[OFF(CNT_SEL)];
+    const unsigned port = field(sel, SWITCH_CSR__CNT_SEL__PORT_bm, SWITCH_CSR__CNT_SEL__PORT_bp);
+    const unsigned prio = field(sel, SWITCH_CSR__CNT_SEL__PRIO_bm, SWITCH_CSR__CNT_SEL__PRIO_bp);
+    if (port >= params_.ports || !ecn_status_) {
+      return 0;
+    }
+    return ecn_status_(port, prio, w == OFF(ECN_DYN_STATE));
+  }
   if (w == OFF(CNT_VALUE) || w == OFF(WD_STATUS)) {
     const std::uint32_t sel = regs_[OFF(CNT_SEL)];
     const unsigned port = field(sel, SWITCH_CSR__CNT_SEL__PORT_bm, SWITCH_CSR__CNT_SEL__PORT_bp);
@@ -192,6 +218,21 @@ void SwitchCsrModel::write32(std::uint32_t offset, std::uint32_t value) {
   if (w == OFF(INTR_STATUS)) {
     regs_[w] &= ~value;
     return;
+  }
+  if (w == OFF(ECN_DYN_CTRL) && !EcnDynConfig::ctrl_write_ok(value)) {
+    throw hw::BusError("switch CSR ECN_DYN_CTRL: WIN " +
+                       std::to_string(field(value, SWITCH_CSR__ECN_DYN_CTRL__WIN_bm,
+                                            SWITCH_CSR__ECN_DYN_CTRL__WIN_bp)) +
+                       " is outside 4..20; the write is refused");
+  }
+  if (w == OFF(ECN_DYN_PMAX) && !EcnDynConfig::pmax_write_ok(value)) {
+    throw hw::BusError("switch CSR ECN_DYN_PMAX: PLO " +
+                       std::to_string(field(value, SWITCH_CSR__ECN_DYN_PMAX__PLO_bm,
+                                            SWITCH_CSR__ECN_DYN_PMAX__PLO_bp)) +
+                       " is above PHI " +
+                       std::to_string(field(value, SWITCH_CSR__ECN_DYN_PMAX__PHI_bm,
+                                            SWITCH_CSR__ECN_DYN_PMAX__PHI_bp)) +
+                       "; the write is refused");
   }
   if (w == OFF(CTRL) && (value & SWITCH_CSR__CTRL__CNT_CLEAR_bm) != 0) {
     std::fill(counters_.begin(), counters_.end(), 0);

@@ -53,6 +53,10 @@ SwitchModel::SwitchModel(const SwitchModelParams& params) : params_(params), csr
   tx_log_.resize(n);
   pfc_log_.resize(n);
   cfg_ = read_switch_config(csr_, n);
+  ecn_dyn_ = read_ecn_dyn_config(csr_);
+  // The model is neither copied nor moved, so the hook's `this` stays valid.
+  csr_.hw_set_ecn_status(
+      [this](unsigned port, unsigned q, bool state) { return ecn_status(port, q, state); });
 }
 
 void SwitchModel::check_port(unsigned port, const char* what) const {
@@ -179,6 +183,7 @@ bool SwitchModel::run_until_idle(std::uint64_t max_cycles) {
 void SwitchModel::tick() {
   const unsigned n = ports();
   read_switch_config(csr_, n, cfg_);
+  ecn_dyn_ = read_ecn_dyn_config(csr_);
   // The dynamic-ECN controllers sample the queue lengths as they are at the
   // start of the cycle (docs/switch-ecn-dynamic.md §3).
   std::array<std::array<std::uint32_t, fmt::kNumPrio>, hw::switch_regs::kMaxPorts> qlen_start{};

@@ -82,6 +82,17 @@ void read_switch_config(const SwitchCsrModel& csr, unsigned ports, SwitchConfig&
   }
 }
 
+EcnDynConfig read_ecn_dyn_config(const SwitchCsrModel& csr) {
+  return EcnDynConfig::from_words(csr.reg(SW_OFF(ECN_DYN_CTRL)), csr.reg(SW_OFF(ECN_DYN_TARGET)),
+                                  csr.reg(SW_OFF(ECN_DYN_PMAX)));
+}
+
+void write_ecn_dyn_config(SwitchCsrModel& csr, const EcnDynConfig& cfg) {
+  csr.write32(SW_OFF(ECN_DYN_CTRL), cfg.ctrl_word());
+  csr.write32(SW_OFF(ECN_DYN_TARGET), cfg.target_word());
+  csr.write32(SW_OFF(ECN_DYN_PMAX), cfg.pmax_word());
+}
+
 #undef SW_FIELD
 #undef SW_OFF
 

@@ -8,7 +8,14 @@ namespace syncfab::model {
 
 void SwitchModel::set_ecn_dyn(const EcnDynConfig& cfg) {
   cfg.validate();
+  write_ecn_dyn_config(csr_, cfg);
   ecn_dyn_ = cfg;
+}
+
+std::uint32_t SwitchModel::ecn_status(unsigned port, unsigned q, bool state) const {
+  const EcnController& c = out_[port].ecn[q];
+  const WredConfig& stat = cfg_.port[port].wred[q];
+  return state ? c.status_state(ecn_dyn_.on(q), stat) : c.status_k(ecn_dyn_.on(q), stat);
 }
 
 void SwitchModel::ecn_cycle(std::span<const std::array<std::uint32_t, fmt::kNumPrio>> qlen) {

@@ -3,12 +3,25 @@
 // configuration the register block would refuse changes nothing.
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <stdexcept>
 
 #include "switch_model_fixture.hpp"
+#include "syncfab/hw/errors.hpp"
+#include "syncfab/regs/switch_csr.h"
 
 namespace syncfab::model::test {
 namespace {
+
+constexpr std::uint32_t kCtrl = offsetof(switch_csr_t, ECN_DYN_CTRL);
+constexpr std::uint32_t kPmax = offsetof(switch_csr_t, ECN_DYN_PMAX);
+constexpr std::uint32_t kStatusK = offsetof(switch_csr_t, ECN_DYN_K);
+constexpr std::uint32_t kStatusState = offsetof(switch_csr_t, ECN_DYN_STATE);
+constexpr std::uint32_t kCntSel = offsetof(switch_csr_t, CNT_SEL);
+
+std::uint32_t cnt_sel(unsigned port, unsigned prio) {
+  return (port << SWITCH_CSR__CNT_SEL__PORT_bp) | (prio << SWITCH_CSR__CNT_SEL__PRIO_bp);
+}
 
 EcnDynConfig frozen_level() {
   EcnDynConfig c;
@@ -55,6 +68,15 @@ TEST_F(SwitchModelTest, EcnDynWredUsesShiftedThresholds) {
   EXPECT_EQ(c.active_last(), 3U);
   EXPECT_EQ(c.shift(), 1U);  // floor(log2(3)) = 1
   EXPECT_EQ(c.level(), 0U);
+  // The same through the status registers (§6): K 4 >> 1 = 2 and 8 >> 1 = 4;
+  // level 0, shift 1, three active inputs. A port the switch lacks reads 0.
+  m.csr().write32(kCntSel, cnt_sel(3, 0));
+  EXPECT_EQ(m.csr().read32(kStatusK), 0x00040002U);
+  EXPECT_EQ(m.csr().read32(kStatusState), 0x00030100U);
+  m.csr().write32(kCntSel, cnt_sel(3, 1));  // law off: the static thresholds
+  EXPECT_EQ(m.csr().read32(kStatusState) & 0xFFFF00U, 0U);
+  m.csr().write32(kCntSel, cnt_sel(m.ports(), 0));
+  EXPECT_EQ(m.csr().read32(kStatusK), 0U);
   // Window 1: Kmin 2, Kmax 4 now, so length 5 marks.
   send(1, {.dst = 9, .ecn = fmt::Ecn::kEct0, .flow = 6}, 17);
   run_to(24);
@@ -65,6 +87,28 @@ TEST_F(SwitchModelTest, EcnDynWredUsesShiftedThresholds) {
   EXPECT_EQ(c.shift(), 0U);
   EXPECT_EQ(c.active_last(), 1U);
   EXPECT_EQ(m.ecn_controller(3, 1).active_last(), 0U);
+}
+
+// A refused write is a bus error and leaves the register as it was.
+void expect_refused(SwitchCsrModel& csr, std::uint32_t offset, std::uint32_t value) {
+  const std::uint32_t before = csr.reg(offset);
+  EXPECT_THROW(csr.write32(offset, value), hw::BusError) << "offset " << offset;
+  EXPECT_EQ(csr.reg(offset), before) << "offset " << offset;
+}
+
+TEST_F(SwitchModelTest, EcnDynRegistersRefuseWhatTheLawCannotTake) {
+  expect_refused(m.csr(), kCtrl, 3U << SWITCH_CSR__ECN_DYN_CTRL__WIN_bp);
+  expect_refused(m.csr(), kCtrl, 21U << SWITCH_CSR__ECN_DYN_CTRL__WIN_bp);
+  expect_refused(m.csr(), kPmax, (9U << SWITCH_CSR__ECN_DYN_PMAX__PHI_bp) | 10U);
+  expect_refused(m.csr(), kStatusK, 0);
+  expect_refused(m.csr(), kStatusState, 0);
+  // A legal word is taken, and the model runs the law from the registers.
+  const EcnDynConfig want = frozen_level();
+  m.csr().write32(kCtrl, want.ctrl_word());
+  m.csr().write32(kPmax, want.pmax_word());
+  run_to(1);
+  EXPECT_EQ(m.ecn_dyn().ctrl_word(), want.ctrl_word());
+  EXPECT_EQ(m.ecn_dyn().pmax_word(), want.pmax_word());
 }
 
 }  // namespace

@@ -105,8 +105,11 @@ SYNCFAB_TEST(switch_ecn_dyn, fan_in_shift) {
   bool seen = false;
   for (unsigned round = 0; round < 3; ++round) {
     for (unsigned in = 0; in < 3; ++in) {
-      b.send(in, make_packet(Hdr{.len = 2, .dst = 0x10, .src = static_cast<std::uint16_t>(in),
-                                 .prio = kQ, .flow = round * 3 + in}));
+      b.send(in, make_packet(Hdr{.len = 2,
+                                 .dst = 0x10,
+                                 .src = static_cast<std::uint16_t>(in),
+                                 .prio = kQ,
+                                 .flow = round * 3 + in}));
     }
     for (unsigned k = 0; k < 60; ++k) {
       co_await ClockCycles(b.clk, 20);
@@ -137,6 +140,5 @@ SYNCFAB_TEST(switch_ecn_dyn, fan_in_shift) {
   b.hold_tx(kOut, false);
   co_await b.drain();
   TB_CHECK_EQ(b.out[kOut].size(), 9U);
-  std::cout << "switch_ecn_dyn.fan_in_shift: most active inputs in a window " << max_active
-            << "\n";
+  std::cout << "switch_ecn_dyn.fan_in_shift: most active inputs in a window " << max_active << "\n";
 }

@@ -11,7 +11,9 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include <syncfab/fmt/formats.hpp>
@@ -121,6 +123,12 @@ class SwitchCsrModel final : public hw::Device {
   [[nodiscard]] std::uint32_t port_up() const;
   [[nodiscard]] std::uint32_t group_skips() const noexcept { return group_skips_; }
   void hw_count_group_skip();
+  // Dynamic ECN (docs/switch-ecn-dynamic.md §6): ECN_DYN_K and ECN_DYN_STATE
+  // show the controller of queue CNT_SEL.PRIO of port CNT_SEL.PORT as it is
+  // when read; the switch that owns the controllers answers through `status`
+  // (port < NUM_PORTS, queue, false: the K word, true: the STATE word).
+  using EcnStatus = std::function<std::uint32_t(unsigned port, unsigned q, bool state)>;
+  void hw_set_ecn_status(EcnStatus status) { ecn_status_ = std::move(status); }
   // The combine entries, one per MFT entry; the combine unit updates epoch,
   // arrived and the ring state.
   [[nodiscard]] const std::vector<CombineEntry>& combine() const noexcept { return combine_; }
@@ -148,6 +156,7 @@ class SwitchCsrModel final : public hw::Device {
   std::vector<std::uint32_t> counters_;  // [port][prio][kind]
   std::vector<std::uint16_t> wd_state_;  // per port, 2 bits per priority
   std::vector<std::pair<unsigned, std::uint8_t>> reenables_;
+  EcnStatus ecn_status_;
   // The switch has no DMA port: every access is refused.
   class NoDma final : public hw::DmaMemory {
    public:

@@ -196,6 +196,8 @@ class SwitchModel {
   // Dynamic ECN thresholds (docs/switch-ecn-dynamic.md): the global
   // registers as a config (std::invalid_argument for a value the register
   // block refuses, nothing changed), taking effect from the next tick.
+  // Writes the three registers through the CSR block, which the model reads
+  // every cycle like the other registers.
   void set_ecn_dyn(const EcnDynConfig& cfg);
   [[nodiscard]] const EcnDynConfig& ecn_dyn() const noexcept { return ecn_dyn_; }
   [[nodiscard]] const EcnController& ecn_controller(unsigned port, unsigned q) const {
@@ -343,6 +345,8 @@ class SwitchModel {
   }
 
   SwitchModelParams params_;
+  // ECN_DYN_K / ECN_DYN_STATE of one queue (the CSR block's read hook).
+  [[nodiscard]] std::uint32_t ecn_status(unsigned port, unsigned q, bool state) const;
   SwitchCsrModel csr_;
   SwitchConfig cfg_;  // this cycle's CSR snapshot
   EcnDynConfig ecn_dyn_;

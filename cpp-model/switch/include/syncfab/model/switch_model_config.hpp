@@ -9,6 +9,7 @@
 
 #include <syncfab/fmt/formats.hpp>
 
+#include "syncfab/model/ecn_controller.hpp"
 #include "syncfab/model/switch_csr_model.hpp"
 #include "syncfab/model/wred_ecn.hpp"
 
@@ -48,5 +49,12 @@ SwitchConfig read_switch_config(const SwitchCsrModel& csr, unsigned ports);
 // The same into an existing snapshot (no allocation once sized: the model
 // takes one per cycle).
 void read_switch_config(const SwitchCsrModel& csr, unsigned ports, SwitchConfig& out);
+
+// The dynamic ECN registers (ECN_DYN_CTRL, ECN_DYN_TARGET, ECN_DYN_PMAX) as
+// the CSR block holds them; it refuses the words the law cannot take.
+EcnDynConfig read_ecn_dyn_config(const SwitchCsrModel& csr);
+// Their three words written through the CSR block (hw::BusError as for any
+// refused write).
+void write_ecn_dyn_config(SwitchCsrModel& csr, const EcnDynConfig& cfg);
 
 }  // namespace syncfab::model
