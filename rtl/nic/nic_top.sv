@@ -837,26 +837,34 @@ module nic_top
     endcase
     tx_hdr.prio = tc;
   end
+  // The port is driven from these, and the checks below read them: Verilator
+  // 5.006's SystemC output cannot read back a wide output port that a process
+  // writes.
+  flit_t tx_data;
+  logic  tx_valid, tx_last;
+  assign tx_valid_o = tx_valid;
+  assign tx_data_o  = tx_data;
+  assign tx_last_o  = tx_last;
   always_comb begin
     if (tx_in_pkt_q) begin
-      tx_valid_o = mb_tx_valid;
-      tx_data_o  = mb_tx_data;
-      tx_last_o  = mb_tx_last;
+      tx_valid = mb_tx_valid;
+      tx_data  = mb_tx_data;
+      tx_last  = mb_tx_last;
     end else if (cnp_go) begin
-      tx_valid_o = 1'b1;
-      tx_data_o  = flit_t'(dp_cnp_hdr);
-      tx_last_o  = 1'b1;
+      tx_valid = 1'b1;
+      tx_data  = flit_t'(dp_cnp_hdr);
+      tx_last  = 1'b1;
     end else if (net_shown) begin
-      tx_valid_o = 1'b1;
-      tx_data_o  = flit_t'(tx_hdr);
-      tx_last_o  = net_idx != 2'd3;
+      tx_valid = 1'b1;
+      tx_data  = flit_t'(tx_hdr);
+      tx_last  = net_idx != 2'd3;
     end else begin
-      tx_valid_o = dp_data_valid;
-      tx_data_o  = dp_data;
-      tx_last_o  = dp_data_last;
+      tx_valid = dp_data_valid;
+      tx_data  = dp_data;
+      tx_last  = dp_data_last;
     end
   end
-  assign tx_fire       = tx_valid_o && tx_ready_i;
+  assign tx_fire       = tx_valid && tx_ready_i;
   assign dp_cnp_ready  = cnp_go && tx_ready_i;
   assign dp_data_ready = !tx_in_pkt_q && !cnp_go && !net_shown && tx_ready_i;
   assign se_resp_ready = net_ready[0];
@@ -1044,8 +1052,8 @@ module nic_top
   mem_addr_t mem_req_addr_prev_q;
   mem_data_t mem_req_data_prev_q;
   always_ff @(posedge clk_i) begin
-    tx_data_prev_q       <= tx_data_o;
-    tx_waiting_prev_q    <= tx_valid_o && !tx_ready_i;
+    tx_data_prev_q       <= tx_data;
+    tx_waiting_prev_q    <= tx_valid && !tx_ready_i;
     own_lid_prev_q       <= own_lid;
     tc_prev_q            <= tc;
     cnp_prio_prev_q      <= cnp_prio;
@@ -1058,7 +1066,7 @@ module nic_top
 
   pkt_hdr_t chk_tx_hdr;  // the flit on tx read as a header (the rules read some fields)
   logic     unused_chk_tx_hdr;
-  assign chk_tx_hdr        = pkt_hdr_t'(tx_data_o);
+  assign chk_tx_hdr        = pkt_hdr_t'(tx_data);
   assign unused_chk_tx_hdr = ^chk_tx_hdr;
 
   // The tx stream read apart from the arbiter: inside a packet (a first flit
@@ -1070,8 +1078,8 @@ module nic_top
       chk_tx_in_pkt_q <= 1'b0;
       chk_tx_len_q    <= '0;
       chk_tx_flits_q  <= '0;
-    end else if (tx_valid_o && tx_ready_i) begin
-      if (tx_last_o) begin
+    end else if (tx_valid && tx_ready_i) begin
+      if (tx_last) begin
         chk_tx_in_pkt_q <= 1'b0;
       end else if (!chk_tx_in_pkt_q) begin
         chk_tx_in_pkt_q <= 1'b1;
@@ -1160,8 +1168,8 @@ module nic_top
   // withdraw what SE or TE hold; NODE_LID (SE's responses) and NET_CFG.TC
   // (every header) are stamped as the header leaves, so software rewriting
   // them changes a waiting header).
-  `NIC_ASSERT_NXT(a_tx_hold, tx_valid_o && !tx_ready_i && !soft_reset,
-                  tx_valid_o && (tx_data_o == tx_data_prev_q || own_lid != own_lid_prev_q ||
+  `NIC_ASSERT_NXT(a_tx_hold, tx_valid && !tx_ready_i && !soft_reset,
+                  tx_valid && (tx_data == tx_data_prev_q || own_lid != own_lid_prev_q ||
                                  tc != tc_prev_q || cnp_prio != cnp_prio_prev_q))
   // One packet per cycle, from one source; nothing granted that is not asked.
   `NIC_ASSERT_IMP(a_tx_one_source, tx_fire,
@@ -1171,32 +1179,32 @@ module nic_top
   // a header that says so; a MGMT header says MGMT_FLITS and is not last, a
   // DATA header two flits or more and is not last.
   `NIC_ASSERT_IMP(a_tx_one_flit,
-                  tx_valid_o && !chk_tx_in_pkt_q &&
+                  tx_valid && !chk_tx_in_pkt_q &&
                   !(chk_tx_hdr.pkt_type inside {PktMgmt, PktData}),
-                  tx_last_o && chk_tx_hdr.len_flits == PKT_HDR_LEN_FLITS_W'(1))
+                  tx_last && chk_tx_hdr.len_flits == PKT_HDR_LEN_FLITS_W'(1))
   `NIC_ASSERT_IMP(a_tx_data_header,
-                  tx_valid_o && !chk_tx_in_pkt_q && chk_tx_hdr.pkt_type == PktData,
-                  !tx_last_o && chk_tx_hdr.len_flits >= PKT_HDR_LEN_FLITS_W'(2))
+                  tx_valid && !chk_tx_in_pkt_q && chk_tx_hdr.pkt_type == PktData,
+                  !tx_last && chk_tx_hdr.len_flits >= PKT_HDR_LEN_FLITS_W'(2))
   `NIC_ASSERT_IMP(a_tx_mgmt_header,
-                  tx_valid_o && !chk_tx_in_pkt_q && chk_tx_hdr.pkt_type == PktMgmt,
-                  !tx_last_o && chk_tx_hdr.len_flits == PKT_HDR_LEN_FLITS_W'(MGMT_FLITS))
+                  tx_valid && !chk_tx_in_pkt_q && chk_tx_hdr.pkt_type == PktMgmt,
+                  !tx_last && chk_tx_hdr.len_flits == PKT_HDR_LEN_FLITS_W'(MGMT_FLITS))
   // A packet's flits leave together: inside a packet only its source, the
   // mailbox or the sender, is on tx (nothing is shown to the barrier
   // arbiter, no CNP chosen), and the last flit is the header's len_flits-th.
-  `NIC_ASSERT_IMP(a_tx_no_interleave, chk_tx_in_pkt_q && tx_valid_o,
+  `NIC_ASSERT_IMP(a_tx_no_interleave, chk_tx_in_pkt_q && tx_valid,
                   net_valid == '0 && !cnp_go &&
-                  (tx_in_pkt_q ? tx_data_o == mb_tx_data && mb_tx_ready == tx_ready_i
-                               : dp_data_busy && tx_data_o == dp_data &&
+                  (tx_in_pkt_q ? tx_data == mb_tx_data && mb_tx_ready == tx_ready_i
+                               : dp_data_busy && tx_data == dp_data &&
                                  dp_data_ready == tx_ready_i))
-  `NIC_ASSERT_IMP(a_tx_payload_follows, chk_tx_in_pkt_q, tx_valid_o)
+  `NIC_ASSERT_IMP(a_tx_payload_follows, chk_tx_in_pkt_q, tx_valid)
   `NIC_ASSERT_IMP(a_tx_len_matches, tx_fire && chk_tx_in_pkt_q,
-                  tx_last_o == (32'(chk_tx_flits_q) + 1 == 32'(chk_tx_len_q)))
+                  tx_last == (32'(chk_tx_flits_q) + 1 == 32'(chk_tx_len_q)))
   `NIC_ASSERT_IMP(a_tx_prio_is_tc, net_shown, chk_tx_hdr.prio == tc)
   // While the engine's priority is paused, the only packet starting on tx is
   // one that was shown before and not taken: no packet starts during a
   // pause (a packet already started finishes).
   `NIC_ASSERT_IMP(a_no_tx_start_while_paused, net_shown && pfc_stop[tc],
-                  tx_waiting_prev_q && (tx_data_o == tx_data_prev_q ||
+                  tx_waiting_prev_q && (tx_data == tx_data_prev_q ||
                                         own_lid != own_lid_prev_q || tc != tc_prev_q))
   // The same for CNPs on NP_CFG.CNP_PRIO (DATA: the sender's a_grant_eligible).
   `NIC_ASSERT_IMP(a_no_cnp_start_while_paused, cnp_go && !cnp_held_q, !dp_cnp_paused)
@@ -1231,7 +1239,7 @@ module nic_top
   `NIC_ASSERT(a_active_ctx_in_range, 32'(active_ctx) <= NumCtx)
   // A record reaches the CSR counters exactly when the completion unit says.
   `NIC_ASSERT_IMP(a_error_is_completion, cq_evt_error, cq_evt_completion)
-  `NIC_ASSERT_KNOWN(a_tx_valid_known, tx_valid_o)
+  `NIC_ASSERT_KNOWN(a_tx_valid_known, tx_valid)
   `NIC_ASSERT_KNOWN(a_mem_req_valid_known, mem_req_valid_o)
   `NIC_ASSERT_KNOWN(a_rx_ready_known, rx_ready_o)
   // verilog_format: on
