@@ -841,7 +841,7 @@ module nic_top
   // 5.006's SystemC output cannot read back a wide output port that a process
   // writes.
   flit_t tx_data;
-  logic  tx_valid, tx_last;
+  logic tx_valid, tx_last;
   assign tx_valid_o = tx_valid;
   assign tx_data_o  = tx_data;
   assign tx_last_o  = tx_last;
