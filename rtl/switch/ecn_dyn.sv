@@ -75,6 +75,7 @@ module ecn_dyn #(
   assign win_end = (win_cnt_q & win_mask) == win_mask;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) win_cnt_q <= '0;
+    else if (en_i == '0) win_cnt_q <= WinCntW'(1);  // held: an idle switch keeps its state
     else win_cnt_q <= win_cnt_q + WinCntW'(1);
   end
 

@@ -76,7 +76,7 @@ struct TrafficTotals {
   std::uint64_t rx_stall_cycles = 0;    // summed over every link end
   std::uint64_t data_sent = 0;          // DATA packets the bulk hosts sent
   std::uint64_t data_received = 0;      // ... and bulk hosts received
-  std::uint64_t nic_strays = 0;         // DATA packets the NICs took (their data paths count them)
+  std::uint64_t nic_strays = 0;         // DATA packets the NICs took (data path or CNT_DROP)
   std::uint64_t drop_wred = 0;          // summed over every switch port and priority
   std::uint64_t drop_buf = 0;
   std::uint64_t drop_bad_pkt = 0;

@@ -19,7 +19,7 @@ std::uint32_t SwitchModel::ecn_status(unsigned port, unsigned q, bool state) con
 }
 
 void SwitchModel::ecn_cycle(std::span<const std::array<std::uint32_t, fmt::kNumPrio>> qlen) {
-  const bool last = EcnController::window_end(now_, ecn_dyn_.win);
+  const bool last = EcnController::window_end(ecn_win_cnt_, ecn_dyn_.win);
   for (unsigned o = 0; o < ports(); ++o) {
     OutPort& op = out_[o];
     for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
@@ -30,6 +30,9 @@ void SwitchModel::ecn_cycle(std::span<const std::array<std::uint32_t, fmt::kNumP
     op.ecn_enq.fill(0);
     op.ecn_pause = 0;
   }
+  // §2: the counter rests at 1 while the law is off for every queue.
+  constexpr std::uint32_t kMask = (std::uint32_t{1} << EcnDynConfig::kCounterBits) - 1;
+  ecn_win_cnt_ = ecn_dyn_.enable == 0 ? 1U : (ecn_win_cnt_ + 1U) & kMask;
 }
 
 }  // namespace syncfab::model

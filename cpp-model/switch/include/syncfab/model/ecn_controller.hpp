@@ -54,7 +54,8 @@ struct EcnCtrlInputs {
 
 class EcnController {
  public:
-  // Whether cycle `cycle` (win_cnt = cycle mod 2^20) is the last of a window.
+  // Whether a cycle whose window counter reads `cycle` (win_cnt, §2) is the
+  // last of a window.
   [[nodiscard]] static bool window_end(std::uint64_t cycle, unsigned win) noexcept;
   // floor(log2(n)), 0 for n = 0.
   [[nodiscard]] static unsigned floor_log2(unsigned n) noexcept;
@@ -64,7 +65,7 @@ class EcnController {
   [[nodiscard]] WredConfig effective(bool on, const WredConfig& stat) const noexcept;
 
   // The clock edge ending the current cycle: `on` = EN[q] in the cycle,
-  // `last` = window_end(cycle, cfg.win).
+  // `last` = window_end(win_cnt, cfg.win).
   void step(bool on, bool last, const EcnDynConfig& cfg, const EcnCtrlInputs& in,
             const WredConfig& stat);
 

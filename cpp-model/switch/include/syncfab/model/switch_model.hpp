@@ -350,6 +350,7 @@ class SwitchModel {
   SwitchCsrModel csr_;
   SwitchConfig cfg_;  // this cycle's CSR snapshot
   EcnDynConfig ecn_dyn_;
+  std::uint32_t ecn_win_cnt_ = 0;  // win_cnt (docs/switch-ecn-dynamic.md §2)
   std::uint64_t now_ = 0;
   std::uint64_t next_id_ = 0;
   std::vector<InPort> in_;
