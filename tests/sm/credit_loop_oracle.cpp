@@ -1,7 +1,8 @@
 // The credit-loop checker as it was first written, kept as the oracle of the
 // faster one: one walk per destination LID from every source switch, lanes
-// through the VlAssignment's functions at every hop, Fabric's own lookups.
-// The graph (and so the DFS, the cycle found and the counts) must be the same.
+// through the VlAssignment's functions at every hop, Fabric's own lookups;
+// with port groups, one search per destination over every member. The graph
+// (and so the DFS, the cycle found and the counts) must be the same.
 #include "credit_loop_oracle.hpp"
 
 #include <algorithm>
@@ -86,102 +87,27 @@ class Cdg {
   std::vector<std::uint64_t> bits_;
 };
 
-}  // namespace
-
-CreditLoopReport check_credit_loops_oracle(const Lft& lft, const VlAssignment& vls,
-                                           bool all_switch_sources) {
-  const Fabric& f = lft.fabric();
-  if (vls.lanes < 1 || vls.lanes > 16) {
-    throw FabricError("credit-loop check: " + std::to_string(vls.lanes) + " lanes (1..16)");
-  }
-  const auto lanes = static_cast<std::size_t>(vls.lanes);
-  Cdg g(f, vls.lanes);
-  auto lane = [&](std::uint8_t v) -> std::size_t {
-    if (v >= lanes) {
-      throw FabricError("credit-loop check: lane " + std::to_string(v) + " of " +
-                        std::to_string(lanes));
+// The switches with an end node (or every switch).
+std::vector<SwitchIdx> source_switches(const Fabric& f, bool all_switch_sources) {
+  std::vector<char> src(f.switch_count(), all_switch_sources ? 1 : 0);
+  for (NodeId h : f.hcas()) {
+    const SwitchIdx s = f.attach_switch(h);
+    if (s != kNoSwitch) {
+      src[s] = 1;
     }
-    return v;
-  };
-
+  }
   std::vector<SwitchIdx> sources;
-  {
-    std::vector<char> src(f.switch_count(), all_switch_sources ? 1 : 0);
-    for (NodeId h : f.hcas()) {
-      const SwitchIdx s = f.attach_switch(h);
-      if (s != kNoSwitch) {
-        src[s] = 1;
-      }
-    }
-    for (SwitchIdx s = 0; s < f.switch_count(); ++s) {
-      if (src[s] != 0) {
-        sources.push_back(s);
-      }
+  for (SwitchIdx s = 0; s < f.switch_count(); ++s) {
+    if (src[s] != 0) {
+      sources.push_back(s);
     }
   }
+  return sources;
+}
 
-  // Per destination, walk from every source until a (channel, lane) already
-  // seen for this destination: the rest of that walk is already in the graph.
-  // Tables are stored per switch; walks read one destination across all
-  // switches, so a block of destinations is first copied column-wise (one
-  // cache miss per switch row instead of one per hop).
-  constexpr std::size_t kBlock = 64;
-  const std::size_t n_sw = f.switch_count();
-  std::vector<PortNum> col(kBlock * n_sw);
-  std::vector<std::uint32_t> seen(g.node_count(), 0);
-  std::uint32_t stamp = 0;
-  for (std::size_t d0 = 1; d0 < lft.dest_count(); d0 += kBlock) {
-    const std::size_t d1 = std::min(lft.dest_count(), d0 + kBlock);
-    for (SwitchIdx s = 0; s < n_sw; ++s) {
-      for (std::size_t l = d0; l < d1; ++l) {
-        col[(l - d0) * n_sw + s] = lft.get(s, static_cast<Lid>(l));
-      }
-    }
-    for (std::size_t l = d0; l < d1; ++l) {
-      const auto d = static_cast<Lid>(l);
-      if (f.lid_owner(d).node == kNoNode) {
-        continue;
-      }
-      const PortNum* route = col.data() + (l - d0) * n_sw;
-      ++stamp;
-      for (SwitchIdx s : sources) {
-        NodeId at = f.switch_node(s);
-        PortNum out = route[s];
-        if (out == kNoRoute || out == 0 || !f.peer(at, out).connected() ||
-            !f.is_switch(f.peer(at, out).node)) {
-          continue;
-        }
-        std::size_t v = vls.first ? lane(vls.first(s, d, out)) : 0;
-        std::size_t cur = g.node(f.port_slot(at, out), v);
-        if (seen[cur] == stamp) {
-          continue;
-        }
-        seen[cur] = stamp;
-        for (;;) {
-          const PortPeer hop = f.peer(at, out);
-          const NodeId next = hop.node;
-          const PortNum q = route[f.switch_index(next)];
-          if (q == kNoRoute || q == 0 || !f.peer(next, q).connected() ||
-              !f.is_switch(f.peer(next, q).node)) {
-            break;
-          }
-          v = vls.next ? lane(vls.next(f.switch_index(next), hop.port, q,
-                                       static_cast<std::uint8_t>(v), d))
-                       : v;
-          g.add(cur, q, v);
-          cur = g.node(f.port_slot(next, q), v);
-          if (seen[cur] == stamp) {
-            break;
-          }
-          seen[cur] = stamp;
-          at = next;
-          out = q;
-        }
-      }
-    }
-  }
-
-  // Iterative DFS, three colours; a grey successor closes a cycle.
+// Iterative DFS on the finished graph.
+CreditLoopReport search(const Fabric& f, const Cdg& g, std::size_t lanes) {
+  // Three colours; a grey successor closes a cycle.
   CreditLoopReport r;
   const std::size_t n = g.node_count();
   std::vector<std::uint8_t> colour(n, 0);
@@ -262,6 +188,164 @@ CreditLoopReport check_credit_loops_oracle(const Lft& lft, const VlAssignment& v
     r.channels += k > 0 ? 1 : 0;
   }
   return r;
+}
+
+}  // namespace
+
+CreditLoopReport check_credit_loops_oracle(const Lft& lft, const VlAssignment& vls,
+                                           bool all_switch_sources) {
+  const Fabric& f = lft.fabric();
+  if (vls.lanes < 1 || vls.lanes > 16) {
+    throw FabricError("credit-loop check: " + std::to_string(vls.lanes) + " lanes (1..16)");
+  }
+  const auto lanes = static_cast<std::size_t>(vls.lanes);
+  Cdg g(f, vls.lanes);
+  auto lane = [&](std::uint8_t v) -> std::size_t {
+    if (v >= lanes) {
+      throw FabricError("credit-loop check: lane " + std::to_string(v) + " of " +
+                        std::to_string(lanes));
+    }
+    return v;
+  };
+
+  const std::vector<SwitchIdx> sources = source_switches(f, all_switch_sources);
+
+  // Per destination, walk from every source until a (channel, lane) already
+  // seen for this destination: the rest of that walk is already in the graph.
+  // Tables are stored per switch; walks read one destination across all
+  // switches, so a block of destinations is first copied column-wise (one
+  // cache miss per switch row instead of one per hop).
+  constexpr std::size_t kBlock = 64;
+  const std::size_t n_sw = f.switch_count();
+  std::vector<PortNum> col(kBlock * n_sw);
+  std::vector<std::uint32_t> seen(g.node_count(), 0);
+  std::uint32_t stamp = 0;
+  for (std::size_t d0 = 1; d0 < lft.dest_count(); d0 += kBlock) {
+    const std::size_t d1 = std::min(lft.dest_count(), d0 + kBlock);
+    for (SwitchIdx s = 0; s < n_sw; ++s) {
+      for (std::size_t l = d0; l < d1; ++l) {
+        col[(l - d0) * n_sw + s] = lft.get(s, static_cast<Lid>(l));
+      }
+    }
+    for (std::size_t l = d0; l < d1; ++l) {
+      const auto d = static_cast<Lid>(l);
+      if (f.lid_owner(d).node == kNoNode) {
+        continue;
+      }
+      const PortNum* route = col.data() + (l - d0) * n_sw;
+      ++stamp;
+      for (SwitchIdx s : sources) {
+        NodeId at = f.switch_node(s);
+        PortNum out = route[s];
+        if (out == kNoRoute || out == 0 || !f.peer(at, out).connected() ||
+            !f.is_switch(f.peer(at, out).node)) {
+          continue;
+        }
+        std::size_t v = vls.first ? lane(vls.first(s, d, out)) : 0;
+        std::size_t cur = g.node(f.port_slot(at, out), v);
+        if (seen[cur] == stamp) {
+          continue;
+        }
+        seen[cur] = stamp;
+        for (;;) {
+          const PortPeer hop = f.peer(at, out);
+          const NodeId next = hop.node;
+          const PortNum q = route[f.switch_index(next)];
+          if (q == kNoRoute || q == 0 || !f.peer(next, q).connected() ||
+              !f.is_switch(f.peer(next, q).node)) {
+            break;
+          }
+          v = vls.next ? lane(vls.next(f.switch_index(next), hop.port, q,
+                                       static_cast<std::uint8_t>(v), d))
+                       : v;
+          g.add(cur, q, v);
+          cur = g.node(f.port_slot(next, q), v);
+          if (seen[cur] == stamp) {
+            break;
+          }
+          seen[cur] = stamp;
+          at = next;
+          out = q;
+        }
+      }
+    }
+  }
+
+  return search(f, g, lanes);
+}
+
+CreditLoopReport check_credit_loops_oracle(const Lft& lft, const PortGroups& groups,
+                                           const VlAssignment& vls, bool all_switch_sources) {
+  const Fabric& f = lft.fabric();
+  if (vls.lanes < 1 || vls.lanes > 16) {
+    throw FabricError("credit-loop check: " + std::to_string(vls.lanes) + " lanes (1..16)");
+  }
+  const auto lanes = static_cast<std::size_t>(vls.lanes);
+  Cdg g(f, vls.lanes);
+  auto lane = [&](std::uint8_t v) -> std::size_t {
+    if (v >= lanes) {
+      throw FabricError("credit-loop check: lane " + std::to_string(v) + " of " +
+                        std::to_string(lanes));
+    }
+    return v;
+  };
+  // A port of switch node `at` that leads to another switch.
+  auto channel = [&](NodeId at, PortNum p) {
+    if (p == 0 || p == kNoRoute || p > f.num_ports(at)) {
+      return false;
+    }
+    const PortPeer o = f.peer(at, p);
+    return o.connected() && f.is_switch(o.node);
+  };
+  const std::vector<SwitchIdx> sources = source_switches(f, all_switch_sources);
+
+  struct Held {
+    NodeId at;
+    PortNum out;
+    std::size_t vl;
+  };
+  std::vector<std::uint32_t> seen(g.node_count(), 0);
+  std::uint32_t stamp = 0;
+  std::vector<Held> stack;
+  for (std::size_t l = 1; l < lft.dest_count(); ++l) {
+    const auto d = static_cast<Dest>(l);
+    if (f.dest_owner(d).node == kNoNode) {
+      continue;
+    }
+    ++stamp;
+    auto reach = [&](NodeId at, PortNum out, std::size_t v) {
+      const std::size_t n = g.node(f.port_slot(at, out), v);
+      if (seen[n] != stamp) {
+        seen[n] = stamp;
+        stack.push_back(Held{at, out, v});
+      }
+    };
+    for (const SwitchIdx s : sources) {
+      const NodeId at = f.switch_node(s);
+      for (const PortNum out : entry_ports(lft, &groups, s, d)) {
+        if (channel(at, out)) {
+          reach(at, out, vls.first ? lane(vls.first(s, d, out)) : 0);
+        }
+      }
+    }
+    while (!stack.empty()) {
+      const Held h = stack.back();
+      stack.pop_back();
+      const PortPeer hop = f.peer(h.at, h.out);
+      const SwitchIdx t = f.switch_index(hop.node);
+      const bool group = groups.group(t, d) >= 0;
+      for (const PortNum q : entry_ports(lft, &groups, t, d)) {
+        if (!channel(hop.node, q) || (group && q == hop.port)) {
+          continue;
+        }
+        const std::size_t w =
+            vls.next ? lane(vls.next(t, hop.port, q, static_cast<std::uint8_t>(h.vl), d)) : h.vl;
+        g.add(g.node(f.port_slot(h.at, h.out), h.vl), q, w);
+        reach(hop.node, q, w);
+      }
+    }
+  }
+  return search(f, g, lanes);
 }
 
 }  // namespace syncfab::sm::test

@@ -420,23 +420,66 @@ class Walker {
 };
 
 // Walks of tables with port groups: per destination a search over every
-// (channel, lane) a packet can reach, branching at each group.
+// (channel, lane) a packet can reach, branching at each group. Like Walker,
+// it walks the LIDs of one switch once when their entries agree on every
+// switch -- an entry seen as its group (the members and the arrival-port
+// exception) or as its channel -- which on ECMP tables leaves about one walk
+// per switch with end nodes.
 class GroupWalker {
  public:
   GroupWalker(const Lft& lft, const PortGroups& groups, const Cdg& g, const Channels& ch,
-              const Lanes& lanes)
+              const Lanes& lanes, const std::vector<SwitchIdx>& sources, const Destinations& dst)
       : lft_(lft),
         groups_(groups),
         ch_(ch),
         lanes_(lanes),
+        sources_(sources),
+        dst_(dst),
+        n_sw_(ch.base.size()),
         lanes_n_(g.lanes()),
         seen_((ch.count() * g.lanes() + 63) / 64, 0),
         bits_(g.words(), 0) {}
 
-  void walk(const std::vector<SwitchIdx>& sources, Dest d) {
+  // The LIDs of destination group k (one switch's).
+  void group(std::size_t k) {
+    const std::size_t j0 = dst_.groups[k];
+    const std::size_t m = dst_.groups[k + 1] - j0;
+    col_.resize(m * n_sw_);
+    for (SwitchIdx s = 0; s < n_sw_; ++s) {
+      for (std::size_t j = 0; j < m; ++j) {
+        col_[j * n_sw_ + s] = code(s, dst_.lids[j0 + j]);
+      }
+    }
+    walked_.clear();
+    for (std::size_t j = 0; j < m; ++j) {
+      const std::uint32_t* c = col_.data() + j * n_sw_;
+      const bool same = std::any_of(walked_.begin(), walked_.end(), [&](std::size_t k2) {
+        return std::equal(c, c + n_sw_, col_.data() + k2 * n_sw_);
+      });
+      if (!same) {
+        walked_.push_back(j);
+        walk(dst_.lids[j0 + j]);
+      }
+    }
+  }
+  [[nodiscard]] const std::vector<std::uint64_t>& bits() const { return bits_; }
+
+ private:
+  static constexpr std::uint32_t kGroupCode = 0x10000;
+
+  // What a walk reads of entry (s, d): its group, or its channel (0 when the
+  // packet leaves the switch fabric or is dropped).
+  [[nodiscard]] std::uint32_t code(SwitchIdx s, Dest d) const {
+    if (const int g = groups_.group(s, d); g >= 0) {
+      return kGroupCode + static_cast<std::uint32_t>(g);
+    }
+    return ch_.channel(s, lft_.get(s, d));
+  }
+
+  void walk(Dest d) {
     std::fill(seen_.begin(), seen_.end(), 0);
     stack_.clear();
-    for (const SwitchIdx s : sources) {
+    for (const SwitchIdx s : sources_) {
       entry(s, d);
       for (const PortNum out : ports_) {
         if (ch_.channel(s, out) == 0) {
@@ -470,9 +513,7 @@ class GroupWalker {
       }
     }
   }
-  [[nodiscard]] const std::vector<std::uint64_t>& bits() const { return bits_; }
 
- private:
   // ports_ = the ports entry (s, d) may leave on; true when it names a group.
   bool entry(SwitchIdx s, Dest d) {
     ports_.clear();
@@ -501,15 +542,63 @@ class GroupWalker {
   const PortGroups& groups_;
   const Channels& ch_;
   const Lanes& lanes_;
+  const std::vector<SwitchIdx>& sources_;
+  const Destinations& dst_;
+  std::size_t n_sw_;
   std::size_t lanes_n_;
+  std::vector<std::uint32_t> col_;  // per LID of the group: code() of every switch
+  std::vector<std::size_t> walked_;
   std::vector<PortNum> ports_;
   std::vector<std::pair<std::size_t, std::size_t>> stack_;  // (switch port, lane)
   std::vector<std::uint64_t> seen_;
   std::vector<std::uint64_t> bits_;
 };
 
+// Runs fn(t) for t = 0 .. n - 1, t > 0 on threads of their own, and rethrows
+// the first exception any of them threw once all have ended. `failed` tells
+// the others to stop early.
+template <typename F>
+void run_walkers(std::size_t n, std::atomic<bool>& failed, F&& fn) {
+  std::vector<std::exception_ptr> errors(n);
+  auto run = [&](std::size_t t) {
+    try {
+      fn(t);
+    } catch (...) {
+      errors[t] = std::current_exception();
+      failed = true;
+    }
+  };
+  {
+    std::vector<std::jthread> pool;
+    for (std::size_t t = 1; t < n; ++t) {
+      pool.emplace_back(run, t);
+    }
+    run(0);
+  }
+  for (const std::exception_ptr& e : errors) {
+    if (e) {
+      std::rethrow_exception(e);
+    }
+  }
+}
+
+// A second walker pays once the walks outweigh setting up its own visited
+// set and bitmap (the merge is one OR per word).
+std::size_t walker_count(int threads, double work, std::size_t units) {
+  if (threads <= 0) {
+    constexpr double kThreadWork = 1e7;
+    threads = work >= kThreadWork && std::thread::hardware_concurrency() >= 2 ? 2 : 1;
+  }
+  return std::min<std::size_t>(static_cast<std::size_t>(threads), std::max<std::size_t>(units, 1));
+}
+
 // Cycle search on the finished graph.
 CreditLoopReport search(const Fabric& f, const Cdg& g);
+
+// The walks of check_credit_loops with port groups, on `threads` walkers.
+CreditLoopReport check_with_groups(const Lft& lft, const PortGroups& groups, Cdg& g,
+                                   const Channels& ch, const Lanes& lanes,
+                                   const std::vector<SwitchIdx>& sources, int threads);
 
 }  // namespace
 
@@ -555,58 +644,26 @@ CreditLoopReport check_credit_loops(const Lft& lft, const PortGroups* groups,
   }
 
   if (groups != nullptr) {
-    GroupWalker w(lft, *groups, g, ch, lane_of);
-    for (std::size_t l = 1; l < lft.dest_count(); ++l) {
-      if (f.dest_owner(static_cast<Dest>(l)).node != kNoNode) {
-        w.walk(sources, static_cast<Dest>(l));
-      }
-    }
-    g.merge(w.bits());
-    return search(f, g);
+    return check_with_groups(lft, *groups, g, ch, lane_of, sources, threads);
   }
 
   constexpr std::size_t kBlock = 256;
   const Destinations dst = destinations(f, lft, kBlock);
   const std::size_t n_blocks = dst.blocks.size() - 1;
-  if (threads <= 0) {
-    // A second walker pays once the walks outweigh setting up its own visited
-    // set and bitmap (the merge is one OR per word).
-    constexpr double kThreadWork = 1e7;
-    const double work = static_cast<double>(sources.size()) * static_cast<double>(dst.lids.size());
-    threads = work >= kThreadWork && std::thread::hardware_concurrency() >= 2 ? 2 : 1;
-  }
-  const auto n_walkers =
-      std::min<std::size_t>(static_cast<std::size_t>(threads), std::max<std::size_t>(n_blocks, 1));
+  const double work = static_cast<double>(sources.size()) * static_cast<double>(dst.lids.size());
+  const std::size_t n_walkers = walker_count(threads, work, n_blocks);
   std::vector<Walker> walkers;
   walkers.reserve(n_walkers);
   for (std::size_t t = 0; t < n_walkers; ++t) {
     walkers.emplace_back(lft, g, ch, lane_of, sources, dst);
   }
-  std::vector<std::exception_ptr> errors(n_walkers);
   std::atomic<bool> failed{false};
-  auto run = [&](std::size_t t) {
-    try {
-      for (std::size_t b = t; b < n_blocks && !failed.load(std::memory_order_relaxed);
-           b += n_walkers) {
-        walkers[t].block(b);
-      }
-    } catch (...) {
-      errors[t] = std::current_exception();
-      failed = true;
+  run_walkers(n_walkers, failed, [&](std::size_t t) {
+    for (std::size_t b = t; b < n_blocks && !failed.load(std::memory_order_relaxed);
+         b += n_walkers) {
+      walkers[t].block(b);
     }
-  };
-  {
-    std::vector<std::jthread> pool;
-    for (std::size_t t = 1; t < n_walkers; ++t) {
-      pool.emplace_back(run, t);
-    }
-    run(0);
-  }
-  for (const std::exception_ptr& e : errors) {
-    if (e) {
-      std::rethrow_exception(e);
-    }
-  }
+  });
   for (const Walker& w : walkers) {
     g.merge(w.bits());
   }
@@ -614,6 +671,35 @@ CreditLoopReport check_credit_loops(const Lft& lft, const PortGroups* groups,
 }
 
 namespace {
+
+CreditLoopReport check_with_groups(const Lft& lft, const PortGroups& groups, Cdg& g,
+                                   const Channels& ch, const Lanes& lanes,
+                                   const std::vector<SwitchIdx>& sources, int threads) {
+  const Destinations dst = destinations(lft.fabric(), lft, 0);
+  const std::size_t n_groups = dst.groups.size() - 1;
+  // A walk with groups branches at every group: weigh it as more than the
+  // single-port walks' one path per source.
+  constexpr double kBranching = 8;
+  const double work =
+      kBranching * static_cast<double>(sources.size()) * static_cast<double>(dst.lids.size());
+  const std::size_t n_walkers = walker_count(threads, work, n_groups);
+  std::vector<GroupWalker> walkers;
+  walkers.reserve(n_walkers);
+  for (std::size_t t = 0; t < n_walkers; ++t) {
+    walkers.emplace_back(lft, groups, g, ch, lanes, sources, dst);
+  }
+  std::atomic<bool> failed{false};
+  run_walkers(n_walkers, failed, [&](std::size_t t) {
+    for (std::size_t k = t; k < n_groups && !failed.load(std::memory_order_relaxed);
+         k += n_walkers) {
+      walkers[t].group(k);
+    }
+  });
+  for (const GroupWalker& w : walkers) {
+    g.merge(w.bits());
+  }
+  return search(lft.fabric(), g);
+}
 
 CreditLoopReport search(const Fabric& f, const Cdg& g) {
   const std::size_t lanes = g.lanes();

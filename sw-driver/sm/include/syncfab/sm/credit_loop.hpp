@@ -68,9 +68,10 @@ CreditLoopReport check_credit_loops(const Lft& lft, const VlAssignment& vls = {}
 // The same with port groups: an entry naming a group may leave on any of its
 // members except the port the packet came in on (the switch never picks it),
 // so the channel it arrived on depends on each of them. Walks every
-// destination from every source over all those branches, on one thread.
-// Groups with no entries naming them (or groups == nullptr) give the same
-// report as above.
+// destination from every source over all those branches (once for the LIDs
+// of one switch whose entries agree everywhere; threads as above). Groups
+// with no entries naming them (or groups == nullptr) give the same report as
+// above.
 CreditLoopReport check_credit_loops(const Lft& lft, const PortGroups* groups,
                                     const VlAssignment& vls = {}, bool all_switch_sources = false,
                                     int threads = 0);
