@@ -133,6 +133,9 @@ BarrierResult run_barriers(SystemFabric& sys, const BarrierRun& run, std::mt1993
   };
   if (run.common_start) {
     for (unsigned b = 0; b < run.barriers; ++b) {
+      if (const std::uint64_t due = start + run.every * b; sys.cycle() < due) {
+        sys.idle_cycles(due - sys.cycle());
+      }
       std::shuffle(order.begin(), order.end(), rng);
       sys.hold_doorbells();
       for (const unsigned r : order) {

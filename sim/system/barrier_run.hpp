@@ -56,6 +56,11 @@ struct BarrierRun {
   // previous one; `skew` is not used. The latency of a barrier is then the
   // network's and the NICs' alone, the same measure on RTL and model.
   bool common_start = false;
+  // With common_start: barrier b is posted no earlier than `every` x b
+  // cycles after the run started (0: as soon as the previous one is
+  // collected), so barriers sample a load at a steady pace; one that is
+  // still running delays the next.
+  std::uint64_t every = 0;
   // Cycles the run's faults may add to the liveness bound (a packet lost on
   // purpose and recovered by a re-send after GROUP_TIMEOUT).
   std::uint64_t fault_cycles = 0;
