@@ -180,8 +180,7 @@ class Sampler {
     }
     return n;
   }
-  [[nodiscard]] std::uint64_t pause_tx(const std::vector<unsigned>& switches,
-                                       unsigned prio) const {
+  [[nodiscard]] std::uint64_t pause_tx(const std::vector<unsigned>& switches, unsigned prio) const {
     std::uint64_t n = 0;
     for (const unsigned s : switches) {
       for (unsigned p = 0; p < sys_.sw(s).port_count(); ++p) {
@@ -354,8 +353,8 @@ EcmpIncastResult run_ecmp_incast(TestContext& ctx, const EcmpIncastConfig& cfg) 
                                                 static_cast<std::uint16_t>(cfg.quanta)};
     sched.sp_mask = static_cast<std::uint8_t>(1U << cfg.barrier_prio);
   }
-  configure_pfc(sys, driver::PfcTiming{static_cast<std::uint8_t>(cfg.cycles_per_quantum), 64},
-                pfc, cfg.len_flits);
+  configure_pfc(sys, driver::PfcTiming{static_cast<std::uint8_t>(cfg.cycles_per_quantum), 64}, pfc,
+                cfg.len_flits);
   for (unsigned s = 0; s < sys.switch_count(); ++s) {
     for (unsigned p = 0; p < sys.sw(s).port_count(); ++p) {
       if (sys.switch_link(s, p) != nullptr) {
@@ -444,10 +443,9 @@ EcmpIncastResult run_ecmp_incast(TestContext& ctx, const EcmpIncastConfig& cfg) 
   BarrierRun run;
   run.ctx = 0;
   run.k = cfg.barrier_k;
-  run.barriers =
-      static_cast<unsigned>((cfg.cycles - cfg.barrier_every - cfg.barrier_first) /
-                                cfg.barrier_every +
-                            1);
+  // Slots from barrier_first to the last that ends within the run.
+  run.barriers = static_cast<unsigned>(
+      (cfg.cycles - cfg.barrier_every - cfg.barrier_first) / cfg.barrier_every + 1);
   run.limit = std::numeric_limits<std::uint64_t>::max() / 4;
   run.pause_cycles = std::uint64_t{cfg.quanta} * cfg.cycles_per_quantum;
   run.other_pkt_flits = cfg.len_flits;

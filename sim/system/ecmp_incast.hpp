@@ -70,12 +70,12 @@ struct EcmpSample {
     std::uint32_t end = 0;
     std::uint32_t max = 0;
   };
-  std::vector<Queue> queues;       // per EcmpIncastResult::queue_names
-  std::uint64_t pause_tx = 0;      // PAUSE_TX of the flows' priority, every switch port
+  std::vector<Queue> queues;               // per EcmpIncastResult::queue_names
+  std::uint64_t pause_tx = 0;              // PAUSE_TX of the flows' priority, every switch port
   std::vector<std::uint64_t> pause_tx_at;  // the same per EcmpIncastResult::pause_names
-  std::uint64_t host_pauses = 0;   // frames that paused a sender
-  std::uint64_t barrier_pause_tx = 0;  // PAUSE_TX of the barriers' priority (own class)
-  std::uint64_t barriers_done = 0;     // barriers whose last completion fell in the interval
+  std::uint64_t host_pauses = 0;           // frames that paused a sender
+  std::uint64_t barrier_pause_tx = 0;      // PAUSE_TX of the barriers' priority (own class)
+  std::uint64_t barriers_done = 0;         // barriers whose last completion fell in the interval
 };
 
 struct EcmpBarrier {
@@ -96,10 +96,10 @@ struct EcmpIncastResult {
   std::vector<std::string> pause_names;
   std::vector<EcmpSample> series;
   std::vector<EcmpBarrier> barriers;
-  double jain = 0;        // over the senders' flits in the window
-  double throughput = 0;  // h0's DATA flits per cycle in the window
-  std::vector<double> share;  // per sender, flits per cycle in the window
-  std::uint64_t flows = 0;    // flows h0 received from
+  double jain = 0;                 // over the senders' flits in the window
+  double throughput = 0;           // h0's DATA flits per cycle in the window
+  std::vector<double> share;       // per sender, flits per cycle in the window
+  std::uint64_t flows = 0;         // flows h0 received from
   std::uint64_t out_of_order = 0;  // summed over the flows (bulk_host.hpp's BulkRxFlow)
   std::uint64_t data_sent = 0;     // DATA packets the senders sent
   std::uint64_t data_received = 0;

@@ -125,8 +125,10 @@ void write_json(const std::string& path, const Options& o, const EcmpIncastResul
   const std::string series = object({{"senders", list(r.sender_names, quoted)},
                                      {"queues", list(r.queue_names, quoted)},
                                      {"pauses", list(r.pause_names, quoted)}});
-  const std::string latency = object(
-      {{"count", n(lat.count)}, {"median", n(lat.median)}, {"p99", n(lat.p99)}, {"max", n(lat.max)}});
+  const std::string latency = object({{"count", n(lat.count)},
+                                      {"median", n(lat.median)},
+                                      {"p99", n(lat.p99)},
+                                      {"max", n(lat.max)}});
   const std::string figures = object({{"jain", num(r.jain)},
                                       {"throughput", num(r.throughput)},
                                       {"share", list(r.share, num)},
@@ -186,8 +188,7 @@ int run(int argc, char** argv) {
     r = run_ecmp_incast(ctx, c);
     ctx.finish();
   }
-  const double wall =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
   const EcmpLatency lat = latency_stats(r, c.warmup);
   std::printf("ECMP %s, %s, seed %llu: %llu cycles in %.1f s\n", c.ecmp ? "on" : "off",
               o.rtl ? "RTL" : "golden models", static_cast<unsigned long long>(o.seed),
@@ -199,21 +200,20 @@ int run(int argc, char** argv) {
   for (std::size_t i = 0; i < r.share.size(); ++i) {
     std::printf(" %s %.3f", r.sender_names[i].c_str(), r.share[i]);
   }
-  std::printf("\n  %llu flows, %llu packets out of order, %llu / %llu DATA packets "
-              "received / sent, lossless drops %llu\n",
-              static_cast<unsigned long long>(r.flows),
-              static_cast<unsigned long long>(r.out_of_order),
-              static_cast<unsigned long long>(r.data_received),
-              static_cast<unsigned long long>(r.data_sent),
-              static_cast<unsigned long long>(r.lossless_drops));
+  std::printf(
+      "\n  %llu flows, %llu packets out of order, %llu / %llu DATA packets "
+      "received / sent, lossless drops %llu\n",
+      static_cast<unsigned long long>(r.flows), static_cast<unsigned long long>(r.out_of_order),
+      static_cast<unsigned long long>(r.data_received),
+      static_cast<unsigned long long>(r.data_sent),
+      static_cast<unsigned long long>(r.lossless_drops));
   std::printf("  pause frames %llu (barrier class %llu), senders paused by %llu\n",
               static_cast<unsigned long long>(r.pause_frames),
               static_cast<unsigned long long>(r.barrier_pause_frames),
               static_cast<unsigned long long>(r.host_pauses));
   std::printf("  barriers %zu / %llu completed; window: median %llu, p99 %llu, max %llu cycles\n",
               r.barriers.size(), static_cast<unsigned long long>(r.barriers_posted),
-              static_cast<unsigned long long>(lat.median),
-              static_cast<unsigned long long>(lat.p99),
+              static_cast<unsigned long long>(lat.median), static_cast<unsigned long long>(lat.p99),
               static_cast<unsigned long long>(lat.max));
   std::printf("  barrier sends that can meet the incast: %llu of %llu, at",
               static_cast<unsigned long long>(r.crossing_sends),
