@@ -26,7 +26,7 @@ help:
 	@echo "make bench-system  the system flow timed (32 and 128 NICs), latencies RTL vs model vs bound, into docs/bench-system.{md,csv}"
 	@echo "make bench-collective  group barriers against the physical bound (RTL p = 8..128, event-driven golden fabric to 100,000 nodes) and under concurrency, into docs/bench-collective*.{md,csv,png}"
 	@echo "make bench-vp   the virtual platform's speed: instructions per barrier and barriers per wall second against the model loop and the coroutine harness (prints the tables of docs/virtual-platform.md)"
-	@echo "make scenarios  the 8-to-1 incast's congestion scenarios (PFC only, DCQCN, DCQCN + dynamic ECN) with barriers through them, seeds 1-3: docs/congestion-scenarios.{csv,png} (docs/congestion-scenarios.md)"
+	@echo "make scenarios  the 8-to-1 incast's congestion scenarios (PFC only, DCQCN, DCQCN + dynamic ECN; ECMP off and on on the fat tree) with barriers through them, seeds 1-3: docs/congestion-*.{csv,png} (docs/congestion-scenarios.md)"
 	@echo "make format     rewrite SystemVerilog (verible) and C++ (clang-format) in the checked-in style"
 	@echo "make docs       format and register references into $(BUILD)/docs"
 	@echo "make deps       install the pinned toolchain (scripts/toolchain.txt)"
@@ -112,10 +112,10 @@ bench-system: build
 bench-collective: build
 	@/usr/bin/python3 scripts/bench_collective.py --build $(BUILD)
 
-# Builds the incast tool alone; its runs' CSVs stay in $(BUILD)/scenarios,
-# the plots need Debian's python3 (python3-matplotlib).
+# Builds the two incast tools alone; their runs' CSVs stay in
+# $(BUILD)/scenarios, the plots need Debian's python3 (python3-matplotlib).
 scenarios: configure
-	@cmake --build $(BUILD) -j $(JOBS) --target syncfab-dcqcn-incast
+	@cmake --build $(BUILD) -j $(JOBS) --target syncfab-dcqcn-incast syncfab-ecmp-incast
 	@$(PY) scripts/scenarios.py --build $(BUILD)
 
 # valgrind (callgrind) counts the instructions: perf has no instruction

@@ -131,8 +131,23 @@ BarrierResult run_barriers(SystemFabric& sys, const BarrierRun& run, std::mt1993
         << "LIVENESS: barriers of ctx " << run.ctx << " k=" << run.k << " still outstanding "
         << run.limit << " cycles after the run started at cycle " << start;
   };
+  unsigned count = run.barriers;  // barriers posted
   if (run.common_start) {
+    std::uint64_t slot = 0;
     for (unsigned b = 0; b < run.barriers; ++b) {
+      if (run.every != 0) {
+        // The first slot not yet begun; those missed while the previous
+        // barrier ran are skipped.
+        slot = std::max<std::uint64_t>(slot, (sys.cycle() - start + run.every - 1) / run.every);
+        if (slot >= run.barriers) {
+          count = b;
+          break;
+        }
+        if (const std::uint64_t due = start + run.every * slot; sys.cycle() < due) {
+          sys.idle_cycles(due - sys.cycle());
+        }
+        ++slot;
+      }
       std::shuffle(order.begin(), order.end(), rng);
       sys.hold_doorbells();
       for (const unsigned r : order) {
@@ -221,7 +236,7 @@ BarrierResult run_barriers(SystemFabric& sys, const BarrierRun& run, std::mt1993
                         4 * links * run.pause_cycles) +
               2 * res.one_way + run.fault_cycles;
 
-  for (unsigned b = 0; b < run.barriers; ++b) {
+  for (unsigned b = 0; b < count; ++b) {
     const std::uint16_t epoch = hosts[0].epochs[b];
     TB_CHECK_EQ(epoch, static_cast<std::uint16_t>(hosts[0].epochs[0] + b))
         << "barrier " << b << ": epochs of one context count up by one";

@@ -56,6 +56,13 @@ struct BarrierRun {
   // previous one; `skew` is not used. The latency of a barrier is then the
   // network's and the NICs' alone, the same measure on RTL and model.
   bool common_start = false;
+  // With common_start and every > 0: `barriers` slots of `every` cycles
+  // from the run's start, a barrier posted at the start of each slot once
+  // the previous one is collected, so barriers sample a load at a steady
+  // pace; the slots that begin while a barrier runs are skipped (fewer
+  // barriers than slots: BarrierResult has one entry per barrier posted).
+  // 0: `barriers` barriers, each as soon as the previous one is collected.
+  std::uint64_t every = 0;
   // Cycles the run's faults may add to the liveness bound (a packet lost on
   // purpose and recovered by a re-send after GROUP_TIMEOUT).
   std::uint64_t fault_cycles = 0;

@@ -122,6 +122,14 @@ void BulkHost::receive(const LinkFlit& f, std::uint64_t now) {
       if (fmt::PktHdr::decode(pkt.front()).len_flits() != pkt.size()) {
         ++rx_.bad_len;
       }
+      if (pkt.size() >= 2) {
+        const swfab::PacketId id = swfab::decode_payload(pkt[1]);
+        BulkRxFlow& f = rx_flows_[{id.src_host, id.flow}];
+        ++f.packets;
+        f.flits += pkt.size();
+        f.out_of_order += id.seq != f.next_seq ? 1 : 0;
+        f.next_seq = std::max(f.next_seq, id.seq + 1);
+      }
       return;
     case PktKind::kPfc:
       break;

@@ -22,6 +22,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -77,6 +78,18 @@ struct BulkRxStats {
   std::uint64_t bad_len = 0;     // DATA packets whose flits differ from their len_flits
 };
 
+// The DATA packets received from one flow (flit 1's PacketId: the sending
+// host's index and its flow); a flow's packets carry seq 0, 1, 2, ...
+struct BulkRxFlow {
+  std::uint64_t packets = 0;
+  std::uint64_t flits = 0;     // header included
+  std::uint64_t next_seq = 0;  // one past the highest seq received
+  // Packets whose seq was not next_seq: one overtaken (a lower seq arriving
+  // late) or one overtaking (a gap). Zero: the flow arrived in order, whole.
+  std::uint64_t out_of_order = 0;
+};
+using BulkFlowKey = std::pair<std::uint32_t, std::uint32_t>;  // sending host, its flow
+
 class BulkHost final : public Node {
  public:
   // `index` names the host in its packets' payload; `lid` is its src_lid.
@@ -120,6 +133,8 @@ class BulkHost final : public Node {
     return malformed_done_;
   }
   [[nodiscard]] const BulkRxStats& received() const { return rx_; }
+  // Per sending flow, what arrived (DATA packets of at least 2 flits).
+  [[nodiscard]] const std::map<BulkFlowKey, BulkRxFlow>& rx_flows() const { return rx_flows_; }
   // Per cycle, the priorities paused, summed (cycles x priorities).
   [[nodiscard]] std::uint64_t paused_cycles() const { return paused_cycles_; }
 
@@ -145,6 +160,7 @@ class BulkHost final : public Node {
   std::uint64_t paused_cycles_ = 0;
   std::vector<Flit> rx_cur_;
   BulkRxStats rx_;
+  std::map<BulkFlowKey, BulkRxFlow> rx_flows_;
   struct Outgoing {
     std::uint16_t dst = 0;
     fmt::MgmtMsg msg;

@@ -162,4 +162,8 @@ std::uint32_t ModelSwitch::counter(unsigned port, unsigned prio, fmt::SwCounter 
   return v;
 }
 
+std::uint32_t ModelSwitch::ingress_cells(unsigned port, unsigned prio) const {
+  return model_->occupancy(port, prio);
+}
+
 }  // namespace syncfab::tb::system

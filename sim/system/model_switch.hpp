@@ -72,6 +72,7 @@ class ModelSwitch final : public SwitchNode {
   [[nodiscard]] driver::Switch& driver() override;
   [[nodiscard]] std::uint32_t counter(unsigned port, unsigned prio,
                                       fmt::SwCounter kind) const override;
+  [[nodiscard]] std::uint32_t ingress_cells(unsigned port, unsigned prio) const override;
   // Cycles a flit spends in this node beyond the model's own forwarding.
   [[nodiscard]] unsigned extra_latency() const { return in_lag_ + out_lag_; }
 

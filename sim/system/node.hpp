@@ -99,6 +99,9 @@ class SwitchNode : public Node {
                                               fmt::SwCounter kind) const = 0;
   // The same summed over the priorities.
   [[nodiscard]] std::uint64_t counter_all_prios(unsigned port, fmt::SwCounter kind) const;
+  // Cells of arrival priority `prio` held in port's ingress buffer (what its
+  // PFC thresholds compare), without simulating a cycle.
+  [[nodiscard]] virtual std::uint32_t ingress_cells(unsigned port, unsigned prio) const = 0;
 };
 
 }  // namespace syncfab::tb::system

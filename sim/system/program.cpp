@@ -10,7 +10,7 @@
 namespace syncfab::tb::system {
 
 ProgramReport program_switches(SystemFabric& sys, const sm::Lft& lft,
-                               std::span<const sm::McTree> trees) {
+                               std::span<const sm::McTree> trees, const sm::PortGroups* groups) {
   const sm::Fabric& smf = sys.sm();
   if (lft.fabric().switch_count() != smf.switch_count()) {
     throw std::invalid_argument("program_switches: the LFT is of another fabric (" +
@@ -19,10 +19,16 @@ ProgramReport program_switches(SystemFabric& sys, const sm::Lft& lft,
   }
   std::vector<std::vector<driver::LftEntry>> lfts(sys.switch_count());
   std::vector<std::map<std::uint16_t, std::uint32_t>> mfts(sys.switch_count());
+  std::vector<std::vector<driver::PortGroupEntry>> pgs(sys.switch_count());
   for (unsigned s = 0; s < sys.switch_count(); ++s) {
     const SwitchShape shape = sys.sw(s).shape();
     const std::string& name = sys.sw(s).name();
-    lfts[s] = swfab::lft_entries(lft, s, sys.sw(s).port_count());
+    const unsigned ports = sys.sw(s).port_count();
+    lfts[s] = groups != nullptr ? swfab::lft_entries(lft, *groups, s, ports)
+                                : swfab::lft_entries(lft, s, ports);
+    if (groups != nullptr) {
+      pgs[s] = swfab::group_entries(*groups, s, ports);
+    }
     for (const driver::LftEntry& e : lfts[s]) {
       if (e.lid >= shape.lft_entries) {
         throw std::invalid_argument("switch " + name + ": LID " + sm::hex_lid(e.lid) +
@@ -43,8 +49,15 @@ ProgramReport program_switches(SystemFabric& sys, const sm::Lft& lft,
   const std::uint64_t t0 = sys.cycle();
   for (unsigned s = 0; s < sys.switch_count(); ++s) {
     driver::Switch& d = sys.sw(s).driver();
+    if (!pgs[s].empty()) {  // none: not a bus access more than without groups
+      d.program_port_groups(pgs[s]);
+      rep.port_groups += pgs[s].size();
+    }
     d.program_lft(lfts[s]);
     rep.lft_entries += lfts[s].size();
+    for (const driver::LftEntry& e : lfts[s]) {
+      rep.group_entries += e.group ? 1 : 0;
+    }
     for (const auto& [mlid, mask] : mfts[s]) {
       d.set_mft(mlid, mask);
       ++rep.mft_entries;

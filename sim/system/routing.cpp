@@ -13,6 +13,7 @@ SystemRouting route_system(const sm::Fabric& smf, const RoutingOptions& opts) {
   const sm::MinHop mh(smf);
   SystemRouting r;
   r.unicast = opts.unicast.empty() ? sm::default_unicast(smf) : opts.unicast;
+  r.uc.group_mode = opts.group_mode;
   sm::route_unicast(r.unicast, mh, r.uc);
   // Every switch reaches every NIC (switch-to-switch LIDs between spines
   // stay unrouted under up*/down*, as in OpenSM; no NIC sends to them).
@@ -56,17 +57,33 @@ void route_groups(const sm::Fabric& smf, const sm::MinHop& mh, const RoutingOpti
 }
 
 ProgramReport program_and_verify(SystemFabric& sys, const SystemRouting& routing) {
-  const ProgramReport pr = program_switches(sys, *routing.uc.lft, routing.trees);
+  const sm::PortGroups* groups = routing.uc.groups ? &*routing.uc.groups : nullptr;
+  const ProgramReport pr = program_switches(sys, *routing.uc.lft, routing.trees, groups);
+  const auto entry_text = [](const driver::LftEntry& e) {
+    return (e.group ? "group " : "port ") + std::to_string(e.port);
+  };
   for (unsigned s = 0; s < sys.switch_count(); ++s) {
     driver::Switch& d = sys.sw(s).driver();
-    for (const driver::LftEntry& e :
-         swfab::lft_entries(*routing.uc.lft, s, sys.sw(s).port_count())) {
-      const std::optional<unsigned> got = d.lft(e.lid);
-      if (got != e.port) {
-        throw std::runtime_error(sys.sw(s).name() + ": LFT LID " + sm::hex_lid(e.lid) +
-                                 " reads back " +
-                                 (got ? "port " + std::to_string(*got) : std::string("no entry")) +
-                                 ", programmed port " + std::to_string(e.port));
+    const unsigned ports = sys.sw(s).port_count();
+    if (groups != nullptr) {
+      for (const driver::PortGroupEntry& g : swfab::group_entries(*groups, s, ports)) {
+        const std::optional<std::uint32_t> got = d.port_group(g.group);
+        if (got != g.members) {
+          throw std::runtime_error(
+              sys.sw(s).name() + ": port group " + std::to_string(g.group) + " reads back " +
+              (got ? "members " + std::to_string(*got) : std::string("no entry")) +
+              ", programmed members " + std::to_string(g.members));
+        }
+      }
+    }
+    for (const driver::LftEntry& e : groups != nullptr
+                                         ? swfab::lft_entries(*routing.uc.lft, *groups, s, ports)
+                                         : swfab::lft_entries(*routing.uc.lft, s, ports)) {
+      const std::optional<driver::LftEntry> got = d.lft_entry(e.lid);
+      if (got != e) {
+        throw std::runtime_error(
+            sys.sw(s).name() + ": LFT LID " + sm::hex_lid(e.lid) + " reads back " +
+            (got ? entry_text(*got) : std::string("no entry")) + ", programmed " + entry_text(e));
       }
     }
     for (const auto& [mlid, mask] : swfab::mft_masks(routing.trees, s, sys.sw(s).port_count())) {

@@ -2,7 +2,9 @@
 // as a user does it: a unicast engine by name (sm::unicast_engines(), the
 // per-fabric default when unnamed) and a multicast engine (sm::mc_engines())
 // on groups of a pattern, every tree and every NIC LID checked, then written
-// into every switch through its own driver (program.hpp) and read back.
+// into every switch through its own driver (program.hpp) and read back. On
+// request the unicast engine also proposes port groups (ECMP or LAG,
+// docs/switch-ecmp.md), programmed and read back with the LFT.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +26,8 @@ struct RoutingOptions {
   std::string groups = "random:count=8,size=5";  // sm::parse_pattern text
   std::uint64_t seed = 1;                        // of a random pattern, of unaware placement
   sm::Placement placement = sm::Placement::kAware;
+  // Port groups of the unicast engine (MINHOP, UPDN, FTREE; kOff: none).
+  sm::GroupMode group_mode = sm::GroupMode::kOff;
 };
 
 struct SystemRouting {
@@ -44,8 +48,9 @@ SystemRouting route_system(const sm::Fabric& smf, const RoutingOptions& opts);
 void route_groups(const sm::Fabric& smf, const sm::MinHop& mh, const RoutingOptions& opts,
                   SystemRouting& r);
 
-// program_switches, then every LFT and MFT entry read back over each
-// switch's own bus (std::runtime_error naming the switch and the LID).
+// program_switches (with the routing's port groups, if any), then every LFT
+// entry, port group and MFT entry read back over each switch's own bus
+// (std::runtime_error naming the switch and the LID or group).
 ProgramReport program_and_verify(SystemFabric& sys, const SystemRouting& routing);
 
 }  // namespace syncfab::tb::system

@@ -65,6 +65,7 @@ class RtlSwitch final : public SwitchNode {
   [[nodiscard]] driver::Switch& driver() override;
   [[nodiscard]] std::uint32_t counter(unsigned port, unsigned prio,
                                       fmt::SwCounter kind) const override;
+  [[nodiscard]] std::uint32_t ingress_cells(unsigned port, unsigned prio) const override;
 
  private:
   Dut& dut_;

@@ -128,4 +128,9 @@ std::uint32_t RtlSwitch<Dut>::counter(unsigned port, unsigned prio, fmt::SwCount
   return probe_.at(port).counter(prio, static_cast<unsigned>(kind));
 }
 
+template <class Dut>
+std::uint32_t RtlSwitch<Dut>::ingress_cells(unsigned port, unsigned prio) const {
+  return probe_.at(port).occupancy(prio);
+}
+
 }  // namespace syncfab::tb::system

@@ -274,6 +274,9 @@ Task<> SystemFabric::run() {
           << u.node->name() << " sent a flit out of port " << u.port
           << ", which has no link (cycle " << now << ")";
     }
+    if (cycle_hook_) {
+      cycle_hook_(now);
+    }
     co_await RisingEdge(c);
   }
 }

@@ -30,6 +30,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "bulk_host.hpp"
@@ -114,6 +115,10 @@ class SystemFabric {
   void idle_cycles(std::uint64_t n);
   // Every link empty (nothing on a wire, in a FIFO or half sent).
   [[nodiscard]] bool idle() const;
+  // Called in every cycle once the links sampled it, with cycle(): an
+  // observer (time series) that must not advance the simulation. An empty
+  // function removes it.
+  void set_cycle_hook(std::function<void(std::uint64_t)> hook) { cycle_hook_ = std::move(hook); }
 
  private:
   struct Attached {
@@ -141,6 +146,7 @@ class SystemFabric {
   std::uint64_t start_cycle_ = 0;
   std::uint32_t retry_delay_ = 0;
   bool started_ = false;
+  std::function<void(std::uint64_t)> cycle_hook_;
   TaskHandle engine_;
 };
 
