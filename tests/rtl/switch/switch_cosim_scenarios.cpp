@@ -459,12 +459,17 @@ Scenario ecn_dynamic(TestContext& ctx, unsigned scale) {
     std::vector<unsigned> lossless_ins;
     unsigned gap_max;
   };
-  const std::array<Phase, 6> phases{{{{0}, {0}, 3},
+  // Phases 6 and 7 are idle (the paused lossless traffic drains); phase 8
+  // is one light lossless input under short pauses.
+  const std::array<Phase, 9> phases{{{{0}, {0}, 3},
                                      {{0, 1}, {0, 3}, 1},
                                      {{0, 1, 2, 3}, {0, 2, 3}, 0},
                                      {{3}, {0}, 12},
-                                     {{0, 1, 2, 3}, {0, 1, 2, 3}, 1},
-                                     {{1}, {2}, 16}}};
+                                     {{0, 1, 2, 3}, {1, 3}, 1},
+                                     {{1}, {2}, 16},
+                                     {{}, {}, 0},
+                                     {{}, {}, 0},
+                                     {{}, {2}, 16}}};
   for (std::size_t k = 0; k < phases.size(); ++k) {
     const Phase& f = phases[k];
     Mix lossy;
@@ -474,13 +479,15 @@ Scenario ecn_dynamic(TestContext& ctx, unsigned scale) {
     lossy.prios = {0, 1};
     lossy.max_len = 4;
     lossy.gap_max = f.gap_max;
-    lossy.packets = static_cast<unsigned>(ph * lossy.ins.size() / (3ULL + f.gap_max));
+    // Half the phase's cycles of each input (2.5 flits and gap_max / 2
+    // idle cycles a packet), the lossless mix the other half.
+    lossy.packets = static_cast<unsigned>(ph * lossy.ins.size() / (5ULL + f.gap_max));
     add_traffic(rng, lossy, st);
     Mix ll = lossy;
     ll.ins = f.lossless_ins;
     ll.lids = {1, 5};
     ll.prios = {3};
-    ll.packets = static_cast<unsigned>(ph * ll.ins.size() / (2ULL * (3 + f.gap_max)));
+    ll.packets = static_cast<unsigned>(ph * ll.ins.size() / (5ULL + f.gap_max));
     add_traffic(rng, ll, st);
   }
   // Background: a little of everything to every output.
@@ -496,6 +503,10 @@ Scenario ecn_dynamic(TestContext& ctx, unsigned scale) {
   // cycles, refreshed every 60): output 1's queue 3 grows while paused,
   // then runs empty with the pause in the window.
   add_pause_storm(st, 1, 3, 6, 60, 2 * ph, 4 * ph);
+  // Short pauses (8 cycles, every 20) under the light load of phase 8,
+  // after the congestion before raised P: windows that ran empty with an
+  // input sending, a pause in most of them holding P.
+  add_pause_storm(st, 1, 3, 1, 20, 8 * ph, 9 * ph);
   // The registers, at seeded cycles around fixed points of the phases.
   const auto at = [&rng, ph](double where) {
     const auto base = static_cast<std::uint64_t>(where * static_cast<double>(ph));
@@ -529,7 +540,8 @@ Scenario ecn_dynamic(TestContext& ctx, unsigned scale) {
   w(at(4.7), kEcnCtrl, ecn_ctrl(0x0B, 21, 0));   // refused: WIN 21
   w(at(5.0), kEcnCtrl, ecn_ctrl(0x0B, 4, 0));
   w(at(5.2), kEcnPmax, ecn_pmax(0, 255, 32, 4));
-  add_status_sweep(st, at(6.5));  // after the traffic: the end state
+  add_status_sweep(st, at(6.5));
+  add_status_sweep(st, at(9.5));  // after the traffic: the end state
   return Scenario{std::move(s), std::move(st)};
 }
 
