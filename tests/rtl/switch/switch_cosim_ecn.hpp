@@ -14,20 +14,22 @@
 
 namespace syncfab::tb::switch_cosim {
 
-// What the law did over the run (both sides equal, else the check failed).
+// What the law did over the RTL's run (every figure also equal to the
+// golden law's, else the check failed), the model's, and the two compared.
 struct EcnLawSeen {
   std::uint64_t cycles = 0;
-  std::uint64_t window_ends = 0;   // law-on queue window ends
-  std::uint64_t raised = 0;        // window ends that raised P
-  std::uint64_t lowered = 0;       // ... lowered it
-  std::uint64_t paused_holds = 0;  // ... with a pause in the window, queue empty, inputs active
+  std::uint64_t window_ends = 0;   // window ends of law-on queues
+  std::uint64_t raised = 0;        // ... that raised P
+  std::uint64_t lowered = 0;       // ... that lowered it
+  std::uint64_t paused_holds = 0;  // ... with a pause and active inputs that held it
   unsigned max_sh = 0;
   std::uint64_t values_compared = 0;  // per-cycle per-queue outputs compared
-  std::uint64_t reads = 0;            // status reads equal to the golden law's
-  std::uint64_t refused = 0;          // writes refused (both sides)
-  std::uint64_t marks_shifted = 0;    // RTL marks with sh > 0 on their queue
-  std::uint64_t decisions = 0;        // RTL WRED decisions against the golden WRED
-  std::uint64_t flits_ecn = 0;        // copies sent whose ECN equals the golden decision's
+  std::uint64_t reads = 0;            // status reads, equal to the golden law's
+  std::uint64_t refused = 0;          // writes refused (as the golden CSR block refuses)
+  std::uint64_t marks_on = 0;         // marks on a law-on queue
+  std::uint64_t marks_shifted = 0;    // ... with sh > 0 on their queue
+  std::uint64_t decisions = 0;        // WRED decisions, equal to the golden WRED's
+  std::uint64_t flits_ecn = 0;        // copies sent whose ECN is the golden decision's
   // The model's run against the golden law on its own inputs.
   struct Model {
     std::uint64_t window_ends = 0;
@@ -37,7 +39,7 @@ struct EcnLawSeen {
     std::uint64_t decisions = 0;
     std::uint64_t flits_ecn = 0;
   } model;
-  std::uint64_t marks_on = 0;  // RTL marks on a law-on queue
+  std::uint64_t reads_rtl_eq_model = 0;  // status reads equal between the two runs
 };
 
 // Fails at the first difference, naming cycle, queue and value.

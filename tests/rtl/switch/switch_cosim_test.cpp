@@ -968,7 +968,8 @@ SYNCFAB_TEST(switch_cosim, ecn_dynamic) {
             << law.model.window_ends << " window ends (" << law.model.raised << " raised, "
             << law.model.lowered << " lowered), " << law.model.reads << " status reads, "
             << law.model.decisions << " WRED decisions, ECN of " << law.model.flits_ecn
-            << " copies, all equal\n";
+            << " copies, all equal; status reads equal RTL/model " << law.reads_rtl_eq_model
+            << " of " << law.reads << "\n";
   TB_CHECK(law.raised > 0) << "no window raised P";
   TB_CHECK(law.lowered > 0) << "no window lowered P";
   TB_CHECK(law.max_sh >= 2) << "sh never reached 2";
