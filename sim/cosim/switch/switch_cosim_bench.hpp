@@ -116,8 +116,8 @@ struct Stimulus {
   std::vector<std::pair<std::uint64_t, std::uint32_t>> port_up;
   // Register accesses while traffic runs (CsrOp), in this order.
   std::vector<CsrOp> csr;
-  // Log the dynamic-ECN law's inputs and outputs every cycle of the RTL
-  // run (RunLog::ecn).
+  // Log the dynamic-ECN law's inputs and state every cycle of both runs
+  // (RunLog::ecn).
   bool probe_ecn = false;
 };
 inline constexpr std::uint64_t kEnableQuiet = 24;
