@@ -355,13 +355,15 @@ void SwitchModel::enqueue_copy(unsigned o) {
   wp.lossless = (pc.pfc_en >> q & 1U) != 0 && op.wd.queue(q).state != fmt::WdState::kDisabled;
   WredEcn& wred = params_.shared_wred ? out_[0].wred : op.wred;
   op.ecn_enq[q] |= std::uint64_t{1} << i;
-  const WredDecision d = wred.enqueue(wp, op.ecn[q].effective(ecn_dyn_.on(q), pc.wred[q]));
+  const WredConfig eff = op.ecn[q].effective(ecn_dyn_.on(q), pc.wred[q]);
+  const WredDecision d = wred.enqueue(wp, eff);
   if (d.drop) {
     count(o, q, fmt::SwCounter::kDropWred);
     drops_.push_back({id, o, q, fmt::SwCounter::kDropWred, now_});
     if (trace_) {
-      trace("DROP_WRED out=" + std::to_string(o) + " q=" + std::to_string(q) + " in=" +
-            std::to_string(i) + " pkt=" + std::to_string(id) + " qlen=" + std::to_string(wp.qlen));
+      trace("DROP_WRED out=" + std::to_string(o) + " q=" + std::to_string(q) +
+            " in=" + std::to_string(i) + " pkt=" + std::to_string(id) +
+            " qlen=" + std::to_string(wp.qlen) + " kmin=" + std::to_string(eff.kmin));
     }
     if (--stored_.at(id).refs == 0) {
       free_cells(id);
@@ -372,8 +374,9 @@ void SwitchModel::enqueue_copy(unsigned o) {
     hdr.set_ecn(fmt::Ecn::kCe);
     count(o, q, fmt::SwCounter::kEcnMark);
     if (trace_) {
-      trace("ECN_MARK out=" + std::to_string(o) + " q=" + std::to_string(q) + " in=" +
-            std::to_string(i) + " pkt=" + std::to_string(id) + " qlen=" + std::to_string(wp.qlen));
+      trace("ECN_MARK out=" + std::to_string(o) + " q=" + std::to_string(q) +
+            " in=" + std::to_string(i) + " pkt=" + std::to_string(id) +
+            " qlen=" + std::to_string(wp.qlen) + " kmin=" + std::to_string(eff.kmin));
     }
   }
   voq(i, o, q).push_back(Copy{id, hdr, len, now_ + params_.fwd_latency});

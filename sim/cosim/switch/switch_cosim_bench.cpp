@@ -14,8 +14,10 @@
 
 #include "syncfab/driver/rtl_device.hpp"
 #include "syncfab/fmt/formats.hpp"
+#include "syncfab/hw/errors.hpp"
 #include "syncfab/hw/host_memory.hpp"
 #include "syncfab/hw/switch_regs.hpp"
+#include "syncfab/model/switch_model_config.hpp"
 
 namespace syncfab::tb::switch_cosim {
 
@@ -85,11 +87,60 @@ void probe_enqueue(const Vswitch_top& dut, std::uint64_t cycle, std::vector<EnqE
     e.out = o;
     e.q = static_cast<unsigned>(bits_of(r.switch_top__DOT__eng_q, o * kQBits, kQBits));
     e.qlen = static_cast<std::uint32_t>(bits_of(r.switch_top__DOT__qlen, o * kQlenBits, kQlenBits));
+    e.kmin = static_cast<std::uint32_t>(
+        bits_of(r.switch_top__DOT__ke_min, (o * fmt::kNumPrio + e.q) * kQlenBits, kQlenBits));
     e.mark = ((r.switch_top__DOT__wred_mark >> o) & 1U) != 0;
     e.drop = ((r.switch_top__DOT__wred_drop >> o) & 1U) != 0;
     out.push_back(e);
   }
 }
+
+// ecn_dyn's per-queue signals are members of their generate scope: one
+// name per (output, queue), listed for the four outputs of this build.
+static_assert(kPorts == 4 && fmt::kNumPrio == 8, "probe_ecn lists the 4 x 8 queues by name");
+static_assert(kPorts <= 8, "EcnSample::enq holds one bit per input in 8 bits");
+// NOLINTBEGIN(cppcoreguidelines-macro-usage)
+#define SF_ECN_Q(o, q, sig) \
+  r.switch_top__DOT__u_ecn_dyn__DOT__gen_out__BRA__##o##__KET____DOT__gen_q__BRA__##q##__KET____DOT__##sig
+#define SF_ECN_OUT(o, sig)                                                            \
+  SF_ECN_Q(o, 0, sig), SF_ECN_Q(o, 1, sig), SF_ECN_Q(o, 2, sig), SF_ECN_Q(o, 3, sig), \
+      SF_ECN_Q(o, 4, sig), SF_ECN_Q(o, 5, sig), SF_ECN_Q(o, 6, sig), SF_ECN_Q(o, 7, sig)
+
+EcnSample probe_ecn(const Vswitch_top& dut) {
+  const Vswitch_top___024root& r = *dut.rootp;
+  const std::array<unsigned, std::size_t{kPorts} * fmt::kNumPrio> paused{
+      SF_ECN_OUT(0, paused), SF_ECN_OUT(1, paused), SF_ECN_OUT(2, paused), SF_ECN_OUT(3, paused)};
+  EcnSample s;
+  constexpr unsigned kPe = 8;
+  constexpr unsigned kSh = 3;
+  constexpr unsigned kAct = 8;
+  for (unsigned o = 0; o < kPorts; ++o) {
+    for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
+      const unsigned k = o * fmt::kNumPrio + q;
+      s.qlen[o][q] = static_cast<std::uint16_t>(
+          bits_of(r.switch_top__DOT__qlen_all, k * kQlenBits, kQlenBits));
+      s.ke_min[o][q] =
+          static_cast<std::uint16_t>(bits_of(r.switch_top__DOT__ke_min, k * kQlenBits, kQlenBits));
+      s.ke_max[o][q] =
+          static_cast<std::uint16_t>(bits_of(r.switch_top__DOT__ke_max, k * kQlenBits, kQlenBits));
+      s.pe[o][q] = static_cast<std::uint8_t>(bits_of(r.switch_top__DOT__pe, k * kPe, kPe));
+      s.sh[o][q] = static_cast<std::uint8_t>(bits_of(r.switch_top__DOT__ecn_sh, k * kSh, kSh));
+      s.act[o][q] =
+          static_cast<std::uint8_t>(bits_of(r.switch_top__DOT__ecn_active, k * kAct, kAct));
+      s.paused[o] = static_cast<std::uint8_t>(s.paused[o] | (paused[k] & 1U) << q);
+    }
+    // switch_top's ecn_enq: the engine's copy for o reaches WRED for its queue.
+    if (r.switch_top__DOT__eng_active != 0 && ((r.switch_top__DOT__eng_mask >> o) & 1U) != 0) {
+      const auto q = static_cast<unsigned>(bits_of(r.switch_top__DOT__eng_q, o * kQBits, kQBits));
+      s.enq[o][q] = static_cast<std::uint8_t>(1U << r.switch_top__DOT__eng_in);
+    }
+  }
+  s.win_cnt = r.switch_top__DOT__u_ecn_dyn__DOT__win_cnt_q;
+  return s;
+}
+#undef SF_ECN_OUT
+#undef SF_ECN_Q
+// NOLINTEND(cppcoreguidelines-macro-usage)
 
 namespace {
 
@@ -122,6 +173,11 @@ void ModelEnqLog::line(std::string_view l) {
   const auto is = [&rest](std::string_view name) {
     return rest.substr(0, name.size() + 1) == std::string(name) + " ";
   };
+  if (is("PAUSE_RX")) {
+    pauses.push_back(Pause{field(l, "cyc"), static_cast<unsigned>(field(l, "port")),
+                           static_cast<unsigned>(field(l, "prio"))});
+    return;
+  }
   const bool mark = is("ECN_MARK");
   const bool drop = is("DROP_WRED");
   const bool enq = is("ENQ");
@@ -135,12 +191,14 @@ void ModelEnqLog::line(std::string_view l) {
   e.q = static_cast<unsigned>(field(l, "q"));
   if (mark) {
     e.qlen = static_cast<std::uint32_t>(field(l, "qlen"));
+    e.kmin = static_cast<std::uint32_t>(field(l, "kmin"));
     e.mark = true;
     pending_ = e;
     return;
   }
   if (drop) {
     e.qlen = static_cast<std::uint32_t>(field(l, "qlen"));
+    e.kmin = static_cast<std::uint32_t>(field(l, "kmin"));
     e.drop = true;
     events.push_back(e);
     return;
@@ -149,6 +207,7 @@ void ModelEnqLog::line(std::string_view l) {
   e.qlen = static_cast<std::uint32_t>(field(l, "qlen") - field(l, "len"));
   if (pending_ && pending_->out == e.out && pending_->q == e.q && pending_->in == e.in) {
     e.mark = true;
+    e.kmin = pending_->kmin;
   }
   pending_.reset();
   events.push_back(e);
@@ -220,6 +279,26 @@ Task<> write_enable(ApbMaster* apb, bool on, const std::uint64_t* now, RunLog* l
 Task<> write_port_up(ApbMaster* apb, std::uint32_t up, const std::uint64_t* now, RunLog* log) {
   co_await apb->write(hw::switch_regs::PORT_UP.offset, up);
   log->port_up_writes.emplace_back(*now + 1, up);
+}
+
+// The register accesses of Stimulus::csr, one after the other, each at or
+// after its cycle; `done` once the last one completed.
+Task<> run_csr(ApbMaster* apb, Clock* clk, const std::vector<CsrOp>* ops, const std::uint64_t* now,
+               RunLog* log, bool* done) {
+  for (std::size_t k = 0; k < ops->size(); ++k) {
+    const CsrOp& op = (*ops)[k];
+    while (*now < op.cycle) {
+      co_await RisingEdge(*clk);
+    }
+    if (op.read) {
+      const ApbResult a = co_await apb->read(op.offset);
+      log->csr.push_back(CsrDone{k, *now, a.data, a.error});
+    } else {
+      const ApbResult a = co_await apb->write(op.offset, op.value);
+      log->csr.push_back(CsrDone{k, *now + 1, 0, a.error});
+    }
+  }
+  *done = true;
 }
 
 std::optional<std::size_t> pick(Source& s, const Stimulus& st, std::uint64_t now) {
@@ -313,8 +392,13 @@ Task<RunLog> run_rtl(TestContext& ctx, const Setup& setup, const Stimulus& stim)
   const std::uint64_t limit = 2'000'000;
   auto* rx_words = reinterpret_cast<std::uint32_t*>(&dut.rx_data_i);
   const auto* tx_words = reinterpret_cast<const std::uint32_t*>(&dut.tx_data_o);
+  bool csr_done = stim.csr.empty();
+  if (!stim.csr.empty()) {
+    ctx.sim().start_soon(run_csr(&apb, &clk, &stim.csr, &now, &log, &csr_done));
+  }
   for (;; ++now) {
-    if (done_pkts == stim.pkts.size() && now > last_activity + kQuiet && now > windows_end) {
+    if (done_pkts == stim.pkts.size() && now > last_activity + kQuiet && now > windows_end &&
+        csr_done) {
       break;
     }
     for (const auto& w : stim.disabled) {
@@ -372,6 +456,9 @@ Task<RunLog> run_rtl(TestContext& ctx, const Setup& setup, const Stimulus& stim)
     log.ready.push_back(static_cast<std::uint8_t>(ready));
     co_await ReadOnly();
     probe_enqueue(dut, now, log.enq);
+    if (stim.probe_ecn) {
+      log.ecn.push_back(probe_ecn(dut));
+    }
     std::array<bool, kPorts> took{};
     for (unsigned p = 0; p < kPorts; ++p) {
       took[p] = ((valid >> p) & 1U) != 0 && ((dut.rx_ready_o >> p) & 1U) != 0;
@@ -476,8 +563,37 @@ RunLog run_model(const Setup& setup, const Stimulus& stim, const RunLog& rtl,
     return cycle >= ready.size() || ((ready[cycle] >> port) & 1U) != 0;
   });
   RunLog log;
+  // n ticks; with Stimulus::probe_ecn the law's state before each (the
+  // inputs from the trace once the run is over).
+  const auto advance = [&](std::uint64_t n) {
+    if (!stim.probe_ecn) {
+      m.run(n);
+      return;
+    }
+    for (std::uint64_t k = 0; k < n; ++k) {
+      const model::SwitchConfig cfg = model::read_switch_config(m.csr(), kPorts);
+      const model::EcnDynConfig dyn = model::read_ecn_dyn_config(m.csr());
+      EcnSample s;
+      for (unsigned o = 0; o < kPorts; ++o) {
+        for (unsigned q = 0; q < fmt::kNumPrio; ++q) {
+          const model::EcnController& c = m.ecn_controller(o, q);
+          const model::WredConfig e = c.effective(dyn.on(q), cfg.port[o].wred[q]);
+          s.qlen[o][q] =
+              static_cast<std::uint16_t>(std::min<std::uint32_t>(m.queue_cells(o, q), 0xFFFFU));
+          s.ke_min[o][q] = static_cast<std::uint16_t>(e.kmin);
+          s.ke_max[o][q] = static_cast<std::uint16_t>(e.kmax);
+          s.pe[o][q] = static_cast<std::uint8_t>(e.pmax);
+          s.sh[o][q] = static_cast<std::uint8_t>(dyn.on(q) ? c.shift() : 0U);
+          s.act[o][q] = static_cast<std::uint8_t>(dyn.on(q) ? c.active_last() : 0U);
+        }
+      }
+      log.ecn.push_back(s);
+      m.run(1);
+    }
+  };
   // As long as the RTL ran, with its CTRL.ENABLE writes, then until idle.
-  // The RTL's CSR writes in cycle order: CTRL.ENABLE (1) and PORT_UP (2).
+  // The RTL's CSR accesses in cycle order: CTRL.ENABLE (1), PORT_UP (2)
+  // and Stimulus::csr (3, value = its index in RunLog::csr).
   std::vector<std::tuple<std::uint64_t, int, std::uint32_t>> writes;
   for (const auto& [cycle, on] : rtl.enable_writes) {
     writes.emplace_back(cycle, 1, on ? 1U : 0U);
@@ -485,20 +601,37 @@ RunLog run_model(const Setup& setup, const Stimulus& stim, const RunLog& rtl,
   for (const auto& [cycle, up] : rtl.port_up_writes) {
     writes.emplace_back(cycle, 2, up);
   }
+  for (std::size_t k = 0; k < rtl.csr.size(); ++k) {
+    writes.emplace_back(rtl.csr[k].at, 3, static_cast<std::uint32_t>(k));
+  }
   std::stable_sort(writes.begin(), writes.end(),
                    [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
   for (const auto& [cycle, kind, value] : writes) {
     if (cycle > m.cycle()) {
-      m.run(cycle - m.cycle());
+      advance(cycle - m.cycle());
     }
     if (kind == 1) {
       sw.enable(value != 0);
-    } else {
+    } else if (kind == 2) {
       sw.set_port_up(value);
+    } else {
+      const CsrDone& r = rtl.csr[value];
+      const CsrOp& op = stim.csr.at(r.op);
+      CsrDone d{r.op, m.cycle(), 0, false};
+      try {
+        if (op.read) {
+          d.data = m.csr().read32(op.offset);
+        } else {
+          m.csr().write32(op.offset, op.value);
+        }
+      } catch (const hw::BusError&) {
+        d.error = true;
+      }
+      log.csr.push_back(d);
     }
   }
   if (rtl.cycles > m.cycle()) {
-    m.run(rtl.cycles - m.cycle());
+    advance(rtl.cycles - m.cycle());
   }
   m.run_until_idle(1'000'000);
   log.cycles = m.cycle();
@@ -519,6 +652,18 @@ RunLog run_model(const Setup& setup, const Stimulus& stim, const RunLog& rtl,
   }
   log.violations.insert(log.violations.end(), m.violations().begin(), m.violations().end());
   log.enq = std::move(enq.events);
+  for (const EnqEvent& e : log.enq) {
+    if (e.cycle < log.ecn.size()) {
+      auto& b = log.ecn[e.cycle].enq[e.out][e.q];
+      b = static_cast<std::uint8_t>(b | 1U << e.in);
+    }
+  }
+  for (const ModelEnqLog::Pause& p : enq.pauses) {
+    if (p.cycle < log.ecn.size()) {
+      auto& b = log.ecn[p.cycle].paused[p.port];
+      b = static_cast<std::uint8_t>(b | 1U << p.prio);
+    }
+  }
   log.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   for (unsigned p = 0; p < kPorts; ++p) {
     for (unsigned q = 0; q < fmt::kNumPrio; ++q) {

@@ -79,6 +79,19 @@ struct Setup {
 // Programs `s` and sets CTRL.ENABLE.
 void program(driver::Switch& sw, const Setup& s);
 
+// One register access while traffic runs: on the RTL one APB access that
+// starts at or after traffic cycle `cycle`, after the previous one; on the
+// model the same access in the cycle the RTL's took effect (CsrDone::at),
+// so both see the same register values in every cycle. Sources do not
+// pause for it: what an access changes (the dynamic-ECN registers, WRED
+// thresholds, CNT_SEL) is replayed at the same cycle on the model.
+struct CsrOp {
+  std::uint64_t cycle = 0;
+  std::uint32_t offset = 0;
+  std::uint32_t value = 0;  // written (a write)
+  bool read = false;
+};
+
 // One packet or PFC frame a source sends. Data packets of one input leave
 // in the order of the stimulus per priority; across priorities the source
 // takes the oldest one whose priority is not paused. A frame (pfc = true)
@@ -101,8 +114,49 @@ struct Stimulus {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> disabled;
   // PORT_UP written at a traffic cycle, with the same quiet time around it.
   std::vector<std::pair<std::uint64_t, std::uint32_t>> port_up;
+  // Register accesses while traffic runs (CsrOp), in this order.
+  std::vector<CsrOp> csr;
+  // Log the dynamic-ECN law's inputs and state every cycle of both runs
+  // (RunLog::ecn).
+  bool probe_ecn = false;
 };
 inline constexpr std::uint64_t kEnableQuiet = 24;
+
+// One access as a run made it. `at`: a write's first cycle with the new
+// value (the cycle after the APB access completed), a read's value is the
+// register in cycle `at`. `error`: PSLVERR (RTL), hw::BusError (model).
+struct CsrDone {
+  std::size_t op = 0;  // index into Stimulus::csr
+  std::uint64_t at = 0;
+  std::uint32_t data = 0;
+  bool error = false;
+};
+
+// The dynamic-ECN law of every (output, queue) in one cycle
+// (docs/switch-ecn-dynamic.md): its inputs (qlen at the start of the cycle,
+// the inputs whose copy reached WRED for the queue, a pause) and its state
+// as WRED and the status registers use it (effective Kmin/Kmax/Pmax,
+// shift, active inputs of the last window). The RTL's is read in ReadOnly,
+// `paused` there being the window's pause so far including this cycle's
+// (ecn_dyn's `paused`), with the window counter; the model's is taken
+// before its tick, `paused` being the cycle's PAUSE_RX events, win_cnt 0.
+struct EcnSample {
+  std::array<std::array<std::uint16_t, fmt::kNumPrio>, kPorts> qlen{};
+  std::array<std::array<std::uint16_t, fmt::kNumPrio>, kPorts> ke_min{};
+  std::array<std::array<std::uint16_t, fmt::kNumPrio>, kPorts> ke_max{};
+  std::array<std::array<std::uint8_t, fmt::kNumPrio>, kPorts> enq{};
+  std::array<std::array<std::uint8_t, fmt::kNumPrio>, kPorts> pe{};
+  std::array<std::array<std::uint8_t, fmt::kNumPrio>, kPorts> sh{};
+  std::array<std::array<std::uint8_t, fmt::kNumPrio>, kPorts> act{};
+  std::array<std::uint8_t, kPorts> paused{};  // bit q
+  std::uint32_t win_cnt = 0;
+};
+
+// Reads one EcnSample from the verilated switch_top's flattened signals
+// (the top's ke_min/ke_max/pe/ecn_sh/ecn_active/qlen_all, the engine's
+// eng_* as probe_enqueue, ecn_dyn's per-queue `paused` and win_cnt_q); a
+// rename in the RTL breaks the build here.
+EcnSample probe_ecn(const Vswitch_top& dut);
 
 // A packet as an input took it: the stimulus index and the cycle of each flit.
 struct RxEntry {
@@ -120,6 +174,9 @@ struct EnqEvent {
   unsigned out = 0;
   unsigned q = 0;
   std::uint32_t qlen = 0;
+  // The Kmin WRED used (the dynamic ECN law's effective one); marks and
+  // drops only (the model's trace names it there).
+  std::uint32_t kmin = 0;
   bool mark = false;
   bool drop = false;
 };
@@ -134,11 +191,17 @@ struct EnqEvent {
 void probe_enqueue(const Vswitch_top& dut, std::uint64_t cycle, std::vector<EnqEvent>& out);
 
 // The model's enqueue decisions from its trace (ECN_MARK / DROP_WRED / ENQ
-// lines; qlen before the copy).
+// lines; qlen before the copy), and its PAUSE_RX events.
 class ModelEnqLog {
  public:
   void line(std::string_view l);
   std::vector<EnqEvent> events;
+  struct Pause {
+    std::uint64_t cycle = 0;
+    unsigned port = 0;
+    unsigned prio = 0;
+  };
+  std::vector<Pause> pauses;
 
  private:
   std::optional<EnqEvent> pending_;  // an ECN_MARK waiting for its ENQ
@@ -168,6 +231,8 @@ struct RunLog {
   std::vector<std::pair<std::uint64_t, bool>> enable_writes;
   // RTL: PORT_UP writes as applied (cycle after the APB write, value).
   std::vector<std::pair<std::uint64_t, std::uint32_t>> port_up_writes;
+  std::vector<CsrDone> csr;    // Stimulus::csr as made (the model: at the RTL's cycles)
+  std::vector<EcnSample> ecn;  // per traffic cycle, with Stimulus::probe_ecn
   Counters counters{};
   std::uint32_t group_skips = 0;
   std::uint64_t cycles = 0;  // traffic cycles until drained

@@ -3,12 +3,15 @@
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <random>
 #include <utility>
 #include <vector>
 
 #include "syncfab/fmt/formats.hpp"
+#include "syncfab/hw/switch_regs.hpp"
+#include "syncfab/regs/switch_csr.h"
 
 namespace syncfab::tb::switch_cosim {
 namespace {
@@ -37,20 +40,22 @@ struct Mix {
   std::vector<std::uint16_t> misses{0x0030, 0x0031, 0x0045, 0xC00A, 0xC003, 0xC020};
   unsigned incast_to = 0;  // non-zero: this LID for every data packet of prio incast_prio
   unsigned incast_prio = 0;
+  std::vector<unsigned> ins;  // inputs that send (empty: every input)
+  std::uint64_t start = 0;    // the first cycle a packet of this mix may start
 };
 
-Stimulus make_stimulus(std::mt19937_64& rng, const Mix& mx, double rx_gap, double tx_stall) {
-  Stimulus st;
-  st.rx_gap = rx_gap;
-  st.tx_stall = tx_stall;
+// Appends the packets of `mx` to `st` (flow labels: their stimulus indices).
+void add_traffic(std::mt19937_64& rng, const Mix& mx, Stimulus& st) {
   std::uniform_int_distribution<unsigned> pct(0, 99);
   std::array<std::uint64_t, kPorts> t{};
+  t.fill(mx.start);
   const auto any = [&rng](const auto& v) {
     return v[std::uniform_int_distribution<std::size_t>(0, v.size() - 1)(rng)];
   };
   for (unsigned n = 0; n < mx.packets; ++n) {
     StimPacket sp;
-    sp.in = std::uniform_int_distribution<unsigned>(0, kPorts - 1)(rng);
+    sp.in =
+        mx.ins.empty() ? std::uniform_int_distribution<unsigned>(0, kPorts - 1)(rng) : any(mx.ins);
     t[sp.in] += std::uniform_int_distribution<unsigned>(0, mx.gap_max)(rng);
     sp.not_before = t[sp.in];
     const std::size_t id = st.pkts.size();
@@ -135,6 +140,13 @@ Stimulus make_stimulus(std::mt19937_64& rng, const Mix& mx, double rx_gap, doubl
     t[sp.in] += sp.flits.size();
     st.pkts.push_back(std::move(sp));
   }
+}
+
+Stimulus make_stimulus(std::mt19937_64& rng, const Mix& mx, double rx_gap, double tx_stall) {
+  Stimulus st;
+  st.rx_gap = rx_gap;
+  st.tx_stall = tx_stall;
+  add_traffic(rng, mx, st);
   return st;
 }
 
@@ -392,6 +404,144 @@ Scenario wred_after_disable(TestContext& ctx, unsigned packets) {
   mx.gap_max = 2;
   Stimulus st = make_stimulus(ctx.rng(), mx, 0.0, 0.0);
   add_pause_storm(st, 1, 5, 50, 100, 0, 1500);
+  return Scenario{std::move(s), std::move(st)};
+}
+
+namespace {
+
+constexpr std::uint32_t kEcnCtrl = offsetof(switch_csr_t, ECN_DYN_CTRL);
+constexpr std::uint32_t kEcnTarget = offsetof(switch_csr_t, ECN_DYN_TARGET);
+constexpr std::uint32_t kEcnPmax = offsetof(switch_csr_t, ECN_DYN_PMAX);
+constexpr std::uint32_t kEcnK = offsetof(switch_csr_t, ECN_DYN_K);
+constexpr std::uint32_t kEcnState = offsetof(switch_csr_t, ECN_DYN_STATE);
+
+constexpr std::uint32_t ecn_ctrl(unsigned en, unsigned win, unsigned fan_sh) {
+  return (en << SWITCH_CSR__ECN_DYN_CTRL__EN_bp) | (win << SWITCH_CSR__ECN_DYN_CTRL__WIN_bp) |
+         (fan_sh << SWITCH_CSR__ECN_DYN_CTRL__FAN_SH_bp);
+}
+constexpr std::uint32_t ecn_pmax(unsigned plo, unsigned phi, unsigned pup, unsigned pdn) {
+  return (plo << SWITCH_CSR__ECN_DYN_PMAX__PLO_bp) | (phi << SWITCH_CSR__ECN_DYN_PMAX__PHI_bp) |
+         (pup << SWITCH_CSR__ECN_DYN_PMAX__PUP_bp) | (pdn << SWITCH_CSR__ECN_DYN_PMAX__PDN_bp);
+}
+
+// CNT_SEL, ECN_DYN_K, ECN_DYN_STATE for every port and kEcnSweepQueues.
+void add_status_sweep(Stimulus& st, std::uint64_t at) {
+  for (unsigned p = 0; p < kPorts; ++p) {
+    for (unsigned q : kEcnSweepQueues) {
+      st.csr.push_back(
+          CsrOp{at, hw::switch_regs::CNT_SEL.offset,
+                (p << SWITCH_CSR__CNT_SEL__PORT_bp) | (q << SWITCH_CSR__CNT_SEL__PRIO_bp), false});
+      st.csr.push_back(CsrOp{at, kEcnK, 0, true});
+      st.csr.push_back(CsrOp{at, kEcnState, 0, true});
+    }
+  }
+}
+
+}  // namespace
+
+Scenario ecn_dynamic(TestContext& ctx, unsigned scale) {
+  Setup s = base_setup();
+  add_pfc(s);
+  for (unsigned p = 0; p < kPorts; ++p) {
+    s.wred[p][0] = drv::WredQueue{true, 16, 48, 64};
+    s.wred[p][1] = drv::WredQueue{true, 8, 24, 128};
+    s.wred[p][3] = drv::WredQueue{true, 12, 40, 96};  // lossless: marks only
+  }
+  auto& rng = ctx.rng();
+  const std::uint64_t ph = 150ULL * scale;  // one phase
+  Stimulus st;
+  st.probe_ecn = true;
+  // Lossy incast to output 2 (LIDs 2, 6) on queues 0 and 1, lossless to
+  // output 1 (LIDs 1, 5) on queue 3, per phase: the inputs that send and
+  // the idle cycles between their packets.
+  struct Phase {
+    std::vector<unsigned> lossy_ins;
+    std::vector<unsigned> lossless_ins;
+    unsigned gap_max;
+  };
+  // Phases 6 and 7 are idle (the paused lossless traffic drains); phase 8
+  // is one light lossless input under short pauses.
+  const std::array<Phase, 9> phases{{{{0}, {0}, 3},
+                                     {{0, 1}, {0, 3}, 1},
+                                     {{0, 1, 2, 3}, {0, 2, 3}, 0},
+                                     {{3}, {0}, 12},
+                                     {{0, 1, 2, 3}, {1, 3}, 1},
+                                     {{1}, {2}, 16},
+                                     {{}, {}, 0},
+                                     {{}, {}, 0},
+                                     {{}, {2}, 16}}};
+  for (std::size_t k = 0; k < phases.size(); ++k) {
+    const Phase& f = phases[k];
+    Mix lossy;
+    lossy.start = k * ph;
+    lossy.ins = f.lossy_ins;
+    lossy.lids = {2, 6};
+    lossy.prios = {0, 1};
+    lossy.max_len = 4;
+    lossy.gap_max = f.gap_max;
+    // Half the phase's cycles of each input (2.5 flits and gap_max / 2
+    // idle cycles a packet), the lossless mix the other half.
+    lossy.packets = static_cast<unsigned>(ph * lossy.ins.size() / (5ULL + f.gap_max));
+    add_traffic(rng, lossy, st);
+    Mix ll = lossy;
+    ll.ins = f.lossless_ins;
+    ll.lids = {1, 5};
+    ll.prios = {3};
+    ll.packets = static_cast<unsigned>(ph * ll.ins.size() / (5ULL + f.gap_max));
+    add_traffic(rng, ll, st);
+  }
+  // Background: a little of everything to every output.
+  Mix bg;
+  for (std::uint16_t lid = 1; lid <= 12; ++lid) {
+    bg.lids.push_back(lid);
+  }
+  bg.prios = {0, 1, 3, 4};
+  bg.gap_max = 80;
+  bg.packets = static_cast<unsigned>(ph / 2);
+  add_traffic(rng, bg, st);
+  // The peer of port 1 pauses queue 3 in phases 2 and 3 (quanta 6 x 8
+  // cycles, refreshed every 60): output 1's queue 3 grows while paused,
+  // then runs empty with the pause in the window.
+  add_pause_storm(st, 1, 3, 6, 60, 2 * ph, 4 * ph);
+  // Short pauses (8 cycles, every 20) under the light load of phase 8,
+  // after the congestion before raised P: windows that ran empty with an
+  // input sending, a pause in most of them holding P.
+  add_pause_storm(st, 1, 3, 1, 20, 8 * ph, 9 * ph);
+  // The registers, at seeded cycles around fixed points of the phases.
+  const auto at = [&rng, ph](double where) {
+    const auto base = static_cast<std::uint64_t>(where * static_cast<double>(ph));
+    return base + std::uniform_int_distribution<std::uint64_t>(0, 40)(rng);
+  };
+  const auto w = [&st](std::uint64_t c, std::uint32_t off, std::uint32_t v) {
+    st.csr.push_back(CsrOp{c, off, v, false});
+  };
+  w(0, kEcnTarget, 12);
+  w(0, kEcnPmax, ecn_pmax(8, 200, 24, 8));
+  w(0, kEcnCtrl, ecn_ctrl(0x0B, 5, 0));
+  w(at(0.4), kEcnCtrl, ecn_ctrl(0xFF, 3, 0));  // refused: WIN 3
+  add_status_sweep(st, at(0.6));
+  w(at(1.3), kEcnCtrl, ecn_ctrl(0x0B, 4, 0));    // WIN mid-window
+  w(at(1.6), kEcnPmax, ecn_pmax(20, 10, 1, 1));  // refused: PLO > PHI
+  w(at(1.8), kEcnPmax, ecn_pmax(16, 160, 16, 12));
+  w(at(2.0), kEcnK, 0x00100010);  // refused: read-only
+  add_status_sweep(st, at(2.3));
+  w(at(2.9), kEcnCtrl, ecn_ctrl(0x09, 4, 0));  // queue 1 off
+  w(at(3.1), kEcnTarget, 20);
+  // A static threshold change while the law is on: port 2 queue 0
+  // (Kmin 12, Kmax 40), WRED_P of queues 0..3 of port 2.
+  w(at(3.3), hw::switch_regs::port_reg(2, hw::switch_regs::PortReg::kWredK, 0).offset,
+    (12U << SWITCH_CSR__PORTX__WRED_KX__KMIN_bp) | (40U << SWITCH_CSR__PORTX__WRED_KX__KMAX_bp));
+  w(at(3.5), hw::switch_regs::port_reg(2, hw::switch_regs::PortReg::kWredP, 0).offset,
+    (100U << SWITCH_CSR__PORTX__WRED_PX__P0_bp) | (128U << SWITCH_CSR__PORTX__WRED_PX__P1_bp) |
+        (96U << SWITCH_CSR__PORTX__WRED_PX__P3_bp));
+  add_status_sweep(st, at(3.8));
+  w(at(4.2), kEcnCtrl, ecn_ctrl(0x0B, 6, 1));    // queue 1 on again, FAN_SH 1, WIN 6
+  w(at(4.5), kEcnPmax, ecn_pmax(255, 0, 0, 0));  // refused
+  w(at(4.7), kEcnCtrl, ecn_ctrl(0x0B, 21, 0));   // refused: WIN 21
+  w(at(5.0), kEcnCtrl, ecn_ctrl(0x0B, 4, 0));
+  w(at(5.2), kEcnPmax, ecn_pmax(0, 255, 32, 4));
+  add_status_sweep(st, at(6.5));
+  add_status_sweep(st, at(9.5));  // after the traffic: the end state
   return Scenario{std::move(s), std::move(st)};
 }
 

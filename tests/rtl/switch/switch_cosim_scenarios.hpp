@@ -4,6 +4,8 @@
 // runs them on the coverage build of the switch to reach its cover points.
 #pragma once
 
+#include <array>
+
 #include "switch_cosim_bench.hpp"
 
 namespace syncfab::tb::switch_cosim {
@@ -46,5 +48,18 @@ Scenario release_storm(TestContext& ctx, unsigned packets);
 // it (Kmin = Kmax = 0): marks while lossless, DROP_WRED of its Not-ECT
 // copies once DISABLED; its copies keep flowing past the peer's pauses.
 Scenario wred_after_disable(TestContext& ctx, unsigned packets);
+
+// The dynamic ECN law on (docs/switch-ecn-dynamic.md), windows of 2^4 to
+// 2^6 cycles: lossy queues 0 and 1 and lossless queue 3 with WRED, fan-in
+// to outputs 2 and 1 stepping 1 -> 2 -> 4 -> 1 inputs and back, a peer
+// pausing queue 3 of port 1, queues running empty, and the law's registers
+// rewritten while traffic runs (EN per queue off and on, WIN mid-window,
+// FAN_SH, QREF, PLO/PHI/PUP/PDN, a WRED_K/WRED_P write), some writes the
+// block refuses, and status sweeps (CNT_SEL, ECN_DYN_K, ECN_DYN_STATE) of
+// every queue. The law's state is logged every RTL cycle
+// (Stimulus::probe_ecn). `scale` stretches the phases.
+Scenario ecn_dynamic(TestContext& ctx, unsigned scale);
+// The queues whose law ecn_dynamic's status sweeps read.
+inline constexpr std::array<unsigned, 4> kEcnSweepQueues{0, 1, 3, 5};
 
 }  // namespace syncfab::tb::switch_cosim

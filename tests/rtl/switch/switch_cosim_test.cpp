@@ -39,6 +39,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <random>
@@ -49,6 +50,7 @@
 #include <vector>
 
 #include "switch_cosim_bench.hpp"
+#include "switch_cosim_ecn.hpp"
 #include "switch_cosim_scenarios.hpp"
 #include "syncfab/fmt/formats.hpp"
 #include "syncfab/model/port_group.hpp"
@@ -642,7 +644,9 @@ unsigned check_pause_timing(const Setup& s, const Stimulus& st, const std::vecto
 
 // WRED property on every enqueue decision of a run (the RTL's from its
 // engine, the model's from its trace): a mark or a WRED drop only on a
-// WRED-enabled queue at a queue length >= Kmin, never a drop on a lossless
+// WRED-enabled queue at a queue length >= Kmin (the static one; with
+// register accesses while traffic runs, `dyn`, the effective Kmin the
+// decision used, which check_ecn_law ties to the law), never a drop on a lossless
 // queue the watchdog cannot DISABLE; and the decisions add up to the run's
 // ECN_MARK and DROP_WRED counters, so no decision escaped the log. Returns
 // the marks + drops checked and the least queue length among them.
@@ -651,7 +655,7 @@ struct WredSeen {
   std::uint64_t hits = 0;
   std::uint32_t min_qlen = UINT32_MAX;
 };
-WredSeen check_wred_property(const char* run, const Setup& s, const RunLog& log) {
+WredSeen check_wred_property(const char* run, const Setup& s, const RunLog& log, bool dyn) {
   WredSeen w;
   Counters hit{};
   for (const EnqEvent& e : log.enq) {
@@ -664,9 +668,13 @@ WredSeen check_wred_property(const char* run, const Setup& s, const RunLog& log)
     TB_CHECK(wq.enable) << run << " run, cycle " << e.cycle << ": WRED "
                         << (e.mark ? "mark" : "drop") << " on (" << e.out << ", " << e.q
                         << ") without WRED_EN";
-    TB_CHECK(e.qlen >= wq.kmin) << run << " run, cycle " << e.cycle << ": WRED "
-                                << (e.mark ? "mark" : "drop") << " on (" << e.out << ", " << e.q
-                                << ") at queue length " << e.qlen << " < Kmin " << wq.kmin;
+    if (!dyn) {
+      TB_CHECK_EQ(e.kmin, wq.kmin) << run << " run, cycle " << e.cycle
+                                   << ": the Kmin WRED used on (" << e.out << ", " << e.q << ")";
+    }
+    TB_CHECK(e.qlen >= e.kmin) << run << " run, cycle " << e.cycle << ": WRED "
+                               << (e.mark ? "mark" : "drop") << " on (" << e.out << ", " << e.q
+                               << ") at queue length " << e.qlen << " < Kmin " << e.kmin;
     TB_CHECK(!e.drop || !s.lossless(e.out, e.q) || s.wd_may_disable(e.out, e.q))
         << run << " run, cycle " << e.cycle << ": WRED drop on lossless (" << e.out << ", " << e.q
         << ")";
@@ -724,8 +732,11 @@ void print_timing(const char* run, const Stimulus& st, const RunLog& rtl, const 
             << (n != 0 ? static_cast<double>(lat_sum) / static_cast<double>(n) : 0.0) << "\n";
 }
 
-// Both runs, every check; prints the figures.
-Task<> cosim(TestContext& ctx, const char* name, const Setup& setup, const Stimulus& stim) {
+// Both runs, every check; prints the figures. `more` runs further checks
+// on the two logs.
+using MoreChecks = std::function<void(const RunLog& rtl, const RunLog& mdl)>;
+Task<> cosim(TestContext& ctx, const char* name, const Setup& setup, const Stimulus& stim,
+             const MoreChecks& more = {}) {
   const RunLog rtl = co_await run_rtl(ctx, setup, stim);
   TB_CHECK_EQ(rtl.enable_writes.size(), 2 * stim.disabled.size()) << "CTRL.ENABLE writes done";
   // Header cycle of each packet at its input, against the ENABLE windows.
@@ -805,8 +816,8 @@ Task<> cosim(TestContext& ctx, const char* name, const Setup& setup, const Stimu
     print_timing("RTL", stim, rtl, rtl);
     print_timing("model", stim, rtl, mdl);
   }
-  const WredSeen rw = check_wred_property("RTL", setup, rtl);
-  const WredSeen mw = check_wred_property("model", setup, mdl);
+  const WredSeen rw = check_wred_property("RTL", setup, rtl, !stim.csr.empty());
+  const WredSeen mw = check_wred_property("model", setup, mdl, !stim.csr.empty());
   const Seen r = check_run("RTL", setup, stim, ex, rtl, rtl);
   const Seen m = check_run("model", setup, stim, ex, rtl, mdl);
   check_counters("RTL", setup, stim, ex, r, rtl);
@@ -815,6 +826,9 @@ Task<> cosim(TestContext& ctx, const char* name, const Setup& setup, const Stimu
   const unsigned timing = compare_runs(setup, stim, ex, r, m, rtl, mdl, compared);
   unsigned crossings = 0;
   const unsigned worst = check_pause_timing(setup, stim, ex, r, rtl, crossings);
+  if (more) {
+    more(rtl, mdl);
+  }
   const double checks_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - checks0).count();
   std::uint64_t copies = 0;
@@ -926,4 +940,40 @@ SYNCFAB_TEST(switch_cosim, lossless_full_load) {
 SYNCFAB_TEST(switch_cosim, watchdog_and_disable) {
   const Scenario sc = watchdog_and_disable(ctx, static_cast<unsigned>(ctx.param("packets", 1500)));
   co_await cosim(ctx, "watchdog_and_disable", sc.setup, sc.stim);
+}
+
+// The dynamic ECN law on (switch_cosim_scenarios.cpp, ecn_dynamic): every
+// check above, and the RTL's law of every (output, queue) in every cycle
+// against the golden EcnController on the RTL's measured inputs and the
+// registers as a golden CSR block holds them after the same accesses; the
+// status reads and refused writes of both runs against it. The run must
+// move the law: a window that raised P, one that lowered it, sh >= 2,
+// marks with shifted thresholds.
+SYNCFAB_TEST(switch_cosim, ecn_dynamic) {
+  const Scenario sc = ecn_dynamic(ctx, static_cast<unsigned>(ctx.param("scale", 4)));
+  EcnLawSeen law;
+  co_await cosim(ctx, "ecn_dynamic", sc.setup, sc.stim, [&](const RunLog& rtl, const RunLog& mdl) {
+    law = check_ecn_law(sc.setup, sc.stim, rtl, mdl);
+  });
+  std::cout << "switch_cosim.ecn_dynamic seed " << ctx.seed() << ": law compared in " << law.cycles
+            << " cycles (" << law.values_compared << " values), " << law.window_ends
+            << " window ends of law-on queues (" << law.raised << " raised P, " << law.lowered
+            << " lowered, " << law.paused_holds << " held with a pause), most sh " << law.max_sh
+            << "; " << law.reads << " status reads = golden, " << law.refused
+            << " refused writes on all three; RTL marks on law-on queues " << law.marks_on << " ("
+            << law.marks_shifted << " with sh > 0); " << law.decisions
+            << " WRED decisions and the ECN of " << law.flits_ecn
+            << " copies sent equal the golden WRED's; model against the golden law on its own "
+               "inputs: "
+            << law.model.window_ends << " window ends (" << law.model.raised << " raised, "
+            << law.model.lowered << " lowered), " << law.model.reads << " status reads, "
+            << law.model.decisions << " WRED decisions, ECN of " << law.model.flits_ecn
+            << " copies, all equal; status reads equal RTL/model " << law.reads_rtl_eq_model
+            << " of " << law.reads << "\n";
+  TB_CHECK(law.raised > 0) << "no window raised P";
+  TB_CHECK(law.lowered > 0) << "no window lowered P";
+  TB_CHECK(law.max_sh >= 2) << "sh never reached 2";
+  TB_CHECK(law.marks_shifted > 0) << "no mark with shifted thresholds";
+  TB_CHECK(law.paused_holds > 0) << "no window held by a pause";
+  TB_CHECK(law.refused >= 5) << "refused writes";
 }
