@@ -66,6 +66,10 @@ unsigned BulkHost::add_flow(const swfab::FlowSpec& spec) {
   if (spec.dst_lid == 0) {
     throw std::invalid_argument(who + "dst_lid 0");
   }
+  if (spec.flow_label && *spec.flow_label > 0xFFFFFU) {
+    throw std::invalid_argument(who + "flow_label " + std::to_string(*spec.flow_label) +
+                                " (20 bits)");
+  }
   flows_.push_back(BulkFlowState{spec, 0, 0, false});
   return static_cast<unsigned>(flows_.size() - 1);
 }
@@ -236,7 +240,8 @@ void BulkHost::start_packet(std::uint64_t now) {
     rr_ = at + 1;
     cur_.assign(f.spec.len_flits, Flit{});
     cur_[0] = header(fmt::PktType::kData, f.spec.len_flits, f.spec.dst_lid, lid_, f.spec.prio,
-                     f.spec.ecn, f.spec.dscp, static_cast<std::uint32_t>((index_ << 8U) | at));
+                     f.spec.ecn, f.spec.dscp,
+                     f.spec.flow_label.value_or(static_cast<std::uint32_t>((index_ << 8U) | at)));
     cur_[1] =
         swfab::encode_payload(swfab::PacketId{index_, static_cast<std::uint32_t>(at), f.issued});
     for (std::size_t i = 2; i < cur_.size(); ++i) {

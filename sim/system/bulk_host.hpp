@@ -2,7 +2,8 @@
 // engine but sends and sinks DATA packets, the load barriers share the
 // fabric with. It sends the switch fabric's flows (swfab::FlowSpec: a
 // destination, a priority, a length, a count, a share of the link; flit 1
-// names the packet, swfab::PacketId) and honours the PFC frames it receives:
+// names the packet, swfab::PacketId; the flow label is the spec's, or the
+// host's index x 256 + the flow's) and honours the PFC frames it receives:
 // a frame whose last flit it takes in cycle t pausing priority q for n
 // quanta stops packets of q from starting in cycles t + 1 .. t + n x cycles
 // per quantum (a packet already started completes; quanta 0 resumes at

@@ -432,6 +432,9 @@ EcmpIncastResult run_ecmp_incast(TestContext& ctx, const EcmpIncastConfig& cfg) 
       f.start_cycle = t0 + rng() % (std::uint64_t{4} * cfg.len_flits);
       f.stop_cycle = t0 + cfg.cycles;
       for (unsigned q = 0; q < cfg.flows_per_sender; ++q) {
+        if (cfg.labels == FlowLabels::kRandom) {
+          f.flow_label = static_cast<std::uint32_t>(rng() & 0xFFFFFU);
+        }
         sys.host(i).add_flow(f);
       }
     }

@@ -8,7 +8,8 @@
 // leaves are 16-port switches). h0..h11 are bulk hosts (bulk_host.hpp),
 // n0..n11 the NICs. h1..h8 send to h0 on a lossless priority (PFC on every
 // port), `flows_per_sender` flows each (one flow label each, as a host runs
-// several queue pairs); the routing is FTREE, with or without ECMP port
+// several queue pairs; sequential labels, or pseudo-random ones as RFC 6437
+// asks of a host); the routing is FTREE, with or without ECMP port
 // groups, programmed through the switches' drivers (routing.hpp). Every NIC
 // runs a dissemination barrier every `barrier_every` cycles on its own
 // lossless, strict-priority class.
@@ -29,12 +30,19 @@
 
 namespace syncfab::tb::system {
 
+// How a sender labels its flows: 20 pseudo-random bits each, drawn from the
+// run's seed (a host's flow labels should be uniformly distributed, RFC
+// 6437, so that hashes of them spread), or its index x 256 + the flow's
+// (labels that differ in their low bits only).
+enum class FlowLabels : std::uint8_t { kRandom, kSequential };
+
 struct EcmpIncastConfig {
   bool ecmp = false;
   Backend backend = Backend::kModel;  // every node
   bool flows = true;                  // false: the idle fabric (barriers alone)
   unsigned senders = 8;               // h1..h<senders>, to h0
   unsigned flows_per_sender = 8;
+  FlowLabels labels = FlowLabels::kSequential;
   unsigned len_flits = 16;
   unsigned flow_prio = 3;
   unsigned switch_delay = 8;  // cycles on a switch-switch link

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <exception>
 #include <fstream>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -109,19 +110,21 @@ void write_json(const std::string& path, const Options& o, const EcmpIncastResul
   };
   const auto n = [](std::uint64_t v) { return std::to_string(v); };
   const auto b = [](bool v) { return std::string(v ? "true" : "false"); };
-  const std::string config = object({{"ecmp", b(c.ecmp)},
-                                     {"backend", quoted(o.rtl ? "rtl" : "model")},
-                                     {"flows", b(c.flows)},
-                                     {"seed", n(o.seed)},
-                                     {"senders", n(c.senders)},
-                                     {"flows_per_sender", n(c.flows_per_sender)},
-                                     {"len_flits", n(c.len_flits)},
-                                     {"flow_prio", n(c.flow_prio)},
-                                     {"barrier_prio", n(c.barrier_prio)},
-                                     {"cycles", n(c.cycles)},
-                                     {"warmup", n(c.warmup)},
-                                     {"sample_every", n(c.sample_every)},
-                                     {"barrier_every", n(c.barrier_every)}});
+  const std::string config =
+      object({{"ecmp", b(c.ecmp)},
+              {"backend", quoted(o.rtl ? "rtl" : "model")},
+              {"flows", b(c.flows)},
+              {"seed", n(o.seed)},
+              {"senders", n(c.senders)},
+              {"flows_per_sender", n(c.flows_per_sender)},
+              {"labels", quoted(c.labels == FlowLabels::kRandom ? "random" : "sequential")},
+              {"len_flits", n(c.len_flits)},
+              {"flow_prio", n(c.flow_prio)},
+              {"barrier_prio", n(c.barrier_prio)},
+              {"cycles", n(c.cycles)},
+              {"warmup", n(c.warmup)},
+              {"sample_every", n(c.sample_every)},
+              {"barrier_every", n(c.barrier_every)}});
   const std::string series = object({{"senders", list(r.sender_names, quoted)},
                                      {"queues", list(r.queue_names, quoted)},
                                      {"pauses", list(r.pause_names, quoted)}});
@@ -171,6 +174,13 @@ int run(int argc, char** argv) {
   app.add_option("--barrier-prio", c.barrier_prio,
                  "the barriers' priority (the flows' priority: a shared class)");
   app.add_option("--flows-per-sender", c.flows_per_sender, "flows (flow labels) per sender");
+  app.add_option("--labels", c.labels,
+                 "flow labels: random (20 bits per flow from the seed) or sequential (the "
+                 "sender's index x 256 + the flow's)")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, FlowLabels>{{"random", FlowLabels::kRandom},
+                                            {"sequential", FlowLabels::kSequential}},
+          CLI::ignore_case));
   app.add_option("--csv", o.csv, "time series (CSV)");
   app.add_option("--barriers-csv", o.barriers_csv, "barriers: post cycle, latency (CSV)");
   app.add_option("--json", o.json, "configuration and figures (JSON)");

@@ -287,6 +287,10 @@ unsigned Fabric::add_flow(unsigned host, const FlowSpec& spec) {
   if (!(spec.rate > 0.0 && spec.rate <= 1.0)) {
     throw std::invalid_argument("flow of host " + h.name + ": rate must be in (0, 1]");
   }
+  if (spec.flow_label && *spec.flow_label > 0xFFFFFU) {
+    throw std::invalid_argument("flow of host " + h.name + ": flow_label " +
+                                std::to_string(*spec.flow_label) + " (20 bits)");
+  }
   if (!h.link) {
     throw std::invalid_argument("flow of host " + h.name + ": the host has no link");
   }

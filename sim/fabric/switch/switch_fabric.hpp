@@ -111,6 +111,9 @@ struct FlowSpec {
   std::uint64_t stop_cycle = std::numeric_limits<std::uint64_t>::max();  // none starts at/after
   fmt::Ecn ecn = fmt::Ecn::kEct0;
   std::uint8_t dscp = 0;
+  // The packets' flow label (20 bits, what a switch's ECMP hash reads); none:
+  // the sender numbers its flows itself.
+  std::optional<std::uint32_t> flow_label;
 };
 
 struct FlowState {

@@ -263,7 +263,7 @@ std::vector<Flit> Fabric::Impl::make_packet(unsigned flow_id, std::uint64_t seq)
       .set_prio(static_cast<std::uint8_t>(fl.spec.prio))
       .set_ecn(fl.spec.ecn)
       .set_dscp(fl.spec.dscp)
-      .set_flow_label(flow_id & 0xFFFFFU);
+      .set_flow_label(fl.spec.flow_label.value_or(flow_id) & 0xFFFFFU);
   std::vector<Flit> flits(fl.spec.len_flits);
   flits[0] = hdr.bytes();
   flits[1] = encode_payload(PacketId{fl.src_host, flow_id, seq});

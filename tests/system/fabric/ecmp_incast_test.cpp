@@ -5,6 +5,9 @@
 //   switches' drivers and read back; one host's 8 flows to a host on
 //   another leaf leave its leaf on more than one uplink, none out of order;
 //   without ECMP all on one (one_uplink_without_ecmp).
+// - labels_pick_members: flows whose labels (FlowSpec::flow_label) the
+//   switches' flow hash maps to each of leaf1's four uplinks leave on all
+//   four, one each.
 // - short_run_ecmp_off, short_run_ecmp_on: the scenario's invariants (not its figures): the samples
 //   tile the run; per sample the pause frames per switch add up to the
 //   sample's total, and the samples' flits plus those taken after the last
@@ -19,6 +22,7 @@
 #include "ecmp_incast.hpp"
 #include "fabric_setup.hpp"
 #include "routing.hpp"
+#include "syncfab/model/port_group.hpp"
 
 using namespace syncfab;
 using namespace syncfab::tb;
@@ -42,7 +46,22 @@ std::set<unsigned> uplinks_used(SystemFabric& sys, unsigned sw) {
   return used;
 }
 
-Task<> spread_once(TestContext& ctx, bool ecmp) {
+// A label whose flow from src to dst leaves a switch with group `mask` (the
+// packet arriving on in_port) on `port`.
+std::uint32_t label_for(std::uint16_t src, std::uint16_t dst, std::uint32_t mask, unsigned in_port,
+                        unsigned num_ports, unsigned port) {
+  for (std::uint32_t label = 0; label <= 0xFFFFFU; ++label) {
+    const model::MemberChoice c = model::choose_member(mask, ~std::uint32_t{0}, in_port, num_ports,
+                                                       model::flow_hash(src, dst, label));
+    if (c.port == static_cast<int>(port)) {
+      return label;
+    }
+  }
+  throw std::logic_error("no flow label picks port " + std::to_string(port));
+}
+
+// chosen_labels: one flow per uplink, labelled so that the hash picks it.
+Task<> spread_once(TestContext& ctx, bool ecmp, bool chosen_labels = false) {
   const sm::Fabric smf = ecmp_incast_fabric();
   SystemConfig cfg;
   cfg.backend = [](sm::NodeId) { return Backend::kModel; };
@@ -78,22 +97,41 @@ Task<> spread_once(TestContext& ctx, bool ecmp) {
   f.len_flits = 16;
   f.count = 2;
   f.start_cycle = sys.cycle() + 1;
-  for (unsigned q = 0; q < 8; ++q) {
-    sys.host(4).add_flow(f);
+  unsigned packets = 16;
+  if (chosen_labels) {
+    const std::uint32_t mask = sys.sw(leaf1).driver().port_group(e->port).value();
+    const sm::NodeId h4 = sys.sm().find("h4").value();
+    const unsigned in_port = sys.sm().peer(h4, 1).port - 1U;
+    const unsigned num_ports = sys.sw(leaf1).port_count();
+    packets = 0;
+    for (unsigned p = 0; p < num_ports; ++p) {
+      if ((mask >> p & 1U) != 0) {
+        f.flow_label = label_for(sys.host(4).lid(), h0, mask, in_port, num_ports, p);
+        sys.host(4).add_flow(f);
+        packets += 2;
+      }
+    }
+  } else {
+    for (unsigned q = 0; q < 8; ++q) {
+      sys.host(4).add_flow(f);
+    }
   }
+  // Idle links alone do not say the switches hold nothing: wait for h0 too.
   const std::uint64_t t0 = sys.cycle();
-  while (!(sys.hosts_quiet() && sys.idle())) {
-    TB_CHECK(sys.cycle() < t0 + 10'000) << "16 packets did not arrive in 10,000 cycles";
+  while (!(sys.hosts_quiet() && sys.idle() && sys.host(0).received().data >= packets)) {
+    TB_CHECK(sys.cycle() < t0 + 10'000) << packets << " packets did not arrive in 10,000 cycles";
     sys.idle_cycles(32);
   }
   check_traffic(sys);
   const std::set<unsigned> used = uplinks_used(sys, leaf1);
   std::cout << "leaf1 uplinks that carried h4's flows: " << used.size() << "\n";
-  TB_CHECK_EQ(sys.host(0).received().data, 16U) << "h0 received every packet";
+  TB_CHECK_EQ(sys.host(0).received().data, packets) << "h0 received every packet";
   for (const auto& [key, rx] : sys.host(0).rx_flows()) {
     TB_CHECK_EQ(rx.out_of_order, 0U) << "flow " << key.second << " of host " << key.first;
   }
-  if (ecmp) {
+  if (chosen_labels) {
+    TB_CHECK_EQ(used.size(), 4U) << "labels chosen for each uplink: every uplink carries one";
+  } else if (ecmp) {
     TB_CHECK(used.size() > 1) << "ECMP: every flow left leaf1 on one uplink";
   } else {
     TB_CHECK_EQ(used.size(), 1U) << "without ECMP: one uplink per destination";
@@ -178,6 +216,8 @@ void check_short_run(TestContext& ctx, bool ecmp) {
 SYNCFAB_TEST(ecmp_incast, port_groups_used) { co_await spread_once(ctx, true); }
 
 SYNCFAB_TEST(ecmp_incast, one_uplink_without_ecmp) { co_await spread_once(ctx, false); }
+
+SYNCFAB_TEST(ecmp_incast, labels_pick_members) { co_await spread_once(ctx, true, true); }
 
 SYNCFAB_TEST(ecmp_incast, short_run_ecmp_off) {
   check_short_run(ctx, false);
