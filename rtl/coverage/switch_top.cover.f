@@ -7,4 +7,5 @@ pfc_tx_fcov.sv
 pfc_watchdog_fcov.sv
 wred_ecn_fcov.sv
 switch_counters_fcov.sv
+switch_tables_fcov.sv
 switch_top_fcov.sv

@@ -4,7 +4,9 @@
 //     header fields a copy's patch rewrites, a PFC frame's quanta;
 //   * switch_csr_reg_pkg (PeakRDL, rtl/switch/switch_csr.rdl): the APB port
 //     and every configuration or status value a register field carries, as
-//     wide as its field (the hwif structs of the generated package).
+//     wide as its field (the hwif structs of the generated package); where a
+//     field sits in a register word is switch_csr_reg_addr_pkg's
+//     (scripts/rdl_sv_addr.py).
 // The types that depend on a switch's shape (NumPorts, BufCells) are in
 // switch_types.svh: the modules declare them from their own parameters.
 
@@ -61,27 +63,14 @@ package switch_pkg;
   typedef logic [$bits(switch_csr__PORT_UP__UP__out_t)-1:0] port_up_t;  // one bit per port
   // Dynamic ECN thresholds (docs/switch-ecn-dynamic.md): WIN, the threshold
   // shift (FAN_SH, SHIFT), the active inputs of a window (ACTIVE); the window
-  // counter's width and WIN's least legal value (section 2).
+  // counter's width and WIN's least legal value (section 2, formats.toml).
+  // switch_top finds WIN, PLO and PHI in a written word at the positions of
+  // the generated offset package (switch_csr_reg_addr_pkg).
   typedef logic [$bits(switch_csr__ECN_DYN_CTRL__WIN__out_t)-1:0] ecn_win_t;
   typedef logic [$bits(switch_csr__ECN_DYN_CTRL__FAN_SH__out_t)-1:0] ecn_sh_t;
   typedef logic [$bits(switch_csr__ECN_DYN_STATE__ACTIVE__in_t)-1:0] ecn_act_t;
-  localparam int unsigned EcnWinCntW = 20;
-  localparam int unsigned EcnWinMin = 4;
-  // ECN_DYN_CTRL and ECN_DYN_PMAX as a write carries them (switch_csr.rdl),
-  // for the refusal of illegal words.
-  typedef struct packed {
-    logic [$bits(tbl_data_t)-19-1:0] rsvd19;
-    ecn_sh_t fan_sh;
-    logic [2:0] rsvd13;
-    ecn_win_t win;
-    prio_mask_t en;
-  } ecn_ctrl_data_t;
-  typedef struct packed {
-    pmax_t pdn;
-    pmax_t pup;
-    pmax_t phi;
-    pmax_t plo;
-  } ecn_pmax_data_t;
+  localparam int unsigned EcnWinCntW = ECN_WIN_CNT_WIDTH;
+  localparam int unsigned EcnWinMin = ECN_WIN_MIN;
 
   // TBL_WDATA / TBL_RDATA as the LFT, the MFT and the port groups read them
   // (switch_csr.rdl: VALID in the top bit, the port or the port mask in the

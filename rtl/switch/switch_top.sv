@@ -24,6 +24,7 @@ module switch_top
   import syncfab_fmt_pkg::*;
   import switch_pkg::*;
   import switch_csr_reg_pkg::*;
+  import switch_csr_reg_addr_pkg::*;
 #(
   parameter int unsigned NumPorts = 8,
   parameter int unsigned LftEntries = LFT_ENTRIES,
@@ -812,13 +813,14 @@ module switch_top
   assign ecn_sel_prio = hwif_out.CNT_SEL.PRIO.value;
   // A write's ECN_DYN_CTRL / ECN_DYN_PMAX word that is refused; the access to
   // the register (swacc, in the access phase) ends with PSLVERR.
-  ecn_ctrl_data_t ecn_ctrl_wdata;
-  ecn_pmax_data_t ecn_pmax_wdata;
+  ecn_win_t ecn_wdata_win;
+  pmax_t ecn_wdata_plo, ecn_wdata_phi;
   logic ecn_ctrl_bad, ecn_pmax_bad;
-  assign ecn_ctrl_wdata = ecn_ctrl_data_t'(pwdata_i);
-  assign ecn_pmax_wdata = ecn_pmax_data_t'(pwdata_i);
-  assign ecn_ctrl_bad = 32'(ecn_ctrl_wdata.win) < EcnWinMin || 32'(ecn_ctrl_wdata.win) > EcnWinCntW;
-  assign ecn_pmax_bad = ecn_pmax_wdata.plo > ecn_pmax_wdata.phi;
+  assign ecn_wdata_win = pwdata_i[ECN_DYN_CTRL_WIN_LSB+:ECN_DYN_CTRL_WIN_WIDTH];
+  assign ecn_wdata_plo = pwdata_i[ECN_DYN_PMAX_PLO_LSB+:ECN_DYN_PMAX_PLO_WIDTH];
+  assign ecn_wdata_phi = pwdata_i[ECN_DYN_PMAX_PHI_LSB+:ECN_DYN_PMAX_PHI_WIDTH];
+  assign ecn_ctrl_bad = 32'(ecn_wdata_win) < EcnWinMin || 32'(ecn_wdata_win) > EcnWinCntW;
+  assign ecn_pmax_bad = ecn_wdata_plo > ecn_wdata_phi;
   assign ecn_refuse = pwrite_i && ((hwif_out.ECN_DYN_CTRL.EN.swacc && ecn_ctrl_bad) ||
                                    (hwif_out.ECN_DYN_PMAX.PLO.swacc && ecn_pmax_bad));
 
@@ -878,12 +880,18 @@ module switch_top
       $bits(switch_csr__WD_STATUS__STATE__in_t) == $bits(wd_state) / NumPorts &&
       $bits(switch_csr__CNT_SEL__KIND__out_t) == $bits(sw_counter_e))
   // verilog_format: on
-  // The dynamic ECN registers' words as a write carries them.
-  `SF_STATIC_ASSERT(a_ecn_words, $bits(ecn_ctrl_data_t) == $bits(csr_data_t) && $bits
-                    (ecn_pmax_data_t) == $bits(csr_data_t) && $bits
-                    (switch_csr__ECN_DYN_K__KMIN__in_t) == $bits(qlen_t) && $bits
-                    (switch_csr__ECN_DYN_STATE__PMAX__in_t) == $bits(pmax_t) && $bits
-                    (switch_csr__ECN_DYN_STATE__SHIFT__in_t) == $bits(ecn_sh_t))
+  // The dynamic ECN fields a write is judged on, as wide as the values they
+  // carry; WIN can name every legal window (up to the counter's width).
+  // verilog_format: off
+  `SF_STATIC_ASSERT(a_ecn_words,
+      ECN_DYN_CTRL_WIN_WIDTH == $bits(ecn_win_t) &&
+      ECN_DYN_PMAX_PLO_WIDTH == $bits(pmax_t) &&
+      ECN_DYN_PMAX_PHI_WIDTH == $bits(pmax_t) &&
+      EcnWinCntW < 2 ** $bits(ecn_win_t) && EcnWinMin <= EcnWinCntW &&
+      $bits(switch_csr__ECN_DYN_K__KMIN__in_t) == $bits(qlen_t) &&
+      $bits(switch_csr__ECN_DYN_STATE__PMAX__in_t) == $bits(pmax_t) &&
+      $bits(switch_csr__ECN_DYN_STATE__SHIFT__in_t) == $bits(ecn_sh_t))
+  // verilog_format: on
   // The occupancy a port's pfc_tx compares with XOFF/XON fits a threshold.
   `SF_STATIC_ASSERT(a_occ_fits_thr, CntW <= $bits(thr_t))
 
@@ -1054,6 +1062,6 @@ module switch_top
   end
 
   logic unused_top;
-  assign unused_top = ^{hwif_out, stop, xoff_tx, eng_hdr, ecn_ctrl_wdata, ecn_pmax_wdata};
+  assign unused_top = ^{hwif_out, stop, xoff_tx, eng_hdr};
 
 endmodule

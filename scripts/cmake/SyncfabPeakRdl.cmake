@@ -22,9 +22,10 @@
 #
 #   syncfab_peakrdl_regblock(<ip> RDL <file.rdl> OUT <folder> [PARAMS NAME=VALUE ...])
 #
-# writes only the register block (same module and package names) into
-# ${SYNCFAB_GEN_DIR}/<folder>: the same map at other parameters, for an RTL
-# shape that needs them (a Verilator run lists one of the two folders).
+# writes only the register block and its offset package (same module and
+# package names) into ${SYNCFAB_GEN_DIR}/<folder>: the same map at other
+# parameters, for an RTL shape that needs them (a Verilator run lists one of
+# the two folders).
 #
 # Each generator writes into a scratch folder first and results are copied
 # only when they differ, so a re-configure does not re-verilate or rebuild
@@ -86,17 +87,44 @@ function(_syncfab_peakrdl_regblock ip rdl scratch)
     --hwif-report)
 endfunction()
 
+# <ip>_reg_addr_pkg.sv in <scratch>/sv from <scratch>/json/<ip>.json, which
+# rdl_json.py writes from <rdl> (-P <param> ... from ARGN).
+function(_syncfab_peakrdl_addr_pkg ip rdl scratch)
+  set(_p)
+  foreach(_kv IN LISTS ARGN)
+    list(APPEND _p -P "${_kv}")
+  endforeach()
+  execute_process(
+    COMMAND "${SYNCFAB_PYTHON}" "${CMAKE_SOURCE_DIR}/scripts/rdl_json.py" "${rdl}"
+            "${scratch}/json/${ip}.json" ${_p}
+    RESULT_VARIABLE _rc
+    ERROR_VARIABLE _err)
+  if(NOT _rc EQUAL 0)
+    message(FATAL_ERROR "syncfab: the JSON register map of ${rdl} failed:\n${_err}")
+  endif()
+  execute_process(
+    COMMAND "${SYNCFAB_PYTHON}" "${CMAKE_SOURCE_DIR}/scripts/rdl_sv_addr.py"
+            "${scratch}/json/${ip}.json" ${ip} "${scratch}/sv/${ip}_reg_addr_pkg.sv"
+    RESULT_VARIABLE _rc
+    ERROR_VARIABLE _err)
+  if(NOT _rc EQUAL 0)
+    message(FATAL_ERROR "syncfab: the SV offset package of ${rdl} failed:\n${_err}")
+  endif()
+endfunction()
+
 function(syncfab_peakrdl_regblock ip)
   cmake_parse_arguments(PARSE_ARGV 1 A "" "RDL;OUT" "PARAMS")
   if(NOT A_RDL OR NOT A_OUT)
     message(FATAL_ERROR "syncfab_peakrdl_regblock(${ip}): RDL and OUT are required")
   endif()
   set(_scratch "${CMAKE_CURRENT_BINARY_DIR}/peakrdl_${A_OUT}")
-  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${A_RDL}")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${A_RDL}"
+    "${CMAKE_SOURCE_DIR}/scripts/rdl_json.py" "${CMAKE_SOURCE_DIR}/scripts/rdl_sv_addr.py")
   file(REMOVE_RECURSE "${_scratch}")
-  file(MAKE_DIRECTORY "${_scratch}")
-  _syncfab_peakrdl_regblock(${ip} "${A_RDL}" "${_scratch}" ${A_PARAMS})
-  _syncfab_peakrdl_publish("${_scratch}" "${SYNCFAB_GEN_DIR}/${A_OUT}")
+  file(MAKE_DIRECTORY "${_scratch}/sv" "${_scratch}/json")
+  _syncfab_peakrdl_regblock(${ip} "${A_RDL}" "${_scratch}/sv" ${A_PARAMS})
+  _syncfab_peakrdl_addr_pkg(${ip} "${A_RDL}" "${_scratch}" ${A_PARAMS})
+  _syncfab_peakrdl_publish("${_scratch}/sv" "${SYNCFAB_GEN_DIR}/${A_OUT}")
 endfunction()
 
 function(syncfab_peakrdl ip)
@@ -136,22 +164,7 @@ function(syncfab_peakrdl ip)
       message(FATAL_ERROR "syncfab: the counter list of ${A_RDL} failed:\n${_err}")
     endif()
   endif()
-  execute_process(
-    COMMAND "${SYNCFAB_PYTHON}" "${CMAKE_SOURCE_DIR}/scripts/rdl_json.py" "${A_RDL}"
-            "${_scratch}/json/${ip}.json" ${_p}
-    RESULT_VARIABLE _rc
-    ERROR_VARIABLE _err)
-  if(NOT _rc EQUAL 0)
-    message(FATAL_ERROR "syncfab: the JSON register map of ${A_RDL} failed:\n${_err}")
-  endif()
-  execute_process(
-    COMMAND "${SYNCFAB_PYTHON}" "${CMAKE_SOURCE_DIR}/scripts/rdl_sv_addr.py"
-            "${_scratch}/json/${ip}.json" ${ip} "${_scratch}/sv/${ip}_reg_addr_pkg.sv"
-    RESULT_VARIABLE _rc
-    ERROR_VARIABLE _err)
-  if(NOT _rc EQUAL 0)
-    message(FATAL_ERROR "syncfab: the SV offset package of ${A_RDL} failed:\n${_err}")
-  endif()
+  _syncfab_peakrdl_addr_pkg(${ip} "${A_RDL}" "${_scratch}" ${A_PARAMS})
   _syncfab_peakrdl_run("${A_RDL}" "markdown"
     markdown "${A_RDL}" -o "${_scratch}/doc/${ip}.md" ${_p})
   _syncfab_peakrdl_run("${A_RDL}" "html"

@@ -9,14 +9,23 @@ namespace syncfab::model {
 
 namespace {
 
-// Field positions of docs/switch-ecn-dynamic.md §6.
-constexpr unsigned kWinShift = 8;
-constexpr std::uint32_t kWinMask = 0x1F;
-constexpr unsigned kFanShift = 16;
-constexpr std::uint32_t kFanMask = 0x7;
-constexpr unsigned kPhiShift = 8;
-constexpr unsigned kPupShift = 16;
-constexpr unsigned kPdnShift = 24;
+// Field positions of docs/switch-ecn-dynamic.md §6, from the register map.
+constexpr unsigned kEnShift = SWITCH_CSR__ECN_DYN_CTRL__EN_bp;
+constexpr std::uint32_t kEnMask = SWITCH_CSR__ECN_DYN_CTRL__EN_bm >> kEnShift;
+constexpr unsigned kWinShift = SWITCH_CSR__ECN_DYN_CTRL__WIN_bp;
+constexpr std::uint32_t kWinMask = SWITCH_CSR__ECN_DYN_CTRL__WIN_bm >> kWinShift;
+constexpr unsigned kFanShift = SWITCH_CSR__ECN_DYN_CTRL__FAN_SH_bp;
+constexpr std::uint32_t kFanMask = SWITCH_CSR__ECN_DYN_CTRL__FAN_SH_bm >> kFanShift;
+constexpr unsigned kQrefShift = SWITCH_CSR__ECN_DYN_TARGET__QREF_bp;
+constexpr std::uint32_t kQrefMask = SWITCH_CSR__ECN_DYN_TARGET__QREF_bm >> kQrefShift;
+constexpr unsigned kPloShift = SWITCH_CSR__ECN_DYN_PMAX__PLO_bp;
+constexpr std::uint32_t kPloMask = SWITCH_CSR__ECN_DYN_PMAX__PLO_bm >> kPloShift;
+constexpr unsigned kPhiShift = SWITCH_CSR__ECN_DYN_PMAX__PHI_bp;
+constexpr std::uint32_t kPhiMask = SWITCH_CSR__ECN_DYN_PMAX__PHI_bm >> kPhiShift;
+constexpr unsigned kPupShift = SWITCH_CSR__ECN_DYN_PMAX__PUP_bp;
+constexpr std::uint32_t kPupMask = SWITCH_CSR__ECN_DYN_PMAX__PUP_bm >> kPupShift;
+constexpr unsigned kPdnShift = SWITCH_CSR__ECN_DYN_PMAX__PDN_bp;
+constexpr std::uint32_t kPdnMask = SWITCH_CSR__ECN_DYN_PMAX__PDN_bm >> kPdnShift;
 
 }  // namespace
 
@@ -26,8 +35,8 @@ void EcnDynConfig::validate() const {
                                 std::to_string(kMinWin) + ".." + std::to_string(kMaxWin));
   }
   if (fan_sh > kMaxFanSh) {
-    throw std::invalid_argument("ecn_dyn: FAN_SH = " + std::to_string(fan_sh) +
-                                " does not fit in 3 bits");
+    throw std::invalid_argument("ecn_dyn: FAN_SH = " + std::to_string(fan_sh) + " is above " +
+                                std::to_string(kMaxFanSh));
   }
   if (plo > phi) {
     throw std::invalid_argument("ecn_dyn: PLO = " + std::to_string(plo) +
@@ -36,27 +45,30 @@ void EcnDynConfig::validate() const {
 }
 
 std::uint32_t EcnDynConfig::ctrl_word() const noexcept {
-  return std::uint32_t{enable} | (win & kWinMask) << kWinShift | (fan_sh & kFanMask) << kFanShift;
+  return (enable & kEnMask) << kEnShift | (win & kWinMask) << kWinShift |
+         (fan_sh & kFanMask) << kFanShift;
 }
 
-std::uint32_t EcnDynConfig::target_word() const noexcept { return qref; }
+std::uint32_t EcnDynConfig::target_word() const noexcept {
+  return (qref & kQrefMask) << kQrefShift;
+}
 
 std::uint32_t EcnDynConfig::pmax_word() const noexcept {
-  return std::uint32_t{plo} | std::uint32_t{phi} << kPhiShift | std::uint32_t{pup} << kPupShift |
-         std::uint32_t{pdn} << kPdnShift;
+  return (plo & kPloMask) << kPloShift | (phi & kPhiMask) << kPhiShift |
+         (pup & kPupMask) << kPupShift | (pdn & kPdnMask) << kPdnShift;
 }
 
 EcnDynConfig EcnDynConfig::from_words(std::uint32_t ctrl, std::uint32_t target,
                                       std::uint32_t pmax) noexcept {
   EcnDynConfig c;
-  c.enable = static_cast<std::uint8_t>(ctrl & 0xFFU);
+  c.enable = static_cast<std::uint8_t>(ctrl >> kEnShift & kEnMask);
   c.win = ctrl >> kWinShift & kWinMask;
   c.fan_sh = ctrl >> kFanShift & kFanMask;
-  c.qref = static_cast<std::uint16_t>(target & 0xFFFFU);
-  c.plo = static_cast<std::uint8_t>(pmax & 0xFFU);
-  c.phi = static_cast<std::uint8_t>(pmax >> kPhiShift & 0xFFU);
-  c.pup = static_cast<std::uint8_t>(pmax >> kPupShift & 0xFFU);
-  c.pdn = static_cast<std::uint8_t>(pmax >> kPdnShift & 0xFFU);
+  c.qref = static_cast<std::uint16_t>(target >> kQrefShift & kQrefMask);
+  c.plo = static_cast<std::uint8_t>(pmax >> kPloShift & kPloMask);
+  c.phi = static_cast<std::uint8_t>(pmax >> kPhiShift & kPhiMask);
+  c.pup = static_cast<std::uint8_t>(pmax >> kPupShift & kPupMask);
+  c.pdn = static_cast<std::uint8_t>(pmax >> kPdnShift & kPdnMask);
   return c;
 }
 
@@ -66,7 +78,7 @@ bool EcnDynConfig::ctrl_write_ok(std::uint32_t v) noexcept {
 }
 
 bool EcnDynConfig::pmax_write_ok(std::uint32_t v) noexcept {
-  return (v & 0xFFU) <= (v >> kPhiShift & 0xFFU);
+  return (v >> kPloShift & kPloMask) <= (v >> kPhiShift & kPhiMask);
 }
 
 bool EcnController::window_end(std::uint64_t cycle, unsigned win) noexcept {

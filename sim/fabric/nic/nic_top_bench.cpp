@@ -177,6 +177,20 @@ void PeerWorld::inject_garbage(const fmt::PktHdr& h, std::uint64_t delay) {
   ++counts_.garbage;
 }
 
+void PeerWorld::send_again(unsigned ctx, std::uint16_t epoch, unsigned round, std::uint16_t lid,
+                           std::uint64_t delay) {
+  const Key k{ctx, epoch, round, lid};
+  TB_CHECK(accepted_.count(k) != 0)
+      << "send_again of a NOTIFY not ACKed yet: " << key_text(ctx, epoch, round, lid);
+  PktHdr h;
+  h.set_pkt_type(PktType::kNotify).set_len_flits(1).set_src_lid(lid).set_dst_lid(kOwnLid);
+  h.set_ctx(static_cast<std::uint8_t>(ctx))
+      .set_epoch(epoch)
+      .set_round(static_cast<std::uint8_t>(round));
+  ++dups_owed_[k];
+  push(h, now_() + delay);
+}
+
 void PeerWorld::inject_packet(Packet p, std::uint64_t delay) {
   TB_CHECK(!p.empty()) << "an injected packet has at least one flit";
   packets_.emplace(now_() + delay, std::move(p));

@@ -152,6 +152,11 @@ class PeerWorld {
   void abandon(unsigned ctx, std::uint16_t epoch);
   // A header that must be dropped and counted CNT_DROP, never answered.
   void inject_garbage(const fmt::PktHdr& h, std::uint64_t delay);
+  // Peer `lid` sends its NOTIFY of (ctx, epoch, round) once more, now +
+  // delay, as if the NIC's ACK were lost (the same copy as Knobs::dup's, at a
+  // time the test chooses); it is owed a second ACK.
+  void send_again(unsigned ctx, std::uint16_t epoch, unsigned round, std::uint16_t lid,
+                  std::uint64_t delay);
   // Flits from the link that are not a peer's header (a PFC frame, a
   // malformed one): shown from now + delay on, before a peer header due in
   // the same cycle, and never answered. The peers of both engines of a

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "switch_model_fixture.hpp"
+#include "syncfab/fmt/formats.hpp"
 #include "syncfab/hw/errors.hpp"
 #include "syncfab/regs/switch_csr.h"
 
@@ -97,8 +98,8 @@ void expect_refused(SwitchCsrModel& csr, std::uint32_t offset, std::uint32_t val
 }
 
 TEST_F(SwitchModelTest, EcnDynRegistersRefuseWhatTheLawCannotTake) {
-  expect_refused(m.csr(), kCtrl, 3U << SWITCH_CSR__ECN_DYN_CTRL__WIN_bp);
-  expect_refused(m.csr(), kCtrl, 21U << SWITCH_CSR__ECN_DYN_CTRL__WIN_bp);
+  expect_refused(m.csr(), kCtrl, (fmt::kEcnWinMin - 1) << SWITCH_CSR__ECN_DYN_CTRL__WIN_bp);
+  expect_refused(m.csr(), kCtrl, (fmt::kEcnWinCntWidth + 1) << SWITCH_CSR__ECN_DYN_CTRL__WIN_bp);
   expect_refused(m.csr(), kPmax, (9U << SWITCH_CSR__ECN_DYN_PMAX__PHI_bp) | 10U);
   expect_refused(m.csr(), kStatusK, 0);
   expect_refused(m.csr(), kStatusState, 0);

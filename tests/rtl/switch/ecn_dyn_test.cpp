@@ -299,3 +299,29 @@ SYNCFAB_TEST(ecn_dyn, window_length) {
       [](unsigned) { return false; }, Out{64, 512, 24, 0, 1}, Out{64, 512, 24, 0, 2},
       "WIN 5, window 1");
 }
+
+// The law switched on for a queue mid-window (section 2): queue 2 keeps the
+// window counter running from reset, queue 3 is switched on in cycle 6. Its
+// first window is the rest of the running one (cycles 6..15, WIN 4): it ends
+// with queue 2's at cycle 15, starts from Ps, and counts only the inputs
+// that enqueued from cycle 6 on (port 5 before, while off, does not count).
+SYNCFAB_TEST(ecn_dyn, on_mid_window) {
+  auto& dut = ctx.make_dut<Vecn_dyn>();
+  auto& clk = ctx.sim().add_clock("clk", dut.clk_i, kPeriod);
+  Bench b(dut, clk);
+  example_setup(b);
+  b.cfg.en = 0x04;
+  co_await b.reset();
+  const Out off{64, 512, 32, 0, 0};
+  while (b.t < 6) {
+    b.in.qlen[kIdx] = 1;
+    b.in.enq[kIdx] = mask_of({5});
+    const Out o = co_await b.cycle();
+    TB_CHECK(same(o, off)) << "queue 3 off: cycle " << b.t << " shows {" << show(o) << "}";
+  }
+  b.cfg.en = 0x0C;
+  co_await window(
+      b, 15, [](unsigned t) { return static_cast<std::uint16_t>(t == 10 ? 49 : 1); },
+      [](unsigned t) { return t == 8 ? mask_of({1}) : std::uint8_t{0}; },
+      [](unsigned) { return false; }, off, Out{64, 512, 56, 0, 1}, "queue 3 on from cycle 6");
+}

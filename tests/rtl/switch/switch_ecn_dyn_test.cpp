@@ -45,23 +45,32 @@ constexpr std::uint32_t pmax_word(unsigned plo, unsigned phi, unsigned pup, unsi
 }
 unsigned get(std::uint32_t v, unsigned bp, std::uint32_t bm) { return (v & bm) >> bp; }
 
+// WIN's legal range (formats.toml) and the largest value its field holds.
+constexpr unsigned kWinMin = syncfab::fmt::kEcnWinMin;
+constexpr unsigned kWinMax = syncfab::fmt::kEcnWinCntWidth;
+constexpr unsigned kWinField = SWITCH_CSR__ECN_DYN_CTRL__WIN_bm >> SWITCH_CSR__ECN_DYN_CTRL__WIN_bp;
+static_assert(kWinMin > 0 && kWinMax < kWinField, "a refused WIN on either side of the range");
+
 }  // namespace
 
-// Reset values (section 6); a write with WIN 3 or 21 or with PLO > PHI is
-// refused whole (PSLVERR, the register keeps its value), WIN 4 and 20 and
-// PLO = PHI are taken; the status registers are read-only.
+// Reset values (section 6); a write with WIN just outside ECN_WIN_MIN ..
+// ECN_WIN_CNT_WIDTH (formats.toml), WIN 0, the field's largest value, or
+// with PLO > PHI is refused whole (PSLVERR, the register keeps its value);
+// WIN at either end of the range and PLO = PHI are taken; the status
+// registers are read-only. The words are built at the C header's positions,
+// so a field the RTL reads elsewhere fails here.
 SYNCFAB_TEST(switch_ecn_dyn, registers) {
   Bench b(ctx);
   co_await b.reset();
   TB_CHECK_EQ((co_await b.apb.read(kCtrl)).data, ctrl_word(0, 10, 7));
   TB_CHECK_EQ((co_await b.apb.read(kTarget)).data, 64U);
   TB_CHECK_EQ((co_await b.apb.read(kPmax)).data, pmax_word(0, 255, 8, 8));
-  for (const unsigned win : {3U, 21U, 0U, 31U}) {
+  for (const unsigned win : {kWinMin - 1, kWinMax + 1, 0U, kWinField}) {
     const ApbResult w = co_await b.apb.write(kCtrl, ctrl_word(0xFF, win, 2));
     TB_CHECK(w.error) << "WIN " << win << " not refused";
     TB_CHECK_EQ((co_await b.apb.read(kCtrl)).data, ctrl_word(0, 10, 7)) << "WIN " << win;
   }
-  for (const unsigned win : {4U, 20U}) {
+  for (const unsigned win : {kWinMin, kWinMax}) {
     const ApbResult w = co_await b.apb.write(kCtrl, ctrl_word(0x81, win, 2));
     TB_CHECK(!w.error) << "WIN " << win << " refused";
     TB_CHECK_EQ((co_await b.apb.read(kCtrl)).data, ctrl_word(0x81, win, 2));

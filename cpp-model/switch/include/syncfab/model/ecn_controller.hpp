@@ -9,7 +9,9 @@
 
 #include <cstdint>
 
+#include "syncfab/fmt/formats.hpp"
 #include "syncfab/model/wred_ecn.hpp"
+#include "syncfab/regs/switch_csr.h"
 
 namespace syncfab::model {
 
@@ -24,10 +26,13 @@ struct EcnDynConfig {
   std::uint8_t pup = 8;  // steps
   std::uint8_t pdn = 8;
 
-  static constexpr unsigned kMinWin = 4;
-  static constexpr unsigned kMaxWin = 20;
-  static constexpr unsigned kMaxFanSh = 7;
-  static constexpr unsigned kCounterBits = 20;  // win_cnt
+  // WIN's legal range and win_cnt's width (formats.toml): a window fits the
+  // counter; FAN_SH takes every value of its field (switch_csr.rdl).
+  static constexpr unsigned kMinWin = fmt::kEcnWinMin;
+  static constexpr unsigned kMaxWin = fmt::kEcnWinCntWidth;
+  static constexpr unsigned kMaxFanSh =
+      SWITCH_CSR__ECN_DYN_CTRL__FAN_SH_bm >> SWITCH_CSR__ECN_DYN_CTRL__FAN_SH_bp;
+  static constexpr unsigned kCounterBits = fmt::kEcnWinCntWidth;  // win_cnt
 
   [[nodiscard]] bool on(unsigned q) const noexcept { return (enable >> q & 1U) != 0; }
   // std::invalid_argument naming the value the register block would refuse.
