@@ -14,6 +14,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "fanin_patterns.hpp"
 #include "incast.hpp"
 
 namespace {
@@ -29,31 +30,6 @@ struct Setting {
            "," + std::to_string(pmax) + ")";
   }
 };
-
-// The load patterns: the fan-in over the run, in thirds or periods.
-std::vector<IncastConfig::FaninStep> pattern(const std::string& name, std::uint64_t cycles) {
-  if (name == "step") {  // 2 -> 15 -> 4
-    return {{0, 2}, {cycles / 3, 15}, {2 * cycles / 3, 4}};
-  }
-  if (name == "burst") {  // 2 in the background, bursts of 15 a fifth of every period
-    std::vector<IncastConfig::FaninStep> s;
-    const std::uint64_t period = cycles / 5;
-    for (std::uint64_t a = 0; a < cycles; a += period) {
-      s.push_back({a, 2});
-      s.push_back({a + period * 4 / 5, 15});
-    }
-    return s;
-  }
-  if (name == "ramp") {  // 4 -> 8 -> 15 -> 8 -> 4 -> 2
-    std::vector<IncastConfig::FaninStep> s;
-    const unsigned k[] = {4, 8, 15, 8, 4, 2};
-    for (unsigned i = 0; i < 6; ++i) {
-      s.push_back({cycles * i / 6, k[i]});
-    }
-    return s;
-  }
-  throw std::invalid_argument("ecn-sweep: pattern '" + name + "' is not step, burst or ramp");
-}
 
 struct Figures {
   double throughput = 0;
@@ -78,7 +54,7 @@ int cli(int argc, char** argv) {
   std::string csv;
   Setting dyn{true, 64, 512, 64};
   CLI::App app{"Dynamic ECN law vs a grid of static WRED settings on changing-fan-in incasts"};
-  app.add_option("--patterns", patterns, "step, burst, ramp");
+  app.add_option("--patterns", patterns, "step, burst, ramp, alternate");
   app.add_option("--seeds", seeds, "seeds of every run");
   app.add_option("--cycles", base.cycles, "cycles per run");
   app.add_option("--warmup", base.warmup, "cycles before the figures start");
@@ -121,7 +97,7 @@ int cli(int argc, char** argv) {
   }
   int failures = 0;
   for (const auto& pat : patterns) {
-    const auto steps = pattern(pat, base.cycles);
+    const auto steps = syncfab::sim::dcqcn::fanin_pattern(pat, base.cycles);
     std::vector<Figures> fig(settings.size());
     std::vector<IncastResult> res(settings.size() * seeds.size());
     std::atomic<std::size_t> next{0};
