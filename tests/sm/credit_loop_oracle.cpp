@@ -87,6 +87,23 @@ class Cdg {
   std::vector<std::uint64_t> bits_;
 };
 
+// The assignment's lane count, refused outside 1..16.
+std::size_t lane_count(const VlAssignment& vls) {
+  if (vls.lanes < 1 || vls.lanes > 16) {
+    throw FabricError("credit-loop check: " + std::to_string(vls.lanes) + " lanes (1..16)");
+  }
+  return static_cast<std::size_t>(vls.lanes);
+}
+
+// A lane the assignment returned, refused when it is not one of `lanes`.
+std::size_t checked_lane(std::uint8_t v, std::size_t lanes) {
+  if (v >= lanes) {
+    throw FabricError("credit-loop check: lane " + std::to_string(v) + " of " +
+                      std::to_string(lanes));
+  }
+  return v;
+}
+
 // The switches with an end node (or every switch).
 std::vector<SwitchIdx> source_switches(const Fabric& f, bool all_switch_sources) {
   std::vector<char> src(f.switch_count(), all_switch_sources ? 1 : 0);
@@ -195,18 +212,9 @@ CreditLoopReport search(const Fabric& f, const Cdg& g, std::size_t lanes) {
 CreditLoopReport check_credit_loops_oracle(const Lft& lft, const VlAssignment& vls,
                                            bool all_switch_sources) {
   const Fabric& f = lft.fabric();
-  if (vls.lanes < 1 || vls.lanes > 16) {
-    throw FabricError("credit-loop check: " + std::to_string(vls.lanes) + " lanes (1..16)");
-  }
-  const auto lanes = static_cast<std::size_t>(vls.lanes);
+  const auto lanes = lane_count(vls);
   Cdg g(f, vls.lanes);
-  auto lane = [&](std::uint8_t v) -> std::size_t {
-    if (v >= lanes) {
-      throw FabricError("credit-loop check: lane " + std::to_string(v) + " of " +
-                        std::to_string(lanes));
-    }
-    return v;
-  };
+  auto lane = [lanes](std::uint8_t v) { return checked_lane(v, lanes); };
 
   const std::vector<SwitchIdx> sources = source_switches(f, all_switch_sources);
 
@@ -277,18 +285,9 @@ CreditLoopReport check_credit_loops_oracle(const Lft& lft, const VlAssignment& v
 CreditLoopReport check_credit_loops_oracle(const Lft& lft, const PortGroups& groups,
                                            const VlAssignment& vls, bool all_switch_sources) {
   const Fabric& f = lft.fabric();
-  if (vls.lanes < 1 || vls.lanes > 16) {
-    throw FabricError("credit-loop check: " + std::to_string(vls.lanes) + " lanes (1..16)");
-  }
-  const auto lanes = static_cast<std::size_t>(vls.lanes);
+  const auto lanes = lane_count(vls);
   Cdg g(f, vls.lanes);
-  auto lane = [&](std::uint8_t v) -> std::size_t {
-    if (v >= lanes) {
-      throw FabricError("credit-loop check: lane " + std::to_string(v) + " of " +
-                        std::to_string(lanes));
-    }
-    return v;
-  };
+  auto lane = [lanes](std::uint8_t v) { return checked_lane(v, lanes); };
   // A port of switch node `at` that leads to another switch.
   auto channel = [&](NodeId at, PortNum p) {
     if (p == 0 || p == kNoRoute || p > f.num_ports(at)) {
