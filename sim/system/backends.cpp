@@ -19,9 +19,10 @@ static_assert(kPorts16 <= hw::switch_regs::kMaxPorts, "the driver reaches every 
 
 }  // namespace
 
-std::unique_ptr<NicNode> make_nic(Backend b, TestContext& ctx, const std::string& name) {
+std::unique_ptr<NicNode> make_nic(Backend b, TestContext& ctx, const std::string& name,
+                                  bool data_path) {
   if (b == Backend::kModel) {
-    return std::make_unique<ModelNic>(ctx, name);
+    return std::make_unique<ModelNic>(ctx, name, data_path);
   }
   return std::make_unique<RtlNic>(ctx, name);
 }

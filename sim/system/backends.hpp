@@ -12,7 +12,9 @@
 
 namespace syncfab::tb::system {
 
-std::unique_ptr<NicNode> make_nic(Backend b, TestContext& ctx, const std::string& name);
+// data_path: a golden-model NIC with the data path (the verilated one always has it).
+std::unique_ptr<NicNode> make_nic(Backend b, TestContext& ctx, const std::string& name,
+                                  bool data_path = false);
 
 // The switch_top port count a switch with `ports` SM data ports runs on: the
 // smallest verilated shape that holds it, 8 (vl_switch_top8) or 16

@@ -14,6 +14,7 @@
 #include "routing.hpp"
 #include "switch_fabric_sm.hpp"
 #include "syncfab/driver/barrier_schedule.hpp"
+#include "syncfab/driver/data_flows.hpp"
 #include "system_fabric.hpp"
 #include "traffic_check.hpp"
 
@@ -81,6 +82,11 @@ void check_config(const EcmpIncastConfig& c) {
   if (c.flows_per_sender == 0 || c.flows_per_sender > 256) {
     refuse("flows_per_sender " + std::to_string(c.flows_per_sender) + " (1..256)");
   }
+  if (c.dcqcn && (c.flows_per_sender > fmt::kNumFlows || c.senders >= kLeaves * kNicsPerLeaf)) {
+    refuse("with dcqcn, flows_per_sender " + std::to_string(c.flows_per_sender) + " (1.." +
+           std::to_string(fmt::kNumFlows) + ") and senders " + std::to_string(c.senders) + " (1.." +
+           std::to_string(kLeaves * kNicsPerLeaf - 1) + ")");
+  }
   if (c.len_flits < 2 || c.len_flits > 255) {
     refuse("len_flits " + std::to_string(c.len_flits) + " (2..255)");
   }
@@ -109,21 +115,23 @@ struct PortSet {
   std::vector<std::pair<unsigned, unsigned>> ports;  // (switch, port)
 };
 
-std::vector<PortSet> watched_queues(const sm::Fabric& smf) {
+// `first`: the leaves' port of their first sender (h0's or n0's).
+std::vector<PortSet> watched_queues(const sm::Fabric& smf, unsigned first) {
   std::vector<PortSet> q;
   const unsigned leaf0 = switch_named(smf, "leaf0");
   const unsigned leaf1 = switch_named(smf, "leaf1");
   PortSet up{"leaf0 from spines", {}};
-  PortSet local{"leaf0 from h1-h3", {}};
-  PortSet l1{"leaf1 from h4-h7", {}};
+  const std::string who = first == 0 ? "h" : "n";
+  PortSet local{"leaf0 from " + who + "1-" + who + "3", {}};
+  PortSet l1{"leaf1 from " + who + "4-" + who + "7", {}};
   for (unsigned s = 0; s < kSpines; ++s) {
     up.ports.emplace_back(leaf0, kHostsPerLeaf + s);
   }
   for (unsigned h = 0; h < kHostsPerLeaf; ++h) {
     if (h != 0) {
-      local.ports.emplace_back(leaf0, h);
+      local.ports.emplace_back(leaf0, first + h);
     }
-    l1.ports.emplace_back(leaf1, h);
+    l1.ports.emplace_back(leaf1, first + h);
   }
   PortSet sp1{"spines from leaf1", {}};
   PortSet sp2{"spines from leaf2", {}};
@@ -196,6 +204,12 @@ class Sampler {
     smp.length = end - last_end_;
     last_end_ = end;
     std::vector<std::uint64_t> total(cfg_.senders, 0);
+    if (cfg_.dcqcn) {
+      for (unsigned i = 0; i < cfg_.senders; ++i) {
+        total[i] =
+            driver::DataFlows(sys_.nic(i + 1).device()).counter(hw::dcqcn::Counter::kDataTxFlits);
+      }
+    }
     for (const auto& [key, f] : sys_.host(0).rx_flows()) {
       if (key.first >= 1 && key.first <= cfg_.senders) {
         total[key.first - 1] += f.flits;
@@ -326,6 +340,7 @@ EcmpIncastResult run_ecmp_incast(TestContext& ctx, const EcmpIncastConfig& cfg) 
   EcmpIncastResult r;
 
   SystemConfig sc;
+  sc.nic_data_path = cfg.dcqcn;
   sc.link_delay = [&smf, &cfg](sm::NodeId a, sm::NodeId b) {
     return smf.is_switch(a) && smf.is_switch(b) ? cfg.switch_delay : cfg.host_delay;
   };
@@ -335,7 +350,7 @@ EcmpIncastResult run_ecmp_incast(TestContext& ctx, const EcmpIncastConfig& cfg) 
   SystemFabric sys(ctx, smf, sc);
   driver::NicOptions nic_opts = nic_top::nic_options(ctx.sim(), kRetryDelay);
   nic_opts.traffic_class = cfg.barrier_prio;
-  nic_opts.pfc_enable = 1U << cfg.barrier_prio;
+  nic_opts.pfc_enable = 1U << cfg.barrier_prio | (cfg.dcqcn ? 1U << cfg.flow_prio : 0U);
   nic_opts.pfc_cycles_per_quantum = cfg.cycles_per_quantum;
   sys.start(nic_opts);
 
@@ -355,10 +370,16 @@ EcmpIncastResult run_ecmp_incast(TestContext& ctx, const EcmpIncastConfig& cfg) 
   }
   configure_pfc(sys, driver::PfcTiming{static_cast<std::uint8_t>(cfg.cycles_per_quantum), 64}, pfc,
                 cfg.len_flits);
+  const driver::WredQueue wred{true, static_cast<std::uint16_t>(cfg.kmin),
+                               static_cast<std::uint16_t>(cfg.kmax),
+                               static_cast<std::uint8_t>(cfg.pmax)};
   for (unsigned s = 0; s < sys.switch_count(); ++s) {
     for (unsigned p = 0; p < sys.sw(s).port_count(); ++p) {
       if (sys.switch_link(s, p) != nullptr) {
         sys.sw(s).driver().configure_scheduler(p, sched);
+        if (cfg.dcqcn) {
+          sys.sw(s).driver().configure_wred(p, cfg.flow_prio, wred);
+        }
       }
     }
   }
@@ -374,11 +395,12 @@ EcmpIncastResult run_ecmp_incast(TestContext& ctx, const EcmpIncastConfig& cfg) 
 
   // Which barrier sends can meet the incast: an egress both may take.
   const sm::PortGroups* groups = routing.uc.groups ? &*routing.uc.groups : nullptr;
-  const std::uint16_t target = sys.host(0).lid();
+  const std::uint16_t target = cfg.dcqcn ? sys.nic_lid(0) : sys.host(0).lid();
   std::set<Egress> incast;
   for (unsigned i = 1; i <= cfg.senders; ++i) {
     const auto e =
-        egresses(smf, *routing.uc.lft, groups, smf.attach_switch(sys.host_hca(i)), target);
+        egresses(smf, *routing.uc.lft, groups,
+                 smf.attach_switch(cfg.dcqcn ? sys.nic_hca(i) : sys.host_hca(i)), target);
     incast.insert(e.begin(), e.end());
   }
   std::set<Egress> shared;
@@ -405,9 +427,9 @@ EcmpIncastResult run_ecmp_incast(TestContext& ctx, const EcmpIncastConfig& cfg) 
   }
 
   for (unsigned i = 1; i <= cfg.senders; ++i) {
-    r.sender_names.push_back(sys.host(i).name());
+    r.sender_names.push_back(cfg.dcqcn ? sys.nic(i).name() : sys.host(i).name());
   }
-  std::vector<PortSet> queues = watched_queues(smf);
+  std::vector<PortSet> queues = watched_queues(smf, cfg.dcqcn ? kHostsPerLeaf + kSpines : 0);
   for (const PortSet& q : queues) {
     r.queue_names.push_back(q.name);
   }
@@ -422,7 +444,25 @@ EcmpIncastResult run_ecmp_incast(TestContext& ctx, const EcmpIncastConfig& cfg) 
   // The flows, from t0: every sender starts within 4 packets (seeded).
   const std::uint64_t t0 = sys.cycle() + 20;
   auto& rng = ctx.rng();
-  if (cfg.flows) {
+  // DCQCN's flows: (start cycle, sender) in start order.
+  std::vector<std::pair<std::uint64_t, unsigned>> nic_starts;
+  if (cfg.dcqcn) {
+    driver::DcqcnConfig dc;
+    dc.rp_enable = true;
+    dc.np_enable = true;
+    dc.cnp_interval = cfg.cnp_interval;
+    dc.alpha_timer = cfg.alpha_timer;
+    dc.rate_timer = cfg.rate_timer;
+    dc.byte_counter = cfg.byte_counter;
+    for (unsigned n = 0; n < sys.nic_count(); ++n) {
+      driver::DataFlows(sys.nic(n).device()).configure(dc);
+    }
+    for (unsigned i = 1; cfg.flows && i <= cfg.senders; ++i) {
+      nic_starts.emplace_back(t0 + rng() % (std::uint64_t{4} * cfg.len_flits), i);
+    }
+    std::sort(nic_starts.begin(), nic_starts.end());
+  }
+  if (cfg.flows && !cfg.dcqcn) {
     for (unsigned i = 1; i <= cfg.senders; ++i) {
       swfab::FlowSpec f;
       f.dst_lid = target;
@@ -441,6 +481,24 @@ EcmpIncastResult run_ecmp_incast(TestContext& ctx, const EcmpIncastConfig& cfg) 
   }
   Sampler sampler(sys, cfg, t0, std::move(queues), std::move(pause_sets));
   sys.set_cycle_hook([&sampler](std::uint64_t now) { sampler.cycle(now); });
+  for (const auto& [at, i] : nic_starts) {
+    if (sys.cycle() < at) {
+      sys.idle_cycles(at - sys.cycle());
+    }
+    driver::DataFlows df(sys.nic(i).device());
+    driver::FlowSpec f;
+    f.dst_lid = target;
+    f.payload_flits = cfg.len_flits - 1;
+    // More packets than the run can send: the flows stop at its end.
+    f.packets = static_cast<std::uint32_t>(cfg.cycles / cfg.len_flits + 1);
+    f.prio = cfg.flow_prio;
+    for (unsigned q = 0; q < cfg.flows_per_sender; ++q) {
+      f.flow_label = cfg.labels == FlowLabels::kRandom
+                         ? static_cast<std::uint32_t>(rng() & 0xFFFFFU)
+                         : i * 256 + q;
+      df.start(q, f);
+    }
+  }
 
   sys.idle_cycles(t0 + cfg.barrier_first - sys.cycle());
   BarrierRun run;
@@ -462,6 +520,14 @@ EcmpIncastResult run_ecmp_incast(TestContext& ctx, const EcmpIncastConfig& cfg) 
   }
   if (sys.cycle() < t0 + cfg.cycles) {
     sys.idle_cycles(t0 + cfg.cycles - sys.cycle());
+  }
+  for (const auto& [at, i] : nic_starts) {
+    driver::DataFlows df(sys.nic(i).device());
+    for (unsigned q = 0; q < cfg.flows_per_sender; ++q) {
+      if ((df.running() >> q & 1U) != 0) {
+        df.stop(q);
+      }
+    }
   }
   sys.set_cycle_hook({});
   r.series = std::move(sampler.series());
@@ -489,6 +555,24 @@ EcmpIncastResult run_ecmp_incast(TestContext& ctx, const EcmpIncastConfig& cfg) 
   }
   r.data_received = sys.host(0).received().data;
   r.data_flits = sys.host(0).received().data_flits;
+  if (cfg.dcqcn) {
+    using C = hw::dcqcn::Counter;
+    driver::DataFlows rx(sys.nic(0).device());
+    for (unsigned i = 1; i <= cfg.senders; ++i) {
+      driver::DataFlows tx(sys.nic(i).device());
+      r.data_sent += tx.counter(C::kDataTx);
+      r.cnps_received += tx.counter(C::kCnpRx);
+    }
+    r.data_received = rx.counter(C::kDataRx);
+    // CNT_DATA_RX_FLITS counts payload; the bulk host's count has the header too.
+    r.data_flits = std::uint64_t{rx.counter(C::kDataRxFlits)} + r.data_received;
+    r.data_drops = rx.counter(C::kDataDrop);
+    r.cnps = rx.counter(C::kCnpTx);
+    r.flows = nic_starts.size() * cfg.flows_per_sender;
+    TB_CHECK_EQ(r.data_received, r.data_sent)
+        << "n0's CNT_DATA_RX against the senders' CNT_DATA_TX";
+    r.flits_after_end = r.data_flits;
+  }
   for (const std::uint64_t f : sampler.flits_so_far()) {
     r.flits_after_end -= f;
   }
@@ -502,6 +586,7 @@ EcmpIncastResult run_ecmp_incast(TestContext& ctx, const EcmpIncastConfig& cfg) 
   for (unsigned s = 0; s < sys.switch_count(); ++s) {
     for (unsigned p = 0; p < sys.sw(s).port_count(); ++p) {
       r.pause_frames += sys.sw(s).counter(p, cfg.flow_prio, K::kPauseTx);
+      r.ecn_marks += sys.sw(s).counter(p, cfg.flow_prio, K::kEcnMark);
       if (own_class) {
         r.barrier_pause_frames += sys.sw(s).counter(p, cfg.barrier_prio, K::kPauseTx);
       }

@@ -65,13 +65,30 @@ struct EcmpIncastConfig {
   std::uint64_t barrier_first = 500;
   std::uint64_t barrier_every = 1000;
   std::uint64_t seed = 1;  // the senders' start within 4 packets, the hosts' sweeps
+  // DCQCN instead of the bulk hosts: the senders are the NICs n1..n<senders>
+  // (n1-n3 on leaf0, n4-n7 on leaf1, n8 on leaf2, as h1..h8), each with
+  // flows_per_sender (<= NUM_FLOWS) data-path flows of len_flits-flit DATA
+  // packets to n0 (driver::DataFlows, one flow label each, RP and NP on);
+  // WRED/ECN on the flows' priority at every switch egress; the bulk hosts
+  // idle. The NICs' PFC covers the flows' priority too. DCQCN's times are
+  // scaled to the run as in sim/dcqcn (incast.hpp).
+  bool dcqcn = false;
+  std::uint32_t cnp_interval = 500;
+  std::uint32_t alpha_timer = 550;
+  std::uint32_t rate_timer = 550;
+  std::uint32_t byte_counter = 65536;
+  unsigned kmin = 64;
+  unsigned kmax = 512;
+  unsigned pmax = 64;  // /256 at Kmax
 };
 
 // One sample: cycles (end - length, end] after t0.
 struct EcmpSample {
   std::uint64_t end = 0;
   std::uint64_t length = 0;
-  std::vector<std::uint64_t> flits;  // per sender: DATA flits (header too) h0 took
+  // Per sender: DATA flits (header too) h0 took; with dcqcn, the flits the
+  // sender's data path sent (CNT_DATA_TX_FLITS: n0 counts no sender).
+  std::vector<std::uint64_t> flits;
   // Cells of the flows' priority buffered, summed over a set of switch
   // ingress ports, at the end and the largest sum in the interval.
   struct Queue {
@@ -104,12 +121,14 @@ struct EcmpIncastResult {
   std::vector<std::string> pause_names;
   std::vector<EcmpSample> series;
   std::vector<EcmpBarrier> barriers;
-  double jain = 0;                 // over the senders' flits in the window
-  double throughput = 0;           // h0's DATA flits per cycle in the window
-  std::vector<double> share;       // per sender, flits per cycle in the window
-  std::uint64_t flows = 0;         // flows h0 received from
-  std::uint64_t out_of_order = 0;  // summed over the flows (bulk_host.hpp's BulkRxFlow)
-  std::uint64_t data_sent = 0;     // DATA packets the senders sent
+  double jain = 0;            // over the senders' flits in the window
+  double throughput = 0;      // h0's DATA flits per cycle in the window
+  std::vector<double> share;  // per sender, flits per cycle in the window
+  std::uint64_t flows = 0;    // flows h0 received from
+  // Summed over the flows (bulk_host.hpp's BulkRxFlow); with dcqcn 0: the
+  // NIC's data path counts no order.
+  std::uint64_t out_of_order = 0;
+  std::uint64_t data_sent = 0;  // DATA packets the senders sent
   std::uint64_t data_received = 0;
   std::uint64_t data_flits = 0;  // h0's count of the DATA flits it took (bulk host's own)
   // Flits h0 took from the senders after the run's last sample (draining).
@@ -127,6 +146,12 @@ struct EcmpIncastResult {
   std::uint64_t schedule_sends = 0;
   std::vector<std::string> shared_egresses;
   std::uint64_t fabric_cycles = 0;  // simulated after t0, drain included
+  // With dcqcn: CNPs n0 sent and the senders took, ECN marks on the flows'
+  // priority (every switch port), DATA packets n0's data path dropped.
+  std::uint64_t cnps = 0;
+  std::uint64_t cnps_received = 0;
+  std::uint64_t ecn_marks = 0;
+  std::uint64_t data_drops = 0;
 };
 
 // The barriers posted at or after `from` (cycle after t0).

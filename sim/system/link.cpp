@@ -33,6 +33,8 @@ const char* to_string(PktKind k) {
       return "COMB_SHARE";
     case PktKind::kMgmt:
       return "MGMT";
+    case PktKind::kCnp:
+      return "CNP";
     case PktKind::kOther:
       break;
   }
@@ -63,6 +65,8 @@ PktKind kind_of(const Flit& header) {
       return PktKind::kCombShare;
     case fmt::PktType::kMgmt:
       return PktKind::kMgmt;
+    case fmt::PktType::kCnp:
+      return PktKind::kCnp;
     default:
       return PktKind::kOther;
   }

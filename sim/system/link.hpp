@@ -38,9 +38,10 @@ enum class PktKind : std::uint8_t {
   kCombRelease,
   kCombShare,  // ring mode, switch to switch
   kMgmt,       // management datagrams (docs/group-protocol.md)
+  kCnp,        // congestion notifications (docs/nic/dcqcn.md)
   kOther
 };
-inline constexpr std::size_t kPktKinds = 12;
+inline constexpr std::size_t kPktKinds = 13;
 const char* to_string(PktKind k);
 PktKind kind_of(const Flit& header);
 

@@ -12,8 +12,9 @@ namespace {
 // The verilated nic_top's shape (rtl/nic/CMakeLists.txt, vl_nic_top:
 // NumCtx=4 ReqDamqSlots=4 RespDamqSlots=2 HdqDepth=2); the engine's own
 // latencies (descriptor fetch, completion writes) stay the model's.
-model::EngineConfig engine_config() {
+model::EngineConfig engine_config(bool data_path) {
   model::EngineConfig c;
+  c.data_path = data_path;
   c.num_ctx = nic_top::kNumCtx;
   c.hdq_depth = 2;
   c.req_damq_entries = 4;
@@ -38,12 +39,12 @@ std::optional<LinkFlit> ModelNicPort::sent() const {
   return LinkFlit{out_.tx_flit->data, out_.tx_flit->last};
 }
 
-ModelNic::ModelNic(TestContext& ctx, const std::string& name)
+ModelNic::ModelNic(TestContext& ctx, const std::string& name, bool data_path)
     : NicNode(name),
       ctx_(ctx),
       clock_(ctx.sim(), name),
       memory_(nic_top::kMemBase, nic_top::kMemBytes),
-      engine_(engine_config(), memory_),
+      engine_(engine_config(data_path), memory_),
       dev_(
           engine_, memory_, [this] { clock_.advance(ctx_.sim()); },
           static_cast<std::uint64_t>(nic_top::kPeriod / 1000)) {}

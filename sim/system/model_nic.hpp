@@ -39,7 +39,8 @@ class ModelNicPort final : public Port {
 
 class ModelNic final : public NicNode {
  public:
-  ModelNic(TestContext& ctx, const std::string& name);
+  // data_path: EngineConfig::data_path (the bulk sender and DCQCN).
+  ModelNic(TestContext& ctx, const std::string& name, bool data_path = false);
   ~ModelNic() override;
   ModelNic(const ModelNic&) = delete;
   ModelNic& operator=(const ModelNic&) = delete;

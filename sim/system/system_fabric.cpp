@@ -21,7 +21,7 @@ std::string port_name(const std::string& node, unsigned port) {
 }  // namespace
 
 SystemFabric::SystemFabric(TestContext& ctx, const sm::Fabric& smf, const SystemConfig& cfg)
-    : ctx_(ctx), smf_(smf) {
+    : ctx_(ctx), smf_(smf), nic_data_path_(cfg.nic_data_path) {
   // NICs and switches address end nodes by 16-bit LIDs (sw-driver/sm, "Past
   // the LID space").
   if (smf.lidless_count() != 0) {
@@ -45,7 +45,7 @@ SystemFabric::SystemFabric(TestContext& ctx, const sm::Fabric& smf, const System
     } else {
       hca_index[h] = static_cast<unsigned>(nics_.size());
       nic_hca_.push_back(h);
-      nics_.push_back(make_nic(backend(h), ctx, smf.name(h)));
+      nics_.push_back(make_nic(backend(h), ctx, smf.name(h), cfg.nic_data_path));
     }
   }
   check(smf);
@@ -231,9 +231,11 @@ void SystemFabric::start(const driver::NicOptions& nic_opts) {
     n.bring_up(nic_lid(r), nic_opts);
     const hw::Csr csr(n.device());
     const unsigned tc = csr.read(hw::nic::NET_CFG_TC);
+    // A data path sends DATA and CNPs on their own priorities, paused on
+    // their own: the check holds the barrier class only.
     pause_checks_.emplace_back(n.name(), nic_link(r), n.port(0), tc,
                                ((csr.read(hw::nic::PFC_CFG_ENABLE) >> tc) & 1U) != 0,
-                               csr.read(hw::nic::PFC_CFG_CYC_PER_QUANTUM));
+                               csr.read(hw::nic::PFC_CFG_CYC_PER_QUANTUM), nic_data_path_);
   }
 }
 

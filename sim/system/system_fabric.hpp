@@ -52,6 +52,9 @@ struct SystemConfig {
   // The longest packet on any link (a golden-model switch is built for it:
   // model_switch.hpp): 1 for barrier traffic, more with bulk flows.
   unsigned max_pkt_flits = 1;
+  // Golden-model NICs with the data path (bulk sender, DCQCN; docs/nic/
+  // dcqcn.md) next to the barrier engine, as the verilated nic_top has it.
+  bool nic_data_path = false;
 };
 
 class SystemFabric {
@@ -145,6 +148,7 @@ class SystemFabric {
   std::vector<NicPauseCheck> pause_checks_;  // ports with no link: they must never send
   std::uint64_t start_cycle_ = 0;
   std::uint32_t retry_delay_ = 0;
+  bool nic_data_path_ = false;
   bool started_ = false;
   std::function<void(std::uint64_t)> cycle_hook_;
   TaskHandle engine_;

@@ -75,6 +75,7 @@ struct TrafficTotals {
   std::size_t peak_fifo = 0;            // deepest receive FIFO of any link end
   std::uint64_t rx_stall_cycles = 0;    // summed over every link end
   std::uint64_t data_sent = 0;          // DATA packets the bulk hosts sent
+  std::uint64_t nic_data_sent = 0;      // DATA packets the NICs' data paths sent
   std::uint64_t data_received = 0;      // ... and bulk hosts received
   std::uint64_t nic_strays = 0;         // DATA packets the NICs took (data path or CNT_DROP)
   std::uint64_t drop_wred = 0;          // summed over every switch port and priority

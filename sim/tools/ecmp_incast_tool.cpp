@@ -124,7 +124,8 @@ void write_json(const std::string& path, const Options& o, const EcmpIncastResul
               {"cycles", n(c.cycles)},
               {"warmup", n(c.warmup)},
               {"sample_every", n(c.sample_every)},
-              {"barrier_every", n(c.barrier_every)}});
+              {"barrier_every", n(c.barrier_every)},
+              {"dcqcn", b(c.dcqcn)}});
   const std::string series = object({{"senders", list(r.sender_names, quoted)},
                                      {"queues", list(r.queue_names, quoted)},
                                      {"pauses", list(r.pause_names, quoted)}});
@@ -151,7 +152,11 @@ void write_json(const std::string& path, const Options& o, const EcmpIncastResul
                                       {"crossing_sends", n(r.crossing_sends)},
                                       {"schedule_sends", n(r.schedule_sends)},
                                       {"shared_egresses", list(r.shared_egresses, quoted)},
-                                      {"fabric_cycles", n(r.fabric_cycles)}});
+                                      {"fabric_cycles", n(r.fabric_cycles)},
+                                      {"cnps", n(r.cnps)},
+                                      {"cnps_received", n(r.cnps_received)},
+                                      {"ecn_marks", n(r.ecn_marks)},
+                                      {"data_drops", n(r.data_drops)}});
   out << object({{"config", config}, {"series", series}, {"figures", figures}}) << '\n';
 }
 
@@ -163,6 +168,9 @@ int run(int argc, char** argv) {
   EcmpIncastConfig& c = o.cfg;
   app.add_flag("--ecmp", c.ecmp, "FTREE with ECMP port groups (default: single-port entries)");
   app.add_flag("--idle", o.idle, "no flows: the barriers on the idle fabric");
+  app.add_flag("--dcqcn", c.dcqcn,
+               "the senders are NICs n1..n8 with DCQCN data-path flows to n0, WRED/ECN on the "
+               "switches (default: bulk hosts h1..h8 to h0, PFC only)");
   app.add_flag("--rtl", o.rtl, "verilated switches and NICs (default: golden models)");
   app.add_option("--seed", o.seed, "seed (the senders' starts, the hosts' sweeps)");
   app.add_option("--cycles", c.cycles, "cycles of the incast");
@@ -200,8 +208,9 @@ int run(int argc, char** argv) {
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
   const EcmpLatency lat = latency_stats(r, c.warmup);
-  std::printf("ECMP %s, %s, seed %llu: %llu cycles in %.1f s\n", c.ecmp ? "on" : "off",
-              o.rtl ? "RTL" : "golden models", static_cast<unsigned long long>(o.seed),
+  std::printf("ECMP %s%s, %s, seed %llu: %llu cycles in %.1f s\n", c.ecmp ? "on" : "off",
+              c.dcqcn ? " + DCQCN" : "", o.rtl ? "RTL" : "golden models",
+              static_cast<unsigned long long>(o.seed),
               static_cast<unsigned long long>(r.fabric_cycles), wall);
   std::printf("  port groups %llu, LFT entries naming one %llu\n",
               static_cast<unsigned long long>(r.port_groups),
@@ -221,6 +230,14 @@ int run(int argc, char** argv) {
               static_cast<unsigned long long>(r.pause_frames),
               static_cast<unsigned long long>(r.barrier_pause_frames),
               static_cast<unsigned long long>(r.host_pauses));
+  if (c.dcqcn) {
+    std::printf(
+        "  DCQCN: %llu CNPs sent by n0, %llu taken by the senders, %llu ECN marks, "
+        "%llu DATA dropped at n0 (no per-flow order count on a NIC)\n",
+        static_cast<unsigned long long>(r.cnps), static_cast<unsigned long long>(r.cnps_received),
+        static_cast<unsigned long long>(r.ecn_marks),
+        static_cast<unsigned long long>(r.data_drops));
+  }
   std::printf("  barriers %zu / %llu completed; window: median %llu, p99 %llu, max %llu cycles\n",
               r.barriers.size(), static_cast<unsigned long long>(r.barriers_posted),
               static_cast<unsigned long long>(lat.median), static_cast<unsigned long long>(lat.p99),

@@ -14,6 +14,10 @@
 //   sample equal what the receiver counted; every barrier posted completed,
 //   on its slots, and each falls in one sample; nothing out of order,
 //   nothing dropped, every packet sent received. --param cycles=, sample=.
+// - short_run_dcqcn: the scenario with DCQCN (EcmpIncastConfig::dcqcn, ECMP
+//   on): every flow programmed, ECN marks, CNPs sent by n0 and taken by the
+//   senders, every barrier posted completed, no lossless drop, nothing
+//   dropped at n0, every DATA packet sent received. --param cycles=.
 #include <bit>
 #include <iostream>
 #include <optional>
@@ -210,6 +214,43 @@ void check_short_run(TestContext& ctx, bool ecmp) {
   TB_CHECK(!ecmp || r.group_entries > 0) << "ECMP without group entries";
 }
 
+void check_dcqcn_run(TestContext& ctx) {
+  EcmpIncastConfig c;
+  c.ecmp = true;
+  c.dcqcn = true;
+  c.cycles = static_cast<std::uint64_t>(ctx.param("cycles", 6000));
+  c.warmup = 2000;
+  c.sample_every = 1000;
+  c.barrier_first = 500;
+  c.barrier_every = 1000;
+  const EcmpIncastResult r = run_ecmp_incast(ctx, c);
+  const EcmpLatency lat = latency_stats(r, 0);
+  std::cout << "ECMP + DCQCN: Jain " << r.jain << ", throughput " << r.throughput << ", "
+            << r.pause_frames << " pause frames, " << r.ecn_marks << " ECN marks, " << r.cnps
+            << " CNPs (" << r.cnps_received << " taken), " << r.barriers.size()
+            << " barriers (median " << lat.median << ", max " << lat.max << " cycles)\n";
+  std::uint64_t flits = 0;
+  for (const EcmpSample& s : r.series) {
+    TB_CHECK_EQ(s.flits.size(), std::size_t{c.senders}) << "a column per sender";
+    for (const std::uint64_t f : s.flits) {
+      flits += f;
+    }
+  }
+  TB_CHECK(flits > 0 && flits <= r.data_flits)
+      << flits << " flits sent in the samples, " << r.data_flits << " taken by n0";
+  TB_CHECK_EQ(r.flows, std::uint64_t{c.senders} * c.flows_per_sender) << "flows programmed";
+  TB_CHECK(r.ecn_marks > 0) << "no ECN mark";
+  TB_CHECK(r.cnps > 0) << "n0 sent no CNP";
+  TB_CHECK(r.cnps_received > 0 && r.cnps_received <= r.cnps)
+      << r.cnps_received << " CNPs taken of " << r.cnps << " sent";
+  TB_CHECK(r.barriers_posted > 0) << "no barrier posted";
+  TB_CHECK_EQ(r.barriers.size(), r.barriers_posted) << "every barrier completed";
+  TB_CHECK_EQ(r.lossless_drops, 0U) << "lossless drops";
+  TB_CHECK_EQ(r.data_drops, 0U) << "DATA dropped at n0";
+  TB_CHECK_EQ(r.data_received, r.data_sent) << "every DATA packet received";
+  TB_CHECK(r.jain > 0 && r.jain <= 1.0 + 1e-9) << "Jain " << r.jain;
+}
+
 }  // namespace
 
 // One fabric per test: a simulation keeps the clocks of the fabric it ran.
@@ -226,5 +267,10 @@ SYNCFAB_TEST(ecmp_incast, short_run_ecmp_off) {
 
 SYNCFAB_TEST(ecmp_incast, short_run_ecmp_on) {
   check_short_run(ctx, true);
+  co_return;
+}
+
+SYNCFAB_TEST(ecmp_incast, short_run_dcqcn) {
+  check_dcqcn_run(ctx);
   co_return;
 }
