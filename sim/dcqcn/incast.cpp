@@ -4,10 +4,10 @@
 #include "incast.hpp"
 
 #include "barrier_run.hpp"
+#include "syncfab/sim/nearest_rank.hpp"
 
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <cstdio>
 #include <deque>
 #include <memory>
@@ -144,13 +144,8 @@ BarrierStats barrier_stats(const IncastResult& r, std::uint64_t from) {
     return st;
   }
   std::sort(lat.begin(), lat.end());
-  const auto rank = [&](double q) {
-    // Nearest rank: the smallest value with at least q of the sample at or below it.
-    const auto k = static_cast<std::size_t>(std::ceil(q * static_cast<double>(lat.size())));
-    return lat[std::max<std::size_t>(k, 1) - 1];
-  };
-  st.median = rank(0.5);
-  st.p99 = rank(0.99);
+  st.median = sim::nearest_rank(lat, 0.5);
+  st.p99 = sim::nearest_rank(lat, 0.99);
   st.max = lat.back();
   return st;
 }

@@ -1,7 +1,6 @@
 #include "ecmp_incast.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 #include <map>
 #include <set>
@@ -15,6 +14,7 @@
 #include "switch_fabric_sm.hpp"
 #include "syncfab/driver/barrier_schedule.hpp"
 #include "syncfab/driver/data_flows.hpp"
+#include "syncfab/sim/nearest_rank.hpp"
 #include "system_fabric.hpp"
 #include "traffic_check.hpp"
 
@@ -324,12 +324,8 @@ EcmpLatency latency_stats(const EcmpIncastResult& r, std::uint64_t from) {
     return st;
   }
   std::sort(lat.begin(), lat.end());
-  const auto rank = [&](double q) {
-    const auto k = static_cast<std::size_t>(std::ceil(q * static_cast<double>(lat.size())));
-    return lat[std::max<std::size_t>(k, 1) - 1];
-  };
-  st.median = rank(0.5);
-  st.p99 = rank(0.99);
+  st.median = sim::nearest_rank(lat, 0.5);
+  st.p99 = sim::nearest_rank(lat, 0.99);
   st.max = lat.back();
   return st;
 }

@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <map>
 #include <random>
 
 #include "barrier_bound.hpp"
 #include "combine_program.hpp"
 #include "nic_top_bench.hpp"
+#include "syncfab/sim/nearest_rank.hpp"
 
 namespace syncfab::tb::system {
 
@@ -62,14 +62,10 @@ std::uint16_t group_first_epoch(const FlowOptions& opts, std::size_t kind_index,
   return static_cast<std::uint16_t>(1 + (kind_index * groups + g) * opts.barriers);
 }
 
-// The value below which `q` of the sorted values lie (nearest rank).
+// The value below which `q` of the values lie (nearest rank).
 double quantile(std::vector<std::uint64_t> v, double q) {
-  if (v.empty()) {
-    return 0;
-  }
   std::sort(v.begin(), v.end());
-  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(v.size())));
-  return static_cast<double>(v[std::max<std::size_t>(rank, 1) - 1]);
+  return static_cast<double>(sim::nearest_rank(v, q));
 }
 
 void append(BarrierResult& all, const BarrierResult& r) {
