@@ -133,30 +133,31 @@ void write_json(const std::string& path, const Options& o, const EcmpIncastResul
                                       {"median", n(lat.median)},
                                       {"p99", n(lat.p99)},
                                       {"max", n(lat.max)}});
-  const std::string figures = object({{"jain", num(r.jain)},
-                                      {"throughput", num(r.throughput)},
-                                      {"share", list(r.share, num)},
-                                      {"flows", n(r.flows)},
-                                      {"out_of_order", n(r.out_of_order)},
-                                      {"data_sent", n(r.data_sent)},
-                                      {"data_received", n(r.data_received)},
-                                      {"lossless_drops", n(r.lossless_drops)},
-                                      {"pause_frames", n(r.pause_frames)},
-                                      {"barrier_pause_frames", n(r.barrier_pause_frames)},
-                                      {"host_pauses", n(r.host_pauses)},
-                                      {"barriers_posted", n(r.barriers_posted)},
-                                      {"barriers_completed", n(r.barriers.size())},
-                                      {"barrier_latency", latency},
-                                      {"port_groups", n(r.port_groups)},
-                                      {"group_entries", n(r.group_entries)},
-                                      {"crossing_sends", n(r.crossing_sends)},
-                                      {"schedule_sends", n(r.schedule_sends)},
-                                      {"shared_egresses", list(r.shared_egresses, quoted)},
-                                      {"fabric_cycles", n(r.fabric_cycles)},
-                                      {"cnps", n(r.cnps)},
-                                      {"cnps_received", n(r.cnps_received)},
-                                      {"ecn_marks", n(r.ecn_marks)},
-                                      {"data_drops", n(r.data_drops)}});
+  const std::string figures =
+      object({{"jain", num(r.jain)},
+              {"throughput", num(r.throughput)},
+              {"share", list(r.share, num)},
+              {"flows", n(r.flows)},
+              {"out_of_order", c.dcqcn ? std::string("null") : n(r.out_of_order)},
+              {"data_sent", n(r.data_sent)},
+              {"data_received", n(r.data_received)},
+              {"lossless_drops", n(r.lossless_drops)},
+              {"pause_frames", n(r.pause_frames)},
+              {"barrier_pause_frames", n(r.barrier_pause_frames)},
+              {"host_pauses", n(r.host_pauses)},
+              {"barriers_posted", n(r.barriers_posted)},
+              {"barriers_completed", n(r.barriers.size())},
+              {"barrier_latency", latency},
+              {"port_groups", n(r.port_groups)},
+              {"group_entries", n(r.group_entries)},
+              {"crossing_sends", n(r.crossing_sends)},
+              {"schedule_sends", n(r.schedule_sends)},
+              {"shared_egresses", list(r.shared_egresses, quoted)},
+              {"fabric_cycles", n(r.fabric_cycles)},
+              {"cnps", n(r.cnps)},
+              {"cnps_received", n(r.cnps_received)},
+              {"ecn_marks", n(r.ecn_marks)},
+              {"data_drops", n(r.data_drops)}});
   out << object({{"config", config}, {"series", series}, {"figures", figures}}) << '\n';
 }
 
@@ -219,10 +220,13 @@ int run(int argc, char** argv) {
   for (std::size_t i = 0; i < r.share.size(); ++i) {
     std::printf(" %s %.3f", r.sender_names[i].c_str(), r.share[i]);
   }
+  // A NIC keeps no per-flow order count: with --dcqcn the order is not measured.
+  const std::string order = c.dcqcn ? std::string("order not measured")
+                                    : std::to_string(r.out_of_order) + " packets out of order";
   std::printf(
-      "\n  %llu flows, %llu packets out of order, %llu / %llu DATA packets "
+      "\n  %llu flows, %s, %llu / %llu DATA packets "
       "received / sent, lossless drops %llu\n",
-      static_cast<unsigned long long>(r.flows), static_cast<unsigned long long>(r.out_of_order),
+      static_cast<unsigned long long>(r.flows), order.c_str(),
       static_cast<unsigned long long>(r.data_received),
       static_cast<unsigned long long>(r.data_sent),
       static_cast<unsigned long long>(r.lossless_drops));
@@ -233,7 +237,7 @@ int run(int argc, char** argv) {
   if (c.dcqcn) {
     std::printf(
         "  DCQCN: %llu CNPs sent by n0, %llu taken by the senders, %llu ECN marks, "
-        "%llu DATA dropped at n0 (no per-flow order count on a NIC)\n",
+        "%llu DATA dropped at n0\n",
         static_cast<unsigned long long>(r.cnps), static_cast<unsigned long long>(r.cnps_received),
         static_cast<unsigned long long>(r.ecn_marks),
         static_cast<unsigned long long>(r.data_drops));
